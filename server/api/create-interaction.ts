@@ -1,0 +1,84 @@
+// The request body of POST /{v}/interactions, as the official SDK sends it (wire-protocol.md §3).
+// Unknown fields are tolerated, as the real service does; known ones are checked so that a mistake
+// is a 400 naming the field rather than a surprise later.
+
+import { z } from "zod";
+
+export const sourceSchema = z.looseObject({
+  type: z.string().optional().describe("inline, repository, gcs, …; inline when omitted and content is given"),
+  target: z.string().optional().describe("Where the source appears, relative to the sandbox root"),
+  content: z.string().optional().describe("Inline content"),
+  encoding: z.string().optional().describe('Encoding of inline content: only "base64"'),
+  source: z.string().optional().describe("GCS path, repository URL or registry path"),
+});
+export type SourceInput = z.infer<typeof sourceSchema>;
+
+const headerMap = z.record(z.string(), z.string());
+
+export const networkSchema = z.union([
+  z.literal("disabled"),
+  z.looseObject({
+    allowlist: z
+      .union([
+        z.literal("disabled"),
+        z.array(
+          z.looseObject({
+            domain: z.string().min(1).describe('Domain, "*.suffix" or "*"'),
+            transform: z.union([headerMap, z.array(headerMap)]).optional(),
+            credential: z.string().optional(),
+          }),
+        ),
+      ])
+      .optional(),
+  }),
+]);
+
+const envVarSchema = z.union([
+  z.string(),
+  z.looseObject({ value: z.string().optional(), credential: z.string().optional() }),
+]);
+
+export const environmentObjectSchema = z.looseObject({
+  type: z.literal("remote", { error: 'must be "remote", the only environment type' }),
+  environment_id: z.string().min(1).optional(),
+  sources: z.array(sourceSchema).optional(),
+  network: networkSchema.optional(),
+  env: z.record(z.string(), envVarSchema).optional(),
+});
+export type EnvironmentInput = z.infer<typeof environmentObjectSchema>;
+
+const contentSchema = z.looseObject({ type: z.string().describe("text, image, audio, document or video") });
+const stepOrContentSchema = z.looseObject({ type: z.string() });
+
+export const createInteractionSchema = z.looseObject({
+  agent: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  agent_config: z.looseObject({ type: z.string() }).optional(),
+  input: z.union([z.string(), contentSchema, z.array(stepOrContentSchema)]).optional(),
+  system_instruction: z.string().optional(),
+  tools: z.array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") })).optional(),
+  environment: z.union([z.string().min(1), environmentObjectSchema]).optional(),
+  previous_interaction_id: z.string().min(1).optional(),
+  stream: z.boolean().optional(),
+  store: z.boolean().optional(),
+  background: z.boolean().optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+export type CreateInteractionRequest = z.infer<typeof createInteractionSchema>;
+
+/** Request fields the Interaction resource echoes back (wire-protocol.md §4.1). */
+export const ECHOED_FIELDS = [
+  "agent",
+  "agent_config",
+  "model",
+  "environment",
+  "tools",
+  "system_instruction",
+  "previous_interaction_id",
+  "generation_config",
+  "labels",
+  "response_format",
+  "safety_settings",
+  "service_tier",
+  "webhook_config",
+] as const;

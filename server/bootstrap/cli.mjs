@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// `npm start` / `npm test` / `npm run image` from a fresh clone: each step is idempotent and cheap
+// when already done (dependencies, TypeScript build, Docker engine, sandbox image), and shows
+// progress for anything slow. Plain JavaScript with no dependencies, because it runs before
+// `npm ci` has installed anything.
+
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const command = process.argv[2];
+const passThrough = process.argv.slice(3);
+
+function step(message) {
+  console.log(`\u25b8 ${message}`);
+}
+
+function run(argv, options = {}) {
+  const result = spawnSync(argv[0], argv.slice(1), { cwd: root, stdio: "inherit", ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function mustRun(argv, what) {
+  const status = run(argv);
+  if (status !== 0) {
+    console.error(`error: ${what} failed (exit ${status})`);
+    process.exit(status);
+  }
+}
+
+function checkNode() {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < 20) {
+    console.error(`error: Node.js 20 or newer is needed (this is ${process.version})`);
+    process.exit(1);
+  }
+}
+
+/** npm ci when node_modules does not match package-lock.json (a stamp records the last install). */
+function ensureDependencies() {
+  const lock = fs.readFileSync(path.join(root, "package-lock.json"));
+  const want = createHash("sha256").update(lock).update(process.version).digest("hex");
+  const stampFile = path.join(root, "node_modules", ".emulator-deps-stamp");
+  const have = fs.existsSync(stampFile) ? fs.readFileSync(stampFile, "utf8").trim() : "";
+  if (have === want) return;
+  step("installing dependencies (npm ci; native modules compile from source, re2 takes about two minutes)…");
+  mustRun(["npm", "ci", "--no-audit", "--no-fund", "--foreground-scripts"], "npm ci");
+  fs.writeFileSync(stampFile, `${want}\n`);
+}
+
+function build() {
+  step("compiling TypeScript…");
+  mustRun([process.execPath, path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], "the TypeScript build");
+}
+
+function ensureDocker() {
+  step("checking the Docker engine…");
+  mustRun(["bash", path.join(root, "server", "bootstrap", "ensure-docker.sh")], "the Docker engine check");
+}
+
+function findTests(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return findTests(full);
+      return entry.name.endsWith(".test.js") ? [full] : [];
+    })
+    .sort();
+}
+
+checkNode();
+switch (command) {
+  case "start":
+    ensureDependencies();
+    build();
+    ensureDocker();
+    step("starting the emulator (the sandbox image is built on first start)…");
+    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "server", "main.js"), ...passThrough]));
+    break;
+  case "image":
+    ensureDependencies();
+    build();
+    ensureDocker();
+    process.exit(run([process.execPath, path.join(root, "dist", "server", "prepare-image.js")]));
+    break;
+  case "test": {
+    ensureDependencies();
+    build();
+    ensureDocker();
+    step("preparing the sandbox image…");
+    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+    const files = passThrough.length > 0 ? passThrough : findTests(path.join(root, "dist", "test"));
+    step(`running ${files.length} test files…`);
+    process.exit(run([process.execPath, "--enable-source-maps", "--test", "--test-reporter=spec", ...files]));
+    break;
+  }
+  default:
+    console.error("usage: node server/bootstrap/cli.mjs start|test|image [args]");
+    process.exit(2);
+}

@@ -1,0 +1,70 @@
+// All configuration comes from environment variables, validated once at start-up. The README's
+// configuration table is written from these descriptions; keep the two in step.
+
+import { createHash } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+function defaultDataDir(): string {
+  // XDG-style user data folder, so state survives across checkouts; ./.emulator when there is no home.
+  const home = os.homedir();
+  if (!home) return path.resolve(".emulator");
+  const base = process.env.XDG_DATA_HOME || path.join(home, ".local", "share");
+  return path.join(base, "interactions-emulator");
+}
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("TCP port of the HTTP API"),
+  HOST: z.string().min(1).default("127.0.0.1").describe("Address the HTTP API binds to"),
+  EMULATOR_DATA_DIR: z.string().min(1).default(defaultDataDir).describe("Folder for the SQLite store and other state"),
+  EMULATOR_API_KEYS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      value === undefined || value.trim() === ""
+        ? null
+        : value.split(",").map((key) => key.trim()).filter((key) => key.length > 0),
+    )
+    .describe("Comma-separated API keys accepted; unset means any non-empty key"),
+  EMULATOR_INSTANCE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]*$/i, "letters, digits, '.', '_' or '-'")
+    .optional()
+    .describe("Name that tags this emulator's containers; default: derived from EMULATOR_DATA_DIR, so emulators with different data folders never touch each other's sandboxes"),
+  EMULATOR_SANDBOX_IMAGE: z.string().optional().describe("Sandbox image to use instead of building ours"),
+  EMULATOR_BASE_IMAGE: z.string().default("debian:bookworm-slim").describe("FROM image for the sandbox image build"),
+  EMULATOR_OFFLINE_BASE: z
+    .enum(["auto", "always", "never"])
+    .default("auto")
+    .describe("Build the base image from Debian packages: when the base cannot be pulled (auto), always, or never"),
+  EMULATOR_SANDBOX_MEMORY_MB: positiveInt(1024).describe("Memory limit per sandbox, MiB"),
+  EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
+  EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),
+  EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
+  EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
+  EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
+  EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
+});
+
+export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE"> & { EMULATOR_INSTANCE: string };
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${problems.join("\n")}`);
+  }
+  const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR);
+  return {
+    ...parsed.data,
+    EMULATOR_DATA_DIR: dataDir,
+    EMULATOR_INSTANCE: parsed.data.EMULATOR_INSTANCE ?? createHash("sha256").update(dataDir).digest("hex").slice(0, 10),
+  };
+}

@@ -1,0 +1,91 @@
+// Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
+// the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
+
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Config } from "./config.js";
+import { EnvironmentService } from "./environments/environment-service.js";
+import { createApp } from "./http/app.js";
+import { InteractionService } from "./interactions/interaction-service.js";
+import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
+import type { SandboxRuntime } from "./sandbox/runtime.js";
+import { openDatabase, type Db } from "./store/database.js";
+import { EnvironmentStore } from "./store/environment-store.js";
+import { InteractionStore } from "./store/interaction-store.js";
+import { reconcileSandboxes } from "./environments/reconcile.js";
+
+export interface RunningEmulator {
+  url: string;
+  port: number;
+  runtime: SandboxRuntime;
+  close(): Promise<void>;
+}
+
+export function dockerRuntimeFor(config: Config): DockerRuntime {
+  return new DockerRuntime({
+    instance: config.EMULATOR_INSTANCE,
+    image: {
+      ...(config.EMULATOR_SANDBOX_IMAGE ? { fixedImage: config.EMULATOR_SANDBOX_IMAGE } : {}),
+      baseImage: config.EMULATOR_BASE_IMAGE,
+      offlineBase: config.EMULATOR_OFFLINE_BASE,
+    },
+    memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
+    cpus: config.EMULATOR_SANDBOX_CPUS,
+    pids: config.EMULATOR_SANDBOX_PIDS,
+  });
+}
+
+export async function startEmulator(
+  config: Config,
+  options: { runtime?: SandboxRuntime; progress?: (line: string) => void } = {},
+): Promise<RunningEmulator> {
+  const progress = options.progress ?? ((line: string) => console.log(line));
+  const runtime = options.runtime ?? dockerRuntimeFor(config);
+  const health = await runtime.health();
+  if (!health.ok) {
+    throw new Error(
+      `${health.detail}\nStart Docker (e.g. \`sudo dockerd &\` or \`sudo systemctl start docker\`), or point DOCKER_HOST at a running engine.`,
+    );
+  }
+  await runtime.prepare(progress);
+
+  const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
+  const environmentStore = new EnvironmentStore(db);
+  await reconcileSandboxes(environmentStore, runtime, progress);
+  const environments = new EnvironmentService(environmentStore, runtime, { maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES });
+  const interactions = new InteractionService(new InteractionStore(db), environments, {
+    limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
+  });
+  const app = createApp({
+    config,
+    interactions,
+    health: {
+      runtime: () => runtime.health(),
+      store: () => {
+        try {
+          db.prepare("SELECT 1").get();
+          return { ok: true, detail: `SQLite at ${config.EMULATOR_DATA_DIR}` };
+        } catch (error) {
+          return { ok: false, detail: `store unavailable: ${(error as Error).message}` };
+        }
+      },
+    },
+  });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    runtime,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      environments.closeChannels();
+      db.close();
+    },
+  };
+}

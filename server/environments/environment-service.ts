@@ -1,0 +1,120 @@
+// Environments: creating a sandbox for a request, reusing one by ID, and keeping one executor channel
+// open per live sandbox.
+
+import type { EnvironmentInput } from "../api/create-interaction.js";
+import { FailedPreconditionError, NotFoundError, UnavailableError } from "../errors.js";
+import { newEnvironmentId } from "../ids.js";
+import type { SandboxChannel, SandboxRuntime } from "../sandbox/runtime.js";
+import { prepareSources } from "../sources/inline-sources.js";
+import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
+import { nowTimestamp } from "../store/timestamps.js";
+
+export interface EnvironmentServiceOptions {
+  maxSourcesBytes: number;
+}
+
+export class EnvironmentService {
+  private readonly channels = new Map<string, Promise<SandboxChannel>>();
+
+  constructor(
+    private readonly store: EnvironmentStore,
+    private readonly runtime: SandboxRuntime,
+    private readonly options: EnvironmentServiceOptions,
+  ) {}
+
+  /** Looks up an environment the owner may use; another owner's environment does not exist for them. */
+  getUsable(id: string, owner: string): EnvironmentRecord {
+    const record = this.store.get(id, owner);
+    if (!record || record.status === "deleted") {
+      throw new NotFoundError(`Environment ${id} not found. Pass the environment_id of an earlier interaction made with the same API key.`);
+    }
+    if (record.status !== "active") {
+      throw new FailedPreconditionError(`Environment ${id} is ${record.status}; create a new environment instead.`);
+    }
+    return record;
+  }
+
+  /**
+   * Validates the request's environment before anything is created, so a refusal leaves nothing behind.
+   * Returns a function that then creates or updates the environment.
+   */
+  plan(owner: string, input: string | EnvironmentInput | undefined): () => Promise<EnvironmentRecord> {
+    if (typeof input === "string") {
+      const record = this.getUsable(input, owner);
+      return async () => this.touch(record);
+    }
+    const sources = prepareSources(input?.sources, this.options.maxSourcesBytes);
+    if (input?.environment_id) {
+      const record = this.getUsable(input.environment_id, owner);
+      return async () => {
+        if (sources.files.length > 0) {
+          const channel = await this.channel(record);
+          for (const file of sources.files) await channel.writeFile(file.path, file.content, file.mode);
+          record.config = { sources: [...record.config.sources, ...sources.summary] };
+          this.store.update(record.id, { config: record.config, updated: nowTimestamp() });
+        }
+        return this.touch(record);
+      };
+    }
+    return async () => {
+      const id = newEnvironmentId();
+      let handle;
+      try {
+        handle = await this.runtime.create({ environmentId: id, owner, files: sources.files });
+      } catch (error) {
+        throw new UnavailableError(`Could not create the sandbox container: ${(error as Error).message}`);
+      }
+      const now = nowTimestamp();
+      const record: EnvironmentRecord = {
+        id,
+        owner,
+        status: "active",
+        sandboxId: handle.sandboxId,
+        config: { sources: sources.summary },
+        created: now,
+        updated: now,
+        lastAccessed: now,
+      };
+      try {
+        this.store.insert(record);
+      } catch (error) {
+        await this.runtime.remove(handle).catch(() => undefined);
+        throw error;
+      }
+      return record;
+    };
+  }
+
+  private touch(record: EnvironmentRecord): EnvironmentRecord {
+    record.lastAccessed = nowTimestamp();
+    this.store.update(record.id, { lastAccessed: record.lastAccessed });
+    return record;
+  }
+
+  /** The environment's executor channel, opened once and reopened if it closed. */
+  async channel(record: EnvironmentRecord): Promise<SandboxChannel> {
+    const cached = this.channels.get(record.id);
+    if (cached) return cached;
+    const handle = { sandboxId: record.sandboxId ?? "", environmentId: record.id };
+    const opening = (async () => {
+      if (!record.sandboxId || !(await this.runtime.isAlive(handle))) {
+        this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
+        throw new FailedPreconditionError(
+          `Environment ${record.id} has expired: its sandbox container is gone. Create a new environment.`,
+        );
+      }
+      const channel = await this.runtime.connect(handle);
+      void channel.closed.then(() => this.channels.delete(record.id));
+      return channel;
+    })();
+    this.channels.set(record.id, opening);
+    opening.catch(() => this.channels.delete(record.id));
+    return opening;
+  }
+
+  /** Closes every open channel (at shutdown); the sandboxes themselves keep running. */
+  closeChannels(): void {
+    for (const pending of this.channels.values()) void pending.then((channel) => channel.close(), () => undefined);
+    this.channels.clear();
+  }
+}

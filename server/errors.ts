@@ -1,0 +1,80 @@
+// Every refusal the API makes is one of these, rendered as Google's error JSON
+// {"error":{"code","message","status"}}. Messages say what to fix, not only what went wrong.
+//
+// Client faults must stay 4xx: the official SDK retries 408/409/429/5xx up to four times, so a
+// misclassified 500 turns one bad request into five.
+
+export type GoogleStatus =
+  | "INVALID_ARGUMENT"
+  | "UNAUTHENTICATED"
+  | "PERMISSION_DENIED"
+  | "NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "FAILED_PRECONDITION"
+  | "RESOURCE_EXHAUSTED"
+  | "INTERNAL"
+  | "UNAVAILABLE";
+
+export class ApiError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    readonly status: GoogleStatus,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toBody(): { error: { code: number; message: string; status: GoogleStatus } } {
+    return { error: { code: this.httpStatus, message: this.message, status: this.status } };
+  }
+}
+
+export class InvalidArgumentError extends ApiError {
+  constructor(message: string) {
+    super(400, "INVALID_ARGUMENT", message);
+  }
+}
+
+export class UnauthenticatedError extends ApiError {
+  constructor(message: string) {
+    super(401, "UNAUTHENTICATED", message);
+  }
+}
+
+export class PermissionDeniedError extends ApiError {
+  constructor(message: string) {
+    super(403, "PERMISSION_DENIED", message);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(message: string) {
+    super(404, "NOT_FOUND", message);
+  }
+}
+
+export class FailedPreconditionError extends ApiError {
+  constructor(message: string) {
+    super(400, "FAILED_PRECONDITION", message);
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  constructor(message: string) {
+    super(413, "INVALID_ARGUMENT", message);
+  }
+}
+
+/** The sandbox backend (Docker) is not reachable; retrying later may help. */
+export class UnavailableError extends ApiError {
+  constructor(message: string) {
+    super(503, "UNAVAILABLE", message);
+  }
+}
+
+export class InternalError extends ApiError {
+  constructor(message: string) {
+    super(500, "INTERNAL", message);
+  }
+}

@@ -1,0 +1,39 @@
+// The HTTP API. Every route under /{version}/ (v1, v1beta, v1alpha, …: the SDK defaults to v1, the
+// service's REST examples use v1beta) needs an API key; /health does not.
+
+import express, { type Express } from "express";
+import type { Config } from "../config.js";
+import type { InteractionService } from "../interactions/interaction-service.js";
+import { requireApiKey } from "./auth.js";
+import { errorHandler, notFoundHandler } from "./error-handler.js";
+import { healthRouter, type HealthSources } from "./health-routes.js";
+import { interactionsRouter } from "./interactions-routes.js";
+
+export interface AppDependencies {
+  config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES">;
+  interactions: InteractionService;
+  health: HealthSources;
+}
+
+const VERSION_SEGMENT = /^v\d+(?:(?:alpha|beta)\d*)?$/;
+
+export function createApp(deps: AppDependencies): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  // The SDK sends content-type: application/json even on GET; parse JSON whatever the charset says.
+  app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
+  app.use(healthRouter(deps.health));
+
+  const api = express.Router({ mergeParams: true });
+  api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
+  api.use(interactionsRouter(deps.interactions));
+  app.use("/:version", (req, res, next) => {
+    if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
+    api(req, res, next);
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,30 @@
+import type { NextFunction, Request, Response } from "express";
+import { ApiError, InternalError, InvalidArgumentError, NotFoundError, PayloadTooLargeError } from "../errors.js";
+
+/** Unknown paths answer in Google's error shape too, naming what exists. */
+export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {
+  next(new NotFoundError(`No route for ${req.method} ${req.path}. The emulator serves /{version}/interactions and GET /health.`));
+}
+
+export function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  const apiError = toApiError(error);
+  if (apiError.httpStatus >= 500) console.error("request failed:", error);
+  res.status(apiError.httpStatus).type("application/json").send(JSON.stringify(apiError.toBody()));
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  // body-parser's errors carry a `type` and an HTTP status.
+  const parserError = error as { type?: string; status?: number; limit?: number };
+  if (parserError.type === "entity.parse.failed") return new InvalidArgumentError("Request body is not valid JSON.");
+  if (parserError.type === "entity.too.large") {
+    return new PayloadTooLargeError(`Request body is larger than ${parserError.limit} bytes; raise EMULATOR_MAX_BODY_BYTES to allow it.`);
+  }
+  if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
+    return new InvalidArgumentError("Request body must be UTF-8 JSON.");
+  }
+  if (typeof parserError.status === "number" && parserError.status >= 400 && parserError.status < 500) {
+    return new InvalidArgumentError((error as Error).message);
+  }
+  return new InternalError(`Internal error: ${(error as Error)?.message ?? String(error)}`);
+}

@@ -1,0 +1,18 @@
+import { Router } from "express";
+import type { RuntimeHealth } from "../sandbox/runtime.js";
+
+export interface HealthSources {
+  runtime: () => Promise<RuntimeHealth>;
+  store: () => RuntimeHealth;
+}
+
+/** 200 when the Docker engine and the store answer, 503 (with what is wrong) when not. */
+export function healthRouter(sources: HealthSources): Router {
+  const router = Router();
+  router.get("/health", async (_req, res) => {
+    const [docker, store] = [await sources.runtime(), sources.store()];
+    const ok = docker.ok && store.ok;
+    res.status(ok ? 200 : 503).json({ status: ok ? "ok" : "unavailable", docker, store });
+  });
+  return router;
+}

@@ -1,0 +1,18 @@
+// The step shapes this emulator writes into an interaction, in the SDK's wire names.
+// code_execution uses the SDK's own step types; the file tools have no step type in the SDK, so they
+// appear as function_call / function_result (see behaviour.md §3).
+
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+
+export type Step =
+  | { type: "user_input"; content: TextContent[] }
+  | { type: "model_output"; content: TextContent[] }
+  | { type: "code_execution_call"; id: string; arguments: { code: string; language: "bash" | "python" } }
+  | { type: "code_execution_result"; call_id: string; result: string; is_error: boolean }
+  | { type: "function_call"; id: string; name: string; arguments: Record<string, unknown> }
+  | { type: "function_result"; call_id: string; name: string; result: string; is_error: boolean };
+
+export type InteractionStatus = "in_progress" | "completed" | "failed" | "cancelled";

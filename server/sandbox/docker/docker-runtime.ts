@@ -1,0 +1,177 @@
+// The Docker implementation of the sandbox runtime: one container per environment, its sources placed
+// in one tar upload before it starts, and one long-lived executor channel per container.
+
+import { PassThrough } from "node:stream";
+import Docker from "dockerode";
+import { ExecutorClient } from "../executor-client.js";
+import type {
+  RuntimeHealth,
+  SandboxChannel,
+  SandboxFile,
+  SandboxHandle,
+  SandboxRuntime,
+  SandboxSpec,
+} from "../runtime.js";
+import { SandboxUnavailableError } from "../runtime.js";
+import { ensureSandboxImage, type ImageOptions } from "./image.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
+import { SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
+
+export interface DockerRuntimeOptions {
+  instance: string;
+  image: ImageOptions;
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+  docker?: Docker;
+}
+
+const EXECUTOR_ARGV = ["node", "/opt/emulator/executor/main.js"];
+const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_GID}`;
+
+export class DockerRuntime implements SandboxRuntime {
+  readonly name = "docker";
+  private readonly docker: Docker;
+  private image: string | null = null;
+
+  constructor(private readonly options: DockerRuntimeOptions) {
+    // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
+    this.docker = options.docker ?? new Docker();
+  }
+
+  async health(): Promise<RuntimeHealth> {
+    try {
+      const version = await withTimeout(this.docker.version(), 3000, "the Docker engine did not answer within 3 s");
+      return { ok: true, detail: `Docker engine ${version.Version} (API ${version.ApiVersion})` };
+    } catch (error) {
+      return { ok: false, detail: `Docker engine unreachable: ${(error as Error).message}` };
+    }
+  }
+
+  async prepare(progress: (line: string) => void): Promise<void> {
+    this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
+  }
+
+  private labels(spec: Pick<SandboxSpec, "environmentId" | "owner">): Record<string, string> {
+    return {
+      [LABEL_MANAGED]: "true",
+      [LABEL_INSTANCE]: this.options.instance,
+      [LABEL_ENVIRONMENT]: spec.environmentId,
+      [LABEL_OWNER]: spec.owner,
+    };
+  }
+
+  async create(spec: SandboxSpec): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("DockerRuntime.prepare() must run before create()");
+    const container = await this.docker.createContainer({
+      name: `iemu-${this.options.instance}-${spec.environmentId}`,
+      Image: this.image,
+      Labels: this.labels(spec),
+      User: SANDBOX_USER,
+      WorkingDir: "/workspace",
+      Cmd: ["sleep", "infinity"],
+      HostConfig: {
+        // Sandboxes get no network at all; egress arrives with the egress proxy, over the executor channel.
+        NetworkMode: "none",
+        // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
+        Init: true,
+        CapDrop: ["ALL"],
+        SecurityOpt: ["no-new-privileges"],
+        Memory: this.options.memoryMb * 1024 * 1024,
+        MemorySwap: this.options.memoryMb * 1024 * 1024,
+        NanoCpus: Math.round(this.options.cpus * 1e9),
+        PidsLimit: this.options.pids,
+        // The executor channel is an exec, never the main process's output; nothing to log.
+        LogConfig: { Type: "none", Config: {} },
+      },
+      StopTimeout: 1,
+    });
+    const handle = { sandboxId: container.id, environmentId: spec.environmentId };
+    try {
+      // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
+      // has no user-made symlinks that a target could be redirected through.
+      if (spec.files.length > 0) await container.putArchive(await sourcesTar(spec.files), { path: "/" });
+      await container.start();
+      return handle;
+    } catch (error) {
+      await this.remove(handle).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async putFiles(handle: SandboxHandle, files: SandboxFile[]): Promise<void> {
+    // A running sandbox may hold symlinks made by the agent, so later files are written by the
+    // executor as the sandbox user, never by the engine as root.
+    const channel = await this.connect(handle);
+    try {
+      for (const file of files) await channel.writeFile(file.path, file.content, file.mode);
+    } finally {
+      channel.close();
+    }
+  }
+
+  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+    const container = this.docker.getContainer(handle.sandboxId);
+    let stream: NodeJS.ReadWriteStream;
+    try {
+      const exec = await container.exec({
+        Cmd: EXECUTOR_ARGV,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        User: SANDBOX_USER,
+        WorkingDir: "/workspace",
+      });
+      stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream;
+    } catch (error) {
+      throw new SandboxUnavailableError(`cannot start the executor in sandbox ${handle.environmentId}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    this.docker.modem.demuxStream(stream, stdout, stderr);
+    stderr.on("data", (chunk: Buffer) => process.stderr.write(`[executor ${handle.environmentId}] ${chunk.toString("utf8")}`));
+    stream.on("end", () => {
+      stdout.end();
+      stderr.end();
+    });
+    stream.on("error", (error) => stdout.destroy(error));
+    const client = new ExecutorClient(stdout, stream as unknown as NodeJS.WritableStream & import("node:stream").Writable);
+    await client.ping();
+    return client;
+  }
+
+  async isAlive(handle: SandboxHandle): Promise<boolean> {
+    try {
+      const info = await this.docker.getContainer(handle.sandboxId).inspect();
+      return info.State.Running;
+    } catch {
+      return false;
+    }
+  }
+
+  async remove(handle: SandboxHandle): Promise<void> {
+    try {
+      await this.docker.getContainer(handle.sandboxId).remove({ force: true, v: true });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    }
+  }
+
+  async list(): Promise<SandboxHandle[]> {
+    const containers = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_INSTANCE}=${this.options.instance}`] },
+    });
+    return containers.map((info) => ({ sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" }));
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

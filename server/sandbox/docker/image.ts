@@ -1,0 +1,151 @@
+// Makes sure the sandbox image exists, building it (and, where no registry answers, its base image)
+// with progress shown. The tag carries a hash of everything that goes into the image, so a changed
+// Dockerfile or executor is rebuilt automatically and an unchanged one is never rebuilt.
+
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type Docker from "dockerode";
+import { Readable } from "node:stream";
+import { compiledExecutorDir, sandboxImageDir } from "../../paths.js";
+import { LABEL_IMAGE_HASH, LABEL_MANAGED } from "./labels.js";
+import { tarBuffer } from "./tar.js";
+
+export const OFFLINE_BASE_TAG = "emulator-base:bookworm";
+const IMAGE_REPOSITORY = "interactions-emulator-sandbox";
+
+export interface ImageOptions {
+  /** Use this image as it is and build nothing. */
+  fixedImage?: string;
+  baseImage: string;
+  offlineBase: "auto" | "always" | "never";
+}
+
+type Progress = (line: string) => void;
+
+interface ContextFile {
+  name: string;
+  content: Buffer;
+}
+
+function readContext(): ContextFile[] {
+  if (!fs.existsSync(path.join(compiledExecutorDir, "main.js"))) {
+    throw new Error(`the executor is not built (${compiledExecutorDir}/main.js is missing); run npm run build`);
+  }
+  const executorFiles = fs
+    .readdirSync(compiledExecutorDir)
+    .filter((name) => name.endsWith(".js"))
+    .sort()
+    .map((name) => ({ name: `executor/${name}`, content: fs.readFileSync(path.join(compiledExecutorDir, name)) }));
+  return [
+    { name: "Dockerfile", content: fs.readFileSync(path.join(sandboxImageDir, "Dockerfile")) },
+    { name: "executor/package.json", content: Buffer.from('{"type":"module"}\n') },
+    ...executorFiles,
+  ];
+}
+
+function contextHash(files: ContextFile[], baseImage: string): string {
+  const hash = createHash("sha256").update(`base=${baseImage}\n`);
+  for (const file of files) hash.update(`${file.name}\n${file.content.length}\n`).update(file.content);
+  return hash.digest("hex").slice(0, 16);
+}
+
+async function imageExists(docker: Docker, name: string): Promise<boolean> {
+  try {
+    await docker.getImage(name).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function tryPull(docker: Docker, name: string, progress: Progress): Promise<boolean> {
+  progress(`pulling ${name}…`);
+  try {
+    const stream = await docker.pull(name);
+    await new Promise<void>((resolve, reject) =>
+      docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve())),
+    );
+    return true;
+  } catch (error) {
+    progress(`cannot pull ${name} (${(error as Error).message.split("\n")[0]})`);
+    return false;
+  }
+}
+
+function runBuildBaseScript(tag: string, progress: Progress): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", [path.join(sandboxImageDir, "build-base.sh"), tag], { stdio: ["ignore", "pipe", "pipe"] });
+    let tail = "";
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      tail = (tail + text).slice(-2000);
+      for (const line of text.split("\n")) if (line.trim()) progress(line.trim());
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`building the offline base image failed (exit ${code}):\n${tail}`)),
+    );
+  });
+}
+
+/** The base image to build FROM: the configured one if present or pullable, else one built offline. */
+async function resolveBaseImage(docker: Docker, options: ImageOptions, progress: Progress): Promise<string> {
+  if (options.offlineBase !== "always") {
+    if (await imageExists(docker, options.baseImage)) return options.baseImage;
+    if (await tryPull(docker, options.baseImage, progress)) return options.baseImage;
+    if (options.offlineBase === "never") {
+      throw new Error(`base image ${options.baseImage} is neither present nor pullable, and EMULATOR_OFFLINE_BASE=never`);
+    }
+  }
+  if (!(await imageExists(docker, OFFLINE_BASE_TAG))) {
+    progress(`building base image ${OFFLINE_BASE_TAG} from Debian packages (no registry needed)…`);
+    await runBuildBaseScript(OFFLINE_BASE_TAG, progress);
+  }
+  return OFFLINE_BASE_TAG;
+}
+
+/** Returns the sandbox image's name, building whatever is missing. */
+export async function ensureSandboxImage(docker: Docker, options: ImageOptions, progress: Progress): Promise<string> {
+  if (options.fixedImage) {
+    if (!(await imageExists(docker, options.fixedImage)) && !(await tryPull(docker, options.fixedImage, progress))) {
+      throw new Error(`EMULATOR_SANDBOX_IMAGE ${options.fixedImage} is neither present nor pullable`);
+    }
+    return options.fixedImage;
+  }
+  const files = readContext();
+  // The hash names the configured base, so switching to the offline base does not change the tag.
+  const hash = contextHash(files, options.baseImage);
+  const tag = `${IMAGE_REPOSITORY}:${hash}`;
+  if (await imageExists(docker, tag)) return tag;
+
+  const baseImage = await resolveBaseImage(docker, options, progress);
+  progress(`building sandbox image ${tag} FROM ${baseImage}…`);
+  const context = await tarBuffer(files.map((file) => ({ header: { name: file.name, mode: 0o644 }, content: file.content })));
+  const stream = await docker.buildImage(Readable.from([context]), {
+    t: tag,
+    buildargs: { BASE_IMAGE: baseImage },
+    labels: { [LABEL_MANAGED]: "true", [LABEL_IMAGE_HASH]: hash },
+    rm: true,
+    forcerm: true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (error: Error | null, events: Array<{ error?: string }>) => {
+        const failed = error?.message ?? events.find((event) => event.error)?.error;
+        if (failed) reject(new Error(`building the sandbox image failed: ${failed}`));
+        else resolve();
+      },
+      (event: { stream?: string; status?: string; error?: string }) => {
+        const line = (event.stream ?? event.status ?? "").trim();
+        if (line.startsWith("Step ") || event.error) progress(`  ${line || event.error}`);
+      },
+    );
+  });
+  progress(`sandbox image ${tag} ready`);
+  return tag;
+}

@@ -1,0 +1,57 @@
+// Tar archives for the Docker engine: the one upload that places a request's sources in a new
+// sandbox, and the image build context.
+
+import path from "node:path/posix";
+import { pack, type Header } from "tar-stream";
+import type { SandboxFile } from "../runtime.js";
+
+export const SANDBOX_UID = 1000;
+export const SANDBOX_GID = 1000;
+
+export interface TarEntry {
+  header: Partial<Header> & { name: string };
+  content?: Buffer;
+}
+
+export async function tarBuffer(entries: TarEntry[]): Promise<Buffer> {
+  const archive = pack();
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    archive.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
+    archive.on("end", () => resolve(Buffer.concat(chunks)));
+    archive.on("error", reject);
+  });
+  for (const entry of entries) {
+    if (entry.content) archive.entry(entry.header, entry.content);
+    else archive.entry(entry.header);
+  }
+  archive.finalize();
+  return done;
+}
+
+/**
+ * Folders that exist in the image and belong to root. A tar entry for them would hand them to the
+ * sandbox user, so they are left out and only new folders below them are created (as the user).
+ */
+const IMAGE_FOLDERS = new Set([
+  "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/tmp",
+  "/var", "/var/tmp", "/var/lib", "/var/log", "/var/cache", "/var/local", "/var/opt", "/var/mail", "/var/spool",
+]);
+
+export function sourcesTar(files: SandboxFile[], mtime = new Date()): Promise<Buffer> {
+  const folders = new Set<string>();
+  for (const file of files) {
+    for (let dir = path.dirname(file.path); dir !== "/"; dir = path.dirname(dir)) folders.add(dir);
+  }
+  const owner = { uid: SANDBOX_UID, gid: SANDBOX_GID, mtime };
+  // Parents first (sorted), so each folder exists with the right owner before anything lands in it.
+  const folderEntries: TarEntry[] = [...folders]
+    .sort()
+    .filter((dir) => !IMAGE_FOLDERS.has(dir))
+    .map((dir) => ({ header: { name: `${dir.slice(1)}/`, type: "directory", mode: 0o755, ...owner } }));
+  const fileEntries: TarEntry[] = files.map((file) => ({
+    header: { name: file.path.slice(1), mode: file.mode, ...owner },
+    content: file.content,
+  }));
+  return tarBuffer([...folderEntries, ...fileEntries]);
+}

@@ -1,0 +1,115 @@
+// The sandbox runtime seam: the agent loop and (later) the hooks engine decide; a runtime executes.
+// Docker through dockerode is the first implementation; nothing above this interface may assume a
+// local Docker socket or a local file path.
+
+import type { FileEntry } from "../../sandbox-image/executor/protocol.js";
+
+export type { FileEntry };
+
+/** A file to place in a new sandbox, at an absolute, already validated path. */
+export interface SandboxFile {
+  /** Absolute path inside the sandbox, normalised, e.g. "/workspace/data.json". */
+  path: string;
+  content: Buffer;
+  /** Permission bits; 0o644 for data, 0o755 for scripts that start with "#!". */
+  mode: number;
+}
+
+export interface SandboxSpec {
+  environmentId: string;
+  /** Opaque owner tag (a hash of the API key), recorded as a container label. */
+  owner: string;
+  files: SandboxFile[];
+}
+
+export interface CommandRequest {
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: Buffer;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  /** Called with output as it is produced (already capped). */
+  onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
+  signal?: AbortSignal;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** Total bytes written, including what was dropped past maxOutputBytes. */
+  stdoutBytes: number;
+  stderrBytes: number;
+  durationMs: number;
+}
+
+export interface ReadFileResult {
+  content: Buffer;
+  size: number;
+  truncated: boolean;
+}
+
+/** A file operation that failed inside the sandbox (ENOENT, EISDIR, EACCES, …). */
+export class SandboxFileError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SandboxFileError";
+  }
+}
+
+/** The sandbox (or the channel to it) is gone or broken; the operation's outcome is unknown. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SandboxUnavailableError";
+  }
+}
+
+/** A live connection to one sandbox's executor. */
+export interface SandboxChannel {
+  ping(): Promise<{ version: number; pid: number; uid: number }>;
+  run(request: CommandRequest): Promise<CommandResult>;
+  readFile(path: string, maxBytes: number): Promise<ReadFileResult>;
+  writeFile(path: string, content: Buffer, mode?: number): Promise<void>;
+  listFiles(path: string): Promise<FileEntry[]>;
+  deleteFile(path: string, recursive: boolean): Promise<void>;
+  /** Resolves when the channel closes, for whatever reason. */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+export interface SandboxHandle {
+  /** The runtime's own id for the sandbox (a container id for Docker). */
+  sandboxId: string;
+  environmentId: string;
+}
+
+export interface RuntimeHealth {
+  ok: boolean;
+  detail: string;
+}
+
+export interface SandboxRuntime {
+  readonly name: string;
+  health(): Promise<RuntimeHealth>;
+  /** Make everything the runtime needs (images, …) present, reporting progress. */
+  prepare(progress: (line: string) => void): Promise<void>;
+  /** Create and start a sandbox with its files in place; on failure nothing is left behind. */
+  create(spec: SandboxSpec): Promise<SandboxHandle>;
+  /** Add or replace files in a running sandbox, in one batch. */
+  putFiles(handle: SandboxHandle, files: SandboxFile[]): Promise<void>;
+  /** A channel to the sandbox's executor (opened once and reused by the caller). */
+  connect(handle: SandboxHandle): Promise<SandboxChannel>;
+  /** Whether the sandbox still exists and runs. */
+  isAlive(handle: SandboxHandle): Promise<boolean>;
+  remove(handle: SandboxHandle): Promise<void>;
+  /** Sandboxes this runtime manages for this emulator instance, e.g. to find them after a restart. */
+  list(): Promise<SandboxHandle[]>;
+}

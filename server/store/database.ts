@@ -1,0 +1,50 @@
+// The store: one SQLite file in WAL mode. Schema changes are numbered migrations applied in one
+// transaction each at open, so an old data folder is upgraded in place and never loses data.
+
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { migrations } from "./migrations.js";
+
+export type Db = Database.Database;
+
+export function openDatabase(dataDir: string): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, "emulator.sqlite"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  migrate(db);
+  return db;
+}
+
+export function openMemoryDatabase(): Db {
+  const db = new Database(":memory:");
+  db.pragma("foreign_keys = ON");
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)");
+  const applied = new Set(
+    db.prepare("SELECT version FROM schema_migrations").all().map((row) => (row as { version: number }).version),
+  );
+  const newest = Math.max(0, ...applied);
+  const known = migrations.length;
+  if (newest > known) {
+    throw new Error(
+      `the data folder was written by a newer emulator (schema ${newest}, this one knows ${known}); ` +
+        "upgrade the emulator or point EMULATOR_DATA_DIR elsewhere",
+    );
+  }
+  migrations.forEach((sql, index) => {
+    const version = index + 1;
+    if (applied.has(version)) return;
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare("INSERT INTO schema_migrations (version, applied) VALUES (?, ?)").run(version, new Date().toISOString());
+    })();
+  });
+}

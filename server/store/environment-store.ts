@@ -1,0 +1,92 @@
+import type { Db } from "./database.js";
+
+export type EnvironmentStatus = "creating" | "active" | "expired" | "deleted";
+
+/** What the environment was created or last updated with; inline content is not kept. */
+export interface EnvironmentConfig {
+  sources: Array<{ type: string; target: string; encoding?: string; size_bytes: number }>;
+}
+
+export interface EnvironmentRecord {
+  id: string;
+  owner: string;
+  status: EnvironmentStatus;
+  sandboxId: string | null;
+  config: EnvironmentConfig;
+  created: string;
+  updated: string;
+  lastAccessed: string;
+}
+
+interface Row {
+  id: string;
+  owner: string;
+  status: EnvironmentStatus;
+  sandbox_id: string | null;
+  config: string;
+  created: string;
+  updated: string;
+  last_accessed: string;
+}
+
+const fromRow = (row: Row): EnvironmentRecord => ({
+  id: row.id,
+  owner: row.owner,
+  status: row.status,
+  sandboxId: row.sandbox_id,
+  config: JSON.parse(row.config) as EnvironmentConfig,
+  created: row.created,
+  updated: row.updated,
+  lastAccessed: row.last_accessed,
+});
+
+export class EnvironmentStore {
+  constructor(private readonly db: Db) {}
+
+  insert(record: EnvironmentRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO environments (id, owner, status, sandbox_id, config, created, updated, last_accessed)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        record.id,
+        record.owner,
+        record.status,
+        record.sandboxId,
+        JSON.stringify(record.config),
+        record.created,
+        record.updated,
+        record.lastAccessed,
+      );
+  }
+
+  /** The environment if it exists and belongs to owner; another owner's environment is "not found". */
+  get(id: string, owner: string): EnvironmentRecord | null {
+    const row = this.db.prepare("SELECT * FROM environments WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  listLive(): EnvironmentRecord[] {
+    const rows = this.db.prepare("SELECT * FROM environments WHERE status IN ('creating', 'active')").all() as Row[];
+    return rows.map(fromRow);
+  }
+
+  update(
+    id: string,
+    changes: Partial<Pick<EnvironmentRecord, "status" | "sandboxId" | "config" | "updated" | "lastAccessed">>,
+  ): void {
+    const current = this.db.prepare("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
+    if (!current) return;
+    const next = { ...fromRow(current), ...changes };
+    this.db
+      .prepare(
+        "UPDATE environments SET status = ?, sandbox_id = ?, config = ?, updated = ?, last_accessed = ? WHERE id = ?",
+      )
+      .run(next.status, next.sandboxId, JSON.stringify(next.config), next.updated, next.lastAccessed, id);
+  }
+
+  delete(id: string): void {
+    this.db.prepare("DELETE FROM environments WHERE id = ?").run(id);
+  }
+}

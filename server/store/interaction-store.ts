@@ -1,0 +1,79 @@
+import type { Db } from "./database.js";
+import type { InteractionStatus, Step } from "../interactions/steps.js";
+
+export interface InteractionRecord {
+  id: string;
+  owner: string;
+  status: InteractionStatus;
+  environmentId: string | null;
+  previousInteractionId: string | null;
+  /** Request fields echoed back on every read (agent, tools, labels, …). */
+  echo: Record<string, unknown>;
+  errors: Array<{ code: string; message: string }>;
+  created: string;
+  updated: string;
+  steps: Step[];
+}
+
+interface Row {
+  id: string;
+  owner: string;
+  status: InteractionStatus;
+  environment_id: string | null;
+  previous_interaction_id: string | null;
+  echo: string;
+  errors: string | null;
+  created: string;
+  updated: string;
+}
+
+export class InteractionStore {
+  constructor(private readonly db: Db) {}
+
+  /** Writes the interaction and its steps in one transaction: a reader never sees half of it. */
+  save(record: InteractionRecord): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated)
+           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated)
+           ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
+             environment_id = excluded.environment_id`,
+        )
+        .run({
+          id: record.id,
+          owner: record.owner,
+          status: record.status,
+          environmentId: record.environmentId,
+          previousInteractionId: record.previousInteractionId,
+          echo: JSON.stringify(record.echo),
+          errors: record.errors.length > 0 ? JSON.stringify(record.errors) : null,
+          created: record.created,
+          updated: record.updated,
+        });
+      this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
+      const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
+      record.steps.forEach((step, index) => insertStep.run(record.id, index, JSON.stringify(step)));
+    })();
+  }
+
+  get(id: string, owner: string): InteractionRecord | null {
+    const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
+    if (!row) return null;
+    const steps = (
+      this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>
+    ).map((stepRow) => JSON.parse(stepRow.step) as Step);
+    return {
+      id: row.id,
+      owner: row.owner,
+      status: row.status,
+      environmentId: row.environment_id,
+      previousInteractionId: row.previous_interaction_id,
+      echo: JSON.parse(row.echo) as Record<string, unknown>,
+      errors: row.errors ? (JSON.parse(row.errors) as InteractionRecord["errors"]) : [],
+      created: row.created,
+      updated: row.updated,
+      steps,
+    };
+  }
+}

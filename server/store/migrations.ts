@@ -1,0 +1,36 @@
+// Append only: a migration that has shipped is never edited, a new one is added after it.
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE environments (
+    id            TEXT PRIMARY KEY,
+    owner         TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    sandbox_id    TEXT,
+    config        TEXT NOT NULL,
+    created       TEXT NOT NULL,
+    updated       TEXT NOT NULL,
+    last_accessed TEXT NOT NULL
+  );
+  CREATE INDEX environments_owner ON environments (owner, created);
+
+  CREATE TABLE interactions (
+    id                      TEXT PRIMARY KEY,
+    owner                   TEXT NOT NULL,
+    status                  TEXT NOT NULL,
+    environment_id          TEXT REFERENCES environments (id),
+    previous_interaction_id TEXT,
+    echo                    TEXT NOT NULL,
+    errors                  TEXT,
+    created                 TEXT NOT NULL,
+    updated                 TEXT NOT NULL
+  );
+  CREATE INDEX interactions_owner ON interactions (owner, created);
+
+  CREATE TABLE steps (
+    interaction_id TEXT NOT NULL REFERENCES interactions (id) ON DELETE CASCADE,
+    idx            INTEGER NOT NULL,
+    step           TEXT NOT NULL,
+    PRIMARY KEY (interaction_id, idx)
+  );
+  `,
+];

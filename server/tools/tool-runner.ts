@@ -1,0 +1,104 @@
+// Runs one built-in tool call inside a sandbox through its executor channel and turns the outcome into
+// the text the interaction records. The tools run as the sandbox's unprivileged user, so the
+// operating system's permissions (and read-only mounts) apply to them as they would to the agent.
+
+import path from "node:path/posix";
+import type { ToolCall } from "../agent/tool-call.js";
+import { SandboxFileError, type SandboxChannel } from "../sandbox/runtime.js";
+
+export interface ToolLimits {
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export interface ToolExecution {
+  /** The result text recorded in the step. */
+  result: string;
+  isError: boolean;
+  /** For post hooks: stderr text or the failed file operation's message; absent on a clean run. */
+  errorText?: string;
+  exitCode?: number | null;
+}
+
+const WORKDIR = "/workspace";
+
+/** Relative paths in tool arguments resolve against the working folder, as a shell would. */
+export function resolveToolPath(input: string): string {
+  return path.resolve(WORKDIR, input);
+}
+
+export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolLimits): Promise<ToolExecution> {
+  try {
+    switch (call.name) {
+      case "code_execution":
+        return await runCode(channel, String(call.args.code ?? ""), call.args.language === "python" ? "python" : "bash", limits);
+      case "read_file":
+        return await readFile(channel, resolveToolPath(String(call.args.path)), limits);
+      case "write_file": {
+        const target = resolveToolPath(String(call.args.path));
+        const content = Buffer.from(String(call.args.content ?? ""), "utf8");
+        await channel.writeFile(target, content);
+        return { result: `Wrote ${content.length} bytes to ${target}.`, isError: false };
+      }
+      case "list_files":
+        return await listFiles(channel, resolveToolPath(String(call.args.path ?? ".")));
+      case "delete_file": {
+        const target = resolveToolPath(String(call.args.path));
+        await channel.deleteFile(target, call.args.recursive === true);
+        return { result: `Deleted ${target}.`, isError: false };
+      }
+    }
+  } catch (error) {
+    if (error instanceof SandboxFileError) {
+      return { result: error.message, isError: true, errorText: error.message };
+    }
+    throw error;
+  }
+}
+
+async function runCode(channel: SandboxChannel, code: string, language: "bash" | "python", limits: ToolLimits): Promise<ToolExecution> {
+  const argv = language === "python" ? ["python3", "-c", code] : ["bash", "-c", code];
+  const run = await channel.run({ argv, cwd: WORKDIR, timeoutMs: limits.timeoutMs, maxOutputBytes: limits.maxOutputBytes });
+  const stdout = run.stdout.toString("utf8");
+  const stderr = run.stderr.toString("utf8");
+  const parts = [stdout];
+  if (run.stdoutBytes > run.stdout.length) parts.push(truncationNote("stdout", run.stdout.length, run.stdoutBytes));
+  if (stderr) parts.push(stderr);
+  if (run.stderrBytes > run.stderr.length) parts.push(truncationNote("stderr", run.stderr.length, run.stderrBytes));
+  let failed = false;
+  if (run.timedOut) {
+    parts.push(`\n[killed: the command ran longer than ${Math.round(limits.timeoutMs / 1000)} s]`);
+    failed = true;
+  } else if (run.cancelled) {
+    parts.push("\n[cancelled]");
+    failed = true;
+  } else if (run.exitCode !== 0) {
+    parts.push(run.exitCode === null ? `\n[killed by ${run.signal ?? "a signal"}]` : `\n[exit status ${run.exitCode}]`);
+    failed = true;
+  }
+  const execution: ToolExecution = { result: parts.join(""), isError: failed, exitCode: run.exitCode };
+  if (stderr) execution.errorText = stderr;
+  return execution;
+}
+
+function truncationNote(stream: string, kept: number, total: number): string {
+  return `\n[${stream} truncated: kept ${kept} of ${total} bytes]\n`;
+}
+
+async function readFile(channel: SandboxChannel, target: string, limits: ToolLimits): Promise<ToolExecution> {
+  const file = await channel.readFile(target, limits.maxOutputBytes);
+  const note = file.truncated ? `\n[truncated: showing ${file.content.length} of ${file.size} bytes]` : "";
+  const text = file.content.toString("utf8");
+  // Round-tripping shows whether the bytes were valid UTF-8; binary content is shown as base64.
+  if (Buffer.from(text, "utf8").equals(file.content)) return { result: text + note, isError: false };
+  return { result: `[binary file, ${file.size} bytes, shown as base64]\n${file.content.toString("base64")}${note}`, isError: false };
+}
+
+async function listFiles(channel: SandboxChannel, target: string): Promise<ToolExecution> {
+  const entries = await channel.listFiles(target);
+  if (entries.length === 0) return { result: `${target} is empty.`, isError: false };
+  const lines = entries.map((entry) =>
+    entry.type === "directory" ? `${entry.name}/` : entry.type === "file" ? `${entry.name} (${entry.size} bytes)` : `${entry.name} (${entry.type})`,
+  );
+  return { result: lines.join("\n"), isError: false };
+}
