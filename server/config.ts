@@ -8,18 +8,18 @@ import { z } from "zod";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-function defaultDataDir(): string {
+function defaultDataDir(env: NodeJS.ProcessEnv): string {
   // XDG-style user data folder, so state survives across checkouts; ./.emulator when there is no home.
-  const home = os.homedir();
+  const home = env.HOME || os.homedir();
   if (!home) return path.resolve(".emulator");
-  const base = process.env.XDG_DATA_HOME || path.join(home, ".local", "share");
+  const base = env.XDG_DATA_HOME || path.join(home, ".local", "share");
   return path.join(base, "interactions-emulator");
 }
 
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("TCP port of the HTTP API"),
   HOST: z.string().min(1).default("127.0.0.1").describe("Address the HTTP API binds to"),
-  EMULATOR_DATA_DIR: z.string().min(1).default(defaultDataDir).describe("Folder for the SQLite store and other state"),
+  EMULATOR_DATA_DIR: z.string().min(1).optional().describe("Folder for the SQLite store and other state"),
   EMULATOR_API_KEYS: z
     .string()
     .optional()
@@ -49,7 +49,10 @@ export const configSchema = z.object({
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
 });
 
-export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE"> & { EMULATOR_INSTANCE: string };
+export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {
+  EMULATOR_INSTANCE: string;
+  EMULATOR_DATA_DIR: string;
+};
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -61,7 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${problems.join("\n")}`);
   }
-  const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR);
+  const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR ?? defaultDataDir(env));
   return {
     ...parsed.data,
     EMULATOR_DATA_DIR: dataDir,

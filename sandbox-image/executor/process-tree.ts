@@ -14,13 +14,20 @@
 //
 // What still escapes: a process started with a scrubbed environment (`env -i`) that also left the
 // session and whose parent died before the kill. Only the container boundary catches that one.
+//
+// The /proc scan is synchronous on purpose: it is a few hundred reads of tiny in-memory files, a few
+// milliseconds in all. Done through the async API, every read queues on libuv's four-thread pool, and
+// concurrent kills starve each other (measured: 20 simultaneous timeouts were reported after 1.8 s instead of 0.2 s).
 
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { logDiagnostic } from "./diagnostics.js";
 
 /** Bounds the freeze loop against a fork bomb outrunning our scans. */
 const MAX_FREEZE_ROUNDS = 20;
 const MAX_KILL_ROUNDS = 5;
+/** Lets SIGKILLed processes die (and stopped ones finish a pending fork) before looking again. */
+const KILL_ROUND_PAUSE_MS = 10;
 
 interface ProcessInfo {
   pid: number;
@@ -37,7 +44,7 @@ export async function killProcessTree(rootPid: number, markerEntry: string): Pro
   try {
     signal(-rootPid, "SIGSTOP");
     for (let round = 0; round < MAX_FREEZE_ROUNDS; round++) {
-      const members = await findTreeMembers(rootPid, marker);
+      const members = findTreeMembers(rootPid, marker);
       let added = 0;
       for (const pid of members) {
         if (frozen.has(pid)) continue;
@@ -55,15 +62,16 @@ export async function killProcessTree(rootPid: number, markerEntry: string): Pro
   }
   // A process that was inside fork() when stopped completes that fork; its new child is caught here.
   for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
-    const survivors = await findTreeMembers(rootPid, marker);
+    await sleep(KILL_ROUND_PAUSE_MS);
+    const survivors = findTreeMembers(rootPid, marker);
     if (survivors.length === 0) return;
     for (const pid of survivors) signal(pid, "SIGKILL");
   }
   logDiagnostic(`process tree of ${rootPid} survived ${MAX_KILL_ROUNDS} kill rounds`);
 }
 
-async function findTreeMembers(rootPid: number, marker: Buffer): Promise<number[]> {
-  const processes = await scanProcesses(marker);
+function findTreeMembers(rootPid: number, marker: Buffer): number[] {
+  const processes = scanProcesses(marker);
   const members = new Set<number>();
   for (const info of processes) {
     if (info.pid === rootPid || info.pgid === rootPid || info.sid === rootPid || info.marked) members.add(info.pid);
@@ -83,17 +91,20 @@ async function findTreeMembers(rootPid: number, marker: Buffer): Promise<number[
   return [...members].filter((pid) => !zombies.has(pid));
 }
 
-async function scanProcesses(marker: Buffer): Promise<ProcessInfo[]> {
-  const names = await readdir("/proc");
-  const pids = names.filter((name) => /^\d+$/.test(name)).map(Number);
-  const infos = await Promise.all(pids.map((pid) => readProcess(pid, marker)));
-  return infos.filter((info): info is ProcessInfo => info !== null);
+function scanProcesses(marker: Buffer): ProcessInfo[] {
+  const pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  const infos: ProcessInfo[] = [];
+  for (const pid of pids) {
+    const info = readProcess(pid, marker);
+    if (info) infos.push(info);
+  }
+  return infos;
 }
 
-async function readProcess(pid: number, marker: Buffer): Promise<ProcessInfo | null> {
+function readProcess(pid: number, marker: Buffer): ProcessInfo | null {
   let stat: string;
   try {
-    stat = await readFile(`/proc/${pid}/stat`, "latin1");
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
   } catch {
     return null; // exited since readdir
   }
@@ -108,7 +119,7 @@ async function readProcess(pid: number, marker: Buffer): Promise<ProcessInfo | n
     marked: false,
   };
   try {
-    info.marked = (await readFile(`/proc/${pid}/environ`)).includes(marker);
+    info.marked = readFileSync(`/proc/${pid}/environ`).includes(marker);
   } catch {
     // Another user's process (EACCES) or gone: not ours either way.
   }

@@ -71,7 +71,7 @@ export class InteractionService {
         limits: this.options.limits,
       });
       steps.push(...run.steps);
-      answer = reportOutcomes(run.outcomes);
+      answer = reportOutcomes(run.outcomes, plan.notes);
       if (run.failure !== undefined) {
         status = "failed";
         errors.push({ code: "UNAVAILABLE", message: run.failure });

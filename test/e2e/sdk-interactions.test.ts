@@ -1,0 +1,179 @@
+// End to end: the official @google/genai SDK, unchanged, against the emulator started as `npm start`
+// starts it, with real Docker sandboxes.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { GoogleGenAI } from "@google/genai";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+
+const AGENT = "antigravity-preview-05-2026";
+const KEY = "test-key-one";
+const OTHER_KEY = "test-key-two";
+
+let emulator: EmulatorProcess;
+let ai: GoogleGenAI;
+
+function client(apiKey: string, extra: { apiVersion?: string } = {}): GoogleGenAI {
+  return new GoogleGenAI({ apiKey, ...extra, httpOptions: { baseUrl: emulator.url } });
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { status?: number }).status;
+}
+
+before(async () => {
+  emulator = await startEmulatorProcess({ EMULATOR_MAX_SOURCES_BYTES: String(64 * 1024) });
+  ai = client(KEY);
+});
+
+after(async () => {
+  await emulator?.destroy();
+});
+
+describe("interactions through the official SDK", () => {
+  // The SDK's create() type is a union with its streaming overload; a unary call returns this shape.
+  let first: { id?: string; status?: string; environment_id?: string; output_text?: string; steps?: Array<{ type: string }> };
+
+  it("creates an interaction that writes a file and runs a command in a new sandbox", async () => {
+    first = await ai.interactions.create({
+      agent: AGENT,
+      input: "Use your filesystem tool to create `/workspace/a.txt` containing 'hi', then run `cat /workspace/a.txt` using code_execution.",
+      tools: [{ type: "code_execution" }],
+      environment: { type: "remote", sources: [{ type: "inline", target: "workspace/data.json", content: "{}" }] },
+    });
+    assert.equal(first.status, "completed");
+    assert.match(first.id ?? "", /^int_[a-z2-7]{24}$/);
+    assert.match(first.environment_id ?? "", /^env_[a-z2-7]{24}$/);
+    assert.match(first.output_text ?? "", /hi/);
+    const types = (first.steps ?? []).map((step) => step.type);
+    assert.deepEqual(types, ["user_input", "function_call", "function_result", "code_execution_call", "code_execution_result", "model_output"]);
+    const result = first.steps?.[4] as { result?: string; is_error?: boolean };
+    assert.equal(result.result, "hi");
+    assert.equal(result.is_error, false);
+  });
+
+  it("gets the same interaction back from the store", async () => {
+    const fetched = await ai.interactions.get(first.id!);
+    assert.equal(fetched.id, first.id);
+    assert.equal(fetched.environment_id, first.environment_id);
+    assert.deepEqual(fetched.steps, first.steps);
+    assert.equal(fetched.output_text, first.output_text);
+  });
+
+  it("reuses the sandbox when a later interaction passes the environment ID", async () => {
+    const before = await emulator.sandboxCount();
+    const second = await ai.interactions.create({
+      agent: AGENT,
+      input: "Read `/workspace/a.txt` then read `/workspace/data.json`",
+      environment: first.environment_id!,
+      previous_interaction_id: first.id!,
+    });
+    assert.equal(second.environment_id, first.environment_id);
+    assert.equal((second.steps?.[2] as { result?: string }).result, "hi");
+    assert.equal((second.steps?.[4] as { result?: string }).result, "{}");
+    assert.equal(await emulator.sandboxCount(), before);
+  });
+
+  it("serves /v1beta/ as well as the SDK's default /v1/", async () => {
+    const beta = client(KEY, { apiVersion: "v1beta" });
+    const created = await beta.interactions.create({ agent: AGENT, input: "Hello there" });
+    assert.equal(created.status, "completed");
+    const viaV1 = await ai.interactions.get(created.id!);
+    assert.equal(viaV1.id, created.id);
+    assert.match(viaV1.output_text ?? "", /no tool call/i);
+  });
+
+  it("answers 401 with a Google error when no API key is sent", async () => {
+    const response = await fetch(`${emulator.url}/v1beta/interactions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent: AGENT, input: "hi" }),
+    });
+    assert.equal(response.status, 401);
+    assert.match(response.headers.get("content-type") ?? "", /application\/json/);
+    const body = (await response.json()) as { error: { code: number; status: string; message: string } };
+    assert.equal(body.error.code, 401);
+    assert.equal(body.error.status, "UNAUTHENTICATED");
+    assert.match(body.error.message, /x-goog-api-key/);
+  });
+
+  it("answers 404 for another API key's interaction, as for a missing one", async () => {
+    const other = client(OTHER_KEY);
+    await assert.rejects(other.interactions.get(first.id!), (error: unknown) => statusOf(error) === 404);
+    await assert.rejects(ai.interactions.get("int_doesnotexist"), (error: unknown) => statusOf(error) === 404);
+  });
+
+  it("answers 404 for another API key's environment and previous interaction", async () => {
+    const other = client(OTHER_KEY);
+    await assert.rejects(
+      other.interactions.create({ agent: AGENT, input: "Run `ls`", environment: first.environment_id! }),
+      (error: unknown) => statusOf(error) === 404,
+    );
+    await assert.rejects(
+      other.interactions.create({ agent: AGENT, input: "hi", previous_interaction_id: first.id! }),
+      (error: unknown) => statusOf(error) === 404,
+    );
+  });
+
+  it("refuses an agent it does not emulate, saying which it does", async () => {
+    await assert.rejects(ai.interactions.create({ agent: "deep-research-pro-preview-12-2025", input: "hi" }), (error: unknown) => {
+      assert.equal(statusOf(error), 400);
+      assert.match((error as Error).message, /antigravity/);
+      return true;
+    });
+  });
+
+  it("keeps interactions and environments across a restart", async () => {
+    await emulator.stop();
+    emulator = await startEmulatorProcess({}, emulator);
+    ai = client(KEY);
+    const fetched = await ai.interactions.get(first.id!);
+    assert.equal(fetched.id, first.id);
+    const again = await ai.interactions.create({ agent: AGENT, input: "read `/workspace/a.txt`", environment: first.environment_id! });
+    assert.equal((again.steps?.[2] as { result?: string }).result, "hi");
+  });
+});
+
+describe("bad sources are refused with a 400 that leaves nothing behind", () => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ["a target with ..", { type: "inline", target: "workspace/../../etc/passwd", content: "x" }, /contains "\.\."/],
+    ["an absolute target", { type: "inline", target: "/workspace/a.txt", content: "x" }, /is absolute/],
+    ["a target under a system folder", { type: "inline", target: "etc/profile.d/x.sh", content: "x" }, /system folder/],
+    ["invalid base64", { type: "inline", target: "workspace/b.bin", content: "%%%", encoding: "base64" }, /not valid base64/],
+    ["content over the size limit", { type: "inline", target: "workspace/big", content: "x".repeat(64 * 1024 + 1) }, /larger than 65536 bytes/],
+    ["an unsupported source type", { type: "skill_registry", source: "skills/pdf", target: "skills/pdf" }, /"skill_registry" is not supported/],
+  ];
+  for (const [what, source, pattern] of cases) {
+    it(`refuses ${what}`, async () => {
+      const before = await emulator.sandboxCount();
+      await assert.rejects(
+        ai.interactions.create({ agent: AGENT, input: "Run `ls`", environment: { type: "remote", sources: [source] } }),
+        (error: unknown) => {
+          assert.equal(statusOf(error), 400);
+          assert.match((error as Error).message, pattern);
+          return true;
+        },
+      );
+      assert.equal(await emulator.sandboxCount(), before);
+    });
+  }
+
+  it("refuses two sources with the same target", async () => {
+    const before = await emulator.sandboxCount();
+    await assert.rejects(
+      ai.interactions.create({
+        agent: AGENT,
+        input: "Run `ls`",
+        environment: {
+          type: "remote",
+          sources: [
+            { type: "inline", target: "workspace/a", content: "1" },
+            { type: "inline", target: "workspace/a", content: "2" },
+          ],
+        },
+      }),
+      (error: unknown) => statusOf(error) === 400 && /same file/.test((error as Error).message),
+    );
+    assert.equal(await emulator.sandboxCount(), before);
+  });
+});

@@ -1,0 +1,183 @@
+// The Docker runtime against a real engine: how a sandbox is made, what it may do, and the built-in
+// tools running in it.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import Docker from "dockerode";
+import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+import type { SandboxChannel, SandboxHandle } from "../../server/sandbox/runtime.js";
+import { runTool } from "../../server/tools/tool-runner.js";
+import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
+
+let runtime: DockerRuntime;
+let handle: SandboxHandle;
+let channel: SandboxChannel;
+
+const limits = { timeoutMs: 10_000, maxOutputBytes: 64 * 1024 };
+
+async function sh(script: string): Promise<string> {
+  const result = await channel.run({ argv: ["bash", "-c", script], timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+  assert.equal(result.exitCode, 0, `${script}\n${result.stderr.toString()}`);
+  return result.stdout.toString("utf8");
+}
+
+before(async () => {
+  runtime = await testDockerRuntime();
+  handle = await runtime.create({
+    environmentId: "env_itestsources",
+    owner: "owner",
+    files: [
+      { path: "/.agents/hooks.json", content: Buffer.from('{"a":{}}'), mode: 0o644 },
+      { path: "/.agents/hooks-scripts/gate.py", content: Buffer.from("#!/usr/bin/env python3\nprint('ok')\n"), mode: 0o755 },
+      { path: "/workspace/private/employees.json", content: Buffer.from('{"employees":[]}'), mode: 0o644 },
+      { path: "/workspace/data.bin", content: Buffer.from([0, 1, 2, 255]), mode: 0o644 },
+      { path: "/tmp/notes/n.txt", content: Buffer.from("n"), mode: 0o644 },
+      { path: "/skills/pdf/SKILL.md", content: Buffer.from("# skill"), mode: 0o644 },
+    ],
+  });
+  channel = await runtime.connect(handle);
+});
+
+after(async () => {
+  channel?.close();
+  await removeAllSandboxes(runtime);
+});
+
+describe("a Docker sandbox", () => {
+  it("has the sources in place, owned by the sandbox user, with their content", async () => {
+    const owners = await sh(
+      "stat -c '%n %U %a' /.agents /.agents/hooks.json /.agents/hooks-scripts /.agents/hooks-scripts/gate.py /workspace/private /workspace/private/employees.json /tmp/notes/n.txt /skills /skills/pdf/SKILL.md",
+    );
+    assert.deepEqual(owners.trim().split("\n"), [
+      "/.agents sandbox 755",
+      "/.agents/hooks.json sandbox 644",
+      "/.agents/hooks-scripts sandbox 755",
+      "/.agents/hooks-scripts/gate.py sandbox 755",
+      "/workspace/private sandbox 755",
+      "/workspace/private/employees.json sandbox 644",
+      "/tmp/notes/n.txt sandbox 644",
+      "/skills sandbox 755",
+      "/skills/pdf/SKILL.md sandbox 644",
+    ]);
+    assert.equal((await channel.readFile("/workspace/private/employees.json", 1024)).content.toString(), '{"employees":[]}');
+    assert.deepEqual([...(await channel.readFile("/workspace/data.bin", 1024)).content], [0, 1, 2, 255]);
+    assert.equal(await sh("python3 /.agents/hooks-scripts/gate.py && /.agents/hooks-scripts/gate.py"), "ok\nok\n");
+  });
+
+  it("leaves the image's own folders to root", async () => {
+    assert.equal(await sh("stat -c '%U' / /tmp /etc"), "root\nroot\nroot\n");
+  });
+
+  it("runs everything as the unprivileged user, with no capabilities and no new privileges", async () => {
+    assert.equal(await sh("id -u; id -g"), "1000\n1000\n");
+    const status = await sh("grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status");
+    assert.match(status, /CapPrm:\s+0000000000000000/);
+    assert.match(status, /CapEff:\s+0000000000000000/);
+    assert.match(status, /NoNewPrivs:\s+1/);
+  });
+
+  it("has no network but loopback", async () => {
+    const interfaces = await sh("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+    assert.deepEqual(interfaces.trim().split("\n"), ["lo"]);
+    const curl = await channel.run({ argv: ["curl", "-sS", "--max-time", "3", "http://1.1.1.1/"], timeoutMs: 10_000, maxOutputBytes: 4096 });
+    assert.notEqual(curl.exitCode, 0);
+  });
+
+  it("carries labels and resource limits on its container", async () => {
+    const info = await new Docker().getContainer(handle.sandboxId).inspect();
+    assert.equal(info.Config.Labels["dev.interactions-emulator.environment"], "env_itestsources");
+    assert.equal(info.HostConfig.NetworkMode, "none");
+    assert.deepEqual(info.HostConfig.CapDrop, ["ALL"]);
+    assert.deepEqual(info.HostConfig.SecurityOpt, ["no-new-privileges"]);
+    assert.equal(info.HostConfig.Memory, 1024 * 1024 * 1024);
+    assert.equal(info.HostConfig.PidsLimit, 256);
+    assert.equal(info.HostConfig.NanoCpus, 1e9);
+    assert.equal(info.Config.User, "1000:1000");
+  });
+
+  it("refuses to let tools write into system folders", async () => {
+    const result = await runTool(channel, { name: "write_file", args: { path: "/etc/evil", content: "x" } }, limits);
+    assert.equal(result.isError, true);
+    assert.match(result.result, /EACCES|permission denied/i);
+  });
+
+  it("is gone, container and all, after remove", async () => {
+    const extra = await runtime.create({ environmentId: "env_itestremove", owner: "owner", files: [] });
+    assert.equal(await runtime.isAlive(extra), true);
+    await runtime.remove(extra);
+    assert.equal(await runtime.isAlive(extra), false);
+    assert.equal((await runtime.list()).some((h) => h.environmentId === "env_itestremove"), false);
+  });
+});
+
+describe("built-in tools in a Docker sandbox", () => {
+  it("code_execution runs bash in /workspace and reports stdout", async () => {
+    const result = await runTool(channel, { name: "code_execution", args: { code: "pwd; echo hi", language: "bash" } }, limits);
+    assert.deepEqual([result.result, result.isError, result.errorText], ["/workspace\nhi\n", false, undefined]);
+  });
+
+  it("code_execution runs python", async () => {
+    const result = await runTool(channel, { name: "code_execution", args: { code: "print(6*7)", language: "python" } }, limits);
+    assert.equal(result.result, "42\n");
+  });
+
+  it("code_execution reports a non-zero exit status and stderr as an error", async () => {
+    const result = await runTool(channel, { name: "code_execution", args: { code: "echo out; echo oops >&2; exit 3", language: "bash" } }, limits);
+    assert.equal(result.isError, true);
+    assert.equal(result.exitCode, 3);
+    assert.equal(result.errorText, "oops\n");
+    assert.match(result.result, /^out\noops\n\n\[exit status 3\]$/);
+  });
+
+  it("code_execution kills a command that outlives its deadline", async () => {
+    const result = await runTool(channel, { name: "code_execution", args: { code: "echo started; sleep 30", language: "bash" } }, { ...limits, timeoutMs: 500 });
+    assert.equal(result.isError, true);
+    assert.match(result.result, /started[\s\S]*killed: the command ran longer than/);
+  });
+
+  it("code_execution caps what it keeps of a flood of output", async () => {
+    const result = await runTool(channel, { name: "code_execution", args: { code: "head -c 3000000 /dev/zero | tr '\\0' a", language: "bash" } }, limits);
+    assert.equal(result.isError, false);
+    assert.match(result.result, /\[stdout truncated: kept 65536 of 3000000 bytes\]/);
+  });
+
+  it("write_file creates parents and read_file reads it back, relative paths from /workspace", async () => {
+    const wrote = await runTool(channel, { name: "write_file", args: { path: "deep/er/a.txt", content: "hello" } }, limits);
+    assert.deepEqual([wrote.isError, wrote.result], [false, "Wrote 5 bytes to /workspace/deep/er/a.txt."]);
+    const read = await runTool(channel, { name: "read_file", args: { path: "/workspace/deep/er/a.txt" } }, limits);
+    assert.deepEqual([read.isError, read.result], [false, "hello"]);
+  });
+
+  it("read_file of a missing file is an error naming the path", async () => {
+    const read = await runTool(channel, { name: "read_file", args: { path: "/workspace/missing.txt" } }, limits);
+    assert.equal(read.isError, true);
+    assert.match(read.result, /missing\.txt/);
+    assert.equal(read.errorText, read.result);
+  });
+
+  it("read_file shows binary content as base64 with a note", async () => {
+    const read = await runTool(channel, { name: "read_file", args: { path: "/workspace/data.bin" } }, limits);
+    assert.equal(read.result, "[binary file, 4 bytes, shown as base64]\nAAEC/w==");
+  });
+
+  it("list_files lists names, types and sizes, and fails on a missing folder", async () => {
+    const listed = await runTool(channel, { name: "list_files", args: { path: "/workspace/private" } }, limits);
+    assert.deepEqual([listed.isError, listed.result], [false, "employees.json (16 bytes)"]);
+    const root = await runTool(channel, { name: "list_files", args: { path: "." } }, limits);
+    assert.match(root.result, /^private\/$/m);
+    const missing = await runTool(channel, { name: "list_files", args: { path: "/nowhere" } }, limits);
+    assert.equal(missing.isError, true);
+  });
+
+  it("delete_file removes a file, and a folder only when asked to", async () => {
+    await runTool(channel, { name: "write_file", args: { path: "/workspace/gone/x.txt", content: "x" } }, limits);
+    const folder = await runTool(channel, { name: "delete_file", args: { path: "/workspace/gone" } }, limits);
+    assert.equal(folder.isError, true);
+    assert.match(folder.result, /recursive/);
+    const file = await runTool(channel, { name: "delete_file", args: { path: "/workspace/gone/x.txt" } }, limits);
+    assert.deepEqual([file.isError, file.result], [false, "Deleted /workspace/gone/x.txt."]);
+    const recursive = await runTool(channel, { name: "delete_file", args: { path: "/workspace/gone", recursive: true } }, limits);
+    assert.equal(recursive.isError, false);
+    assert.equal(await sh("test -e /workspace/gone && echo present || echo absent"), "absent\n");
+  });
+});

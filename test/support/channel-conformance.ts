@@ -1,0 +1,464 @@
+// Behaviour every SandboxChannel must show, whatever carries it (a local executor process, a Docker
+// exec). Commands stick to bash, coreutils and python3, and files to paths under scratchDir, so the
+// same suite runs inside the sandbox image (scratchDir /workspace).
+
+import assert from "node:assert/strict";
+import { posix } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
+import {
+  SandboxFileError,
+  type CommandRequest,
+  type CommandResult,
+  type SandboxChannel,
+} from "../../server/sandbox/runtime.js";
+
+export interface ChannelUnderTest {
+  channel: SandboxChannel;
+  /** An existing, writable, empty-enough folder inside the sandbox. */
+  scratchDir: string;
+  teardown: () => Promise<void>;
+}
+
+const MiB = 1024 * 1024;
+
+/** Prints the pids among its arguments that are still running (zombies count as gone). */
+const PRINT_LIVE_PIDS = `
+import sys
+def alive(pid):
+    try:
+        stat = open("/proc/%s/stat" % pid).read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"
+print(" ".join(pid for pid in sys.argv[1:] if alive(pid)))
+`;
+
+export function channelConformanceSuite(name: string, setup: () => Promise<ChannelUnderTest>): void {
+  describe(`SandboxChannel conformance: ${name}`, { timeout: 300_000 }, () => {
+    let subject: ChannelUnderTest | undefined;
+    let folderCount = 0;
+
+    before(async () => {
+      subject = await setup();
+    });
+    after(async () => {
+      await subject?.teardown();
+    });
+
+    const channel = (): SandboxChannel => {
+      assert.ok(subject, "setup did not complete");
+      return subject.channel;
+    };
+
+    /** A fresh folder per test, so tests never see each other's files. */
+    const freshFolder = async (label: string): Promise<string> => {
+      assert.ok(subject, "setup did not complete");
+      const folder = posix.join(subject.scratchDir, `${++folderCount}-${label}`);
+      const made = await run(["mkdir", "-p", folder]);
+      assert.equal(made.exitCode, 0, made.stderr.toString());
+      return folder;
+    };
+
+    const run = (argv: string[], options: Partial<CommandRequest> = {}): Promise<CommandResult> =>
+      channel().run({ argv, timeoutMs: 15_000, maxOutputBytes: MiB, ...options });
+
+    const bash = (script: string, options: Partial<CommandRequest> = {}): Promise<CommandResult> =>
+      run(["bash", "-c", script], options);
+
+    const livePids = async (pids: string[]): Promise<string> =>
+      (await run(["python3", "-c", PRINT_LIVE_PIDS, ...pids])).stdout.toString().trim();
+
+    const readText = async (path: string): Promise<string> => (await channel().readFile(path, MiB)).content.toString();
+
+    const fileError = (code: string, pathInMessage?: string) => (error: unknown) => {
+      assert.ok(error instanceof SandboxFileError, `expected SandboxFileError, got ${String(error)}`);
+      assert.equal(error.code, code);
+      if (pathInMessage !== undefined) assert.ok(error.message.includes(pathInMessage), error.message);
+      return true;
+    };
+
+    describe("ping", () => {
+      it("reports the protocol version and the executor's pid and uid", async () => {
+        const pong = await channel().ping();
+        assert.equal(pong.version, PROTOCOL_VERSION);
+        assert.ok(Number.isInteger(pong.pid) && pong.pid > 0);
+        assert.ok(Number.isInteger(pong.uid) && pong.uid >= 0);
+      });
+    });
+
+    describe("exec", () => {
+      it("returns stdout, stderr and the exit code separately", async () => {
+        const result = await bash("echo out; echo err >&2; exit 3");
+        assert.equal(result.stdout.toString(), "out\n");
+        assert.equal(result.stderr.toString(), "err\n");
+        assert.equal(result.exitCode, 3);
+        assert.equal(result.signal, null);
+        assert.equal(result.timedOut, false);
+        assert.equal(result.cancelled, false);
+        assert.equal(result.stdoutBytes, 4);
+        assert.equal(result.stderrBytes, 4);
+        assert.ok(result.durationMs >= 0);
+      });
+
+      it("runs argv without a shell", async () => {
+        const result = await run(["printf", "%s|", "a b", "$HOME", "*"]);
+        assert.equal(result.stdout.toString(), "a b|$HOME|*|");
+      });
+
+      it("delivers stdin and then closes it", async () => {
+        const result = await run(["cat"], { stdin: Buffer.from("line one\nline two\n") });
+        assert.equal(result.stdout.toString(), "line one\nline two\n");
+        assert.equal(result.exitCode, 0);
+      });
+
+      it("closes stdin at once when none is given", async () => {
+        const result = await run(["cat"], { timeoutMs: 5_000 });
+        assert.equal(result.timedOut, false);
+        assert.equal(result.stdout.length, 0);
+      });
+
+      it("does not fail when the program ignores a large stdin", async () => {
+        const result = await run(["true"], { stdin: Buffer.alloc(2 * MiB, 0x61) });
+        assert.equal(result.exitCode, 0);
+      });
+
+      it("merges env over the sandbox's environment and honours cwd", async () => {
+        const folder = await freshFolder("cwd");
+        const result = await bash('printf "%s\\n" "$GREETING" "$(pwd)"; test -n "$PATH" && echo has-path', {
+          env: { GREETING: "hello there" },
+          cwd: folder,
+        });
+        assert.equal(result.stdout.toString(), `hello there\n${folder}\nhas-path\n`);
+      });
+
+      it("streams output as it is produced, before the command ends", async () => {
+        const started = Date.now();
+        let firstChunkAt: number | null = null;
+        const result = await bash("echo first; sleep 1.5; echo second", {
+          onOutput: (stream, chunk) => {
+            if (stream === "stdout" && chunk.length > 0 && firstChunkAt === null) firstChunkAt = Date.now();
+          },
+        });
+        assert.equal(result.stdout.toString(), "first\nsecond\n");
+        assert.ok(firstChunkAt !== null, "onOutput was never called");
+        assert.ok(firstChunkAt - started < 1_000, `first chunk after ${firstChunkAt - started} ms`);
+      });
+
+      it("reports a missing program as exit code 127 with the reason on stderr", async () => {
+        const result = await run(["no-such-program-7f3a"]);
+        assert.equal(result.exitCode, 127);
+        assert.match(result.stderr.toString(), /no-such-program-7f3a/);
+      });
+
+      it("reports a missing working directory as a failed start naming the folder", async () => {
+        const folder = await freshFolder("bad-cwd");
+        const missing = posix.join(folder, "missing");
+        const result = await run(["pwd"], { cwd: missing });
+        assert.notEqual(result.exitCode, 0);
+        assert.match(result.stderr.toString(), /missing/);
+      });
+
+      it("runs several commands at once", async () => {
+        const started = Date.now();
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, index) => bash(`sleep 1; echo ${index}`)),
+        );
+        const elapsed = Date.now() - started;
+        results.forEach((result, index) => assert.equal(result.stdout.toString(), `${index}\n`));
+        assert.ok(elapsed < 4_000, `6 one-second commands took ${elapsed} ms: not concurrent`);
+      });
+
+      it("keeps serving file requests while commands run", async () => {
+        const folder = await freshFolder("concurrent-files");
+        const slow = bash("sleep 1; echo done");
+        const path = posix.join(folder, "during.txt");
+        await channel().writeFile(path, Buffer.from("written meanwhile"));
+        assert.equal(await readText(path), "written meanwhile");
+        assert.equal((await slow).stdout.toString(), "done\n");
+      });
+    });
+
+    describe("deadlines and cancellation", () => {
+      it("kills a command that outlives its deadline together with its background and new-session children", async () => {
+        const folder = await freshFolder("deadline");
+        const started = Date.now();
+        const result = await bash(
+          [
+            "(sleep 2; echo survived > background-survived) &",
+            "echo $! > background.pid",
+            "python3 -c 'import os, time",
+            "os.setsid()",
+            'open("session.pid", "w").write(str(os.getpid()))',
+            "time.sleep(2)",
+            'open("session-survived", "w").write("survived")\' &',
+            "sleep 30",
+          ].join("\n"),
+          { cwd: folder, timeoutMs: 1_500 },
+        );
+        const elapsed = Date.now() - started;
+        assert.equal(result.timedOut, true);
+        assert.equal(result.cancelled, false);
+        assert.equal(result.exitCode, null);
+        assert.equal(result.signal, "SIGKILL");
+        assert.ok(elapsed < 4_000, `the exit came ${elapsed} ms after the start`);
+
+        const pids = [await readText(posix.join(folder, "background.pid")), await readText(posix.join(folder, "session.pid"))];
+        assert.equal(await livePids(pids.map((pid) => pid.trim())), "", "children still running after the deadline");
+        // Past the moment the children would have written their files.
+        await sleep(Math.max(0, started + 3_500 - Date.now()));
+        const names = (await channel().listFiles(folder)).map((entry) => entry.name);
+        assert.deepEqual(names, ["background.pid", "session.pid"]);
+      });
+
+      it("keeps draining a chatty command past the cap until its deadline", async () => {
+        const started = Date.now();
+        const result = await run(["yes"], { timeoutMs: 1_000, maxOutputBytes: 64 * 1024 });
+        assert.equal(result.timedOut, true);
+        assert.equal(result.stdout.length, 64 * 1024);
+        assert.ok(result.stdoutBytes > 1 * MiB, `only ${result.stdoutBytes} bytes drained: the child was blocked`);
+        assert.ok(Date.now() - started < 4_000);
+      });
+
+      it("cancels a running command, with its children, when the signal aborts", async () => {
+        const folder = await freshFolder("cancel");
+        const controller = new AbortController();
+        const started = Date.now();
+        setTimeout(() => controller.abort(), 700);
+        const result = await bash("sleep 30 & echo $! > child.pid; wait", { cwd: folder, signal: controller.signal });
+        assert.equal(result.cancelled, true);
+        assert.equal(result.timedOut, false);
+        assert.equal(result.exitCode, null);
+        assert.ok(Date.now() - started < 3_000);
+        const childPid = (await readText(posix.join(folder, "child.pid"))).trim();
+        assert.equal(await livePids([childPid]), "");
+      });
+
+      it("cancels at once when the signal is already aborted", async () => {
+        const started = Date.now();
+        const result = await run(["sleep", "30"], { signal: AbortSignal.abort() });
+        assert.equal(result.cancelled, true);
+        assert.ok(Date.now() - started < 3_000);
+      });
+
+      it("finishes promptly when a background child keeps the output pipe open", async () => {
+        const started = Date.now();
+        const result = await bash("sleep 5 & echo $!");
+        assert.equal(result.exitCode, 0);
+        assert.ok(Date.now() - started < 2_500, `took ${Date.now() - started} ms`);
+        await run(["kill", result.stdout.toString().trim()]);
+      });
+    });
+
+    describe("output caps", () => {
+      it("keeps maxOutputBytes per stream, counts the rest, and finishes promptly", async () => {
+        const started = Date.now();
+        const seen = { stdout: 0, stderr: 0 };
+        const result = await bash("head -c 5242880 /dev/zero; head -c 3000000 /dev/zero >&2", {
+          maxOutputBytes: MiB,
+          onOutput: (stream, chunk) => (seen[stream] += chunk.length),
+        });
+        assert.equal(result.exitCode, 0);
+        assert.equal(result.stdout.length, MiB);
+        assert.equal(result.stderr.length, MiB);
+        assert.equal(result.stdoutBytes, 5 * MiB);
+        assert.equal(result.stderrBytes, 3_000_000);
+        assert.deepEqual(seen, { stdout: MiB, stderr: MiB });
+        assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+      });
+
+      it("keeps nothing with a zero cap but still counts", async () => {
+        const result = await bash("echo hidden", { maxOutputBytes: 0 });
+        assert.equal(result.stdout.length, 0);
+        assert.equal(result.stdoutBytes, 7);
+      });
+    });
+
+    describe("readFile", () => {
+      it("reads a whole file with its size", async () => {
+        const folder = await freshFolder("read");
+        const path = posix.join(folder, "hello.txt");
+        await channel().writeFile(path, Buffer.from("hello world"));
+        const result = await channel().readFile(path, 100);
+        assert.equal(result.content.toString(), "hello world");
+        assert.equal(result.size, 11);
+        assert.equal(result.truncated, false);
+      });
+
+      it("truncates at maxBytes and reports the full size", async () => {
+        const folder = await freshFolder("read-truncated");
+        const path = posix.join(folder, "hello.txt");
+        await channel().writeFile(path, Buffer.from("hello world"));
+        const result = await channel().readFile(path, 5);
+        assert.equal(result.content.toString(), "hello");
+        assert.equal(result.size, 11);
+        assert.equal(result.truncated, true);
+      });
+
+      it("fails with ENOENT naming the path", async () => {
+        const folder = await freshFolder("read-missing");
+        const path = posix.join(folder, "absent.txt");
+        await assert.rejects(channel().readFile(path, 100), fileError("ENOENT", path));
+      });
+
+      it("fails with EISDIR on a directory", async () => {
+        const folder = await freshFolder("read-directory");
+        await assert.rejects(channel().readFile(folder, 100), fileError("EISDIR", folder));
+      });
+    });
+
+    describe("writeFile", () => {
+      it("creates missing parent folders", async () => {
+        const folder = await freshFolder("write-parents");
+        const path = posix.join(folder, "a", "b", "c", "deep.txt");
+        await channel().writeFile(path, Buffer.from("deep"));
+        assert.equal(await readText(path), "deep");
+      });
+
+      it("replaces an existing file's whole content", async () => {
+        const folder = await freshFolder("write-replace");
+        const path = posix.join(folder, "file.txt");
+        await channel().writeFile(path, Buffer.from("a long first version"));
+        await channel().writeFile(path, Buffer.from("short"));
+        assert.equal(await readText(path), "short");
+      });
+
+      it("applies the requested mode", async () => {
+        const folder = await freshFolder("write-mode");
+        const path = posix.join(folder, "script.sh");
+        await channel().writeFile(path, Buffer.from("#!/bin/sh\necho ran\n"), 0o755);
+        assert.equal((await run(["stat", "-c", "%a", path])).stdout.toString().trim(), "755");
+        assert.equal((await run([path])).stdout.toString(), "ran\n");
+      });
+
+      it("round-trips binary content byte for byte", async () => {
+        const folder = await freshFolder("binary");
+        const pattern = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte));
+        const content = Buffer.concat([...Array.from({ length: 400 }, () => pattern), Buffer.from([0, 0xff, 0x0d, 0x0a])]);
+        const path = posix.join(folder, "bytes.bin");
+        await channel().writeFile(path, content);
+        const read = await channel().readFile(path, 4 * MiB);
+        assert.ok(read.content.equals(content), "readFile changed the bytes");
+        assert.equal(read.size, content.length);
+        const catted = await run(["cat", path], { maxOutputBytes: 4 * MiB });
+        assert.ok(catted.stdout.equals(content), "exec stdout changed the bytes");
+        const piped = await run(["cat"], { stdin: content, maxOutputBytes: 4 * MiB });
+        assert.ok(piped.stdout.equals(content), "exec stdin changed the bytes");
+      });
+    });
+
+    describe("listFiles", () => {
+      it("lists files, folders and symlinks sorted by name with sizes and times", async () => {
+        const folder = await freshFolder("list");
+        await channel().writeFile(posix.join(folder, "b.txt"), Buffer.from("bbb"));
+        await channel().writeFile(posix.join(folder, "a.txt"), Buffer.from("a"));
+        await channel().writeFile(posix.join(folder, "c", "inner.txt"), Buffer.from("inner"));
+        assert.equal((await run(["ln", "-s", "c", posix.join(folder, "d")])).exitCode, 0);
+        const entries = await channel().listFiles(folder);
+        assert.deepEqual(
+          entries.map(({ name, type }) => [name, type]),
+          [
+            ["a.txt", "file"],
+            ["b.txt", "file"],
+            ["c", "directory"],
+            ["d", "symlink"],
+          ],
+        );
+        assert.equal(entries[0]!.size, 1);
+        assert.equal(entries[1]!.size, 3);
+        for (const entry of entries) assert.ok(Math.abs(entry.mtimeMs - Date.now()) < 3_600_000, `${entry.name} mtime`);
+      });
+
+      it("fails with ENOTDIR on a file", async () => {
+        const folder = await freshFolder("list-file");
+        const path = posix.join(folder, "plain.txt");
+        await channel().writeFile(path, Buffer.from("x"));
+        await assert.rejects(channel().listFiles(path), fileError("ENOTDIR", path));
+      });
+
+      it("fails with ENOENT on a missing folder", async () => {
+        const folder = await freshFolder("list-missing");
+        const path = posix.join(folder, "nowhere");
+        await assert.rejects(channel().listFiles(path), fileError("ENOENT", path));
+      });
+    });
+
+    describe("deleteFile", () => {
+      it("deletes a file", async () => {
+        const folder = await freshFolder("delete-file");
+        const path = posix.join(folder, "doomed.txt");
+        await channel().writeFile(path, Buffer.from("x"));
+        await channel().deleteFile(path, false);
+        await assert.rejects(channel().readFile(path, 10), fileError("ENOENT"));
+      });
+
+      it("refuses a directory without recursive, saying to pass it", async () => {
+        const folder = await freshFolder("delete-dir");
+        const target = posix.join(folder, "keep");
+        await channel().writeFile(posix.join(target, "inside.txt"), Buffer.from("x"));
+        await assert.rejects(channel().deleteFile(target, false), (error: unknown) => {
+          fileError("EISDIR", target)(error);
+          assert.match((error as Error).message, /recursive/);
+          return true;
+        });
+        assert.equal(await readText(posix.join(target, "inside.txt")), "x");
+      });
+
+      it("deletes a directory tree with recursive", async () => {
+        const folder = await freshFolder("delete-tree");
+        const target = posix.join(folder, "tree");
+        await channel().writeFile(posix.join(target, "x", "y", "z.txt"), Buffer.from("z"));
+        await channel().deleteFile(target, true);
+        assert.deepEqual(await channel().listFiles(folder), []);
+      });
+
+      it("deletes a symlink to a folder, not the folder", async () => {
+        const folder = await freshFolder("delete-link");
+        await channel().writeFile(posix.join(folder, "real", "kept.txt"), Buffer.from("kept"));
+        assert.equal((await run(["ln", "-s", "real", posix.join(folder, "link")])).exitCode, 0);
+        await channel().deleteFile(posix.join(folder, "link"), false);
+        assert.deepEqual((await channel().listFiles(folder)).map((entry) => entry.name), ["real"]);
+        assert.equal(await readText(posix.join(folder, "real", "kept.txt")), "kept");
+      });
+
+      it("fails with ENOENT on a missing path", async () => {
+        const folder = await freshFolder("delete-missing");
+        const path = posix.join(folder, "ghost");
+        await assert.rejects(channel().deleteFile(path, true), fileError("ENOENT", path));
+      });
+    });
+
+    describe("endurance", () => {
+      it("survives a thousand sequential calls, every answer correct", { timeout: 180_000 }, async () => {
+        const folder = await freshFolder("thousand");
+        const pathFor = (slot: number): string => posix.join(folder, `slot-${slot}.txt`);
+        for (let call = 0; call < 1_000; call++) {
+          const slot = call % 5;
+          switch (call % 4) {
+            case 0: {
+              const result = await run(["printf", "%s", `call ${call}`]);
+              assert.equal(result.stdout.toString(), `call ${call}`);
+              break;
+            }
+            case 1:
+              await channel().writeFile(pathFor(slot), Buffer.from(`value ${call}`));
+              break;
+            case 2: {
+              const result = await run(["cat", pathFor((call - 1) % 5)]);
+              assert.equal(result.stdout.toString(), `value ${call - 1}`);
+              break;
+            }
+            default: {
+              const kind = (call >> 2) % 3;
+              if (kind === 0) assert.equal(await readText(pathFor((call - 2) % 5)), `value ${call - 2}`);
+              else if (kind === 1) assert.equal((await channel().ping()).version, PROTOCOL_VERSION);
+              else assert.ok((await channel().listFiles(folder)).length <= 5);
+            }
+          }
+        }
+        assert.equal((await channel().ping()).version, PROTOCOL_VERSION);
+      });
+    });
+  });
+}

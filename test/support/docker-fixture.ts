@@ -1,0 +1,19 @@
+// A Docker runtime for integration tests: its own instance name, so the containers it makes are
+// found and removed at the end whatever the tests did.
+
+import { randomBytes } from "node:crypto";
+import { loadConfig } from "../../server/config.js";
+import { dockerRuntimeFor } from "../../server/emulator.js";
+import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+
+export async function testDockerRuntime(): Promise<DockerRuntime> {
+  const runtime = dockerRuntimeFor(
+    loadConfig({ ...process.env, EMULATOR_INSTANCE: `itest-${randomBytes(4).toString("hex")}`, EMULATOR_SANDBOX_PIDS: "256" }),
+  );
+  await runtime.prepare(() => undefined);
+  return runtime;
+}
+
+export async function removeAllSandboxes(runtime: DockerRuntime): Promise<void> {
+  for (const handle of await runtime.list()) await runtime.remove(handle);
+}

@@ -1,0 +1,84 @@
+// Starts the emulator the way `npm start` does (node dist/server/main.js), on a free port with its
+// own data folder and instance name, and cleans up every container it made.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadConfig } from "../../server/config.js";
+import { dockerRuntimeFor } from "../../server/emulator.js";
+import { projectRoot } from "../../server/paths.js";
+
+export interface EmulatorProcess {
+  url: string;
+  dataDir: string;
+  instance: string;
+  env: Record<string, string>;
+  /** Sandboxes (containers) this emulator currently has. */
+  sandboxCount(): Promise<number>;
+  /** Stops the process but keeps data and containers (for restart tests). */
+  stop(): Promise<void>;
+  /** Stops the process, removes its containers and its data folder. */
+  destroy(): Promise<void>;
+}
+
+export async function startEmulatorProcess(extraEnv: Record<string, string> = {}, reuse?: EmulatorProcess): Promise<EmulatorProcess> {
+  const dataDir = reuse?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "emu-e2e-"));
+  const instance = reuse?.instance ?? `test-${path.basename(dataDir).toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+  const env: Record<string, string> = {
+    ...(reuse?.env ?? {}),
+    ...extraEnv,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    EMULATOR_DATA_DIR: dataDir,
+    EMULATOR_INSTANCE: instance,
+  };
+  const child = spawn(process.execPath, ["--enable-source-maps", path.join(projectRoot, "dist", "server", "main.js")], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = await waitForListening(child);
+  const runtime = dockerRuntimeFor(loadConfig({ ...process.env, ...env }));
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return {
+    url,
+    dataDir,
+    instance,
+    env,
+    sandboxCount: async () => (await runtime.list()).length,
+    stop,
+    destroy: async () => {
+      await stop();
+      for (const handle of await runtime.list()) await runtime.remove(handle);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function waitForListening(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        child.stdout?.off("data", onData);
+        // Keep draining so a chatty server never blocks on a full pipe.
+        child.stdout?.resume();
+        resolve(match[1]!);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-20_000);
+    });
+    child.once("exit", (code) => reject(new Error(`emulator exited with ${code} before listening:\n${output}`)));
+  });
+}

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig } from "../../server/config.js";
+
+describe("configuration", () => {
+  it("has the documented defaults", () => {
+    const config = loadConfig({ HOME: "/home/u" });
+    assert.equal(config.PORT, 8080);
+    assert.equal(config.HOST, "127.0.0.1");
+    assert.equal(config.EMULATOR_DATA_DIR, "/home/u/.local/share/interactions-emulator");
+    assert.equal(config.EMULATOR_API_KEYS, null);
+    assert.equal(config.EMULATOR_TOOL_TIMEOUT_SECONDS, 300);
+    assert.equal(config.EMULATOR_TOOL_OUTPUT_BYTES, 1024 * 1024);
+    assert.equal(config.EMULATOR_MAX_SOURCES_BYTES, 32 * 1024 * 1024);
+  });
+
+  it("splits EMULATOR_API_KEYS on commas and trims them", () => {
+    assert.deepEqual(loadConfig({ EMULATOR_API_KEYS: " a, b ,,c" }).EMULATOR_API_KEYS, ["a", "b", "c"]);
+  });
+
+  it("derives a distinct instance name from each data folder", () => {
+    const one = loadConfig({ EMULATOR_DATA_DIR: "/tmp/one" }).EMULATOR_INSTANCE;
+    const two = loadConfig({ EMULATOR_DATA_DIR: "/tmp/two" }).EMULATOR_INSTANCE;
+    assert.notEqual(one, two);
+    assert.equal(loadConfig({ EMULATOR_DATA_DIR: "/tmp/one" }).EMULATOR_INSTANCE, one);
+  });
+
+  it("names every invalid variable", () => {
+    assert.throws(
+      () => loadConfig({ PORT: "eighty", EMULATOR_SANDBOX_MEMORY_MB: "-1" }),
+      (error: unknown) => error instanceof ConfigError && /PORT/.test(error.message) && /EMULATOR_SANDBOX_MEMORY_MB/.test(error.message),
+    );
+  });
+});

@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { encodeFrame, FrameDecoder, MAX_FRAME_PART_BYTES, type Frame } from "../../sandbox-image/executor/protocol.js";
+
+interface TestHeader {
+  type: string;
+  id: number;
+  note?: string;
+}
+
+const sampleFrames: Array<{ header: TestHeader; body: Buffer }> = [
+  { header: { type: "stdout", id: 1 }, body: Buffer.from("hello\n") },
+  { header: { type: "result", id: 2, note: "empty body, unicode ✓" }, body: Buffer.alloc(0) },
+  { header: { type: "stderr", id: 3 }, body: Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256)) },
+];
+
+function encodeAll(): Buffer {
+  return Buffer.concat(sampleFrames.map((frame) => encodeFrame(frame.header, frame.body)));
+}
+
+function assertSameFrames(actual: Frame<TestHeader>[]): void {
+  assert.equal(actual.length, sampleFrames.length);
+  actual.forEach((frame, index) => {
+    assert.deepEqual(frame.header, sampleFrames[index]!.header);
+    assert.ok(frame.body.equals(sampleFrames[index]!.body), `body of frame ${index}`);
+  });
+}
+
+function prefix(headerLength: number, bodyLength: number): Buffer {
+  const bytes = Buffer.alloc(8);
+  bytes.writeUInt32BE(headerLength, 0);
+  bytes.writeUInt32BE(bodyLength, 4);
+  return bytes;
+}
+
+describe("FrameDecoder", () => {
+  it("decodes several frames delivered in one chunk", () => {
+    assertSameFrames(new FrameDecoder<TestHeader>().push(encodeAll()));
+  });
+
+  it("decodes frames split into two chunks at every byte boundary", () => {
+    const stream = encodeAll();
+    for (let split = 0; split <= stream.length; split++) {
+      const decoder = new FrameDecoder<TestHeader>();
+      const frames = [...decoder.push(stream.subarray(0, split)), ...decoder.push(stream.subarray(split))];
+      assertSameFrames(frames);
+    }
+  });
+
+  it("decodes frames delivered one byte at a time", () => {
+    const stream = encodeAll();
+    const decoder = new FrameDecoder<TestHeader>();
+    const frames: Frame<TestHeader>[] = [];
+    for (let offset = 0; offset < stream.length; offset++) frames.push(...decoder.push(stream.subarray(offset, offset + 1)));
+    assertSameFrames(frames);
+  });
+
+  it("decodes frames split into three chunks at every pair of boundaries", () => {
+    const stream = encodeFrame(sampleFrames[0]!.header, sampleFrames[0]!.body);
+    const single = [sampleFrames[0]!];
+    for (let first = 0; first <= stream.length; first++) {
+      for (let second = first; second <= stream.length; second++) {
+        const decoder = new FrameDecoder<TestHeader>();
+        const frames = [
+          ...decoder.push(stream.subarray(0, first)),
+          ...decoder.push(stream.subarray(first, second)),
+          ...decoder.push(stream.subarray(second)),
+        ];
+        assert.equal(frames.length, 1);
+        assert.deepEqual(frames[0]!.header, single[0]!.header);
+        assert.ok(frames[0]!.body.equals(single[0]!.body));
+      }
+    }
+  });
+
+  it("keeps an incomplete frame until the rest arrives", () => {
+    const decoder = new FrameDecoder<TestHeader>();
+    const frame = encodeFrame({ type: "stdout", id: 9 }, Buffer.from("abc"));
+    assert.deepEqual(decoder.push(frame.subarray(0, frame.length - 1)), []);
+    const [decoded] = decoder.push(frame.subarray(frame.length - 1));
+    assert.equal(decoded?.body.toString(), "abc");
+  });
+
+  it("throws on a header length beyond the limit", () => {
+    assert.throws(() => new FrameDecoder().push(prefix(MAX_FRAME_PART_BYTES + 1, 0)), /corrupt frame/);
+  });
+
+  it("throws on a body length beyond the limit, even before the body arrives", () => {
+    assert.throws(() => new FrameDecoder().push(prefix(2, MAX_FRAME_PART_BYTES + 1)), /corrupt frame/);
+  });
+
+  it("throws on a header that is not JSON", () => {
+    const garbage = Buffer.from("not json");
+    assert.throws(() => new FrameDecoder().push(Buffer.concat([prefix(garbage.length, 0), garbage])));
+  });
+
+  it("round-trips a body at the size limit's order of magnitude", () => {
+    const body = Buffer.alloc(4 * 1024 * 1024, 0xab);
+    const [frame] = new FrameDecoder<TestHeader>().push(encodeFrame({ type: "stdout", id: 1 }, body));
+    assert.ok(frame?.body.equals(body));
+  });
+});

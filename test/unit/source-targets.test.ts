@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { prepareSources } from "../../server/sources/inline-sources.js";
+import { resolveTarget } from "../../server/sources/target-path.js";
+import { InvalidArgumentError } from "../../server/errors.js";
+
+describe("source targets", () => {
+  const accepted: Array<[string, string]> = [
+    [".agents/hooks.json", "/.agents/hooks.json"],
+    ["workspace/public/summary.json", "/workspace/public/summary.json"],
+    ["./workspace//a.txt", "/workspace/a.txt"],
+    ["workspace/./dir/file", "/workspace/dir/file"],
+    ["tmp/scratch.txt", "/tmp/scratch.txt"],
+    ["home/sandbox/.bashrc", "/home/sandbox/.bashrc"],
+    ["library/x", "/library/x"],
+  ];
+  for (const [target, resolved] of accepted) {
+    it(`places "${target}" at ${resolved}`, () => {
+      assert.deepEqual(resolveTarget(target), { ok: true, path: resolved });
+    });
+  }
+
+  const refused: Array<[string, RegExp]> = [
+    ["", /empty/],
+    ["   ", /empty/],
+    ["/workspace/a.txt", /absolute/],
+    ["//etc/passwd", /absolute/],
+    ["../escape", /\.\./],
+    ["workspace/../../etc/passwd", /\.\./],
+    ["workspace/..", /\.\./],
+    ["etc/passwd", /system folder/],
+    ["usr/bin/python3", /system folder/],
+    ["proc/self/mem", /system folder/],
+    ["sys/kernel", /system folder/],
+    ["dev/null", /system folder/],
+    ["bin/sh", /system folder/],
+    ["sbin/init", /system folder/],
+    ["lib/x.so", /system folder/],
+    ["lib64/ld.so", /system folder/],
+    ["./etc/hosts", /system folder/],
+    ["opt/emulator/executor/main.js", /executor/],
+    [".", /root itself/],
+    ["./", /root itself/],
+    ["workspace/dir/", /ends with \//],
+    ["workspace\\a.txt", /backslash/],
+    ["workspace/a\0b", /NUL/],
+  ];
+  for (const [target, reason] of refused) {
+    it(`refuses ${JSON.stringify(target)}`, () => {
+      const check = resolveTarget(target);
+      assert.equal(check.ok, false);
+      if (!check.ok) assert.match(check.reason, reason);
+    });
+  }
+});
+
+describe("inline sources", () => {
+  const limit = 1024;
+  const refusal = (sources: unknown[], pattern: RegExp) => {
+    assert.throws(
+      () => prepareSources(sources as never, limit),
+      (error: unknown) => error instanceof InvalidArgumentError && pattern.test(error.message),
+    );
+  };
+
+  it("decodes base64 content and keeps text as UTF-8", () => {
+    const prepared = prepareSources(
+      [
+        { type: "inline", target: "workspace/data.bin", content: "AAEC/w==", encoding: "base64" },
+        { type: "inline", target: "workspace/note.txt", content: "héllo" },
+      ],
+      limit,
+    );
+    assert.deepEqual([...prepared.files[0]!.content], [0, 1, 2, 255]);
+    assert.equal(prepared.files[1]!.content.toString("utf8"), "héllo");
+    assert.deepEqual(prepared.summary[0], { type: "inline", target: "workspace/data.bin", encoding: "base64", size_bytes: 4 });
+  });
+
+  it("treats a source without a type but with content as inline", () => {
+    assert.equal(prepareSources([{ target: "workspace/a", content: "x" }], limit).files[0]!.path, "/workspace/a");
+  });
+
+  it("makes files that start with #! executable and others not", () => {
+    const files = prepareSources(
+      [
+        { type: "inline", target: "s.py", content: "#!/usr/bin/env python3\n" },
+        { type: "inline", target: "d.json", content: "{}" },
+      ],
+      limit,
+    ).files;
+    assert.equal(files[0]!.mode, 0o755);
+    assert.equal(files[1]!.mode, 0o644);
+  });
+
+  it("refuses invalid base64", () => refusal([{ type: "inline", target: "a", content: "not base64!", encoding: "base64" }], /sources\[0\]\.content is not valid base64/));
+  it("refuses an unknown encoding", () => refusal([{ type: "inline", target: "a", content: "x", encoding: "hex" }], /encoding "hex" is not supported/));
+  it("refuses two sources with the same target", () =>
+    refusal(
+      [
+        { type: "inline", target: "workspace/a", content: "1" },
+        { type: "inline", target: "./workspace//a", content: "2" },
+      ],
+      /sources\[1\]\.target .* same file as environment\.sources\[0\]/,
+    ));
+  it("refuses a file placed inside another source file", () =>
+    refusal(
+      [
+        { type: "inline", target: "workspace/a", content: "1" },
+        { type: "inline", target: "workspace/a/b", content: "2" },
+      ],
+      /"\/workspace\/a" is a file/,
+    ));
+  it("refuses sources larger than the limit", () => refusal([{ type: "inline", target: "a", content: "x".repeat(limit + 1) }], /larger than 1024 bytes/));
+  it("refuses unsupported source types, naming them", () => refusal([{ type: "skill_registry", source: "skills/pdf", target: "skills/pdf" }], /"skill_registry" is not supported/));
+  it("refuses a source without a target", () => refusal([{ type: "inline", content: "x" }], /sources\[0\]\.target is required/));
+  it("refuses an inline source without content", () => refusal([{ type: "inline", target: "a" }], /content is required/));
+  it("refuses a source with neither type nor content", () => refusal([{ target: "a" }], /type is required/));
+  it("names the target and the reason for a path refusal", () => refusal([{ type: "inline", target: "../x", content: "" }], /sources\[0\]\.target "\.\.\/x" contains "\.\."/));
+});

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { openDatabase } from "../../server/store/database.js";
+import { EnvironmentStore } from "../../server/store/environment-store.js";
+import { InteractionStore, type InteractionRecord } from "../../server/store/interaction-store.js";
+
+function record(id: string, owner: string): InteractionRecord {
+  return {
+    id,
+    owner,
+    status: "completed",
+    environmentId: null,
+    previousInteractionId: null,
+    echo: { agent: "antigravity-preview-05-2026" },
+    errors: [],
+    created: "2026-01-01T00:00:00Z",
+    updated: "2026-01-01T00:00:01Z",
+    steps: [
+      { type: "user_input", content: [{ type: "text", text: "hi" }] },
+      { type: "model_output", content: [{ type: "text", text: "hello" }] },
+    ],
+  };
+}
+
+describe("store", () => {
+  it("keeps interactions and environments across a reopen of the data folder", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-store-"));
+    try {
+      const first = openDatabase(dir);
+      new InteractionStore(first).save(record("int_1", "owner-a"));
+      new EnvironmentStore(first).insert({
+        id: "env_1",
+        owner: "owner-a",
+        status: "active",
+        sandboxId: "c1",
+        config: { sources: [] },
+        created: "t",
+        updated: "t",
+        lastAccessed: "t",
+      });
+      first.close();
+      const second = openDatabase(dir);
+      assert.deepEqual(new InteractionStore(second).get("int_1", "owner-a"), record("int_1", "owner-a"));
+      assert.equal(new EnvironmentStore(second).get("env_1", "owner-a")?.sandboxId, "c1");
+      second.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("hides a resource from another owner", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-store-"));
+    try {
+      const db = openDatabase(dir);
+      new InteractionStore(db).save(record("int_2", "owner-a"));
+      assert.equal(new InteractionStore(db).get("int_2", "owner-b"), null);
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a data folder written by a newer schema instead of damaging it", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-store-"));
+    try {
+      const db = openDatabase(dir);
+      db.prepare("INSERT INTO schema_migrations (version, applied) VALUES (999, 'x')").run();
+      db.close();
+      assert.throws(() => openDatabase(dir), /newer emulator/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
