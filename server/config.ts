@@ -43,6 +43,7 @@ export const configSchema = z.object({
   EMULATOR_SANDBOX_MEMORY_MB: positiveInt(1024).describe("Memory limit per sandbox, MiB"),
   EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
   EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),
+  EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),

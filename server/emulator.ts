@@ -52,7 +52,11 @@ export async function startEmulator(
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
-  const environments = new EnvironmentService(environmentStore, runtime, { maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES });
+  const environments = new EnvironmentService(environmentStore, runtime, {
+    maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
+    idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
+  });
+  const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
   const interactions = new InteractionService(new InteractionStore(db), environments, {
     limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
   });
@@ -82,6 +86,7 @@ export async function startEmulator(
     port,
     runtime,
     close: async () => {
+      stopIdleSweep();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       environments.closeChannels();

@@ -11,10 +11,14 @@ import { nowTimestamp } from "../store/timestamps.js";
 
 export interface EnvironmentServiceOptions {
   maxSourcesBytes: number;
+  /** An environment idle longer than this is removed and becomes "expired". */
+  idleTtlMs: number;
 }
 
 export class EnvironmentService {
   private readonly channels = new Map<string, Promise<SandboxChannel>>();
+  /** Environments an interaction is using right now: never expired under its feet. */
+  private readonly inUse = new Map<string, number>();
 
   constructor(
     private readonly store: EnvironmentStore,
@@ -110,6 +114,49 @@ export class EnvironmentService {
     this.channels.set(record.id, opening);
     opening.catch(() => this.channels.delete(record.id));
     return opening;
+  }
+
+  /** Marks the environment busy for the duration of `work`, so the idle sweep leaves it alone. */
+  async using<T>(id: string, work: () => Promise<T>): Promise<T> {
+    this.inUse.set(id, (this.inUse.get(id) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      const left = (this.inUse.get(id) ?? 1) - 1;
+      if (left > 0) this.inUse.set(id, left);
+      else this.inUse.delete(id);
+      const record = this.store.getById(id);
+      if (record && record.status === "active") this.touch(record);
+    }
+  }
+
+  /** Removes the sandboxes of environments idle longer than the TTL; returns how many expired. */
+  async expireIdle(now = Date.now()): Promise<number> {
+    let expired = 0;
+    for (const record of this.store.listLive()) {
+      if (this.inUse.has(record.id)) continue;
+      if (now - Date.parse(record.lastAccessed) <= this.options.idleTtlMs) continue;
+      const pending = this.channels.get(record.id);
+      this.channels.delete(record.id);
+      void pending?.then((channel) => channel.close(), () => undefined);
+      if (record.sandboxId) await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id }).catch(() => undefined);
+      this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
+      expired += 1;
+    }
+    return expired;
+  }
+
+  /** Runs expireIdle periodically until the returned function is called. */
+  startIdleSweep(onError: (error: unknown) => void): () => void {
+    const interval = Math.min(60_000, Math.max(200, this.options.idleTtlMs / 4));
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.expireIdle().catch(onError).finally(() => (running = false));
+    }, interval);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Closes every open channel (at shutdown); the sandboxes themselves keep running. */

@@ -62,13 +62,15 @@ export class InteractionService {
     const errors: InteractionRecord["errors"] = [];
     let answer: string;
     if (plan.kind === "calls" && environment) {
-      // Opened before the first call so an expired environment is refused up front, not mid-run.
-      const channel = await this.environments.channel(environment);
-      const run = await runCalls({
-        calls,
-        codeExecutionEnabled: codeExecutionEnabled(request),
-        channel: async () => channel,
-        limits: this.options.limits,
+      const run = await this.environments.using(environment.id, async () => {
+        // Opened before the first call so an expired environment is refused up front, not mid-run.
+        const channel = await this.environments.channel(environment);
+        return runCalls({
+          calls,
+          codeExecutionEnabled: codeExecutionEnabled(request),
+          channel: async () => channel,
+          limits: this.options.limits,
+        });
       });
       steps.push(...run.steps);
       answer = reportOutcomes(run.outcomes, plan.notes);

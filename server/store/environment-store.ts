@@ -67,6 +67,11 @@ export class EnvironmentStore {
     return row ? fromRow(row) : null;
   }
 
+  getById(id: string): EnvironmentRecord | null {
+    const row = this.db.prepare("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
   listLive(): EnvironmentRecord[] {
     const rows = this.db.prepare("SELECT * FROM environments WHERE status IN ('creating', 'active')").all() as Row[];
     return rows.map(fromRow);

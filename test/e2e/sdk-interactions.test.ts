@@ -177,3 +177,26 @@ describe("bad sources are refused with a 400 that leaves nothing behind", () => 
     assert.equal(await emulator.sandboxCount(), before);
   });
 });
+
+describe("idle environments", () => {
+  it("expire after EMULATOR_ENVIRONMENT_TTL_SECONDS: the container is removed and reuse is refused", async () => {
+    const short = await startEmulatorProcess({ EMULATOR_ENVIRONMENT_TTL_SECONDS: "1" });
+    try {
+      const sdk = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: short.url } });
+      const created = await sdk.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote" } });
+      assert.equal(await short.sandboxCount(), 1);
+      let count = 1;
+      for (let tries = 0; tries < 50 && count > 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        count = await short.sandboxCount();
+      }
+      assert.equal(count, 0, "the idle sandbox was not removed");
+      await assert.rejects(
+        sdk.interactions.create({ agent: AGENT, input: "Run `true`", environment: created.environment_id! }),
+        (error: unknown) => statusOf(error) === 400 && /expired/.test((error as Error).message),
+      );
+    } finally {
+      await short.destroy();
+    }
+  });
+});
