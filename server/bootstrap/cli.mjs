@@ -4,7 +4,7 @@
 // progress for anything slow. Plain JavaScript with no dependencies, because it runs before
 // `npm ci` has installed anything.
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -40,15 +40,43 @@ function checkNode() {
   }
 }
 
+/**
+ * Runs a slow step with its output kept out of sight (native builds print thousands of compiler
+ * lines) and a heartbeat instead; the output is shown only if the step fails.
+ */
+function runQuietly(argv, what) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(argv[0], argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const keep = (chunk) => {
+      output = (output + chunk.toString("utf8")).slice(-20000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    const heartbeat = setInterval(() => console.log(`  … ${what}: ${Math.round((Date.now() - started) / 1000)} s`), 15000);
+    child.on("close", (status) => {
+      clearInterval(heartbeat);
+      if (status !== 0) {
+        console.error(output);
+        console.error(`error: ${what} failed (exit ${status})`);
+        process.exit(status ?? 1);
+      }
+      console.log(`  ${what} done in ${Math.round((Date.now() - started) / 1000)} s`);
+      resolve();
+    });
+  });
+}
+
 /** npm ci when node_modules does not match package-lock.json (a stamp records the last install). */
-function ensureDependencies() {
+async function ensureDependencies() {
   const lock = fs.readFileSync(path.join(root, "package-lock.json"));
   const want = createHash("sha256").update(lock).update(process.version).digest("hex");
   const stampFile = path.join(root, "node_modules", ".emulator-deps-stamp");
   const have = fs.existsSync(stampFile) ? fs.readFileSync(stampFile, "utf8").trim() : "";
   if (have === want) return;
   step("installing dependencies (npm ci; native modules compile from source, re2 takes about two minutes)…");
-  mustRun(["npm", "ci", "--no-audit", "--no-fund", "--foreground-scripts"], "npm ci");
+  await runQuietly(["npm", "ci", "--no-audit", "--no-fund"], "npm ci");
   fs.writeFileSync(stampFile, `${want}\n`);
 }
 
@@ -77,20 +105,20 @@ function findTests(dir) {
 checkNode();
 switch (command) {
   case "start":
-    ensureDependencies();
+    await ensureDependencies();
     build();
     ensureDocker();
     step("starting the emulator (the sandbox image is built on first start)…");
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "server", "main.js"), ...passThrough]));
     break;
   case "image":
-    ensureDependencies();
+    await ensureDependencies();
     build();
     ensureDocker();
     process.exit(run([process.execPath, path.join(root, "dist", "server", "prepare-image.js")]));
     break;
   case "test": {
-    ensureDependencies();
+    await ensureDependencies();
     build();
     ensureDocker();
     step("preparing the sandbox image…");
@@ -100,7 +128,13 @@ switch (command) {
     process.exit(run([process.execPath, "--enable-source-maps", "--test", "--test-reporter=spec", ...files]));
     break;
   }
+  case "bench":
+    await ensureDependencies();
+    build();
+    ensureDocker();
+    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "sandbox-latency.js")]));
+    break;
   default:
-    console.error("usage: node server/bootstrap/cli.mjs start|test|image [args]");
+    console.error("usage: node server/bootstrap/cli.mjs start|test|image|bench [args]");
     process.exit(2);
 }
