@@ -10,6 +10,9 @@
 
 export const PROTOCOL_VERSION = 1;
 
+/** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
+export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
+
 /** Largest header or body a peer accepts; anything bigger means the stream is corrupt. */
 export const MAX_FRAME_PART_BYTES = 64 * 1024 * 1024;
 

@@ -6,10 +6,9 @@ import { randomBytes } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import { killProcessTree } from "./process-tree.js";
-import type { ExecRequest, ExitMessage } from "./protocol.js";
+import { EXEC_MARKER_VARIABLE, type ExecRequest, type ExitMessage } from "./protocol.js";
 
 /** Carried into every exec's environment so the process-tree killer can find its descendants. */
-export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
 
 /**
  * How long to keep reading after the spawned process exited while something still holds its

@@ -5,7 +5,7 @@
 import { newCallId } from "../ids.js";
 import type { Step } from "../interactions/steps.js";
 import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
-import { runTool, type ToolLimits } from "../tools/tool-runner.js";
+import { runTool, type ToolContext } from "../tools/tool-runner.js";
 import type { CallOutcome } from "./report.js";
 import type { ToolCall } from "./tool-call.js";
 
@@ -21,7 +21,7 @@ export interface AgentContext {
   /** Whether the request enabled code_execution (it is on when `tools` is omitted). */
   codeExecutionEnabled: boolean;
   channel: () => Promise<SandboxChannel>;
-  limits: ToolLimits;
+  limits: ToolContext;
 }
 
 export async function runCalls(context: AgentContext): Promise<AgentRun> {

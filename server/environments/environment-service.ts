@@ -5,6 +5,7 @@ import type { EnvironmentInput } from "../api/create-interaction.js";
 import { FailedPreconditionError, NotFoundError, UnavailableError } from "../errors.js";
 import { newEnvironmentId } from "../ids.js";
 import type { SandboxChannel, SandboxRuntime } from "../sandbox/runtime.js";
+import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
 import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
 import { nowTimestamp } from "../store/timestamps.js";
@@ -48,13 +49,19 @@ export class EnvironmentService {
       return async () => this.touch(record);
     }
     const sources = prepareSources(input?.sources, this.options.maxSourcesBytes);
+    const env = prepareEnvVars(input?.env);
     if (input?.environment_id) {
       const record = this.getUsable(input.environment_id, owner);
       return async () => {
         if (sources.files.length > 0) {
           const channel = await this.channel(record);
           for (const file of sources.files) await channel.writeFile(file.path, file.content, file.mode);
-          record.config = { sources: [...record.config.sources, ...sources.summary] };
+        }
+        if (sources.files.length > 0 || Object.keys(env).length > 0) {
+          record.config = {
+            sources: [...record.config.sources, ...sources.summary],
+            env: { ...record.config.env, ...env },
+          };
           this.store.update(record.id, { config: record.config, updated: nowTimestamp() });
         }
         return this.touch(record);
@@ -74,7 +81,7 @@ export class EnvironmentService {
         owner,
         status: "active",
         sandboxId: handle.sandboxId,
-        config: { sources: sources.summary },
+        config: { sources: sources.summary, env },
         created: now,
         updated: now,
         lastAccessed: now,

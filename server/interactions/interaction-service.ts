@@ -69,7 +69,7 @@ export class InteractionService {
           calls,
           codeExecutionEnabled: codeExecutionEnabled(request),
           channel: async () => channel,
-          limits: this.options.limits,
+          limits: { ...this.options.limits, env: environment.config.env ?? {} },
         });
       });
       steps.push(...run.steps);

@@ -11,6 +11,11 @@ export interface ToolLimits {
   maxOutputBytes: number;
 }
 
+export interface ToolContext extends ToolLimits {
+  /** The environment's variables (environment.env), seen by every command. */
+  env?: Record<string, string>;
+}
+
 export interface ToolExecution {
   /** The result text recorded in the step. */
   result: string;
@@ -27,7 +32,7 @@ export function resolveToolPath(input: string): string {
   return path.resolve(WORKDIR, input);
 }
 
-export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolLimits): Promise<ToolExecution> {
+export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolContext): Promise<ToolExecution> {
   try {
     switch (call.name) {
       case "code_execution":
@@ -56,9 +61,15 @@ export async function runTool(channel: SandboxChannel, call: ToolCall, limits: T
   }
 }
 
-async function runCode(channel: SandboxChannel, code: string, language: "bash" | "python", limits: ToolLimits): Promise<ToolExecution> {
+async function runCode(channel: SandboxChannel, code: string, language: "bash" | "python", limits: ToolContext): Promise<ToolExecution> {
   const argv = language === "python" ? ["python3", "-c", code] : ["bash", "-c", code];
-  const run = await channel.run({ argv, cwd: WORKDIR, timeoutMs: limits.timeoutMs, maxOutputBytes: limits.maxOutputBytes });
+  const run = await channel.run({
+    argv,
+    cwd: WORKDIR,
+    timeoutMs: limits.timeoutMs,
+    maxOutputBytes: limits.maxOutputBytes,
+    ...(limits.env ? { env: limits.env } : {}),
+  });
   const stdout = run.stdout.toString("utf8");
   const stderr = run.stderr.toString("utf8");
   const parts = [stdout];

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
+import Docker from "dockerode";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 
 const AGENT = "antigravity-preview-05-2026";
@@ -175,6 +176,51 @@ describe("bad sources are refused with a 400 that leaves nothing behind", () => 
       (error: unknown) => statusOf(error) === 400 && /same file/.test((error as Error).message),
     );
     assert.equal(await emulator.sandboxCount(), before);
+  });
+});
+
+describe("environment variables", () => {
+  it("are seen by commands, and a later update through environment_id adds to them", async () => {
+    const created = await ai.interactions.create({
+      agent: AGENT,
+      input: "Run `echo $GREETING-$LITERAL`",
+      environment: { type: "remote", env: { GREETING: "hello", LITERAL: { value: "world" } } },
+    });
+    assert.equal((created.steps?.[2] as { result?: string }).result, "hello-world\n");
+    const updated = await ai.interactions.create({
+      agent: AGENT,
+      input: "Run `echo $GREETING-$LITERAL`",
+      environment: { type: "remote", environment_id: created.environment_id!, env: { GREETING: "hi" } },
+    });
+    assert.equal(updated.environment_id, created.environment_id);
+    assert.equal((updated.steps?.[2] as { result?: string }).result, "hi-world\n");
+  });
+
+  it("refuse a credential reference with a 400 until credentials exist", async () => {
+    await assert.rejects(
+      ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote", env: { S: { credential: "cred_1" } } } }),
+      (error: unknown) => statusOf(error) === 400 && /credential references are not supported/.test((error as Error).message),
+    );
+  });
+});
+
+describe("a sandbox that dies", () => {
+  it("fails the running interaction with a reason, and later reuse is refused as expired", async () => {
+    const created = await ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote" } });
+    const docker = new Docker();
+    const [container] = await docker.listContainers({ filters: { label: [`dev.interactions-emulator.environment=${created.environment_id}`] } });
+    assert.ok(container, "the environment's container was not found");
+    const running = ai.interactions.create({ agent: AGENT, input: "Run `sleep 30`", environment: created.environment_id! });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await docker.getContainer(container.Id).remove({ force: true });
+    const failed = await running;
+    assert.equal(failed.status, "failed");
+    assert.match(failed.output_text ?? "", /sandbox stopped answering/);
+    assert.equal((failed as { errors?: Array<{ code: string }> }).errors?.[0]?.code, "UNAVAILABLE");
+    await assert.rejects(
+      ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: created.environment_id! }),
+      (error: unknown) => statusOf(error) === 400 && /expired/.test((error as Error).message),
+    );
   });
 });
 
