@@ -3,13 +3,8 @@ import { describe, it } from "node:test";
 import { noCallAnswer, PHRASING_HELP, reportOutcomes, shorten, type CallOutcome } from "../../server/agent/report.js";
 import { planFromInput } from "../../server/agent/scripted-planner.js";
 import type { ToolCall } from "../../server/agent/tool-call.js";
+import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
 
-const bash = (code: string): ToolCall => ({ name: "code_execution", args: { code, language: "bash" } });
-const python = (code: string): ToolCall => ({ name: "code_execution", args: { code, language: "python" } });
-const read = (path: string): ToolCall => ({ name: "read_file", args: { path } });
-const write = (path: string, content: string): ToolCall => ({ name: "write_file", args: { path, content } });
-const list = (path: string): ToolCall => ({ name: "list_files", args: { path } });
-const remove = (path: string, recursive?: true): ToolCall => ({ name: "delete_file", args: recursive ? { path, recursive } : { path } });
 
 const ok = (call: ToolCall, output = "", exitCode?: number): CallOutcome => ({ call, status: "ok", output, ...(exitCode === undefined ? {} : { exitCode }) });
 const denied = (call: ToolCall, group: string, reason: string): CallOutcome => ({

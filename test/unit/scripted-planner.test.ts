@@ -2,13 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { planFromInput } from "../../server/agent/scripted-planner.js";
 import type { ToolCall } from "../../server/agent/tool-call.js";
+import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
 
-const bash = (code: string): ToolCall => ({ name: "code_execution", args: { code, language: "bash" } });
-const python = (code: string): ToolCall => ({ name: "code_execution", args: { code, language: "python" } });
-const read = (path: string): ToolCall => ({ name: "read_file", args: { path } });
-const write = (path: string, content: string): ToolCall => ({ name: "write_file", args: { path, content } });
-const list = (path: string): ToolCall => ({ name: "list_files", args: { path } });
-const remove = (path: string, recursive?: true): ToolCall => ({ name: "delete_file", args: recursive ? { path, recursive } : { path } });
 
 const script = (json: string): string => `\`\`\`tool_calls\n${json}\n\`\`\``;
 
