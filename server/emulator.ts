@@ -77,7 +77,11 @@ export async function startEmulator(
   });
 
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => {
+      if (!error) return resolve(listening);
+      const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+      reject(new Error(inUse ? `${config.HOST}:${config.PORT} is already in use; set PORT to another port` : error.message));
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
@@ -87,8 +91,11 @@ export async function startEmulator(
     runtime,
     close: async () => {
       stopIdleSweep();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      // Requests still running (a long code_execution) get a short grace period, then are cut off.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const grace = setTimeout(() => server.closeAllConnections(), 5000);
+      await closed;
+      clearTimeout(grace);
       environments.closeChannels();
       db.close();
     },

@@ -108,7 +108,7 @@ export class EnvironmentService {
     if (cached) return cached;
     const handle = { sandboxId: record.sandboxId ?? "", environmentId: record.id };
     const opening = (async () => {
-      if (!record.sandboxId || !(await this.runtime.isAlive(handle))) {
+      if (!record.sandboxId || !(await this.runtime.ensureRunning(handle))) {
         this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
         throw new FailedPreconditionError(
           `Environment ${record.id} has expired: its sandbox container is gone. Create a new environment.`,

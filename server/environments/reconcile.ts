@@ -20,7 +20,8 @@ export async function reconcileSandboxes(store: EnvironmentStore, runtime: Sandb
   let expired = 0;
   for (const record of live) {
     const handle = { sandboxId: record.sandboxId ?? "", environmentId: record.id };
-    if (!record.sandboxId || !(await runtime.isAlive(handle))) {
+    if (!record.sandboxId || !(await runtime.ensureRunning(handle))) {
+      if (record.sandboxId) await runtime.remove(handle).catch(() => undefined);
       store.update(record.id, { status: "expired", updated: nowTimestamp() });
       expired += 1;
     }

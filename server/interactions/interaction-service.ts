@@ -5,7 +5,7 @@ import { runCalls } from "../agent/agent-loop.js";
 import { noCallAnswer, reportOutcomes } from "../agent/report.js";
 import { planFromInput } from "../agent/scripted-planner.js";
 import type { ToolCall } from "../agent/tool-call.js";
-import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
+import { ECHOED_FIELDS, type CreateInteractionRequest, type EnvironmentInput } from "../api/create-interaction.js";
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../errors.js";
@@ -118,16 +118,35 @@ function codeExecutionEnabled(request: CreateInteractionRequest): boolean {
   return request.tools === undefined || request.tools.some((tool) => tool.type === "code_execution");
 }
 
-/** The request fields an Interaction echoes, with inline source content left out (it may be secret). */
+/**
+ * The request fields an Interaction echoes. Inline source content and injected header values are left
+ * out: the first may be private data, the second are credentials the documentation tells users to keep
+ * out of everything the agent can see.
+ */
 function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
   const echo: Record<string, unknown> = {};
   const body = request as Record<string, unknown>;
   for (const field of ECHOED_FIELDS) if (body[field] !== undefined) echo[field] = body[field];
   if (typeof request.environment === "object") {
+    const { sources, network } = request.environment;
     echo.environment = {
       ...request.environment,
-      sources: request.environment.sources?.map(({ content: _content, ...rest }) => rest),
+      ...(sources ? { sources: sources.map(({ content: _content, ...rest }) => rest) } : {}),
+      ...(network !== undefined ? { network: redactTransforms(network) } : {}),
     };
   }
   return echo;
+}
+
+function redactTransforms(network: NonNullable<EnvironmentInput["network"]>): unknown {
+  if (typeof network === "string" || !Array.isArray(network.allowlist)) return network;
+  const redact = (headers: Record<string, string>) => Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"]));
+  return {
+    ...network,
+    allowlist: network.allowlist.map((entry) =>
+      entry.transform === undefined
+        ? entry
+        : { ...entry, transform: Array.isArray(entry.transform) ? entry.transform.map(redact) : redact(entry.transform) },
+    ),
+  };
 }

@@ -103,12 +103,12 @@ export interface SandboxRuntime {
   prepare(progress: (line: string) => void): Promise<void>;
   /** Create and start a sandbox with its files in place; on failure nothing is left behind. */
   create(spec: SandboxSpec): Promise<SandboxHandle>;
-  /** Add or replace files in a running sandbox, in one batch. */
-  putFiles(handle: SandboxHandle, files: SandboxFile[]): Promise<void>;
   /** A channel to the sandbox's executor (opened once and reused by the caller). */
   connect(handle: SandboxHandle): Promise<SandboxChannel>;
   /** Whether the sandbox still exists and runs. */
   isAlive(handle: SandboxHandle): Promise<boolean>;
+  /** Starts the sandbox again if it exists but stopped (e.g. after the engine restarted); false if it is gone. */
+  ensureRunning(handle: SandboxHandle): Promise<boolean>;
   remove(handle: SandboxHandle): Promise<void>;
   /** Sandboxes this runtime manages for this emulator instance, e.g. to find them after a restart. */
   list(): Promise<SandboxHandle[]>;

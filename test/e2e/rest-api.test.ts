@@ -57,15 +57,25 @@ describe("REST API", () => {
     assert.match(refused.json.error.message, /EMULATOR_API_KEYS/);
   });
 
-  it("does not echo inline source content into the interaction", async () => {
+  it("does not echo inline source content or injected header values into the interaction", async () => {
     const created = await call("POST", "/v1/interactions", {
       agent: "antigravity-preview-05-2026",
       input: "hi",
-      environment: { type: "remote", sources: [{ type: "inline", target: "workspace/secret.txt", content: "s3cr3t-value" }] },
+      environment: {
+        type: "remote",
+        sources: [{ type: "inline", target: "workspace/secret.txt", content: "s3cr3t-value" }],
+        network: { allowlist: [{ domain: "api.example.com", transform: { Authorization: "Bearer tok3n-value" } }, { domain: "*" }] },
+      },
     });
     assert.equal(created.status, 200);
-    assert.doesNotMatch(JSON.stringify(created.json), /s3cr3t-value/);
+    assert.doesNotMatch(JSON.stringify(created.json), /s3cr3t-value|tok3n-value/);
     assert.deepEqual(created.json.environment.sources, [{ type: "inline", target: "workspace/secret.txt" }]);
+    assert.deepEqual(created.json.environment.network.allowlist, [
+      { domain: "api.example.com", transform: { Authorization: "[redacted]" } },
+      { domain: "*" },
+    ]);
+    const stored = await call("GET", `/v1/interactions/${created.json.id}`);
+    assert.doesNotMatch(JSON.stringify(stored.json), /s3cr3t-value|tok3n-value/);
   });
 
   const refusals: Array<[string, string, string, unknown, number, RegExp]> = [

@@ -101,6 +101,22 @@ describe("a Docker sandbox", () => {
     assert.match(result.result, /EACCES|permission denied/i);
   });
 
+  it("is started again with its files when its container had stopped", async () => {
+    const extra = await runtime.create({
+      environmentId: "env_itestrestart",
+      owner: "owner",
+      files: [{ path: "/workspace/kept.txt", content: Buffer.from("kept"), mode: 0o644 }],
+    });
+    await new Docker().getContainer(extra.sandboxId).stop({ t: 0 });
+    assert.equal(await runtime.isAlive(extra), false);
+    assert.equal(await runtime.ensureRunning(extra), true);
+    const revived = await runtime.connect(extra);
+    assert.equal((await revived.readFile("/workspace/kept.txt", 100)).content.toString(), "kept");
+    revived.close();
+    await runtime.remove(extra);
+    assert.equal(await runtime.ensureRunning(extra), false);
+  });
+
   it("is gone, container and all, after remove", async () => {
     const extra = await runtime.create({ environmentId: "env_itestremove", owner: "owner", files: [] });
     assert.equal(await runtime.isAlive(extra), true);

@@ -7,7 +7,6 @@ import { ExecutorClient } from "../executor-client.js";
 import type {
   RuntimeHealth,
   SandboxChannel,
-  SandboxFile,
   SandboxHandle,
   SandboxRuntime,
   SandboxSpec,
@@ -99,17 +98,6 @@ export class DockerRuntime implements SandboxRuntime {
     }
   }
 
-  async putFiles(handle: SandboxHandle, files: SandboxFile[]): Promise<void> {
-    // A running sandbox may hold symlinks made by the agent, so later files are written by the
-    // executor as the sandbox user, never by the engine as root.
-    const channel = await this.connect(handle);
-    try {
-      for (const file of files) await channel.writeFile(file.path, file.content, file.mode);
-    } finally {
-      channel.close();
-    }
-  }
-
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
     const container = this.docker.getContainer(handle.sandboxId);
     let stream: NodeJS.ReadWriteStream;
@@ -146,6 +134,19 @@ export class DockerRuntime implements SandboxRuntime {
     try {
       const info = await this.docker.getContainer(handle.sandboxId).inspect();
       return info.State.Running;
+    } catch {
+      return false;
+    }
+  }
+
+  async ensureRunning(handle: SandboxHandle): Promise<boolean> {
+    const container = this.docker.getContainer(handle.sandboxId);
+    try {
+      const info = await container.inspect();
+      if (info.State.Running) return true;
+      // A stopped container keeps its files: start it again rather than lose the environment.
+      await container.start();
+      return true;
     } catch {
       return false;
     }
