@@ -2,7 +2,7 @@
 // the security boundary, not this process. Errors keep their errno code for the API to map.
 
 import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readdir, rm, unlink, writeFile as writeWholeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readdir, realpath, rm, unlink, writeFile as writeWholeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { FileEntry } from "./protocol.js";
 
@@ -21,7 +21,7 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 export async function readFileHead(
   path: string,
   maxBytes: number,
-): Promise<{ content: Buffer; size: number; truncated: boolean }> {
+): Promise<{ content: Buffer; size: number; truncated: boolean; realPath: string }> {
   // O_NONBLOCK: opening a FIFO for reading would otherwise park a libuv thread until a writer shows up.
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(rethrowFor("readFile", path));
   try {
@@ -41,7 +41,9 @@ export async function readFileHead(
     }
     const content = Buffer.concat(chunks);
     const size = Math.max(info.size, content.length);
-    return { content: content.subarray(0, maxBytes), size, truncated: size > maxBytes };
+    // Hook discovery reads two paths that may name one file (a symlink); the real path tells them apart.
+    const realPath = await realpath(path).catch(rethrowFor("readFile", path));
+    return { content: content.subarray(0, maxBytes), size, truncated: size > maxBytes, realPath };
   } finally {
     await handle.close();
   }

@@ -83,8 +83,8 @@ type FileRequest = Exclude<Request, { op: "exec" | "cancel" | "ping" }>;
 async function handleFileRequest(request: FileRequest, body: Buffer): Promise<{ result: ResultPayload; body?: Buffer }> {
   switch (request.op) {
     case "readFile": {
-      const { content, size, truncated } = await readFileHead(request.path, request.maxBytes);
-      return { result: { op: "readFile", size, truncated }, body: content };
+      const { content, size, truncated, realPath } = await readFileHead(request.path, request.maxBytes);
+      return { result: { op: "readFile", size, truncated, realPath }, body: content };
     }
     case "writeFile":
       return { result: { op: "writeFile", size: await writeFileCreatingParents(request.path, body, request.mode) } };

@@ -114,7 +114,8 @@ export interface ExitMessage {
 
 export type ResultPayload =
   | { op: "ping"; version: number; pid: number; uid: number }
-  | { op: "readFile"; size: number; truncated: boolean } // content in the frame body
+  /** Content in the frame body; realPath is the file's path with every symlink resolved. */
+  | { op: "readFile"; size: number; truncated: boolean; realPath: string }
   | { op: "writeFile"; size: number }
   | { op: "listFiles"; entries: FileEntry[] }
   | { op: "deleteFile" }

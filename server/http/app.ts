@@ -7,6 +7,7 @@ import type { InteractionService } from "../interactions/interaction-service.js"
 import { requireApiKey } from "./auth.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
+import { emulatorRouter } from "./emulator-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 
 export interface AppDependencies {
@@ -32,6 +33,8 @@ export function createApp(deps: AppDependencies): Express {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);
   });
+
+  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), emulatorRouter(deps.interactions));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

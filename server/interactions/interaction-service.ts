@@ -1,7 +1,8 @@
 // One POST /{v}/interactions: validate everything that can be refused, then create or reuse the
 // environment, run the emulated agent, and store the result in one transaction.
 
-import { runCalls } from "../agent/agent-loop.js";
+import { runCalls, type ToolCallHooks } from "../agent/agent-loop.js";
+import { ChannelHookHost } from "../hooks/channel-hook-host.js";
 import { noCallAnswer, reportOutcomes } from "../agent/report.js";
 import { planFromInput } from "../agent/scripted-planner.js";
 import type { ToolCall } from "../agent/tool-call.js";
@@ -12,7 +13,7 @@ import { InvalidArgumentError, NotFoundError } from "../errors.js";
 import { newInteractionId } from "../ids.js";
 import type { InteractionRecord, InteractionStore } from "../store/interaction-store.js";
 import { nowTimestamp } from "../store/timestamps.js";
-import type { ToolLimits } from "../tools/tool-runner.js";
+import { SANDBOX_WORKDIR, type ToolLimits } from "../tools/tool-runner.js";
 import type { Step } from "./steps.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
@@ -60,19 +61,24 @@ export class InteractionService {
     const steps: Step[] = [{ type: "user_input", content: [{ type: "text", text }] }];
     let status: InteractionRecord["status"] = "completed";
     const errors: InteractionRecord["errors"] = [];
+    const hookTraces: ToolCallHooks[] = [];
     let answer: string;
     if (plan.kind === "calls" && environment) {
       const run = await this.environments.using(environment.id, async () => {
         // Opened before the first call so an expired environment is refused up front, not mid-run.
         const channel = await this.environments.channel(environment);
+        const env = environment.config.env ?? {};
         return runCalls({
           calls,
+          environmentId: environment.id,
           codeExecutionEnabled: codeExecutionEnabled(request),
-          channel: async () => channel,
-          limits: { ...this.options.limits, env: environment.config.env ?? {} },
+          channel,
+          hooks: new ChannelHookHost(channel, { cwd: SANDBOX_WORKDIR, env }),
+          limits: { ...this.options.limits, env },
         });
       });
       steps.push(...run.steps);
+      hookTraces.push(...run.hooks);
       answer = reportOutcomes(run.outcomes, plan.notes);
       if (run.failure !== undefined) {
         status = "failed";
@@ -95,6 +101,7 @@ export class InteractionService {
       created,
       updated: nowTimestamp(),
       steps,
+      hookTraces,
     };
     if (request.store !== false) this.interactions.save(record);
     return record;

@@ -131,7 +131,7 @@ export class ExecutorClient implements SandboxChannel {
   async readFile(path: string, maxBytes: number): Promise<ReadFileResult> {
     const { result, body } = await this.call({ op: "readFile", path, maxBytes }, "readFile");
     // Never trust the body length to honour our cap.
-    return { content: body.subarray(0, maxBytes), size: result.size, truncated: result.truncated };
+    return { content: body.subarray(0, maxBytes), size: result.size, truncated: result.truncated, realPath: result.realPath };
   }
 
   async writeFile(path: string, content: Buffer, mode?: number): Promise<void> {
@@ -344,8 +344,8 @@ function parseResult(result: unknown): ResultPayload | null {
         ? { op: "ping", version: result["version"], pid: result["pid"], uid: result["uid"] as number }
         : null;
     case "readFile":
-      return isCount(result["size"]) && typeof result["truncated"] === "boolean"
-        ? { op: "readFile", size: result["size"], truncated: result["truncated"] }
+      return isCount(result["size"]) && typeof result["truncated"] === "boolean" && typeof result["realPath"] === "string"
+        ? { op: "readFile", size: result["size"], truncated: result["truncated"], realPath: result["realPath"] }
         : null;
     case "writeFile":
       return isCount(result["size"]) ? { op: "writeFile", size: result["size"] } : null;

@@ -51,6 +51,8 @@ export interface ReadFileResult {
   content: Buffer;
   size: number;
   truncated: boolean;
+  /** The file's path with every symlink resolved (fs.realpath inside the sandbox). */
+  realPath: string;
 }
 
 /** A file operation that failed inside the sandbox (ENOENT, EISDIR, EACCES, …). */

@@ -13,6 +13,8 @@ export interface InteractionRecord {
   created: string;
   updated: string;
   steps: Step[];
+  /** One entry per tool call: what the hooks did around it (served by the emulator's debug API). */
+  hookTraces: object[];
 }
 
 interface Row {
@@ -54,6 +56,9 @@ export class InteractionStore {
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
       record.steps.forEach((step, index) => insertStep.run(record.id, index, JSON.stringify(step)));
+      this.db.prepare("DELETE FROM hook_traces WHERE interaction_id = ?").run(record.id);
+      const insertTrace = this.db.prepare("INSERT INTO hook_traces (interaction_id, idx, trace) VALUES (?, ?, ?)");
+      record.hookTraces.forEach((trace, index) => insertTrace.run(record.id, index, JSON.stringify(trace)));
     })();
   }
 
@@ -63,6 +68,9 @@ export class InteractionStore {
     const steps = (
       this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>
     ).map((stepRow) => JSON.parse(stepRow.step) as Step);
+    const hookTraces = (
+      this.db.prepare("SELECT trace FROM hook_traces WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ trace: string }>
+    ).map((traceRow) => JSON.parse(traceRow.trace) as object);
     return {
       id: row.id,
       owner: row.owner,
@@ -74,6 +82,7 @@ export class InteractionStore {
       created: row.created,
       updated: row.updated,
       steps,
+      hookTraces,
     };
   }
 }

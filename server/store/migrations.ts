@@ -33,4 +33,12 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (interaction_id, idx)
   );
   `,
+  `
+  CREATE TABLE hook_traces (
+    interaction_id TEXT NOT NULL REFERENCES interactions (id) ON DELETE CASCADE,
+    idx            INTEGER NOT NULL,
+    trace          TEXT NOT NULL,
+    PRIMARY KEY (interaction_id, idx)
+  );
+  `,
 ];

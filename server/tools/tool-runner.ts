@@ -25,11 +25,12 @@ export interface ToolExecution {
   exitCode?: number | null;
 }
 
-const WORKDIR = "/workspace";
+/** Where tools and hook commands run, and what relative paths resolve against. */
+export const SANDBOX_WORKDIR = "/workspace";
 
 /** Relative paths in tool arguments resolve against the working folder, as a shell would. */
 export function resolveToolPath(input: string): string {
-  return path.resolve(WORKDIR, input);
+  return path.resolve(SANDBOX_WORKDIR, input);
 }
 
 export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolContext): Promise<ToolExecution> {
@@ -65,7 +66,7 @@ async function runCode(channel: SandboxChannel, code: string, language: "bash" |
   const argv = language === "python" ? ["python3", "-c", code] : ["bash", "-c", code];
   const run = await channel.run({
     argv,
-    cwd: WORKDIR,
+    cwd: SANDBOX_WORKDIR,
     timeoutMs: limits.timeoutMs,
     maxOutputBytes: limits.maxOutputBytes,
     ...(limits.env ? { env: limits.env } : {}),

@@ -284,6 +284,17 @@ export function channelConformanceSuite(name: string, setup: () => Promise<Chann
         assert.equal(result.content.toString(), "hello world");
         assert.equal(result.size, 11);
         assert.equal(result.truncated, false);
+        assert.equal(result.realPath, (await run(["realpath", path])).stdout.toString().trim());
+      });
+
+      it("reports the real path of a file read through a symlink", async () => {
+        const folder = await freshFolder("read-realpath");
+        const target = posix.join(folder, "real", "target.txt");
+        await channel().writeFile(target, Buffer.from("via link"));
+        assert.equal((await run(["ln", "-s", "real", posix.join(folder, "link")])).exitCode, 0);
+        const result = await channel().readFile(posix.join(folder, "link", "target.txt"), 100);
+        assert.equal(result.content.toString(), "via link");
+        assert.equal(result.realPath, (await run(["realpath", target])).stdout.toString().trim());
       });
 
       it("truncates at maxBytes and reports the full size", async () => {

@@ -22,6 +22,7 @@ function record(id: string, owner: string): InteractionRecord {
       { type: "user_input", content: [{ type: "text", text: "hi" }] },
       { type: "model_output", content: [{ type: "text", text: "hello" }] },
     ],
+    hookTraces: [{ call_id: "call_1", pre: { decision: "allow" } }],
   };
 }
 

@@ -1,0 +1,71 @@
+// Finding the hook configuration, afresh before every tool call: an agent with write access can
+// rewrite its own hooks.json (the documentation warns of exactly that), and the next call must run
+// what the file says now. Two candidate paths; when both resolve to one real file it is read once.
+
+import type { HookHost } from "./hook-host.js";
+import { parseHooksFile, type HookGroup } from "./hooks-file.js";
+import type { HookDiagnostic, HookFileTrace } from "./trace.js";
+
+/** In this order: the sandbox root's file, then the working folder's (behaviour.md §4). */
+export const DEFAULT_CONFIG_PATHS: readonly string[] = ["/.agents/hooks.json", "/workspace/.agents/hooks.json"];
+
+export const DEFAULT_MAX_CONFIG_BYTES = 1024 * 1024;
+
+export interface LoadedConfig {
+  file: string;
+  groups: HookGroup[];
+}
+
+export interface Discovery {
+  configs: LoadedConfig[];
+  files: HookFileTrace[];
+  diagnostics: HookDiagnostic[];
+}
+
+export async function discoverHooks(host: HookHost, paths: readonly string[], maxConfigBytes: number): Promise<Discovery> {
+  const discovery: Discovery = { configs: [], files: [], diagnostics: [] };
+  const readRealPaths = new Map<string, string>();
+  for (const path of paths) {
+    // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
+    const read = await host.readConfig(path, maxConfigBytes);
+    if (read.status === "missing") {
+      discovery.files.push({ path, real_path: null, status: "missing", groups: 0, bytes: null, detail: null });
+      continue;
+    }
+    if (read.status === "unreadable") {
+      discovery.files.push({ path, real_path: read.realPath, status: "unreadable", groups: 0, bytes: null, detail: read.error });
+      discovery.diagnostics.push({
+        severity: "error",
+        code: "file_unreadable",
+        message: `${path} exists but cannot be read (${read.error}), so none of its hooks apply.`,
+        location: { file: path },
+      });
+      continue;
+    }
+    const earlier = readRealPaths.get(read.realPath);
+    if (earlier !== undefined) {
+      discovery.files.push({
+        path,
+        real_path: read.realPath,
+        status: "duplicate",
+        groups: 0,
+        bytes: read.bytes,
+        detail: `the same file as ${earlier}; its hooks run once`,
+      });
+      continue;
+    }
+    readRealPaths.set(read.realPath, path);
+    const parsed = parseHooksFile(read.text, path);
+    discovery.diagnostics.push(...parsed.diagnostics);
+    discovery.files.push({
+      path,
+      real_path: read.realPath,
+      status: parsed.status,
+      groups: parsed.groups.length,
+      bytes: read.bytes,
+      detail: null,
+    });
+    discovery.configs.push({ file: path, groups: parsed.groups });
+  }
+  return discovery;
+}

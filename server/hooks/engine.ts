@@ -1,0 +1,285 @@
+// The hooks engine: before and after every built-in tool call, discover hooks.json afresh, pick the
+// handlers whose rules match the tool, run them one at a time in declaration order, and decide.
+//
+// Order: files (/.agents first), groups in file order, rules in array order, handlers in array
+// order; every matching rule of every enabled group runs. pre: the first deny stops the chain (later
+// handlers are recorded as not run). post: everything runs, output ignored. Every step is recorded in
+// a HookTrace. The only thing that throws is the host (sandbox gone, call cancelled): that is not a
+// hook failing open, it is the interaction failing, and the caller decides what to do with it.
+
+import type { ToolCall } from "../agent/tool-call.js";
+import { DEFAULT_CONFIG_PATHS, DEFAULT_MAX_CONFIG_BYTES, discoverHooks, type LoadedConfig } from "./discovery.js";
+import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type HandlerRun } from "./handler-outcome.js";
+import type { HookHost } from "./hook-host.js";
+import type { HookHandler } from "./hooks-file.js";
+import { explainMatch, matchesTool } from "./matcher.js";
+import { hookPayload } from "./payload.js";
+import {
+  excerpt,
+  type DeniedBy,
+  type HookDiagnostic,
+  type HookEvent,
+  type HookHandlerTrace,
+  type HookRuleTrace,
+  type HookTrace,
+} from "./trace.js";
+
+export interface HookRunOptions {
+  /** Output kept per handler (stdout, stderr, response body). More is counted and dropped, and a pre
+   *  handler that prints more allows (fail-open). Default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Largest hooks.json read. Default 1 MiB. */
+  maxConfigBytes?: number;
+  /** Where hooks.json is looked for, in order. Default /.agents/hooks.json, /workspace/.agents/hooks.json. */
+  configPaths?: readonly string[];
+  /** Cancels the hooks (a running handler is killed); the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export type PreToolHookResult =
+  | { decision: "allow"; trace: HookTrace }
+  | { decision: "deny"; group: string; reason: string; trace: HookTrace };
+
+export const DEFAULT_MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
+
+export async function runPreToolHooks(
+  host: HookHost,
+  call: ToolCall,
+  environmentId: string,
+  options: HookRunOptions = {},
+): Promise<PreToolHookResult> {
+  const trace = await runHooks(host, "pre_tool_execution", call, environmentId, hookPayload(call, environmentId), options);
+  if (trace.decision === "deny" && trace.denied_by && trace.deny_reason !== null) {
+    return { decision: "deny", group: trace.denied_by.group, reason: trace.deny_reason, trace };
+  }
+  return { decision: "allow", trace };
+}
+
+/** `error`: the tool's stderr text or failed file operation's message; undefined on a clean run. */
+export async function runPostToolHooks(
+  host: HookHost,
+  call: ToolCall,
+  environmentId: string,
+  error: string | undefined,
+  options: HookRunOptions = {},
+): Promise<HookTrace> {
+  return runHooks(host, "post_tool_execution", call, environmentId, hookPayload(call, environmentId, error), options);
+}
+
+interface PlannedHandler {
+  file: string;
+  group: string;
+  ruleIndex: number;
+  handlerIndex: number;
+  handler: HookHandler;
+}
+
+async function runHooks(
+  host: HookHost,
+  event: HookEvent,
+  call: ToolCall,
+  environmentId: string,
+  payload: Buffer,
+  options: HookRunOptions,
+): Promise<HookTrace> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_HOOK_OUTPUT_BYTES;
+  options.signal?.throwIfAborted();
+
+  const discovery = await discoverHooks(host, options.configPaths ?? DEFAULT_CONFIG_PATHS, options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES);
+  const diagnostics: HookDiagnostic[] = [...discovery.diagnostics];
+  const { rules, planned } = planHandlers(discovery.configs, event, call.name);
+
+  const handlers: HookHandlerTrace[] = [];
+  let deniedBy: DeniedBy | null = null;
+  let denyReason: string | null = null;
+  for (const step of planned) {
+    if (deniedBy !== null) {
+      handlers.push(notRunTrace(step, event, `an earlier handler (group ${JSON.stringify(deniedBy.group)}) denied the tool call`));
+      continue;
+    }
+    options.signal?.throwIfAborted();
+    const run = await runHandler(host, step.handler, payload, maxOutputBytes, options.signal);
+    const outcome = event === "pre_tool_execution" ? interpretPreOutcome(run, maxOutputBytes) : interpretPostOutcome(run, maxOutputBytes);
+    for (const problem of outcome.problems) {
+      diagnostics.push({
+        ...problem,
+        location: { file: step.file, group: step.group, event, rule_index: step.ruleIndex, handler_index: step.handlerIndex },
+      });
+    }
+    handlers.push(ranTrace(step, event, run, outcome));
+    if (outcome.decision === "deny") {
+      deniedBy = { file: step.file, group: step.group, rule_index: step.ruleIndex, handler_index: step.handlerIndex };
+      denyReason = outcome.denyReason;
+    }
+  }
+
+  const trace: HookTrace = {
+    event,
+    tool_name: call.name,
+    environment_id: environmentId,
+    started_at: startedAt.toISOString(),
+    duration_ms: Math.round(performance.now() - started),
+    payload_bytes: payload.length,
+    files: discovery.files,
+    diagnostics,
+    rules,
+    handlers,
+    decision: event === "post_tool_execution" ? "none" : deniedBy ? "deny" : "allow",
+    denied_by: deniedBy,
+    deny_reason: denyReason,
+    summary: "",
+  };
+  trace.summary = summarize(trace);
+  return trace;
+}
+
+/** Every rule of the event is recorded, matched or not; the handlers of matching rules run, in order. */
+function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: string): { rules: HookRuleTrace[]; planned: PlannedHandler[] } {
+  const rules: HookRuleTrace[] = [];
+  const planned: PlannedHandler[] = [];
+  for (const { file, groups } of configs) {
+    for (const group of groups) {
+      for (const rule of group.events[event]) {
+        const matched = group.enabled && matchesTool(rule.matcher, toolName);
+        rules.push({
+          file,
+          group: group.name,
+          group_enabled: group.enabled,
+          event,
+          rule_index: rule.index,
+          matcher: rule.matcherSource,
+          match: !group.enabled ? "group_disabled" : rule.matcher.kind === "invalid" ? "invalid_matcher" : matched ? "matched" : "not_matched",
+          why: group.enabled ? explainMatch(rule.matcher, toolName) : `group ${JSON.stringify(group.name)} has "enabled": false`,
+          handler_count: rule.handlers.length,
+        });
+        if (!matched) continue;
+        for (const { index, handler } of rule.handlers) {
+          planned.push({ file, group: group.name, ruleIndex: rule.index, handlerIndex: index, handler });
+        }
+      }
+    }
+  }
+  return { rules, planned };
+}
+
+async function runHandler(
+  host: HookHost,
+  handler: HookHandler,
+  payload: Buffer,
+  maxOutputBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<HandlerRun> {
+  const timeoutMs = Math.max(1, Math.round(handler.timeoutS * 1000));
+  if (handler.type === "command") {
+    const result = await host.runCommand({ command: handler.command, stdin: payload, timeoutMs, maxOutputBytes, signal });
+    return { kind: "command", result };
+  }
+  const result = await host.postJson({ url: handler.url, headers: handler.headers, body: payload, timeoutMs, maxBodyBytes: maxOutputBytes, signal });
+  return { kind: "http", result };
+}
+
+function baseTrace(step: PlannedHandler, event: HookEvent): Omit<HookHandlerTrace, "decision" | "deny_reason" | "not_run_reason" | "fail_open" | "failure"> {
+  const { handler } = step;
+  return {
+    file: step.file,
+    group: step.group,
+    event,
+    rule_index: step.ruleIndex,
+    handler_index: step.handlerIndex,
+    kind: handler.type,
+    command: handler.type === "command" ? handler.command : null,
+    url: handler.type === "http" ? handler.url : null,
+    timeout_s: handler.timeoutS,
+    duration_ms: null,
+    exit_code: null,
+    signal: null,
+    http_status: null,
+    timed_out: false,
+    crashed: false,
+    stdout_excerpt: "",
+    stderr_excerpt: "",
+    stdout_bytes: 0,
+    stderr_bytes: 0,
+  };
+}
+
+function notRunTrace(step: PlannedHandler, event: HookEvent, reason: string): HookHandlerTrace {
+  return { ...baseTrace(step, event), decision: "not_run", deny_reason: null, not_run_reason: reason, fail_open: null, failure: null };
+}
+
+function ranTrace(step: PlannedHandler, event: HookEvent, run: HandlerRun, outcome: HandlerOutcome): HookHandlerTrace {
+  const trace: HookHandlerTrace = {
+    ...baseTrace(step, event),
+    decision: outcome.decision,
+    deny_reason: outcome.denyReason,
+    not_run_reason: null,
+    fail_open: outcome.failOpen,
+    failure: outcome.failure,
+  };
+  if (run.kind === "command") {
+    const result = run.result;
+    return {
+      ...trace,
+      duration_ms: result.durationMs,
+      exit_code: result.exitCode,
+      signal: result.signal,
+      timed_out: result.timedOut,
+      crashed: result.signal !== null && !result.timedOut,
+      stdout_excerpt: excerpt(result.stdout),
+      stderr_excerpt: excerpt(result.stderr),
+      stdout_bytes: result.stdoutBytes,
+      stderr_bytes: result.stderrBytes,
+    };
+  }
+  const result = run.result;
+  if (!result.ok) {
+    // No answer: what went wrong (curl's own message included) is in failure.reason.
+    return { ...trace, duration_ms: result.durationMs, timed_out: result.timedOut };
+  }
+  return {
+    ...trace,
+    duration_ms: result.durationMs,
+    http_status: result.status,
+    stdout_excerpt: excerpt(result.body),
+    stdout_bytes: result.bodyBytes,
+  };
+}
+
+function summarize(trace: HookTrace): string {
+  const found = trace.files.filter((file) => file.status === "loaded");
+  const errors = trace.diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
+  const errorNote = errors > 0 ? `; ${errors} error${errors === 1 ? "" : "s"} in the configuration or its handlers (see diagnostics)` : "";
+  if (found.length === 0) {
+    const broken = trace.files.filter((file) => file.status === "invalid_json" || file.status === "unreadable");
+    const paths = trace.files.map((file) => file.path).join(" or ");
+    return broken.length > 0
+      ? `no usable hooks.json: ${broken.map((file) => `${file.path} is ${file.status.replace("_", " ")}`).join(", ")}${errorNote}`
+      : `no hooks.json at ${paths}`;
+  }
+  const tool = JSON.stringify(trace.tool_name);
+  const ran = trace.handlers.filter((handler) => handler.decision !== "not_run");
+  if (ran.length === 0) {
+    const matched = trace.rules.filter((rule) => rule.match === "matched").length;
+    const considered = `${trace.rules.length} ${trace.event} rule${trace.rules.length === 1 ? "" : "s"} considered`;
+    return matched > 0
+      ? `${matched} rule${matched === 1 ? "" : "s"} matched ${tool} but had no valid handlers (${considered})${errorNote}`
+      : `no ${trace.event} rule matched ${tool} (${considered})${errorNote}`;
+  }
+  const ranText = `${ran.length} handler${ran.length === 1 ? "" : "s"} ran`;
+  if (trace.decision === "deny" && trace.denied_by) {
+    const skipped = trace.handlers.length - ran.length;
+    const skippedText = skipped > 0 ? `; ${skipped} later handler${skipped === 1 ? "" : "s"} not run` : "";
+    return `denied ${tool} by group ${JSON.stringify(trace.denied_by.group)} (rule ${trace.denied_by.rule_index}, handler ${trace.denied_by.handler_index}): ${trace.deny_reason}; ${ranText}${skippedText}${errorNote}`;
+  }
+  if (trace.decision === "allow") {
+    const failedOpen = ran.filter((handler) => handler.fail_open !== null);
+    const causes = [...new Set(failedOpen.map((handler) => handler.fail_open?.code))].join(", ");
+    const failOpenText = failedOpen.length > 0 ? `, ${failedOpen.length} of them only by fail-open (${causes})` : "";
+    return `allowed ${tool}: ${ranText}${failOpenText}${errorNote}`;
+  }
+  const failed = ran.filter((handler) => handler.failure !== null);
+  const causes = [...new Set(failed.map((handler) => handler.failure?.code))].join(", ");
+  return `${ranText} after ${tool}${failed.length > 0 ? `, ${failed.length} failed (${causes})` : ""}${errorNote}`;
+}

@@ -1,0 +1,80 @@
+// What the hooks engine needs from wherever the hooks run. The engine is pure policy over this
+// interface: it decides; a host reads the config files and runs the handlers. The Docker host runs
+// everything inside the environment's sandbox (as the documentation says hooks do); a fake host runs
+// the same behaviour table in milliseconds.
+//
+// Failures that are the hook's own (a missing file, a crash, a timeout, an HTTP error) come back as
+// data. A method throws only when the sandbox itself is gone or the call was cancelled: the engine
+// lets that propagate, and the interaction fails instead of pretending a hook ran.
+
+export type HookConfigRead =
+  | {
+      status: "found";
+      /** Where it really lives after symlinks; two paths naming one file are read once. */
+      realPath: string;
+      text: string;
+      bytes: number;
+    }
+  | { status: "missing" }
+  /** Exists but cannot be used: not readable, a folder, larger than the cap. */
+  | { status: "unreadable"; realPath: string | null; error: string };
+
+export interface HookCommandRequest {
+  /** A command line, run through bash -c. */
+  command: string;
+  stdin: Buffer;
+  timeoutMs: number;
+  /** Output kept per stream; the rest is counted and dropped. */
+  maxOutputBytes: number;
+  /** Cancels the run (the process tree is killed); the call then rejects. */
+  signal?: AbortSignal;
+}
+
+export interface HookCommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** Total bytes written, including what was dropped past the cap. */
+  stdoutBytes: number;
+  stderrBytes: number;
+  durationMs: number;
+}
+
+export interface HookHttpRequest {
+  url: string;
+  /** Sent as given, after Content-Type: application/json (a same-named header replaces it). */
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  signal?: AbortSignal;
+}
+
+export type HookHttpResult =
+  | {
+      ok: true;
+      status: number;
+      body: Buffer;
+      /** Total body bytes, including what was dropped past the cap. */
+      bodyBytes: number;
+      durationMs: number;
+      /** Set when the answer came from the egress proxy refusing the request (its x-proxy-error). */
+      proxyRefusal?: string;
+    }
+  /** No HTTP answer at all: connection refused, DNS failure, TLS failure, timeout, tunnel refused by the egress proxy. */
+  | { ok: false; reason: string; timedOut: boolean; proxyRefused: boolean; durationMs: number };
+
+export interface HookHost {
+  /** Reads one candidate config file, at most `maxBytes` of it. */
+  readConfig(path: string, maxBytes: number): Promise<HookConfigRead>;
+  /**
+   * Runs a command hook: the command line through a shell, with `stdin` as its standard input, in the
+   * sandbox's working folder as the sandbox user with the environment's variables. The whole process
+   * tree is killed at the deadline.
+   */
+  runCommand(request: HookCommandRequest): Promise<HookCommandResult>;
+  /** POSTs `body` (JSON) to `url` from inside the sandbox, through its egress path. */
+  postJson(request: HookHttpRequest): Promise<HookHttpResult>;
+}
