@@ -271,7 +271,9 @@ function summarize(trace: HookTrace): string {
   if (trace.decision === "deny" && trace.denied_by) {
     const skipped = trace.handlers.length - ran.length;
     const skippedText = skipped > 0 ? `; ${skipped} later handler${skipped === 1 ? "" : "s"} not run` : "";
-    return `denied ${tool} by group ${JSON.stringify(trace.denied_by.group)} (rule ${trace.denied_by.rule_index}, handler ${trace.denied_by.handler_index}): ${trace.deny_reason}; ${ranText}${skippedText}${errorNote}`;
+    const { group, rule_index: rule, handler_index: handler } = trace.denied_by;
+    const who = `group ${JSON.stringify(group)} (rule ${rule}, handler ${handler})`;
+    return `denied ${tool} by ${who}: ${trace.deny_reason}; ${ranText}${skippedText}${errorNote}`;
   }
   if (trace.decision === "allow") {
     const failedOpen = ran.filter((handler) => handler.fail_open !== null);

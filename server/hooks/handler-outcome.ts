@@ -37,10 +37,11 @@ export function interpretPreOutcome(run: HandlerRun, maxOutputBytes: number): Ha
   const problems = habitProblems(run, output);
   if (failure) {
     if (output.kind === "decision" && output.decision === "deny") {
+      const success = run.kind === "command" ? "exit status 0" : "an HTTP 2xx answer";
       problems.push({
         severity: "warning",
         code: run.kind === "command" ? "deny_ignored_after_failure" : "deny_ignored_after_http_error",
-        message: `the handler printed a deny, but it ${failure.reason}; only a successful handler (${run.kind === "command" ? "exit status 0" : "an HTTP 2xx answer"}) can deny, so the tool call was allowed.`,
+        message: `the handler printed a deny, but it ${failure.reason}; only a successful handler (${success}) can deny, so the tool call was allowed.`,
       });
     }
     return { decision: "allow", denyReason: null, failOpen: failure, failure, problems };
@@ -169,7 +170,9 @@ function habitProblems(run: HandlerRun, output: DecisionOutput): OutcomeProblem[
     problems.push({
       severity: "warning",
       code: "exit_status_2",
-      message: 'the handler exited with status 2, which denies in Claude Code; here a non-zero exit status allows (fail-open). To deny, exit 0 and print {"decision": "deny", "reason": "..."}.',
+      message:
+        "the handler exited with status 2, which denies in Claude Code; here a non-zero exit status allows (fail-open). " +
+        'To deny, exit 0 and print {"decision": "deny", "reason": "..."}.',
     });
   }
   if (run.kind === "command" && run.result.exitCode === 127) problems.push(commandNotFound(run.result));
@@ -219,7 +222,9 @@ function habitProblems(run: HandlerRun, output: DecisionOutput): OutcomeProblem[
       problems.push({
         severity: "warning",
         code: "deny_mixed_with_other_output",
-        message: "stdout ends with a deny decision but also holds other text; the whole of stdout must be the one JSON object (send logs to stderr), so the tool call was allowed.",
+        message:
+          "stdout ends with a deny decision but also holds other text; the whole of stdout must be the one JSON object " +
+          "(send logs to stderr), so the tool call was allowed.",
       });
     }
   }

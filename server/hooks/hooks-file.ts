@@ -115,6 +115,8 @@ const HANDLER_KEYS: Record<HookHandler["type"], string[]> = {
   http: ["type", "url", "headers", "timeout"],
 };
 
+const ANY_HANDLER_KEYS = [...new Set([...HANDLER_KEYS.command, ...HANDLER_KEYS.http])];
+
 /** Every key the schema reads somewhere: one found at the wrong level is misplaced, not unknown. */
 const ALL_KEYS: ReadonlySet<string> = new Set([...GROUP_KEYS, ...RULE_KEYS, ...HANDLER_KEYS.command, ...HANDLER_KEYS.http]);
 
@@ -294,13 +296,15 @@ function parseHandler(
   }
   const type = value["type"];
   if (type !== "command" && type !== "http") {
+    const missingHint = "command" in value ? '; add "type": "command"' : "url" in value ? '; add "type": "http"' : ' ("command" or "http")';
     const message =
       type === undefined
-        ? `${where} has no "type"${"command" in value ? '; add "type": "command"' : "url" in value ? '; add "type": "http"' : ' ("command" or "http")'}; it is skipped.`
+        ? `${where} has no "type"${missingHint}; it is skipped.`
         : typeof type === "string" && (type.toLowerCase() === "command" || type.toLowerCase() === "http")
           ? `${where} has "type": ${JSON.stringify(type)}; types are lower case ("${type.toLowerCase()}"); it is skipped.`
           : `${where} has an unknown "type" ${JSON.stringify(type)}; the service runs only "command" and "http" handlers; it is skipped.`;
     report("error", type === undefined ? "handler_type_missing" : "handler_type_unknown", message, { ...at, field: "type" });
+    reportUnknownKeys(value, ANY_HANDLER_KEYS, where, at, report);
     return null;
   }
   const parsed = (type === "command" ? commandHandlerSchema : httpHandlerSchema).safeParse(value);

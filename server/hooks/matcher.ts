@@ -53,7 +53,9 @@ export function compileMatcher(source: string | null): { matcher: CompiledMatche
       {
         severity: "warning",
         code: "matcher_matches_no_tool",
-        message: `matcher ${JSON.stringify(source)} matches none of the sandbox's tools (${BUILT_IN_TOOLS.join(", ")}), so this rule never fires. ${adviseNoMatch(source)}`,
+        message:
+          `matcher ${JSON.stringify(source)} matches none of the sandbox's tools (${BUILT_IN_TOOLS.join(", ")}), ` +
+          `so this rule never fires. ${adviseNoMatch(source)}`,
       },
     ],
   };

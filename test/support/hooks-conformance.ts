@@ -51,7 +51,8 @@ type Rule = { matcher?: string; hooks: Handler[] };
 type Group = { enabled?: boolean; pre_tool_execution?: Rule[]; post_tool_execution?: Rule[] };
 
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-const command = (line: string, timeout?: number): Handler => (timeout === undefined ? { type: "command", command: line } : { type: "command", command: line, timeout });
+const command = (line: string, timeout?: number): Handler =>
+  timeout === undefined ? { type: "command", command: line } : { type: "command", command: line, timeout };
 const printJson = (value: unknown): string => `printf '%s\\n' ${shellQuote(JSON.stringify(value))}`;
 const DENY = { decision: "deny", reason: "blocked by the conformance gate" };
 

@@ -299,6 +299,27 @@ describe("hooks.json: keys from other hook systems and typos", () => {
       field: "headers",
       mentions: /only read for "type": "http"/,
     },
+    {
+      name: "cmd in a handler without a type",
+      document: { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ cmd: "gate.sh" }] }] } },
+      code: "likely_typo",
+      field: "cmd",
+      mentions: /"command"/,
+    },
+    {
+      name: "a url on a command handler",
+      document: { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), url: "https://x.example.com" }] }] } },
+      code: "misplaced_key",
+      field: "url",
+      mentions: /only read for "type": "http"/,
+    },
+    {
+      name: "a command on an http handler",
+      document: { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://x.example.com", command: "x" }] }] } },
+      code: "misplaced_key",
+      field: "command",
+      mentions: /only read for "type": "command"/,
+    },
     { name: "an unknown key", document: { g: { pre_tool_execution: [], description: "x" } }, code: "unknown_key", field: "description", mentions: /ignored/ },
   ];
   for (const { name, document, code, field, mentions } of table) {
