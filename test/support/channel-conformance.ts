@@ -13,6 +13,7 @@ import {
   type CommandResult,
   type SandboxChannel,
 } from "../../server/sandbox/runtime.js";
+import { PRINT_LIVE_PIDS } from "./process-probes.js";
 
 export interface ChannelUnderTest {
   channel: SandboxChannel;
@@ -23,17 +24,6 @@ export interface ChannelUnderTest {
 
 const MiB = 1024 * 1024;
 
-/** Prints the pids among its arguments that are still running (zombies count as gone). */
-const PRINT_LIVE_PIDS = `
-import sys
-def alive(pid):
-    try:
-        stat = open("/proc/%s/stat" % pid).read()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] not in "ZX"
-print(" ".join(pid for pid in sys.argv[1:] if alive(pid)))
-`;
 
 export function channelConformanceSuite(name: string, setup: () => Promise<ChannelUnderTest>): void {
   describe(`SandboxChannel conformance: ${name}`, { timeout: 300_000 }, () => {

@@ -13,6 +13,7 @@ import type { HookHandlerTrace, HookTrace } from "../../server/hooks/trace.js";
 import { SandboxFileError, type SandboxChannel } from "../../server/sandbox/runtime.js";
 import { startHookHttpServer, type HookHttpServer } from "./hook-http-server.js";
 import { bash, list, read, remove, write } from "./tool-calls.js";
+import { PRINT_LIVE_PIDS } from "./process-probes.js";
 
 export interface HooksUnderTest {
   host: HookHost;
@@ -34,17 +35,6 @@ const WORKSPACE_CONFIG = "/workspace/.agents/hooks.json";
 const ENVIRONMENT_ID = "env_hooksconformance";
 const MiB = 1024 * 1024;
 
-/** Prints the pids among its arguments that are still running (zombies count as gone). */
-const PRINT_LIVE_PIDS = `
-import sys
-def alive(pid):
-    try:
-        stat = open("/proc/%s/stat" % pid).read()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] not in "ZX"
-print(" ".join(pid for pid in sys.argv[1:] if alive(pid)))
-`;
 
 type Handler = Record<string, unknown>;
 type Rule = { matcher?: string; hooks: Handler[] };
