@@ -38,9 +38,9 @@ trap 'rm -rf "$work"' EXIT
 rootfs="$work/rootfs"
 
 echo "building $tag from Debian $suite packages (debootstrap; a few minutes the first time)…"
-# Progress: debootstrap prints one line per stage (Retrieving, Validating, Unpacking, Configuring).
+# Progress: debootstrap's stage lines only (its per-package lines run to hundreds).
 debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" 2>&1 \
-  | grep --line-buffered -E '^I: (Retrieving Release|Resolving|Found|Retrieving packages|Validating|Extracting|Installing|Unpacking the base|Configuring the base|Base system installed)' \
+  | grep --line-buffered -E '^(I: (Retrieving Release|Validating Packages|Resolving dependencies of (required|base)|Checking component|Installing core packages|Unpacking the base system|Configuring the base system|Base system installed)|E: |W: )' \
   | sed -u 's/^I: /  base image: /' || true
 if [ ! -x "$rootfs/usr/bin/python3" ] || [ ! -x "$rootfs/usr/bin/node" ]; then
   echo "error: debootstrap did not produce a usable root filesystem (see above)" >&2
