@@ -4,6 +4,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
+import { CredentialService } from "./credentials/credential-service.js";
+import { CredentialStore } from "./credentials/credential-store.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
@@ -60,9 +62,11 @@ export async function startEmulator(
   const interactions = new InteractionService(new InteractionStore(db), environments, {
     limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
   });
+  const credentials = new CredentialService(new CredentialStore(db));
   const app = createApp({
     config,
     interactions,
+    credentials,
     health: {
       runtime: () => runtime.health(),
       store: () => {

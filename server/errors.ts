@@ -54,6 +54,13 @@ export class NotFoundError extends ApiError {
   }
 }
 
+/** 409. Note: the official SDK retries 409 up to four times before giving up. */
+export class AlreadyExistsError extends ApiError {
+  constructor(message: string) {
+    super(409, "ALREADY_EXISTS", message);
+  }
+}
+
 export class FailedPreconditionError extends ApiError {
   constructor(message: string) {
     super(400, "FAILED_PRECONDITION", message);

@@ -3,16 +3,19 @@
 
 import express, { type Express } from "express";
 import type { Config } from "../config.js";
+import type { CredentialService } from "../credentials/credential-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import { requireApiKey } from "./auth.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
+import { credentialsRouter } from "./credentials-routes.js";
 import { emulatorRouter } from "./emulator-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES">;
   interactions: InteractionService;
+  credentials: CredentialService;
   health: HealthSources;
 }
 
@@ -29,6 +32,7 @@ export function createApp(deps: AppDependencies): Express {
   const api = express.Router({ mergeParams: true });
   api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
   api.use(interactionsRouter(deps.interactions));
+  api.use(credentialsRouter(deps.credentials));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);

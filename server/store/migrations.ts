@@ -41,4 +41,24 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (interaction_id, idx)
   );
   `,
+  `
+  CREATE TABLE credentials (
+    owner       TEXT NOT NULL,
+    id          TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    config      TEXT NOT NULL,
+    create_time TEXT NOT NULL,
+    update_time TEXT NOT NULL,
+    PRIMARY KEY (owner, id)
+  );
+
+  CREATE TABLE egress_log (
+    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    environment_id TEXT NOT NULL,
+    time           TEXT NOT NULL,
+    entry          TEXT NOT NULL
+  );
+  CREATE INDEX egress_log_environment ON egress_log (environment_id, seq);
+  `,
 ];

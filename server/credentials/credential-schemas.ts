@@ -1,0 +1,54 @@
+// The Credential resource as the official SDK sends it (CredentialCreateParams in @google/genai 3.3):
+// the client picks the id, `type` selects the shape, and secret fields are write-only.
+
+import { z } from "zod";
+
+const credentialId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+  .describe("Chosen by the client; names the credential in allowlist entries and env references");
+
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name");
+
+export const bearerTokenSchema = z.looseObject({
+  type: z.literal("bearer_token"),
+  id: credentialId,
+  token: z.string().min(1).describe("The static bearer token (write-only)"),
+  header_name: headerName.optional().describe("Header to inject into; default Authorization"),
+  prefix: z.string().optional().describe('Prepended to the token with a space; default "Bearer", "" for none'),
+});
+
+export const environmentVariableSchema = z.looseObject({
+  type: z.literal("environment_variable"),
+  id: credentialId,
+  value: z.string().min(1).describe("The secret value (write-only)"),
+  injection_location: z.union([z.enum(["header", "query", "body"]), z.array(z.enum(["header", "query", "body"])).min(1)]),
+  trusted_domains: z.array(z.string().min(1)).optional(),
+});
+
+export const oauth2Schema = z.looseObject({
+  type: z.literal("oauth2"),
+  id: credentialId,
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+  refresh_token: z.string().min(1),
+});
+
+export const createCredentialSchema = z.discriminatedUnion("type", [bearerTokenSchema, environmentVariableSchema, oauth2Schema], {
+  error: 'type must be "bearer_token", "environment_variable" or "oauth2"',
+});
+export type CreateCredentialRequest = z.infer<typeof createCredentialSchema>;
+
+/** PATCH: any of the create fields but id and type; `update_mask` (query) may name which apply. */
+export const updateCredentialSchema = z.looseObject({
+  token: z.string().min(1).optional(),
+  header_name: headerName.optional(),
+  prefix: z.string().optional(),
+  value: z.string().min(1).optional(),
+  injection_location: z.union([z.enum(["header", "query", "body"]), z.array(z.enum(["header", "query", "body"])).min(1)]).optional(),
+  trusted_domains: z.array(z.string().min(1)).optional(),
+  client_id: z.string().min(1).optional(),
+  client_secret: z.string().min(1).optional(),
+  refresh_token: z.string().min(1).optional(),
+});
+export type UpdateCredentialRequest = z.infer<typeof updateCredentialSchema>;

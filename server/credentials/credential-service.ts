@@ -1,0 +1,101 @@
+// The /{v}/credentials resource: create, get, list, update, delete. Responses carry the credential's
+// identity and state only; secret fields are write-only.
+
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../errors.js";
+import { nowTimestamp } from "../store/timestamps.js";
+import type { CreateCredentialRequest, UpdateCredentialRequest } from "./credential-schemas.js";
+import type { CredentialRecord, CredentialStore } from "./credential-store.js";
+
+export interface CredentialResource {
+  id: string;
+  type: CredentialRecord["type"];
+  status: CredentialRecord["status"];
+  create_time: string;
+  update_time: string;
+  /** Non-secret settings, echoed so a user can check what will be injected where. */
+  header_name?: string;
+  prefix?: string;
+  injection_location?: unknown;
+  trusted_domains?: string[];
+  client_id?: string;
+}
+
+const SECRET_FIELDS = new Set(["token", "value", "client_secret", "refresh_token"]);
+const UPDATABLE: Record<CreateCredentialRequest["type"], readonly string[]> = {
+  bearer_token: ["token", "header_name", "prefix"],
+  environment_variable: ["value", "injection_location", "trusted_domains"],
+  oauth2: ["client_id", "client_secret", "refresh_token"],
+};
+
+export function renderCredential(record: CredentialRecord): CredentialResource {
+  const visible: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record.config)) {
+    if (!SECRET_FIELDS.has(key) && key !== "id" && key !== "type") visible[key] = value;
+  }
+  return { id: record.id, type: record.type, status: record.status, create_time: record.createTime, update_time: record.updateTime, ...visible };
+}
+
+export class CredentialService {
+  constructor(private readonly store: CredentialStore) {}
+
+  create(owner: string, request: CreateCredentialRequest): CredentialRecord {
+    const now = nowTimestamp();
+    const record: CredentialRecord = { owner, id: request.id, type: request.type, status: "active", config: request, createTime: now, updateTime: now };
+    if (!this.store.insert(record)) {
+      throw new AlreadyExistsError(`Credential ${request.id} already exists. Update it (PATCH) or delete it first.`);
+    }
+    return record;
+  }
+
+  get(owner: string, id: string): CredentialRecord {
+    const record = this.store.get(owner, id);
+    if (!record) throw new NotFoundError(`Credential ${id} not found.`);
+    return record;
+  }
+
+  list(owner: string, pageSize: number, pageToken: string | undefined): { credentials: CredentialRecord[]; nextPageToken: string } {
+    const afterId = pageToken ? decodePageToken(pageToken) : null;
+    const page = this.store.list(owner, pageSize + 1, afterId);
+    const more = page.length > pageSize;
+    const credentials = page.slice(0, pageSize);
+    return { credentials, nextPageToken: more ? Buffer.from(credentials[credentials.length - 1]!.id, "utf8").toString("base64url") : "" };
+  }
+
+  update(owner: string, id: string, changes: UpdateCredentialRequest, updateMask: string | undefined): CredentialRecord {
+    const record = this.get(owner, id);
+    // The SDK's update shapes carry `type` (and callers often echo `id`): fine when they agree.
+    const { type, id: bodyId, ...fields } = changes as UpdateCredentialRequest & { type?: unknown; id?: unknown };
+    if (type !== undefined && type !== record.type) {
+      throw new InvalidArgumentError(`Credential ${id} is a ${record.type} credential; its type cannot change to ${String(type)}.`);
+    }
+    if (bodyId !== undefined && bodyId !== id) throw new InvalidArgumentError(`The body's id ${String(bodyId)} does not match ${id} in the path.`);
+    const allowed = UPDATABLE[record.type];
+    const given = Object.keys(fields).filter((key) => (fields as Record<string, unknown>)[key] !== undefined);
+    const masked = updateMask ? updateMask.split(",").map((field) => field.trim()).filter(Boolean) : given;
+    const wrong = masked.filter((field) => !allowed.includes(field));
+    if (wrong.length > 0) {
+      throw new InvalidArgumentError(`Cannot update ${wrong.join(", ")} on a ${record.type} credential; updatable fields: ${allowed.join(", ")}.`);
+    }
+    const next: Record<string, unknown> = { ...record.config };
+    for (const field of masked) {
+      const value = (fields as Record<string, unknown>)[field];
+      if (value === undefined) delete next[field];
+      else next[field] = value;
+    }
+    const updated = { ...record, config: next as CreateCredentialRequest, updateTime: nowTimestamp() };
+    this.store.replaceConfig(owner, id, updated.config, updated.updateTime);
+    return updated;
+  }
+
+  delete(owner: string, id: string): void {
+    if (!this.store.delete(owner, id)) throw new NotFoundError(`Credential ${id} not found.`);
+  }
+}
+
+function decodePageToken(token: string): string {
+  const decoded = Buffer.from(token, "base64url").toString("utf8");
+  if (decoded.length === 0 || Buffer.from(decoded, "utf8").toString("base64url") !== token) {
+    throw new InvalidArgumentError("page_token is not one this emulator gave out; pass the next_page_token of the previous page.");
+  }
+  return decoded;
+}

@@ -1,0 +1,73 @@
+// Credentials live on the host side only: secrets are stored here (the emulator's local SQLite file)
+// and injected on the wire by the egress proxy; they are never returned by the API and never enter a
+// sandbox.
+
+import type { Db } from "../store/database.js";
+import type { CreateCredentialRequest } from "./credential-schemas.js";
+
+export interface CredentialRecord {
+  owner: string;
+  id: string;
+  type: CreateCredentialRequest["type"];
+  status: "active" | "revoked";
+  /** The whole create request, secrets included. */
+  config: CreateCredentialRequest;
+  createTime: string;
+  updateTime: string;
+}
+
+interface Row {
+  owner: string;
+  id: string;
+  type: CredentialRecord["type"];
+  status: CredentialRecord["status"];
+  config: string;
+  create_time: string;
+  update_time: string;
+}
+
+const fromRow = (row: Row): CredentialRecord => ({
+  owner: row.owner,
+  id: row.id,
+  type: row.type,
+  status: row.status,
+  config: JSON.parse(row.config) as CreateCredentialRequest,
+  createTime: row.create_time,
+  updateTime: row.update_time,
+});
+
+export class CredentialStore {
+  constructor(private readonly db: Db) {}
+
+  /** False when the owner already has a credential with this id. */
+  insert(record: CredentialRecord): boolean {
+    const result = this.db
+      .prepare(
+        `INSERT INTO credentials (owner, id, type, status, config, create_time, update_time)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING`,
+      )
+      .run(record.owner, record.id, record.type, record.status, JSON.stringify(record.config), record.createTime, record.updateTime);
+    return result.changes === 1;
+  }
+
+  get(owner: string, id: string): CredentialRecord | null {
+    const row = this.db.prepare("SELECT * FROM credentials WHERE owner = ? AND id = ?").get(owner, id) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  /** A page in id order, starting after `afterId`. */
+  list(owner: string, limit: number, afterId: string | null): CredentialRecord[] {
+    const rows = this.db
+      .prepare("SELECT * FROM credentials WHERE owner = ? AND id > ? ORDER BY id LIMIT ?")
+      .all(owner, afterId ?? "", limit) as Row[];
+    return rows.map(fromRow);
+  }
+
+  replaceConfig(owner: string, id: string, config: CreateCredentialRequest, updateTime: string): void {
+    this.db.prepare("UPDATE credentials SET config = ?, update_time = ? WHERE owner = ? AND id = ?").run(JSON.stringify(config), updateTime, owner, id);
+  }
+
+  delete(owner: string, id: string): boolean {
+    return this.db.prepare("DELETE FROM credentials WHERE owner = ? AND id = ?").run(owner, id).changes === 1;
+  }
+}
