@@ -54,15 +54,17 @@ export async function startEmulator(
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
+  const credentialStore = new CredentialStore(db);
   const environments = new EnvironmentService(environmentStore, runtime, {
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
+    credentials: credentialStore,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
   });
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
   const interactions = new InteractionService(new InteractionStore(db), environments, {
     limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
   });
-  const credentials = new CredentialService(new CredentialStore(db));
+  const credentials = new CredentialService(credentialStore);
   const app = createApp({
     config,
     interactions,

@@ -5,6 +5,8 @@ import type { EnvironmentInput } from "../api/create-interaction.js";
 import { FailedPreconditionError, NotFoundError, UnavailableError } from "../errors.js";
 import { newEnvironmentId } from "../ids.js";
 import type { SandboxChannel, SandboxRuntime } from "../sandbox/runtime.js";
+import type { CredentialStore } from "../credentials/credential-store.js";
+import { checkNetwork } from "../egress/network-config.js";
 import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
 import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
@@ -12,6 +14,7 @@ import { nowTimestamp } from "../store/timestamps.js";
 
 export interface EnvironmentServiceOptions {
   maxSourcesBytes: number;
+  credentials: CredentialStore;
   /** An environment idle longer than this is removed and becomes "expired". */
   idleTtlMs: number;
 }
@@ -50,6 +53,8 @@ export class EnvironmentService {
     }
     const sources = prepareSources(input?.sources, this.options.maxSourcesBytes);
     const env = prepareEnvVars(input?.env);
+    const network = input?.network;
+    checkNetwork(network, owner, this.options.credentials);
     if (input?.environment_id) {
       const record = this.getUsable(input.environment_id, owner);
       return async () => {
@@ -57,10 +62,13 @@ export class EnvironmentService {
           const channel = await this.channel(record);
           for (const file of sources.files) await channel.writeFile(file.path, file.content, file.mode);
         }
-        if (sources.files.length > 0 || Object.keys(env).length > 0) {
+        if (sources.files.length > 0 || Object.keys(env).length > 0 || network !== undefined) {
           record.config = {
+            ...record.config,
             sources: [...record.config.sources, ...sources.summary],
             env: { ...record.config.env, ...env },
+            // A later interaction's network replaces the old policy; the next connection uses it.
+            ...(network !== undefined ? { network } : {}),
           };
           this.store.update(record.id, { config: record.config, updated: nowTimestamp() });
         }
@@ -81,7 +89,7 @@ export class EnvironmentService {
         owner,
         status: "active",
         sandboxId: handle.sandboxId,
-        config: { sources: sources.summary, env },
+        config: { sources: sources.summary, env, ...(network !== undefined ? { network } : {}) },
         created: now,
         updated: now,
         lastAccessed: now,

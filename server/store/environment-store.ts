@@ -1,4 +1,5 @@
 import type { Db } from "./database.js";
+import type { NetworkInput } from "../egress/network-config.js";
 
 export type EnvironmentStatus = "creating" | "active" | "expired" | "deleted";
 
@@ -7,6 +8,8 @@ export interface EnvironmentConfig {
   sources: Array<{ type: string; target: string; encoding?: string; size_bytes: number }>;
   /** Variables every tool command sees (environment.env). */
   env?: Record<string, string>;
+  /** environment.network as last sent; omitted means public egress allowed. */
+  network?: NetworkInput;
 }
 
 export interface EnvironmentRecord {

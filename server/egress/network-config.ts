@@ -1,0 +1,72 @@
+// `environment.network` as stored with an environment, checked when a request sets it, and turned
+// into the policy the egress proxy enforces. The policy is rebuilt for every connection, so a later
+// interaction's network (or a rotated credential) applies to the next request the sandbox makes.
+
+import type { z } from "zod";
+import type { networkSchema } from "../api/create-interaction.js";
+import type { CredentialStore } from "../credentials/credential-store.js";
+import { InvalidArgumentError } from "../errors.js";
+
+export type NetworkInput = z.infer<typeof networkSchema>;
+
+export type EgressPolicy =
+  | { mode: "open" }
+  | { mode: "disabled" }
+  | { mode: "allowlist"; entries: Array<{ domain: string; headers: Record<string, string> }> };
+
+const DOMAIN = /^(\*|(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.?)$/i;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Refuses, with a 400 naming the entry, what the proxy could never honour. */
+export function checkNetwork(network: NetworkInput | undefined, owner: string, credentials: CredentialStore): void {
+  if (network === undefined || network === "disabled" || network.allowlist === undefined || network.allowlist === "disabled") return;
+  network.allowlist.forEach((entry, index) => {
+    const where = `environment.network.allowlist[${index}]`;
+    if (!DOMAIN.test(entry.domain)) {
+      throw new InvalidArgumentError(`${where}.domain "${entry.domain}" is not a domain, "*.suffix" or "*"`);
+    }
+    for (const headers of transformList(entry.transform)) {
+      for (const [name, value] of Object.entries(headers)) {
+        if (!HEADER_NAME.test(name)) throw new InvalidArgumentError(`${where}.transform: "${name}" is not a valid HTTP header name`);
+        if (/[\r\n\0]/.test(value)) throw new InvalidArgumentError(`${where}.transform["${name}"]: header values cannot contain line breaks`);
+      }
+    }
+    if (entry.credential !== undefined) {
+      const credential = credentials.get(owner, entry.credential);
+      if (!credential) {
+        throw new InvalidArgumentError(`${where}.credential "${entry.credential}" not found; create it first with POST /{version}/credentials`);
+      }
+      if (credential.type !== "bearer_token") {
+        throw new InvalidArgumentError(
+          `${where}.credential "${entry.credential}" is a ${credential.type} credential; allowlist entries inject headers, so use a bearer_token credential`,
+        );
+      }
+    }
+  });
+}
+
+/** The policy for one connection, with credentials read now (a deleted one drops its entry). */
+export function egressPolicy(network: NetworkInput | undefined, owner: string, credentials: CredentialStore): EgressPolicy {
+  if (network === undefined) return { mode: "open" };
+  if (network === "disabled" || network.allowlist === "disabled") return { mode: "disabled" };
+  if (network.allowlist === undefined) return { mode: "open" };
+  const entries: Array<{ domain: string; headers: Record<string, string> }> = [];
+  for (const entry of network.allowlist) {
+    const headers: Record<string, string> = {};
+    for (const map of transformList(entry.transform)) Object.assign(headers, map);
+    if (entry.credential !== undefined) {
+      const credential = credentials.get(owner, entry.credential);
+      // Fail closed: without its credential the entry would send requests unauthenticated.
+      if (!credential || credential.config.type !== "bearer_token") continue;
+      const { header_name = "Authorization", prefix = "Bearer", token } = credential.config;
+      headers[header_name] = prefix === "" ? token : `${prefix} ${token}`;
+    }
+    entries.push({ domain: entry.domain, headers });
+  }
+  return { mode: "allowlist", entries };
+}
+
+function transformList(transform: Record<string, string> | Array<Record<string, string>> | undefined): Array<Record<string, string>> {
+  if (transform === undefined) return [];
+  return Array.isArray(transform) ? transform : [transform];
+}
