@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
+import { EgressLogStore } from "./egress/egress-log-store.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
@@ -55,6 +56,7 @@ export async function startEmulator(
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
+  const egressLog = new EgressLogStore(db);
   const environments = new EnvironmentService(environmentStore, runtime, {
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
     credentials: credentialStore,
@@ -69,6 +71,7 @@ export async function startEmulator(
     config,
     interactions,
     credentials,
+    debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
       store: () => {

@@ -9,13 +9,14 @@ import { requireApiKey } from "./auth.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
 import { credentialsRouter } from "./credentials-routes.js";
-import { emulatorRouter } from "./emulator-routes.js";
+import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES">;
   interactions: InteractionService;
   credentials: CredentialService;
+  debug: EmulatorRouteSources;
   health: HealthSources;
 }
 
@@ -38,7 +39,7 @@ export function createApp(deps: AppDependencies): Express {
     api(req, res, next);
   });
 
-  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), emulatorRouter(deps.interactions));
+  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), emulatorRouter(deps.debug));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

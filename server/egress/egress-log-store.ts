@@ -1,0 +1,26 @@
+// Every egress attempt of every sandbox, as the proxy reports it (never header values), kept with the
+// environment so a user can see what their agent and hooks tried to reach and why it was refused.
+
+import type { Db } from "../store/database.js";
+
+export interface EgressLogEntry {
+  time: string;
+  environment_id: string;
+  [field: string]: unknown;
+}
+
+export class EgressLogStore {
+  constructor(private readonly db: Db) {}
+
+  append(entry: EgressLogEntry): void {
+    this.db.prepare("INSERT INTO egress_log (environment_id, time, entry) VALUES (?, ?, ?)").run(entry.environment_id, entry.time, JSON.stringify(entry));
+  }
+
+  /** Oldest first, after the entry numbered `afterSeq`. */
+  list(environmentId: string, limit: number, afterSeq: number): { entries: EgressLogEntry[]; lastSeq: number | null } {
+    const rows = this.db
+      .prepare("SELECT seq, entry FROM egress_log WHERE environment_id = ? AND seq > ? ORDER BY seq LIMIT ?")
+      .all(environmentId, afterSeq, limit) as Array<{ seq: number; entry: string }>;
+    return { entries: rows.map((row) => JSON.parse(row.entry) as EgressLogEntry), lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : null };
+  }
+}
