@@ -13,6 +13,8 @@ export interface SandboxFile {
   content: Buffer;
   /** Permission bits; 0o644 for data, 0o755 for scripts that start with "#!". */
   mode: number;
+  /** A file of the emulator's own in a system folder: owned by root, parents left as they are. */
+  system?: boolean;
 }
 
 export interface SandboxSpec {

@@ -7,12 +7,15 @@ import { ExecutorClient } from "../executor-client.js";
 import type {
   RuntimeHealth,
   SandboxChannel,
+  SandboxFile,
   SandboxHandle,
   SandboxRuntime,
   SandboxSpec,
 } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
+import { EMULATOR_CA_PATH, SANDBOX_EGRESS_ENV, SYSTEM_CA_BUNDLE } from "../../egress/sandbox-egress-settings.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
+import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
 import { SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
@@ -32,6 +35,8 @@ export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
   private readonly docker: Docker;
   private image: string | null = null;
+  /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
+  private trustFiles: SandboxFile[] = [];
 
   constructor(private readonly options: DockerRuntimeOptions) {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
@@ -49,6 +54,20 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
+  }
+
+  /**
+   * Makes every sandbox created from now on trust `caPem` (the egress proxy's CA): appended to the
+   * image's system bundle and placed on its own for Node. The private key never leaves the host.
+   */
+  async trustCertificate(caPem: string): Promise<void> {
+    if (!this.image) throw new Error("DockerRuntime.prepare() must run before trustCertificate()");
+    const systemBundle = await readImageFile(this.docker, this.image, SYSTEM_CA_BUNDLE);
+    const ca = Buffer.from(caPem.endsWith("\n") ? caPem : `${caPem}\n`);
+    this.trustFiles = [
+      { path: SYSTEM_CA_BUNDLE, content: Buffer.concat([systemBundle, Buffer.from("\n"), ca]), mode: 0o644, system: true },
+      { path: EMULATOR_CA_PATH, content: ca, mode: 0o644, system: true },
+    ];
   }
 
   private labels(spec: Pick<SandboxSpec, "environmentId" | "owner">): Record<string, string> {
@@ -69,8 +88,10 @@ export class DockerRuntime implements SandboxRuntime {
       User: SANDBOX_USER,
       WorkingDir: "/workspace",
       Cmd: ["sleep", "infinity"],
+      Env: Object.entries(SANDBOX_EGRESS_ENV).map(([name, value]) => `${name}=${value}`),
       HostConfig: {
-        // Sandboxes get no network at all; egress arrives with the egress proxy, over the executor channel.
+        // No network at all: the only way out is the executor's proxy listener, carried over its channel
+        // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
         NetworkMode: "none",
         // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
         Init: true,
@@ -89,7 +110,8 @@ export class DockerRuntime implements SandboxRuntime {
     try {
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
       // has no user-made symlinks that a target could be redirected through.
-      if (spec.files.length > 0) await container.putArchive(await sourcesTar(spec.files), { path: "/" });
+      const files = [...this.trustFiles, ...spec.files];
+      if (files.length > 0) await container.putArchive(await sourcesTar(files), { path: "/" });
       await container.start();
       return handle;
     } catch (error) {

@@ -41,16 +41,18 @@ const IMAGE_FOLDERS = new Set([
 export function sourcesTar(files: SandboxFile[], mtime = new Date()): Promise<Buffer> {
   const folders = new Set<string>();
   for (const file of files) {
+    if (file.system) continue; // system files land in folders the image already has, owned by root
     for (let dir = path.dirname(file.path); dir !== "/"; dir = path.dirname(dir)) folders.add(dir);
   }
   const owner = { uid: SANDBOX_UID, gid: SANDBOX_GID, mtime };
+  const root = { uid: 0, gid: 0, mtime };
   // Parents first (sorted), so each folder exists with the right owner before anything lands in it.
   const folderEntries: TarEntry[] = [...folders]
     .sort()
     .filter((dir) => !IMAGE_FOLDERS.has(dir))
     .map((dir) => ({ header: { name: `${dir.slice(1)}/`, type: "directory", mode: 0o755, ...owner } }));
   const fileEntries: TarEntry[] = files.map((file) => ({
-    header: { name: file.path.slice(1), mode: file.mode, ...owner },
+    header: { name: file.path.slice(1), mode: file.mode, ...(file.system ? root : owner) },
     content: file.content,
   }));
   return tarBuffer([...folderEntries, ...fileEntries]);

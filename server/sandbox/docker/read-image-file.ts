@@ -1,0 +1,35 @@
+// Reads one file out of an image without running anything: create a container, copy the file out
+// of it (the engine's archive API works on containers that never started), remove it.
+
+import type Docker from "dockerode";
+import { extract } from "tar-stream";
+
+export async function readImageFile(docker: Docker, image: string, filePath: string): Promise<Buffer> {
+  const container = await docker.createContainer({ Image: image, Cmd: ["true"], NetworkDisabled: true });
+  try {
+    const archive = (await container.getArchive({ path: filePath })) as NodeJS.ReadableStream;
+    return await firstFileOf(archive);
+  } finally {
+    await container.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+function firstFileOf(archive: NodeJS.ReadableStream): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const reader = extract();
+    let found: Buffer | null = null;
+    reader.on("entry", (header, stream, next) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
+      stream.on("end", () => {
+        if (found === null && header.type === "file") found = Buffer.concat(chunks);
+        next();
+      });
+      stream.resume();
+    });
+    reader.on("finish", () => (found ? resolve(found) : reject(new Error("the archive held no file"))));
+    reader.on("error", reject);
+    archive.on("error", reject);
+    archive.pipe(reader);
+  });
+}
