@@ -47,6 +47,11 @@ export const configSchema = z.object({
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
+  EMULATOR_EGRESS_HOST_MAP: z
+    .string()
+    .default("")
+    .describe("domain=host:port pairs, comma-separated: where the egress proxy sends those domains (exempt from the private-address guard)"),
+  EMULATOR_EGRESS_CA_FILE: z.string().optional().describe("PEM file of extra CA certificates the egress proxy trusts for upstream TLS"),
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
 });
 

@@ -3,12 +3,16 @@
 // Only node: built-ins here: this runs on the image's Node.js 18 with no node_modules.
 
 import { describeError, logDiagnostic } from "./diagnostics.js";
+import { EgressListener } from "./egress-listener.js";
 import { deletePath, FileOpError, listDirectory, readFileHead, writeFileCreatingParents } from "./file-ops.js";
 import {
   BAD_REQUEST_CODE,
   encodeFrame,
   FrameDecoder,
+  isEgressFrameHeader,
+  parseEgressFrame,
   PROTOCOL_VERSION,
+  type EgressFrame,
   type ExecRequest,
   type Frame,
   type Request,
@@ -22,10 +26,12 @@ const running = new Map<number, RunningCommand>();
 const decoder = new FrameDecoder<unknown>();
 let shuttingDown = false;
 
-function send(message: Response, body?: Buffer): void {
+function send(message: Response | EgressFrame, body?: Buffer): void {
   if (shuttingDown) return;
   process.stdout.write(encodeFrame(message, body));
 }
+
+const egress = new EgressListener(send);
 
 function sendResult(id: number, result: ResultPayload, body?: Buffer): void {
   send({ type: "result", id, result }, body);
@@ -36,6 +42,13 @@ function sendError(id: number, code: string, message: string): void {
 }
 
 function handleFrame(frame: Frame<unknown>): void {
+  if (isEgressFrameHeader(frame.header)) {
+    const egressFrame = parseEgressFrame(frame.header);
+    // Stream frames have no request id to answer an error to; a bad one is a server bug, logged and dropped.
+    if (egressFrame === null || egressFrame.egress === "open") logDiagnostic("ignoring a malformed egress frame");
+    else egress.receive(egressFrame, frame.body);
+    return;
+  }
   const parsed = parseRequest(frame.header);
   if (!parsed.ok) {
     if (parsed.id === null) logDiagnostic(`ignoring frame without a usable id: ${parsed.message}`);
@@ -50,6 +63,11 @@ function handleFrame(frame: Frame<unknown>): void {
     sendResult(request.id, { op: "cancel", found });
   } else if (request.op === "ping") {
     sendResult(request.id, { op: "ping", version: PROTOCOL_VERSION, pid: process.pid, uid: process.getuid?.() ?? -1 });
+  } else if (request.op === "egressListen") {
+    egress.listen(request.host, request.port).then(
+      (port) => sendResult(request.id, { op: "egressListen", port }),
+      (error: NodeJS.ErrnoException) => sendError(request.id, error.code ?? "EIO", `egressListen: ${describeError(error)}`),
+    );
   } else {
     handleFileRequest(request, frame.body).then(
       ({ result, body }) => sendResult(request.id, result, body),
@@ -78,7 +96,7 @@ function startCommand(request: ExecRequest, stdin: Buffer): void {
   command.start(stdin);
 }
 
-type FileRequest = Exclude<Request, { op: "exec" | "cancel" | "ping" }>;
+type FileRequest = Exclude<Request, { op: "exec" | "cancel" | "ping" | "egressListen" }>;
 
 async function handleFileRequest(request: FileRequest, body: Buffer): Promise<{ result: ResultPayload; body?: Buffer }> {
   switch (request.op) {
@@ -104,6 +122,8 @@ async function shutdown(exitCode: number, reason: string): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   if (exitCode !== 0) logDiagnostic(reason);
+  // First, so programs see their proxy connections reset at once and the port is free for the next executor.
+  egress.closeAll();
   const kills = Promise.all([...running.values()].map((command) => command.kill()));
   await Promise.race([kills, new Promise((resolve) => setTimeout(resolve, 5000))]);
   process.exit(exitCode);

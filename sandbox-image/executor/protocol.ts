@@ -6,9 +6,13 @@
 // chunks) without base64 overhead. Requests may be answered out of order; every request ends with
 // exactly one terminal message (`result`, `exit` or `error`) carrying its id.
 //
+// Egress streams ride the same channel: each TCP connection a sandbox program makes to the executor's
+// egress listener becomes a stream of `egress` frames (see EgressFrame), numbered by the executor and
+// independent of request ids, with credit-based flow control per stream and direction.
+//
 // This file is shared by both sides and must stay dependency-free (it runs on the image's Node.js 18).
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
 export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
@@ -73,6 +77,19 @@ export interface PingRequest {
   id: number;
 }
 
+/**
+ * Makes the executor accept egress connections on host:port (one listener per executor). Port 0 picks
+ * a free port; the result carries the port bound. A port still held (typically by the previous
+ * executor of the same container, still exiting) is retried for EGRESS_LISTEN_RETRY_MS before the
+ * request fails with EADDRINUSE; a second listener on one executor fails with EALREADY.
+ */
+export interface EgressListenRequest {
+  op: "egressListen";
+  id: number;
+  host: string;
+  port: number;
+}
+
 export type Request =
   | ExecRequest
   | CancelRequest
@@ -80,7 +97,8 @@ export type Request =
   | WriteFileRequest
   | ListFilesRequest
   | DeleteFileRequest
-  | PingRequest;
+  | PingRequest
+  | EgressListenRequest;
 
 export type RequestOp = Request["op"];
 
@@ -119,7 +137,8 @@ export type ResultPayload =
   | { op: "writeFile"; size: number }
   | { op: "listFiles"; entries: FileEntry[] }
   | { op: "deleteFile" }
-  | { op: "cancel"; found: boolean };
+  | { op: "cancel"; found: boolean }
+  | { op: "egressListen"; port: number };
 
 export interface ResultMessage {
   type: "result";
@@ -136,6 +155,91 @@ export interface ErrorMessage {
 }
 
 export type Response = OutputMessage | ExitMessage | ResultMessage | ErrorMessage;
+
+// ---- Egress streams ----
+//
+// Lifecycle of stream N (N > 0, strictly increasing per executor, never reused):
+//   executor → server  open                       a sandbox program connected
+//   both ways          data (body = bytes)        at most the window unacknowledged, see below
+//   both ways          ack {bytes}                the receiver consumed `bytes`: the sender may send that many more
+//   both ways          end                        half-close: the sender sends no more data
+//   both ways          close {error?}             abort: the sender has torn its end down; the receiver drops the
+//                                                 stream (the executor resets the program's socket) and never
+//                                                 answers a close
+// A stream whose both ends were exchanged is complete; a close may still follow and means nothing more.
+// Frames for streams a side does not know (already closed, never opened) are ignored: both sides may
+// close at the same moment, so late frames are normal.
+//
+// Flow control: each direction of each stream has a window of EGRESS_WINDOW_BYTES. A sender keeps
+// (bytes sent − bytes acknowledged) within the window; a receiver acknowledges bytes only once they left
+// its hands (written to the socket, handed to the reader), so neither side ever holds more than one
+// window per stream and direction. Sending more than the window allows is a violation that closes the
+// stream.
+
+/** Per stream and direction: how many bytes may be in flight, unacknowledged. */
+export const EGRESS_WINDOW_BYTES = 256 * 1024;
+
+/** Largest data frame body, so one busy stream cannot hold the channel for long. */
+export const EGRESS_MAX_DATA_FRAME_BYTES = 64 * 1024;
+
+/** Concurrent streams per executor; connections beyond it are refused at the executor (and at the server). */
+export const EGRESS_MAX_STREAMS = 256;
+
+/** How long egressListen keeps retrying a port that is in use. */
+export const EGRESS_LISTEN_RETRY_MS = 5_000;
+
+export interface EgressStreamErrorInfo {
+  /** errno-style, e.g. ECONNRESET, EPIPE, EPROTO (a flow-control or protocol violation). */
+  code: string;
+  message: string;
+}
+
+export type EgressFrame =
+  | { egress: "open"; stream: number }
+  | { egress: "data"; stream: number }
+  | { egress: "ack"; stream: number; bytes: number }
+  | { egress: "end"; stream: number }
+  | { egress: "close"; stream: number; error?: EgressStreamErrorInfo };
+
+export type EgressFrameKind = EgressFrame["egress"];
+
+/** Egress frames are told apart from requests (`op`) and responses (`type`) by their `egress` field. */
+export function isEgressFrameHeader(header: unknown): boolean {
+  return typeof header === "object" && header !== null && !Array.isArray(header) && "egress" in header;
+}
+
+/** The frame, if the header has exactly the shape above; null otherwise. Both sides use it on what they receive. */
+export function parseEgressFrame(header: unknown): EgressFrame | null {
+  if (!isEgressFrameHeader(header)) return null;
+  const fields = header as Record<string, unknown>;
+  const stream = fields["stream"];
+  if (!isPositiveInteger(stream)) return null;
+  const kind = fields["egress"];
+  switch (kind) {
+    case "open":
+    case "data":
+    case "end":
+      return { egress: kind, stream };
+    case "ack": {
+      const bytes = fields["bytes"];
+      return isPositiveInteger(bytes) ? { egress: "ack", stream, bytes } : null;
+    }
+    case "close": {
+      const error = fields["error"];
+      if (error === undefined) return { egress: "close", stream };
+      if (typeof error !== "object" || error === null) return null;
+      const { code, message } = error as Record<string, unknown>;
+      if (typeof code !== "string" || typeof message !== "string") return null;
+      return { egress: "close", stream, error: { code, message } };
+    }
+    default:
+      return null;
+  }
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) > 0;
+}
 
 export interface Frame<H> {
   header: H;

@@ -68,6 +68,15 @@ function buildRequest(fields: Fields, id: number): Request {
     }
     case "ping":
       return { op, id };
+    case "egressListen": {
+      const host = fields["host"];
+      if (!isSpawnableString(host) || host === "") throw new Error("egressListen: host must be a non-empty string");
+      const port = fields["port"];
+      if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65_535) {
+        throw new Error("egressListen: port must be an integer between 0 and 65535");
+      }
+      return { op, id, host, port: port as number };
+    }
     default:
       throw new Error(`unknown op ${JSON.stringify(op)}`);
   }

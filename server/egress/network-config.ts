@@ -3,19 +3,15 @@
 // interaction's network (or a rotated credential) applies to the next request the sandbox makes.
 
 import type { z } from "zod";
+import { isInjectableHeaderName, type EgressPolicy } from "../../proxy/index.js";
 import type { networkSchema } from "../api/create-interaction.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { InvalidArgumentError } from "../errors.js";
 
 export type NetworkInput = z.infer<typeof networkSchema>;
-
-export type EgressPolicy =
-  | { mode: "open" }
-  | { mode: "disabled" }
-  | { mode: "allowlist"; entries: Array<{ domain: string; headers: Record<string, string> }> };
+export type { EgressPolicy };
 
 const DOMAIN = /^(\*|(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.?)$/i;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Refuses, with a 400 naming the entry, what the proxy could never honour. */
 export function checkNetwork(network: NetworkInput | undefined, owner: string, credentials: CredentialStore): void {
@@ -27,7 +23,11 @@ export function checkNetwork(network: NetworkInput | undefined, owner: string, c
     }
     for (const headers of transformList(entry.transform)) {
       for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_NAME.test(name)) throw new InvalidArgumentError(`${where}.transform: "${name}" is not a valid HTTP header name`);
+        if (!isInjectableHeaderName(name)) {
+          throw new InvalidArgumentError(
+            `${where}.transform: "${name}" cannot be injected (not a valid header name, or a framing, hop-by-hop or proxy header)`,
+          );
+        }
         if (/[\r\n\0]/.test(value)) throw new InvalidArgumentError(`${where}.transform["${name}"]: header values cannot contain line breaks`);
       }
     }

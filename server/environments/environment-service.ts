@@ -6,7 +6,8 @@ import { FailedPreconditionError, NotFoundError, UnavailableError } from "../err
 import { newEnvironmentId } from "../ids.js";
 import type { SandboxChannel, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
-import { checkNetwork } from "../egress/network-config.js";
+import type { EgressGateway } from "../egress/egress-gateway.js";
+import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network-config.js";
 import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
 import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
@@ -15,6 +16,8 @@ import { nowTimestamp } from "../store/timestamps.js";
 export interface EnvironmentServiceOptions {
   maxSourcesBytes: number;
   credentials: CredentialStore;
+  /** Routes each sandbox's egress to the proxy; without it sandboxes have no network at all. */
+  egress?: EgressGateway;
   /** An environment idle longer than this is removed and becomes "expired". */
   idleTtlMs: number;
 }
@@ -124,11 +127,26 @@ export class EnvironmentService {
       }
       const channel = await this.runtime.connect(handle);
       void channel.closed.then(() => this.channels.delete(record.id));
+      if (this.options.egress) {
+        try {
+          await this.options.egress.attach(channel, record.id);
+        } catch (error) {
+          channel.close();
+          throw error;
+        }
+      }
       return channel;
     })();
     this.channels.set(record.id, opening);
     opening.catch(() => this.channels.delete(record.id));
     return opening;
+  }
+
+  /** The egress policy of a live environment, as of now (network setting and credentials). */
+  egressPolicyOf(id: string): EgressPolicy {
+    const record = this.store.getById(id);
+    if (!record || record.status !== "active") throw new Error(`environment ${id} is not active`);
+    return egressPolicy(record.config.network, record.owner, this.options.credentials);
   }
 
   /** Marks the environment busy for the duration of `work`, so the idle sweep leaves it alone. */

@@ -4,17 +4,22 @@
 // it, or impersonate it on the channel. Everything it sends is therefore checked: output is capped
 // here too, responses of the wrong shape close the channel, and frames for unknown ids are dropped.
 
-import type { Readable, Writable } from "node:stream";
+import type { Duplex, Readable, Writable } from "node:stream";
 import {
   encodeFrame,
   FrameDecoder,
+  isEgressFrameHeader,
+  parseEgressFrame,
+  type EgressFrame,
   type ExitMessage,
   type FileEntry,
   type Request,
   type Response,
   type ResultPayload,
 } from "../../sandbox-image/executor/protocol.js";
+import { EgressStreams } from "./egress-streams.js";
 import {
+  SandboxEgressError,
   SandboxFileError,
   SandboxUnavailableError,
   type CommandRequest,
@@ -49,6 +54,7 @@ export class ExecutorClient implements SandboxChannel {
   private nextId = 1;
   private readonly pending = new Map<number, PendingRequest>();
   private readonly decoder = new FrameDecoder<unknown>();
+  private readonly egressStreams = new EgressStreams((frame, body) => this.sendEgressFrame(frame, body));
 
   constructor(
     private readonly input: Readable,
@@ -147,6 +153,15 @@ export class ExecutorClient implements SandboxChannel {
     await this.call({ op: "deleteFile", path, recursive }, "deleteFile");
   }
 
+  async listenEgress(port: number, host = "127.0.0.1"): Promise<number> {
+    const { result } = await this.call({ op: "egressListen", host, port }, "egressListen");
+    return result.port;
+  }
+
+  onEgressStream(handler: (stream: Duplex) => void): void {
+    this.egressStreams.setHandler(handler);
+  }
+
   /** Ends the executor's stdin (it then kills what it still runs and exits); pending calls fail. */
   close(): void {
     // The input is left to drain until the executor exits: destroying it now would hand a still-running
@@ -169,11 +184,7 @@ export class ExecutorClient implements SandboxChannel {
             resolve({ result: message.result as ResultOf<Op>, body: responseBody });
           } else if (message.type === "error") {
             this.pending.delete(id);
-            reject(
-              expected === "ping"
-                ? new ExecutorRequestError(message.code, message.message)
-                : new SandboxFileError(message.code, message.message),
-            );
+            reject(requestError(expected, message.code, message.message));
           } else {
             this.protocolViolation(`a ${message.type} message answered ${expected} request ${id}`);
           }
@@ -203,6 +214,10 @@ export class ExecutorClient implements SandboxChannel {
     this.output.write(encodeFrame({ ...request, id }, body));
   }
 
+  private sendEgressFrame(frame: EgressFrame, body?: Buffer): void {
+    if (this.closeReason === null) this.output.write(encodeFrame(frame, body));
+  }
+
   private receive(chunk: Buffer): void {
     if (this.closeReason !== null) return;
     let frames;
@@ -214,6 +229,15 @@ export class ExecutorClient implements SandboxChannel {
     }
     for (const frame of frames) {
       if (this.closeReason !== null) return;
+      if (isEgressFrameHeader(frame.header)) {
+        const egressFrame = parseEgressFrame(frame.header);
+        if (egressFrame === null) {
+          this.protocolViolation(`malformed egress frame ${truncateForLog(JSON.stringify(frame.header))}`);
+          return;
+        }
+        this.egressStreams.receive(egressFrame, frame.body);
+        continue;
+      }
       const message = parseResponse(frame.header);
       if (message === null) {
         this.protocolViolation(`malformed response header ${truncateForLog(JSON.stringify(frame.header))}`);
@@ -234,6 +258,7 @@ export class ExecutorClient implements SandboxChannel {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const request of waiting) request.onClosed(this.unavailable(cause));
+    this.egressStreams.destroyAll(this.unavailable(cause));
     try {
       this.output.end();
     } catch {
@@ -269,6 +294,17 @@ class CappedOutput {
 
   bytes(): Buffer {
     return Buffer.concat(this.chunks, this.kept);
+  }
+}
+
+function requestError(op: ResultPayload["op"], code: string, message: string): Error {
+  switch (op) {
+    case "ping":
+      return new ExecutorRequestError(code, message);
+    case "egressListen":
+      return new SandboxEgressError(code, message);
+    default:
+      return new SandboxFileError(code, message);
   }
 }
 
@@ -359,6 +395,10 @@ function parseResult(result: unknown): ResultPayload | null {
       return { op: "deleteFile" };
     case "cancel":
       return typeof result["found"] === "boolean" ? { op: "cancel", found: result["found"] } : null;
+    case "egressListen": {
+      const port = result["port"];
+      return isCount(port) && port > 0 && port <= 65_535 ? { op: "egressListen", port } : null;
+    }
     default:
       return null;
   }

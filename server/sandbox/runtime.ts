@@ -2,6 +2,7 @@
 // Docker through dockerode is the first implementation; nothing above this interface may assume a
 // local Docker socket or a local file path.
 
+import type { Duplex } from "node:stream";
 import type { FileEntry } from "../../sandbox-image/executor/protocol.js";
 
 export type { FileEntry };
@@ -68,6 +69,17 @@ export class SandboxFileError extends Error {
   }
 }
 
+/** The executor could not open its egress listener (EADDRINUSE after retrying, EALREADY, …). */
+export class SandboxEgressError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SandboxEgressError";
+  }
+}
+
 /** The sandbox (or the channel to it) is gone or broken; the operation's outcome is unknown. */
 export class SandboxUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -84,6 +96,19 @@ export interface SandboxChannel {
   writeFile(path: string, content: Buffer, mode?: number): Promise<void>;
   listFiles(path: string): Promise<FileEntry[]>;
   deleteFile(path: string, recursive: boolean): Promise<void>;
+  /**
+   * Makes the sandbox accept egress connections on host:port (host defaults to 127.0.0.1); resolves with
+   * the port bound (0 picks one). A port still held by a previous executor is retried for a few seconds.
+   * Rejects with SandboxEgressError. Once per channel.
+   */
+  listenEgress(port: number, host?: string): Promise<number>;
+  /**
+   * Sets the handler (replacing any previous one) that gets every egress connection as a Duplex:
+   * backpressure on both sides, end() half-closes, destroy() resets the sandbox program's socket,
+   * failures surface as 'error' (attach a listener). Without a handler, connections are refused.
+   * Every stream is destroyed when the channel closes.
+   */
+  onEgressStream(handler: (stream: Duplex) => void): void;
   /** Resolves when the channel closes, for whatever reason. */
   readonly closed: Promise<void>;
   close(): void;

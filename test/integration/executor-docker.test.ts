@@ -11,6 +11,9 @@ channelConformanceSuite("executor in a Docker sandbox", async () => {
   return {
     channel,
     scratchDir: "/workspace",
+    // Where HTTP_PROXY points inside a sandbox.
+    egressPort: 3128,
+    openAnotherChannel: () => runtime.connect(handle),
     teardown: async () => {
       channel.close();
       await removeAllSandboxes(runtime);

@@ -15,7 +15,7 @@ import {
   type Frame,
   type Response,
 } from "../../sandbox-image/executor/protocol.js";
-import { spawnLocalExecutor } from "../../server/sandbox/local-executor.js";
+import { spawnLocalExecutor, type LocalExecutor } from "../../server/sandbox/local-executor.js";
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { channelConformanceSuite } from "../support/channel-conformance.js";
 
@@ -26,11 +26,19 @@ const executorNode = process.env["EXECUTOR_NODE"] ?? process.execPath;
 channelConformanceSuite("local executor process", async () => {
   const scratchDir = await mkdtemp(join(tmpdir(), "executor-conformance-"));
   const executor = spawnLocalExecutor(executorPath, { cwd: scratchDir, nodePath: executorNode });
+  const others: LocalExecutor[] = [];
   return {
     channel: executor.channel,
     scratchDir,
+    // The host's loopback is shared with everything else running here: any free port.
+    egressPort: 0,
+    openAnotherChannel: async () => {
+      const other = spawnLocalExecutor(executorPath, { cwd: scratchDir, nodePath: executorNode });
+      others.push(other);
+      return other.channel;
+    },
     teardown: async () => {
-      await executor.stop();
+      await Promise.all([executor, ...others].map((each) => each.stop()));
       await rm(scratchDir, { recursive: true, force: true });
     },
   };

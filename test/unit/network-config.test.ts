@@ -76,7 +76,7 @@ describe("network configuration to egress policy", () => {
     ["an unknown credential", { allowlist: [{ domain: "a.com", credential: "nope" }] }, /credential "nope" not found/],
     ["another owner's credential", { allowlist: [{ domain: "a.com", credential: "bearer" }] }, /not found/],
     ["a non-bearer credential", { allowlist: [{ domain: "a.com", credential: "envvar" }] }, /environment_variable credential/],
-    ["an invalid header name", { allowlist: [{ domain: "a.com", transform: { "Bad Header": "x" } }] }, /not a valid HTTP header name/],
+    ["an invalid header name", { allowlist: [{ domain: "a.com", transform: { "Bad Header": "x" } }] }, /cannot be injected/],
     ["a header value with a line break", { allowlist: [{ domain: "a.com", transform: { "X-A": "1\r\nX-B: 2" } }] }, /line breaks/],
   ];
   for (const [what, network, pattern] of refused) {

@@ -1,0 +1,55 @@
+// One record per egress attempt, handed to the `onEgress` callback (the server stores them with the
+// environment; the standalone process prints them as JSON lines). Header NAMES only, never values:
+// the values are the secrets the proxy exists to keep out of sandboxes, and out of logs.
+
+export type EgressEntry = {
+  /** ISO-8601 time the attempt started. */
+  time: string;
+  environment_id: string;
+  /** The HTTP method; "CONNECT" for the tunnel itself, the inner method for intercepted requests. */
+  method: string;
+  /** The requested host (normalized), not a mapped or resolved one. */
+  host: string;
+  port: number;
+  decision: "allowed" | "refused";
+  /** Why it was refused or failed (the x-proxy-error value); null when it went through. */
+  reason: string | null;
+  /** The allowlist domain that matched, "open", or null when nothing matched. */
+  rule: string | null;
+  /** The status the sandbox saw; null when it went away before any response. */
+  status: number | null;
+  /** Body bytes sent upstream (raw tunnel bytes for CONNECT). */
+  bytes_up: number;
+  /** Body bytes received from upstream (raw tunnel bytes for CONNECT). */
+  bytes_down: number;
+  /** Whether TLS was terminated by the proxy (headers injected into HTTPS). */
+  intercepted: boolean;
+  injected_header_names: string[];
+  /** The address actually dialled, or null when none was. */
+  address: string | null;
+  duration_ms: number;
+};
+
+export type EgressListener = (entry: EgressEntry) => void;
+
+/** Calls the listener without letting its failure break a connection. */
+export function safeEmitter(listener: EgressListener | undefined, onListenerError: (error: unknown) => void): EgressListener {
+  return (entry) => {
+    if (!listener) return;
+    try {
+      listener(entry);
+    } catch (error) {
+      onListenerError(error);
+    }
+  };
+}
+
+/** Fills the fields common to every entry of one attempt. */
+export class AttemptClock {
+  readonly startedAt = Date.now();
+  readonly time = new Date(this.startedAt).toISOString();
+
+  elapsed(): number {
+    return Date.now() - this.startedAt;
+  }
+}

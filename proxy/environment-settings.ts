@@ -1,0 +1,43 @@
+// The operator's egress settings, read the same way by the server (in-process proxy) and by the
+// standalone proxy process, so the two cannot drift.
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parseHostMap, type HostMap } from "./host-map.js";
+
+/** The CA folder inside a data folder; the server installs `<it>/ca.pem` in sandboxes. */
+export const CA_DIRECTORY_NAME = "egress-ca";
+
+export function caDirectoryFor(dataDirectory: string): string {
+  return path.join(dataDirectory, CA_DIRECTORY_NAME);
+}
+
+export class EgressSettingsError extends Error {
+  override name = "EgressSettingsError";
+}
+
+/** Reads a PEM file of CA certificates; refuses a file with none (a typo would otherwise be silent). */
+export function readCaFile(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new EgressSettingsError(`EMULATOR_EGRESS_CA_FILE: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (certificates.length === 0) throw new EgressSettingsError(`EMULATOR_EGRESS_CA_FILE: ${file} holds no PEM certificate`);
+  return certificates.map((certificate) => `${certificate}\n`);
+}
+
+export type EgressEnvironmentSettings = { hostMap: HostMap; trustedUpstreamCas: string[] };
+
+export function egressSettingsFromEnv(env: { EMULATOR_EGRESS_HOST_MAP?: string | undefined; EMULATOR_EGRESS_CA_FILE?: string | undefined }): EgressEnvironmentSettings {
+  let hostMap: HostMap;
+  try {
+    hostMap = parseHostMap(env.EMULATOR_EGRESS_HOST_MAP);
+  } catch (error) {
+    throw new EgressSettingsError(`EMULATOR_EGRESS_HOST_MAP: ${(error as Error).message}`);
+  }
+  const caFile = env.EMULATOR_EGRESS_CA_FILE;
+  return { hostMap, trustedUpstreamCas: caFile ? readCaFile(caFile) : [] };
+}

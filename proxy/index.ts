@@ -1,0 +1,12 @@
+// The egress proxy's public surface: what the server (and the standalone process) use.
+
+export { startEgressProxy, type EgressProxy, type EgressProxyOptions } from "./egress-proxy.js";
+export { egressPolicySchema, isInjectableHeaderName, type AllowlistEntry, type EgressPolicy } from "./policy.js";
+export { encodePreamble, preambleSchema, type EgressPreamble } from "./preamble.js";
+export type { EgressEntry, EgressListener } from "./egress-log.js";
+export { PROXY_ERROR_HEADER } from "./responses.js";
+export { parseHostMap, type HostMap, type HostMapTarget } from "./host-map.js";
+export { CA_DIRECTORY_NAME, caDirectoryFor, egressSettingsFromEnv, readCaFile, type EgressEnvironmentSettings } from "./environment-settings.js";
+export { openCertificateAuthority, CA_CERTIFICATE_FILE, CA_KEY_FILE, type CertificateAuthority } from "./certificate-authority.js";
+export { systemResolver, type Resolver } from "./resolver.js";
+export { createSystemDialer, type Dialer, type UpstreamTlsOptions } from "./dialer.js";

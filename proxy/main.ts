@@ -1,0 +1,65 @@
+// The egress proxy as its own process (docker-compose runs it as a service). Configuration from the
+// environment; one JSON line per egress attempt on stdout (for `docker compose logs` or a collector);
+// human-readable diagnostics on stderr; SIGTERM and SIGINT close it cleanly.
+
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { startEgressProxy } from "./egress-proxy.js";
+import { caDirectoryFor, egressSettingsFromEnv } from "./environment-settings.js";
+
+const configSchema = z.object({
+  EMULATOR_PROXY_HOST: z.string().min(1).default("127.0.0.1"),
+  EMULATOR_PROXY_PORT: z.coerce.number().int().min(0).max(65535).default(3129),
+  EMULATOR_PROXY_SECRET: z.string().min(16, "EMULATOR_PROXY_SECRET is required (at least 16 characters, shared with the server)"),
+  EMULATOR_DATA_DIR: z.string().min(1).optional(),
+  EMULATOR_EGRESS_HOST_MAP: z.string().optional(),
+  EMULATOR_EGRESS_CA_FILE: z.string().optional(),
+});
+
+// The server's default, so that both find the same CA when run from the same account.
+function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || os.homedir();
+  if (!home) return path.resolve(".emulator");
+  return path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "interactions-emulator");
+}
+
+async function main(): Promise<void> {
+  const parsed = configSchema.safeParse(process.env);
+  if (!parsed.success) {
+    process.stderr.write(`egress proxy: invalid configuration:\n${z.prettifyError(parsed.error)}\n`);
+    process.exit(2);
+  }
+  const config = parsed.data;
+  const caDirectory = caDirectoryFor(path.resolve(config.EMULATOR_DATA_DIR ?? defaultDataDir(process.env)));
+  const proxy = await startEgressProxy({
+    secret: config.EMULATOR_PROXY_SECRET,
+    caDirectory,
+    host: config.EMULATOR_PROXY_HOST,
+    port: config.EMULATOR_PROXY_PORT,
+    ...egressSettingsFromEnv(config),
+    onEgress: (entry) => process.stdout.write(`${JSON.stringify(entry)}\n`),
+    onConnectionRejected: ({ reason, detail, remoteAddress }) =>
+      process.stderr.write(`egress proxy: rejected a connection from ${remoteAddress ?? "?"}: ${reason} (${detail})\n`),
+    onDiagnostic: (message) => process.stderr.write(`egress proxy: ${message}\n`),
+  });
+  process.stderr.write(`egress proxy listening on ${proxy.host}:${proxy.port} (CA: ${path.join(caDirectory, "ca.pem")})\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stderr.write(`egress proxy: ${signal}, closing\n`);
+    proxy.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`egress proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+// Joins a sandbox's egress streams to the egress proxy. Each connection a sandbox program makes to its
+// proxy listener arrives here as a stream on that sandbox's executor channel, so which environment it
+// comes from is known for certain (it cannot be forged from inside the sandbox). The gateway opens a
+// loopback connection to the proxy, states the environment and its current policy in the identity
+// preamble (authenticated by a secret only the server and the proxy know), and then pipes bytes.
+
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import { encodePreamble } from "../../proxy/index.js";
+import type { SandboxChannel } from "../sandbox/runtime.js";
+import type { EgressPolicy } from "./network-config.js";
+import { SANDBOX_PROXY_PORT } from "./sandbox-egress-settings.js";
+
+export interface ProxyEndpoint {
+  host: string;
+  port: number;
+  secret: string;
+}
+
+export class EgressGateway {
+  constructor(
+    private readonly proxy: ProxyEndpoint,
+    /** The environment's policy now; throwing refuses the connection. */
+    private readonly policyFor: (environmentId: string) => EgressPolicy,
+  ) {}
+
+  /** Starts the sandbox's proxy listener and routes what it accepts. */
+  async attach(channel: SandboxChannel, environmentId: string): Promise<void> {
+    channel.onEgressStream((stream) => this.forward(stream, environmentId));
+    await channel.listenEgress(SANDBOX_PROXY_PORT);
+  }
+
+  private forward(sandboxSide: Duplex, environmentId: string): void {
+    let policy: EgressPolicy;
+    try {
+      policy = this.policyFor(environmentId);
+    } catch {
+      sandboxSide.destroy();
+      return;
+    }
+    const proxySide = net.connect({ host: this.proxy.host, port: this.proxy.port, allowHalfOpen: true });
+    proxySide.setNoDelay(true);
+    proxySide.write(encodePreamble({ secret: this.proxy.secret, environment_id: environmentId, policy }));
+    // pipe() carries half-closes both ways (end → end); an error on either side tears down both.
+    sandboxSide.pipe(proxySide);
+    proxySide.pipe(sandboxSide);
+    const teardown = () => {
+      sandboxSide.destroy();
+      proxySide.destroy();
+    };
+    sandboxSide.on("error", teardown);
+    proxySide.on("error", teardown);
+    sandboxSide.on("close", () => proxySide.destroy());
+    proxySide.on("close", () => sandboxSide.destroy());
+  }
+}

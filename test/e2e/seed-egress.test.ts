@@ -1,0 +1,197 @@
+// The documentation's audit-logging example, verbatim (only the client's base URL differs): a post
+// hook POSTs every read_file / write_file event from inside the sandbox to
+// https://telemetry.example.com, and the egress proxy injects the bearer token on the wire. The
+// telemetry server is a local HTTPS server with its own CA, reached through EMULATOR_EGRESS_HOST_MAP.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { GoogleGenAI } from "@google/genai";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { createTestPki, startEchoServer, type EchoServer } from "../support/proxy-fixtures.js";
+
+const API_KEY = "egress-e2e-key";
+let emulator: EmulatorProcess;
+let telemetry: EchoServer;
+let other: EchoServer;
+let client: GoogleGenAI;
+let caDir: string;
+
+before(async () => {
+  const pki = createTestPki("telemetry");
+  telemetry = await startEchoServer("telemetry", pki.issue(["telemetry.example.com"]));
+  other = await startEchoServer("other", pki.issue(["other.example.com"]));
+  caDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-egress-ca-"));
+  const caFile = path.join(caDir, "upstream-ca.pem");
+  fs.writeFileSync(caFile, pki.caPem);
+  emulator = await startEmulatorProcess({
+    EMULATOR_EGRESS_HOST_MAP: `telemetry.example.com=127.0.0.1:${telemetry.port},other.example.com=127.0.0.1:${other.port}`,
+    EMULATOR_EGRESS_CA_FILE: caFile,
+  });
+  client = new GoogleGenAI({ apiKey: API_KEY, httpOptions: { baseUrl: emulator.url } });
+});
+
+after(async () => {
+  await emulator?.destroy();
+  await telemetry?.close();
+  await other?.close();
+  fs.rmSync(caDir, { recursive: true, force: true });
+});
+
+async function egressLog(environmentId: string): Promise<Array<Record<string, any>>> {
+  const response = await fetch(`${emulator.url}/emulator/environments/${environmentId}/egress`, { headers: { "x-goog-api-key": API_KEY } });
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { entries: Array<Record<string, any>> }).entries;
+}
+
+function codeResult(steps: unknown): { result: string; is_error: boolean } {
+  return (steps as Array<Record<string, any>>).find((step) => step.type === "code_execution_result") as { result: string; is_error: boolean };
+}
+
+// ---- The seed's audit-logging JavaScript example, verbatim ----
+// Define hook without secrets; the egress proxy injects headers dynamically
+const hooksConfig = {
+    "audit-logging": {
+        post_tool_execution: [
+            {
+                matcher: "read_file|write_file",
+                hooks: [
+                    {
+                        type: "http",
+                        url: "https://telemetry.example.com/api/v1/agent-events",
+                        timeout: 10,
+                    },
+                ],
+            },
+        ],
+    },
+};
+
+async function auditLoggingExample() {
+const interaction = await client.interactions.create({
+    agent: "antigravity-preview-05-2026",
+    input: "Use your filesystem tool to create `/workspace/audit.log` containing 'event 1', then immediately read it back using your filesystem read tool.",
+    environment: {
+        type: "remote",
+        sources: [
+            {
+                type: "inline",
+                target: ".agents/hooks.json",
+                content: JSON.stringify(hooksConfig, null, 2),
+            },
+        ],
+        network: {
+            allowlist: [
+                {
+                    domain: "telemetry.example.com",
+                    transform: {
+                        Authorization: "Bearer telemetry_secret_token_123",
+                    },
+                },
+                { domain: "*" },
+            ],
+        },
+    },
+});
+console.log(interaction.output_text);
+return interaction;
+}
+// ---- end of the verbatim example ----
+
+describe("the documentation's audit-logging example", () => {
+  it("delivers both events, in order, with the injected token that nothing in the sandbox holds", async () => {
+    const before = telemetry.requests.length;
+    const interaction = await auditLoggingExample();
+    assert.match(interaction.output_text ?? "", /event 1/);
+    const events = telemetry.requests.slice(before);
+    assert.equal(events.length, 2);
+    for (const event of events) {
+      assert.equal(event.method, "POST");
+      assert.equal(event.url, "/api/v1/agent-events");
+      assert.equal(event.headers.authorization, "Bearer telemetry_secret_token_123");
+      assert.equal(event.headers["content-type"], "application/json");
+    }
+    assert.deepEqual(
+      events.map((event) => JSON.parse(event.body)),
+      [
+        { tool_call: { name: "write_file", args: { path: "/workspace/audit.log", content: "event 1" } }, environment_id: interaction.environment_id },
+        { tool_call: { name: "read_file", args: { path: "/workspace/audit.log" } }, environment_id: interaction.environment_id },
+      ],
+    );
+
+    const search = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `env; grep -rl telemetry_secret_token_123 / --exclude-dir=proc --exclude-dir=sys 2>/dev/null; echo done` using code_execution.",
+      environment: interaction.environment_id!,
+    });
+    const output = codeResult(search.steps).result;
+    assert.doesNotMatch(output, /telemetry_secret_token_123/);
+    assert.match(output, /HTTPS_PROXY=http:\/\/127\.0\.0\.1:3128/);
+
+    const log = await egressLog(interaction.environment_id!);
+    const posts = log.filter((entry) => entry.host === "telemetry.example.com");
+    assert.ok(posts.length >= 2, JSON.stringify(log));
+    for (const entry of posts) {
+      assert.equal(entry.decision, "allowed");
+      assert.equal(entry.intercepted, true);
+      assert.deepEqual(entry.injected_header_names, ["Authorization"]);
+    }
+    assert.doesNotMatch(JSON.stringify(log), /telemetry_secret_token_123/);
+  });
+});
+
+describe("egress from a sandbox", () => {
+  it("injects a credential's token for an allowlist entry that references it", async () => {
+    await client.credentials.create({ id: "telemetry-cred", type: "bearer_token", token: "from-a-credential" });
+    const before = telemetry.requests.length;
+    const interaction = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `curl -sS -X POST https://telemetry.example.com/cred -d x` using code_execution.",
+      environment: { type: "remote", network: { allowlist: [{ domain: "telemetry.example.com", credential: "telemetry-cred" }] } },
+    });
+    assert.equal(codeResult(interaction.steps).is_error, false, codeResult(interaction.steps).result);
+    const [request] = telemetry.requests.slice(before);
+    assert.equal(request?.headers.authorization, "Bearer from-a-credential");
+  });
+
+  it("refuses what the allowlist does not name, and a later interaction's network replaces the policy", async () => {
+    const first = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `curl -sS -o /dev/null -w '%{http_code}' https://other.example.com/x; echo \" exit=$?\"` using code_execution.",
+      environment: { type: "remote", network: { allowlist: [{ domain: "telemetry.example.com" }] } },
+    });
+    assert.match(codeResult(first.steps).result, /exit=56/);
+    const log = await egressLog(first.environment_id!);
+    assert.equal(log.at(-1)?.decision, "refused");
+    assert.equal(log.at(-1)?.reason, "not-allowlisted");
+
+    const second = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `curl -sS https://other.example.com/now-allowed` using code_execution.",
+      environment: { type: "remote", environment_id: first.environment_id!, network: { allowlist: [{ domain: "*.example.com" }] } },
+    });
+    assert.equal(codeResult(second.steps).is_error, false, codeResult(second.steps).result);
+    assert.equal(other.requests.at(-1)?.url, "/now-allowed");
+  });
+
+  it("refuses everything when network is disabled", async () => {
+    const interaction = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `curl -sS -o /dev/null -w '%{http_code}' http://telemetry.example.com/; echo` using code_execution.",
+      environment: { type: "remote", network: "disabled" },
+    });
+    assert.match(codeResult(interaction.steps).result, /^403/);
+  });
+
+  it("gives a program that ignores the proxy variables no way out", async () => {
+    const interaction = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: `Run \`env -u HTTP_PROXY -u HTTPS_PROXY -u http_proxy -u https_proxy -u ALL_PROXY -u all_proxy curl -sS --max-time 5 https://127.0.0.1:${telemetry.port}/direct; echo " exit=$?"\` using code_execution.`,
+      environment: { type: "remote" },
+    });
+    assert.match(codeResult(interaction.steps).result, /exit=7/);
+    assert.equal(telemetry.requests.some((request) => request.url === "/direct"), false);
+  });
+});
