@@ -219,6 +219,9 @@ export class ConnectHandler {
 
     const tunnelAgent = new RouteAgent(route, dialer, { trustedCas }, { keepAlive: true }, trackSocket);
     agent = tunnelAgent;
+    // The TLS socket inherits half-open mode from the socket it wraps (the listener's, needed for byte
+    // tunnels). Here a sandbox that hangs up mid-handshake (it rejected our certificate) must close it.
+    socket.allowHalfOpen = false;
     const secure = new tls.TLSSocket(socket, {
       isServer: true,
       secureContext: ca.secureContextFor(target.host),
@@ -232,7 +235,11 @@ export class ConnectHandler {
     });
     // Closing a TLSSocket does not close the socket it wraps: without this, a tunnel the inner HTTP
     // server closed (keep-alive timeout) would hold the sandbox's connection open forever.
-    secure.once("close", () => socket.destroy());
+    secure.once("close", () => {
+      // A client that rejects our certificate often just hangs up (TLS 1.3 clients check it last).
+      if (!handshakeDone) clientTlsError ??= "closed during the handshake";
+      socket.destroy();
+    });
     secure.on("error", (error: NodeJS.ErrnoException) => {
       // Before the handshake completes, typically: the sandbox does not trust the emulator's CA (not
       // installed, or a client that pins certificates). Recorded, since the 200 already went out.

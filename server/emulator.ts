@@ -1,11 +1,14 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
+import { caDirectoryFor, egressSettingsFromEnv, startEgressProxy } from "../proxy/index.js";
+import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { createApp } from "./http/app.js";
@@ -57,9 +60,29 @@ export async function startEmulator(
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
   const egressLog = new EgressLogStore(db);
-  const environments = new EnvironmentService(environmentStore, runtime, {
+
+  // The egress proxy runs in-process on loopback; sandboxes reach it only through their executor
+  // channel (EgressGateway), and it trusts only connections that carry the server's secret.
+  const egressSettings = egressSettingsFromEnv(config);
+  const proxySecret = randomBytes(32).toString("hex");
+  const proxy = await startEgressProxy({
+    secret: proxySecret,
+    caDirectory: caDirectoryFor(config.EMULATOR_DATA_DIR),
+    hostMap: egressSettings.hostMap,
+    trustedUpstreamCas: egressSettings.trustedUpstreamCas,
+    onEgress: (entry) => egressLog.append(entry),
+    onDiagnostic: (message) => console.error(`[egress proxy] ${message}`),
+  });
+  await runtime.trustCertificate?.(proxy.caCertificatePem);
+  let environments: EnvironmentService | undefined;
+  const egress = new EgressGateway({ host: proxy.host, port: proxy.port, secret: proxySecret }, (environmentId) => {
+    if (!environments) throw new Error("the emulator is still starting");
+    return environments.egressPolicyOf(environmentId);
+  });
+  environments = new EnvironmentService(environmentStore, runtime, {
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
     credentials: credentialStore,
+    egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
   });
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
@@ -105,7 +128,8 @@ export async function startEmulator(
       const grace = setTimeout(() => server.closeAllConnections(), 5000);
       await closed;
       clearTimeout(grace);
-      environments.closeChannels();
+      environments?.closeChannels();
+      await proxy.close();
       db.close();
     },
   };

@@ -130,6 +130,8 @@ export interface SandboxRuntime {
   health(): Promise<RuntimeHealth>;
   /** Make everything the runtime needs (images, …) present, reporting progress. */
   prepare(progress: (line: string) => void): Promise<void>;
+  /** Makes sandboxes created from now on trust this CA certificate (the egress proxy's). */
+  trustCertificate?(caPem: string): Promise<void>;
   /** Create and start a sandbox with its files in place; on failure nothing is left behind. */
   create(spec: SandboxSpec): Promise<SandboxHandle>;
   /** A channel to the sandbox's executor (opened once and reused by the caller). */

@@ -22,7 +22,7 @@ let caDir: string;
 before(async () => {
   const pki = createTestPki("telemetry");
   telemetry = await startEchoServer("telemetry", pki.issue(["telemetry.example.com"]));
-  other = await startEchoServer("other", pki.issue(["other.example.com"]));
+  other = await startEchoServer("other");
   caDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-egress-ca-"));
   const caFile = path.join(caDir, "upstream-ca.pem");
   fs.writeFileSync(caFile, pki.caPem);
@@ -169,7 +169,9 @@ describe("egress from a sandbox", () => {
 
     const second = await client.interactions.create({
       agent: "antigravity-preview-05-2026",
-      input: "Run `curl -sS https://other.example.com/now-allowed` using code_execution.",
+      // Plain HTTP: a domain without injected headers is tunnelled, and over HTTPS the sandbox would
+      // meet the local test server's certificate, which only the proxy trusts.
+      input: "Run `curl -sS http://other.example.com/now-allowed` using code_execution.",
       environment: { type: "remote", environment_id: first.environment_id!, network: { allowlist: [{ domain: "*.example.com" }] } },
     });
     assert.equal(codeResult(second.steps).is_error, false, codeResult(second.steps).result);

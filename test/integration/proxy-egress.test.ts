@@ -54,6 +54,7 @@ describe("egress proxy on loopback", () => {
     { domain: "secure.example", headers: { Authorization: SECRET_VALUE, "X-Extra": "1" } },
     { domain: "tunnel.example" },
     { domain: "untrusted.example", headers: { Authorization: SECRET_VALUE } },
+    { domain: "timing.example", headers: { Authorization: SECRET_VALUE } },
   ]);
   const waitForEntry = async (predicate: (entry: EgressEntry) => boolean): Promise<EgressEntry> => {
     for (let attempt = 0; attempt < 100; attempt += 1) {
@@ -72,7 +73,7 @@ describe("egress proxy on loopback", () => {
     const strangerPki = createTestPki("stranger");
     plain = await startEchoServer("plain");
     other = await startEchoServer("other");
-    secure = await startEchoServer("secure", upstreamPki.issue(["secure.example", "tunnel.example"]));
+    secure = await startEchoServer("secure", upstreamPki.issue(["secure.example", "timing.example"]));
     tunnelled = await startEchoServer("tunnelled", upstreamPki.issue(["tunnel.example"]));
     untrusted = await startEchoServer("untrusted", strangerPki.issue(["untrusted.example"]));
     const local = (port: number) => ({ host: "127.0.0.1", port });
@@ -89,6 +90,7 @@ describe("egress proxy on loopback", () => {
         ["evil.example", local(other.port)],
         ["open.example", local(plain.port)],
         ["secure.example", local(secure.port)],
+        ["timing.example", local(secure.port)],
         ["tunnel.example", local(tunnelled.port)],
         ["untrusted.example", local(untrusted.port)],
       ]),
@@ -353,7 +355,42 @@ describe("egress proxy on loopback", () => {
     });
   });
 
+  describe("cost of interception", () => {
+    it("mints a certificate on the first connection to a host and reuses it after", async (t) => {
+      const interceptOnce = async () => {
+        const start = performance.now();
+        const connect = await proxyConnect(proxy.port, preambleFor(standardPolicy), "timing.example:443");
+        const client = await startClientTls(connect.socket, "timing.example", [ca.caCertificatePem]);
+        const handshakeMs = performance.now() - start;
+        const response = await requestInTunnel(client.secure, { path: "/", host: "timing.example" });
+        const totalMs = performance.now() - start;
+        client.secure.destroy();
+        assert.equal(response.status, 200);
+        return { handshakeMs, totalMs };
+      };
+      const first = await interceptOnce();
+      const cached = [await interceptOnce(), await interceptOnce(), await interceptOnce()];
+      const best = Math.min(...cached.map((run) => run.totalMs));
+      t.diagnostic(
+        `CONNECT + TLS to the proxy + first request: new host ${first.handshakeMs.toFixed(1)} + ${(first.totalMs - first.handshakeMs).toFixed(1)} ms, ` +
+          `cached certificate ${cached.map((run) => run.totalMs.toFixed(1)).join(" / ")} ms`,
+      );
+      assert.ok(best < 1000);
+    });
+  });
+
   describe("the egress log", () => {
+    it("records a CONNECT whose client refused the emulator's certificate as client-tls-failed", async () => {
+      const environment = "env_untrusting";
+      const connect = await proxyConnect(proxy.port, preambleFor(standardPolicy, environment), "secure.example:443");
+      await assert.rejects(startClientTls(connect.socket, "secure.example", [upstreamPki.caPem]));
+      connect.socket.destroy();
+      const entry = await waitForEntry((candidate) => candidate.environment_id === environment);
+      assert.equal(entry.reason, "client-tls-failed");
+      assert.equal(entry.intercepted, true);
+      assert.equal(secure.requests.filter((echo) => echo.url === "/never").length, 0);
+    });
+
     it("records allowed, refused and intercepted attempts, with header names and never values", async () => {
       const environment = "env_logged";
       await proxyRequest(proxy.port, preambleFor(standardPolicy, environment), { url: "http://auth.example/log", method: "POST", body: "12345", headers: { authorization: SANDBOX_VALUE } });
