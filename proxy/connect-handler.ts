@@ -37,7 +37,6 @@ export type ConnectHandlerDependencies = {
 
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
 const TUNNEL_CLOSE_GRACE_MS = 10_000;
-
 const TLS_HANDSHAKE_RECORD = 0x16;
 
 /** Waits for the first chunk and puts it back; null when the sandbox closes without sending. */
@@ -85,35 +84,37 @@ export class ConnectHandler {
 
   async handle(request: http.IncomingMessage, socket: net.Socket, head: Buffer, context: ConnectionContext): Promise<void> {
     const clock = new AttemptClock();
-    const base = { time: clock.time, environment_id: context.environmentId, method: "CONNECT" };
     const target = parseConnectTarget(request.url ?? "");
     if ("error" in target) {
       answerSocketWithError(socket, 400, "invalid-request", target.error);
       return;
     }
-    const refusedEntry = (reason: string, status: number, rule: string | null): EgressEntry => ({
-      ...base,
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => ({
+      time: clock.time,
+      environment_id: context.environmentId,
+      method: "CONNECT",
       host: target.host,
       port: target.port,
-      decision: "refused",
-      reason,
-      rule,
-      status,
       bytes_up: 0,
       bytes_down: 0,
       intercepted: false,
       injected_header_names: [],
       address: null,
       duration_ms: clock.elapsed(),
+      ...fields,
     });
 
     const result = await routeDestination(context.policy, target, this.dependencies.routes);
     if (!result.ok) {
       answerSocketWithError(socket, 403, result.refusal.reason, result.refusal.detail);
-      this.dependencies.emit(refusedEntry(result.refusal.reason, 403, result.refusal.rule));
+      this.dependencies.emit(entry({ decision: "refused", reason: result.refusal.reason, rule: result.refusal.rule, status: 403 }));
       return;
     }
-    if (socket.destroyed) return;
+    if (socket.destroyed) {
+      // The sandbox went away during the lookup: nothing is dialled.
+      this.dependencies.emit(entry({ decision: "allowed", reason: "client-closed", rule: result.route.rule, status: null }));
+      return;
+    }
     if (Object.keys(result.route.headers).length > 0) await this.intercept(socket, head, target, result.route, context, clock);
     else await this.tunnel(socket, head, result.route, context, clock);
   }
@@ -150,7 +151,7 @@ export class ConnectHandler {
     this.dependencies.trackSocket(upstream);
     if (socket.destroyed) {
       upstream.destroy();
-      this.dependencies.emit(entry({ status: null, address }));
+      this.dependencies.emit(entry({ reason: "client-closed", status: null, address }));
       return;
     }
     socket.write(ESTABLISHED);
@@ -169,7 +170,7 @@ export class ConnectHandler {
     });
     socket.once("close", () => {
       upstream.destroy();
-      this.dependencies.emit(entry({ bytes_up: upstream.bytesWritten, bytes_down: upstream.bytesRead, address, duration_ms: clock.elapsed() }));
+      this.dependencies.emit(entry({ bytes_up: upstream.bytesWritten, bytes_down: upstream.bytesRead, address }));
     });
   }
 
@@ -181,7 +182,7 @@ export class ConnectHandler {
     if (head.length > 0) socket.unshift(head);
     let agent: RouteAgent | null = null;
     let clientTlsError: string | null = null;
-    socket.once("close", () => {
+    const recordTunnel = () => {
       agent?.destroy();
       this.dependencies.emit({
         time: clock.time,
@@ -200,18 +201,20 @@ export class ConnectHandler {
         address: agent?.lastAddress ?? null,
         duration_ms: clock.elapsed(),
       });
-    });
+    };
 
     // Most tunnels carry TLS, but some clients (undici's ProxyAgent) CONNECT for plain http:// too;
     // the first byte tells (22 = a TLS handshake record). Plain HTTP gets its headers injected as is.
     const firstByte = await peekFirstByte(socket);
     if (firstByte === null) {
       socket.destroy();
+      recordTunnel();
       return;
     }
     if (firstByte !== TLS_HANDSHAKE_RECORD) {
       agent = new RouteAgent(route, dialer, null, { keepAlive: true }, trackSocket);
       this.tunnels.set(socket, { environmentId: context.environmentId, route, agent, authority: authorityFor(target, "http") });
+      socket.once("close", recordTunnel);
       this.innerServer.emit("connection", socket);
       socket.resume();
       return;
@@ -233,18 +236,19 @@ export class ConnectHandler {
       this.tunnels.set(secure, { environmentId: context.environmentId, route, agent: tunnelAgent, authority: authorityFor(target, "https") });
       this.innerServer.emit("connection", secure);
     });
-    // Closing a TLSSocket does not close the socket it wraps: without this, a tunnel the inner HTTP
-    // server closed (keep-alive timeout) would hold the sandbox's connection open forever.
-    secure.once("close", () => {
-      // A client that rejects our certificate often just hangs up (TLS 1.3 clients check it last).
-      if (!handshakeDone) clientTlsError ??= "closed during the handshake";
-      socket.destroy();
-    });
     secure.on("error", (error: NodeJS.ErrnoException) => {
       // Before the handshake completes, typically: the sandbox does not trust the emulator's CA (not
       // installed, or a client that pins certificates). Recorded, since the 200 already went out.
       if (!handshakeDone) clientTlsError ??= error.code ?? error.message;
       secure.destroy();
+    });
+    // The TLS socket closes after the socket it wraps; closing it does not close that socket, though,
+    // and without this a tunnel the inner server closed (keep-alive timeout) would stay open forever.
+    secure.once("close", () => {
+      // A client that rejects our certificate often just hangs up (TLS 1.3 clients check it last).
+      if (!handshakeDone) clientTlsError ??= "closed during the handshake";
+      socket.destroy();
+      recordTunnel();
     });
   }
 

@@ -11,7 +11,7 @@ import { AddressGuard } from "./address-guard.js";
 import { openCertificateAuthority, type CertificateAuthority } from "./certificate-authority.js";
 import { ConnectHandler, type ConnectionContext } from "./connect-handler.js";
 import { createSystemDialer, type Dialer } from "./dialer.js";
-import { AttemptClock, safeEmitter, type EgressListener } from "./egress-log.js";
+import { AttemptClock, safeEmitter, type EgressEntry, type EgressListener } from "./egress-log.js";
 import { routeDestination, type RouteDependencies } from "./egress-route.js";
 import type { HostMap } from "./host-map.js";
 import { HttpForwarder } from "./http-forwarder.js";
@@ -130,25 +130,28 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return;
     }
     const result = await routeDestination(context.policy, target, routes);
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => ({
+      time: clock.time,
+      environment_id: context.environmentId,
+      method: request.method ?? "GET",
+      host: target.host,
+      port: target.port,
+      bytes_up: 0,
+      bytes_down: 0,
+      intercepted: false,
+      injected_header_names: [],
+      address: null,
+      duration_ms: clock.elapsed(),
+      ...fields,
+    });
     if (!result.ok) {
       answerWithError(response, 403, result.refusal.reason, result.refusal.detail);
-      emit({
-        time: clock.time,
-        environment_id: context.environmentId,
-        method: request.method ?? "GET",
-        host: target.host,
-        port: target.port,
-        decision: "refused",
-        reason: result.refusal.reason,
-        rule: result.refusal.rule,
-        status: 403,
-        bytes_up: 0,
-        bytes_down: 0,
-        intercepted: false,
-        injected_header_names: [],
-        address: null,
-        duration_ms: clock.elapsed(),
-      });
+      emit(entry({ decision: "refused", reason: result.refusal.reason, rule: result.refusal.rule, status: 403 }));
+      return;
+    }
+    // The sandbox went away during the lookup: nothing to forward, so nothing is dialled.
+    if (response.destroyed || request.socket.destroyed) {
+      emit(entry({ decision: "allowed", reason: "client-closed", rule: result.route.rule, status: null }));
       return;
     }
     const agent = new RouteAgent(result.route, dialer, target.scheme === "https" ? { trustedCas } : null, { keepAlive: false }, trackSocket);

@@ -37,13 +37,22 @@ export function isInjectableHeaderName(name: string): boolean {
   return HEADER_TOKEN.test(name) && !FORBIDDEN_INJECTED_HEADERS.has(lower) && !lower.startsWith("proxy-");
 }
 
+const MAX_HEADER_VALUE_LENGTH = 16384;
+
+/** Whether a policy may inject this header value (no CR, LF, NUL or other control characters). */
+export function isInjectableHeaderValue(value: string): boolean {
+  return value.length <= MAX_HEADER_VALUE_LENGTH && HEADER_VALUE.test(value);
+}
+
 const headerNameSchema = z
   .string()
   .refine(isInjectableHeaderName, "not an injectable header name (framing, hop-by-hop or proxy header, or not a token)");
 
 export const allowlistEntrySchema = z.object({
   domain: z.string().min(1).max(255),
-  headers: z.record(headerNameSchema, z.string().max(16384).regex(HEADER_VALUE, "header values may not contain control characters (CR, LF, NUL…)")).default({}),
+  headers: z
+    .record(headerNameSchema, z.string().max(MAX_HEADER_VALUE_LENGTH).regex(HEADER_VALUE, "header values may not contain control characters (CR, LF, NUL…)"))
+    .default({}),
 });
 
 export const egressPolicySchema = z.discriminatedUnion("mode", [

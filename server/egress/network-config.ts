@@ -3,7 +3,7 @@
 // interaction's network (or a rotated credential) applies to the next request the sandbox makes.
 
 import type { z } from "zod";
-import { isInjectableHeaderName, type EgressPolicy } from "../../proxy/index.js";
+import { isInjectableHeaderName, isInjectableHeaderValue, type EgressPolicy } from "../../proxy/index.js";
 import type { networkSchema } from "../api/create-interaction.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { InvalidArgumentError } from "../errors.js";
@@ -28,7 +28,9 @@ export function checkNetwork(network: NetworkInput | undefined, owner: string, c
             `${where}.transform: "${name}" cannot be injected (not a valid header name, or a framing, hop-by-hop or proxy header)`,
           );
         }
-        if (/[\r\n\0]/.test(value)) throw new InvalidArgumentError(`${where}.transform["${name}"]: header values cannot contain line breaks`);
+        if (!isInjectableHeaderValue(value)) {
+          throw new InvalidArgumentError(`${where}.transform["${name}"]: header values cannot contain line breaks or control characters, nor exceed 16384 characters`);
+        }
       }
     }
     if (entry.credential !== undefined) {

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openCertificateAuthority, type CertificateAuthority } from "../../proxy/certificate-authority.js";
+import type { EgressEntry } from "../../proxy/egress-log.js";
 import { startEgressProxy, type EgressProxy } from "../../proxy/egress-proxy.js";
 import type { EgressPolicy } from "../../proxy/policy.js";
 import {
@@ -284,6 +285,41 @@ describe("the address guard in the proxy", () => {
         new Map([["mapped.example", { host: "127.0.0.1", port: upstream.port }]]),
       );
       assert.deepEqual(dialer.dials, []);
+    });
+  });
+
+  describe("a sandbox that leaves during the lookup", () => {
+    it("is not followed by a dial", async () => {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let looked: () => void = () => undefined;
+      const lookupStarted = new Promise<void>((resolve) => (looked = resolve));
+      const resolver = {
+        async lookup() {
+          looked();
+          await released;
+          return [PUBLIC_ADDRESS];
+        },
+      };
+      const dialer = new RecordingDialer();
+      const entries: EgressEntry[] = [];
+      const proxy = await startEgressProxy({ secret: TEST_SECRET, certificateAuthority: ca, resolver, dialer, onEgress: (entry) => entries.push(entry) });
+      try {
+        const socket = await openProxyConnection(proxy.port, preambleFor(ALLOW_ALL));
+        socket.write("GET http://slow.example/ HTTP/1.1\r\nHost: slow.example\r\n\r\n");
+        await lookupStarted;
+        socket.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } finally {
+        await proxy.close();
+      }
+      assert.deepEqual(dialer.dials, []);
+      assert.deepEqual(
+        entries.map((entry) => [entry.method, entry.decision, entry.reason, entry.status]),
+        [["GET", "allowed", "client-closed", null]],
+      );
     });
   });
 
