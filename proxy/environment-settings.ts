@@ -2,8 +2,19 @@
 // standalone proxy process, so the two cannot drift.
 
 import { readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parseHostMap, type HostMap } from "./host-map.js";
+
+/**
+ * The default data folder of the server and of the standalone proxy (XDG-style, so state survives
+ * across checkouts; ./.emulator when there is no home): both find the same CA from the same account.
+ */
+export function defaultDataDirectory(env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || os.homedir();
+  if (!home) return path.resolve(".emulator");
+  return path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "interactions-emulator");
+}
 
 /** The CA folder inside a data folder; the server installs `<it>/ca.pem` in sandboxes. */
 export const CA_DIRECTORY_NAME = "egress-ca";

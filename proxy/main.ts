@@ -2,11 +2,10 @@
 // environment; one JSON line per egress attempt on stdout (for `docker compose logs` or a collector);
 // human-readable diagnostics on stderr; SIGTERM and SIGINT close it cleanly.
 
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { startEgressProxy } from "./egress-proxy.js";
-import { caDirectoryFor, egressSettingsFromEnv } from "./environment-settings.js";
+import { caDirectoryFor, defaultDataDirectory, egressSettingsFromEnv } from "./environment-settings.js";
 
 const configSchema = z.object({
   EMULATOR_PROXY_HOST: z.string().min(1).default("127.0.0.1"),
@@ -17,13 +16,6 @@ const configSchema = z.object({
   EMULATOR_EGRESS_CA_FILE: z.string().optional(),
 });
 
-// The server's default, so that both find the same CA when run from the same account.
-function defaultDataDir(env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || os.homedir();
-  if (!home) return path.resolve(".emulator");
-  return path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "interactions-emulator");
-}
-
 async function main(): Promise<void> {
   const parsed = configSchema.safeParse(process.env);
   if (!parsed.success) {
@@ -31,7 +23,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const config = parsed.data;
-  const caDirectory = caDirectoryFor(path.resolve(config.EMULATOR_DATA_DIR ?? defaultDataDir(process.env)));
+  const caDirectory = caDirectoryFor(path.resolve(config.EMULATOR_DATA_DIR ?? defaultDataDirectory(process.env)));
   const proxy = await startEgressProxy({
     secret: config.EMULATOR_PROXY_SECRET,
     caDirectory,

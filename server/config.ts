@@ -2,19 +2,11 @@
 // configuration table is written from these descriptions; keep the two in step.
 
 import { createHash } from "node:crypto";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { defaultDataDirectory } from "../proxy/index.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-
-function defaultDataDir(env: NodeJS.ProcessEnv): string {
-  // XDG-style user data folder, so state survives across checkouts; ./.emulator when there is no home.
-  const home = env.HOME || os.homedir();
-  if (!home) return path.resolve(".emulator");
-  const base = env.XDG_DATA_HOME || path.join(home, ".local", "share");
-  return path.join(base, "interactions-emulator");
-}
 
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("TCP port of the HTTP API"),
@@ -52,6 +44,16 @@ export const configSchema = z.object({
     .default("")
     .describe("domain=host:port pairs, comma-separated: where the egress proxy sends those domains (exempt from the private-address guard)"),
   EMULATOR_EGRESS_CA_FILE: z.string().optional().describe("PEM file of extra CA certificates the egress proxy trusts for upstream TLS"),
+  EMULATOR_EGRESS_PROXY: z
+    .string()
+    .regex(/^[^:\s]+:\d{1,5}$/, "host:port")
+    .optional()
+    .describe("host:port of an egress proxy run as its own process (proxy/main.ts); unset runs it inside the emulator"),
+  EMULATOR_PROXY_SECRET: z
+    .string()
+    .min(16, "at least 16 characters")
+    .optional()
+    .describe("Secret shared with that proxy process (required with EMULATOR_EGRESS_PROXY)"),
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
 });
 
@@ -70,7 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${problems.join("\n")}`);
   }
-  const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR ?? defaultDataDir(env));
+  const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR ?? defaultDataDirectory(env));
   return {
     ...parsed.data,
     EMULATOR_DATA_DIR: dataDir,

@@ -1,15 +1,14 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
-import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
-import { caDirectoryFor, egressSettingsFromEnv, startEgressProxy } from "../proxy/index.js";
 import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
+import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
@@ -61,21 +60,12 @@ export async function startEmulator(
   const credentialStore = new CredentialStore(db);
   const egressLog = new EgressLogStore(db);
 
-  // The egress proxy runs in-process on loopback; sandboxes reach it only through their executor
-  // channel (EgressGateway), and it trusts only connections that carry the server's secret.
-  const egressSettings = egressSettingsFromEnv(config);
-  const proxySecret = randomBytes(32).toString("hex");
-  const proxy = await startEgressProxy({
-    secret: proxySecret,
-    caDirectory: caDirectoryFor(config.EMULATOR_DATA_DIR),
-    hostMap: egressSettings.hostMap,
-    trustedUpstreamCas: egressSettings.trustedUpstreamCas,
-    onEgress: (entry) => egressLog.append(entry),
-    onDiagnostic: (message) => console.error(`[egress proxy] ${message}`),
-  });
+  // Sandboxes reach the egress proxy only through their executor channel (EgressGateway); the proxy
+  // trusts only connections that carry the secret.
+  const proxy = await connectEgressProxy(config, (entry) => egressLog.append(entry));
   await runtime.trustCertificate?.(proxy.caCertificatePem);
   let environments: EnvironmentService | undefined;
-  const egress = new EgressGateway({ host: proxy.host, port: proxy.port, secret: proxySecret }, (environmentId) => {
+  const egress = new EgressGateway(proxy.endpoint, (environmentId) => {
     if (!environments) throw new Error("the emulator is still starting");
     return environments.egressPolicyOf(environmentId);
   });
