@@ -13,7 +13,8 @@ let emulator: EmulatorProcess;
 let ai: GoogleGenAI;
 
 before(async () => {
-  emulator = await startEmulatorProcess();
+  // hooks.example.com goes to a closed loopback port: the hook's server is down, and no DNS is asked.
+  emulator = await startEmulatorProcess({ EMULATOR_EGRESS_HOST_MAP: "hooks.example.com=127.0.0.1:9" });
   ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
 });
 after(async () => {
@@ -95,7 +96,7 @@ describe("hooks inside interactions", () => {
   it("let an HTTP hook that cannot reach its server allow the call, and say why in the trace", async () => {
     const hooks = JSON.stringify({
       remote: {
-        pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "http", url: "https://hooks.invalid/gate", timeout: 5 }] }],
+        pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "http", url: "https://hooks.example.com/gate", timeout: 5 }] }],
       },
     });
     const interaction = await ai.interactions.create({
@@ -108,6 +109,6 @@ describe("hooks inside interactions", () => {
     assert.equal(handler.kind, "http");
     assert.equal(handler.decision, "allow");
     assert.ok(handler.fail_open, "the allow is marked as fail-open");
-    assert.match(JSON.stringify(handler.fail_open), /resolve|connect/);
+    assert.match(JSON.stringify(handler.fail_open), /proxy|connect|refused/);
   });
 });

@@ -5,6 +5,9 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -16,6 +19,8 @@ const API_KEY = "egress-e2e-key";
 let emulator: EmulatorProcess;
 let telemetry: EchoServer;
 let other: EchoServer;
+let gate: https.Server;
+let gateRequests: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
 let client: GoogleGenAI;
 let caDir: string;
 
@@ -23,11 +28,24 @@ before(async () => {
   const pki = createTestPki("telemetry");
   telemetry = await startEchoServer("telemetry", pki.issue(["telemetry.example.com"]));
   other = await startEchoServer("other");
+  // An HTTPS hook server that denies every call, reached as gate.example.com.
+  const gateTls = pki.issue(["gate.example.com"]);
+  gate = https.createServer({ key: gateTls.keyPem, cert: gateTls.certificatePem }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      gateRequests.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ decision: "deny", reason: "the remote gate says no" }));
+    });
+  });
+  await new Promise<void>((resolve) => gate.listen(0, "127.0.0.1", resolve));
+  const gatePort = (gate.address() as AddressInfo).port;
   caDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-egress-ca-"));
   const caFile = path.join(caDir, "upstream-ca.pem");
   fs.writeFileSync(caFile, pki.caPem);
   emulator = await startEmulatorProcess({
-    EMULATOR_EGRESS_HOST_MAP: `telemetry.example.com=127.0.0.1:${telemetry.port},other.example.com=127.0.0.1:${other.port}`,
+    EMULATOR_EGRESS_HOST_MAP: `telemetry.example.com=127.0.0.1:${telemetry.port},other.example.com=127.0.0.1:${other.port},gate.example.com=127.0.0.1:${gatePort}`,
     EMULATOR_EGRESS_CA_FILE: caFile,
   });
   client = new GoogleGenAI({ apiKey: API_KEY, httpOptions: { baseUrl: emulator.url } });
@@ -37,6 +55,8 @@ after(async () => {
   await emulator?.destroy();
   await telemetry?.close();
   await other?.close();
+  gate?.closeAllConnections();
+  gate?.close();
   fs.rmSync(caDir, { recursive: true, force: true });
 });
 
@@ -139,6 +159,54 @@ describe("the documentation's audit-logging example", () => {
       assert.deepEqual(entry.injected_header_names, ["Authorization"]);
     }
     assert.doesNotMatch(JSON.stringify(log), /telemetry_secret_token_123/);
+  });
+});
+
+describe("HTTP hooks through the egress proxy", () => {
+  it("deny a call when the remote gate answers 2xx with a deny, with the allowlist's header injected", async () => {
+    gateRequests = [];
+    const hooks = {
+      "remote-gate": {
+        pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "http", url: "https://gate.example.com/check", headers: { "X-Event-Source": "agent-sandbox" } }] }],
+      },
+    };
+    const interaction = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `echo should-not-run` using code_execution.",
+      environment: {
+        type: "remote",
+        sources: [{ type: "inline", target: ".agents/hooks.json", content: JSON.stringify(hooks) }],
+        network: { allowlist: [{ domain: "gate.example.com", transform: { Authorization: "Bearer gate-token" } }] },
+      },
+    });
+    const result = codeResult(interaction.steps);
+    assert.equal(result.is_error, true);
+    assert.equal(result.result, 'Tool call denied by hook "remote-gate": the remote gate says no');
+    assert.equal(gateRequests.length, 1);
+    assert.equal(gateRequests[0]!.headers.authorization, "Bearer gate-token");
+    assert.equal(gateRequests[0]!.headers["x-event-source"], "agent-sandbox");
+    assert.deepEqual(JSON.parse(gateRequests[0]!.body), {
+      tool_call: { name: "code_execution", args: { code: "echo should-not-run", language: "bash" } },
+      environment_id: interaction.environment_id,
+    });
+  });
+
+  it("allow (fail-open) when the allowlist does not name the hook's server, and the trace says the proxy refused", async () => {
+    const hooks = { "remote-gate": { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://gate.example.com/check" }] }] } };
+    const interaction = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "Run `echo ran-anyway` using code_execution.",
+      environment: {
+        type: "remote",
+        sources: [{ type: "inline", target: ".agents/hooks.json", content: JSON.stringify(hooks) }],
+        network: { allowlist: [{ domain: "telemetry.example.com" }] },
+      },
+    });
+    assert.equal(codeResult(interaction.steps).result, "ran-anyway\n");
+    const trace = await fetch(`${emulator.url}/emulator/interactions/${interaction.id}/hooks`, { headers: { "x-goog-api-key": API_KEY } });
+    const handler = ((await trace.json()) as { tool_calls: Array<Record<string, any>> }).tool_calls[0]!.pre.handlers[0];
+    assert.equal(handler.decision, "allow");
+    assert.equal(handler.fail_open.code, "proxy_refused");
   });
 });
 
