@@ -63,11 +63,24 @@ export class EgressConnection {
         this.socket.end();
         break;
       case "close":
-        // The server gave up on the connection: the program must see a reset, not a clean end of data.
         this.closedByServer = true;
-        this.socket.resetAndDestroy();
+        if (this.serverEnded && frame.error === undefined) this.finishThenClose();
+        // The server gave up on the connection: the program must see a reset, not a clean end of data.
+        else this.socket.resetAndDestroy();
         break;
     }
+  }
+
+  /**
+   * The server ended its side and is done with the connection: like close() after shutdown(SHUT_WR),
+   * what it wrote is still delivered, then the socket closes normally. The program's further bytes are
+   * read and dropped (unread bytes at close would turn the FIN into a reset).
+   */
+  private finishThenClose(): void {
+    this.unsent = null;
+    this.socket.resume();
+    if (this.socket.writableFinished) this.socket.destroy();
+    else this.socket.once("finish", () => this.socket.destroy());
   }
 
   /** The executor is exiting: drop the connection hard, telling nobody (the channel is gone). */
@@ -80,19 +93,21 @@ export class EgressConnection {
     if (this.serverEnded) return this.abort("data after end");
     if (!this.receiveWindow.receive(body.length)) return this.abort("the server overran the flow-control window");
     this.socket.write(body, (error) => {
-      if (error || this.socket.destroyed) return;
+      if (error || this.socket.destroyed || this.closedByServer) return;
       const acknowledged = this.receiveWindow.consume(body.length);
       if (acknowledged > 0) this.link.send({ egress: "ack", stream: this.streamId, bytes: acknowledged });
     });
   }
 
   private forward(chunk: Buffer): void {
+    if (this.closedByServer) return;
     this.unsent = this.unsent === null ? chunk : Buffer.concat([this.unsent, chunk]);
     this.flush();
   }
 
   /** Sends what the window allows; pauses the program's socket while anything is left over. */
   private flush(): void {
+    if (this.closedByServer) return;
     while (this.unsent !== null && this.sendWindow.available() > 0) {
       const size = Math.min(this.unsent.length, this.sendWindow.available(), EGRESS_MAX_DATA_FRAME_BYTES);
       this.link.send({ egress: "data", stream: this.streamId }, this.unsent.subarray(0, size));

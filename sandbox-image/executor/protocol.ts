@@ -163,9 +163,12 @@ export type Response = OutputMessage | ExitMessage | ResultMessage | ErrorMessag
 //   both ways          data (body = bytes)        at most the window unacknowledged, see below
 //   both ways          ack {bytes}                the receiver consumed `bytes`: the sender may send that many more
 //   both ways          end                        half-close: the sender sends no more data
-//   both ways          close {error?}             abort: the sender has torn its end down; the receiver drops the
-//                                                 stream (the executor resets the program's socket) and never
-//                                                 answers a close
+//   both ways          close {error?}             the sender is done with the stream; the receiver drops it and
+//                                                 never answers a close. An abort (the executor resets the
+//                                                 program's socket), except from the server after its own end
+//                                                 and without an error: then the executor still delivers what
+//                                                 the server wrote and closes the socket normally, as close()
+//                                                 after shutdown(SHUT_WR) would
 // A stream whose both ends were exchanged is complete; a close may still follow and means nothing more.
 // Frames for streams a side does not know (already closed, never opened) are ignored: both sides may
 // close at the same moment, so late frames are normal.

@@ -41,7 +41,8 @@ export class EgressGateway {
     const proxySide = net.connect({ host: this.proxy.host, port: this.proxy.port, allowHalfOpen: true });
     proxySide.setNoDelay(true);
     proxySide.write(encodePreamble({ secret: this.proxy.secret, environment_id: environmentId, policy }));
-    // pipe() carries half-closes both ways (end → end); an error on either side tears down both.
+    // pipe() carries half-closes both ways (end → end), and each side closes once both directions are
+    // done. Only an error tears both down: destroying on 'close' would drop a response's buffered tail.
     sandboxSide.pipe(proxySide);
     proxySide.pipe(sandboxSide);
     const teardown = () => {
@@ -50,7 +51,5 @@ export class EgressGateway {
     };
     sandboxSide.on("error", teardown);
     proxySide.on("error", teardown);
-    sandboxSide.on("close", () => proxySide.destroy());
-    proxySide.on("close", () => sandboxSide.destroy());
   }
 }

@@ -114,8 +114,9 @@ export class EgressStream extends Duplex {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     if (!this.detached) {
-      // Destroyed before both ends were exchanged: an abort, which the executor turns into a reset of
-      // the program's socket.
+      // Destroyed before both ends were exchanged. With an error or before our end, an abort: the executor
+      // resets the program's socket. After our end and without an error, the executor first delivers
+      // what was already sent (what is still buffered in this Writable is dropped, as destroy() does).
       this.sendFrame({ egress: "close", stream: this.streamId, ...(error ? { error: errorInfo(error) } : {}) });
       this.detach();
     }

@@ -104,7 +104,9 @@ export interface SandboxChannel {
   listenEgress(port: number, host?: string): Promise<number>;
   /**
    * Sets the handler (replacing any previous one) that gets every egress connection as a Duplex:
-   * backpressure on both sides, end() half-closes, destroy() resets the sandbox program's socket,
+   * backpressure on both sides, end() half-closes, destroy() resets the sandbox program's socket
+   * (after end() and without an error, it instead closes it once the bytes already sent arrive;
+   * bytes still buffered in the stream are dropped either way, so let end() finish rather than destroy),
    * failures surface as 'error' (attach a listener). Without a handler, connections are refused.
    * Every stream is destroyed when the channel closes.
    */

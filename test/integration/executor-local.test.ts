@@ -5,13 +5,16 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
+  EGRESS_WINDOW_BYTES,
   encodeFrame,
   FrameDecoder,
   PROTOCOL_VERSION,
+  type EgressFrame,
   type Frame,
   type Response,
 } from "../../sandbox-image/executor/protocol.js";
@@ -80,6 +83,7 @@ function spawnRawExecutor() {
   return {
     child,
     exited,
+    waitFor,
     diagnostics: () => diagnostics,
     send: (header: object, body?: Buffer) => child.stdin.write(encodeFrame(header, body)),
     sendBytes: (bytes: Buffer) => child.stdin.write(bytes),
@@ -168,6 +172,84 @@ describe("local executor process: raw protocol", () => {
     raw.child.stdin.end();
     assert.equal(await raw.exited, 0);
     assert.equal(await isRunning(pid), false, "the command's child outlived the executor");
+  });
+});
+
+describe("local executor process: egress streams against a misbehaving server", () => {
+  const listen = async (raw: ReturnType<typeof spawnRawExecutor>): Promise<number> => {
+    raw.send({ op: "egressListen", id: 1, host: "127.0.0.1", port: 0 });
+    const { header } = await raw.terminal(1);
+    assert.ok(header.type === "result" && header.result.op === "egressListen", JSON.stringify(header));
+    return header.result.port;
+  };
+  const egressFrame = (raw: ReturnType<typeof spawnRawExecutor>, kind: string) =>
+    raw.waitFor((frame) => (frame.header as unknown as EgressFrame).egress === kind);
+
+  it("resets a connection whose window the server overruns, reporting EPROTO", async () => {
+    const raw = spawnRawExecutor();
+    try {
+      const port = await listen(raw);
+      const socket = connect({ host: "127.0.0.1", port });
+      const socketClosed = new Promise<string>((resolve) => {
+        socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+        socket.on("close", () => resolve("closed"));
+      });
+      const opened = (await egressFrame(raw, "open")).header as unknown as EgressFrame;
+      // One frame, so that no acknowledgement (the kernel takes the bytes at once) can open the window meanwhile.
+      raw.send({ egress: "data", stream: opened.stream }, Buffer.alloc(EGRESS_WINDOW_BYTES + 1));
+      const closed = (await egressFrame(raw, "close")).header as unknown as EgressFrame;
+      assert.equal(closed.egress === "close" && closed.error?.code, "EPROTO");
+      assert.equal(await socketClosed, "ECONNRESET");
+      raw.send({ op: "ping", id: 2 });
+      assert.equal((await raw.terminal(2)).header.type, "result");
+    } finally {
+      raw.child.kill("SIGKILL");
+    }
+  });
+
+  it("ignores frames for unknown streams and malformed egress frames, and keeps serving", async () => {
+    const raw = spawnRawExecutor();
+    try {
+      await listen(raw);
+      raw.send({ egress: "data", stream: 999 }, Buffer.from("nobody home"));
+      raw.send({ egress: "ack", stream: 999, bytes: 10 });
+      raw.send({ egress: "close", stream: 999 });
+      raw.send({ egress: "teleport", stream: 1 });
+      raw.send({ egress: "open", stream: 1 });
+      raw.send({ egress: "data", stream: -1 });
+      raw.send({ op: "ping", id: 2 });
+      assert.equal((await raw.terminal(2)).header.type, "result");
+      assert.match(raw.diagnostics(), /malformed egress frame/);
+    } finally {
+      raw.child.kill("SIGKILL");
+    }
+  });
+
+  it("refuses a listen request with a bad port or host", async () => {
+    const raw = spawnRawExecutor();
+    try {
+      raw.send({ op: "egressListen", id: 1, host: "127.0.0.1", port: 70_000 });
+      raw.send({ op: "egressListen", id: 2, host: "", port: 3128 });
+      for (const id of [1, 2]) {
+        const { header } = await raw.terminal(id);
+        assert.equal(header.type === "error" && header.code, "EBADREQ");
+      }
+    } finally {
+      raw.child.kill("SIGKILL");
+    }
+  });
+
+  it("frees the listener's port when stdin ends", async () => {
+    const raw = spawnRawExecutor();
+    const port = await listen(raw);
+    raw.child.stdin.end();
+    assert.equal(await raw.exited, 0);
+    const probe = createServer();
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ host: "127.0.0.1", port }, resolve);
+    });
+    await new Promise((resolve) => probe.close(resolve));
   });
 });
 

@@ -126,11 +126,17 @@ except ConnectionResetError:
     report("reset")
 `);
 
-/** Waits for the server's "ready", sends a little, then aborts the connection with a TCP reset. */
+/**
+ * Waits for the server's "ready", sends a little, waits for the server to confirm it, then aborts the
+ * connection with a TCP reset. The confirmation matters: a reset that lands together with unread data
+ * reaches Node as a clean end (libuv reports EOF on POLLHUP after a partial read, never reading the
+ * ECONNRESET), which is the "program exits" case, tested separately.
+ */
 export const RESET_CONNECTION = program(`
 sock = connect()
 read_line(sock)
-sock.sendall(b"partial request")
+sock.sendall(b"partial request\\n")
+read_line(sock)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 sock.close()
 report("reset sent")

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeFrame, FrameDecoder, MAX_FRAME_PART_BYTES, type Frame } from "../../sandbox-image/executor/protocol.js";
+import {
+  encodeFrame,
+  FrameDecoder,
+  isEgressFrameHeader,
+  MAX_FRAME_PART_BYTES,
+  parseEgressFrame,
+  type Frame,
+} from "../../sandbox-image/executor/protocol.js";
 
 interface TestHeader {
   type: string;
@@ -98,5 +105,47 @@ describe("FrameDecoder", () => {
     const body = Buffer.alloc(4 * 1024 * 1024, 0xab);
     const [frame] = new FrameDecoder<TestHeader>().push(encodeFrame({ type: "stdout", id: 1 }, body));
     assert.ok(frame?.body.equals(body));
+  });
+});
+
+describe("parseEgressFrame", () => {
+  it("accepts every well-formed kind", () => {
+    const frames = [
+      { egress: "open", stream: 1 },
+      { egress: "data", stream: 2 },
+      { egress: "ack", stream: 3, bytes: 65536 },
+      { egress: "end", stream: 4 },
+      { egress: "close", stream: 5 },
+      { egress: "close", stream: 6, error: { code: "ECONNRESET", message: "reset" } },
+    ];
+    for (const frame of frames) assert.deepEqual(parseEgressFrame(frame), frame);
+  });
+
+  it("keeps only the fields of the protocol", () => {
+    assert.deepEqual(parseEgressFrame({ egress: "end", stream: 1, id: 9, extra: "x" }), { egress: "end", stream: 1 });
+  });
+
+  it("rejects stream ids that are not positive integers", () => {
+    for (const stream of [0, -1, 1.5, "1", null, undefined, Number.MAX_SAFE_INTEGER + 2]) {
+      assert.equal(parseEgressFrame({ egress: "data", stream }), null, `stream ${String(stream)}`);
+    }
+  });
+
+  it("rejects unknown kinds, empty acknowledgements and malformed close errors", () => {
+    assert.equal(parseEgressFrame({ egress: "teleport", stream: 1 }), null);
+    assert.equal(parseEgressFrame({ egress: "ack", stream: 1 }), null);
+    assert.equal(parseEgressFrame({ egress: "ack", stream: 1, bytes: 0 }), null);
+    assert.equal(parseEgressFrame({ egress: "ack", stream: 1, bytes: -5 }), null);
+    assert.equal(parseEgressFrame({ egress: "close", stream: 1, error: "boom" }), null);
+    assert.equal(parseEgressFrame({ egress: "close", stream: 1, error: { code: 1, message: "x" } }), null);
+    assert.equal(parseEgressFrame({ egress: "close", stream: 1, error: null }), null);
+  });
+
+  it("tells egress frames apart from requests and responses", () => {
+    assert.equal(isEgressFrameHeader({ egress: "data", stream: 1 }), true);
+    assert.equal(isEgressFrameHeader({ op: "ping", id: 1 }), false);
+    assert.equal(isEgressFrameHeader({ type: "stdout", id: 1 }), false);
+    assert.equal(isEgressFrameHeader(["egress"]), false);
+    assert.equal(isEgressFrameHeader(null), false);
   });
 });
