@@ -13,7 +13,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { CertificateAuthority } from "./certificate-authority.js";
 import { UpstreamError, type Dialer } from "./dialer.js";
-import { AttemptClock, type EgressEntry, type EgressListener } from "./egress-log.js";
+import { AttemptClock, attemptEntry, type EgressEntry, type EgressListener } from "./egress-log.js";
 import { dialRoute, routeDestination, type Route, type RouteDependencies } from "./egress-route.js";
 import type { HttpForwarder } from "./http-forwarder.js";
 import type { CompiledPolicy } from "./policy.js";
@@ -89,20 +89,8 @@ export class ConnectHandler {
       answerSocketWithError(socket, 400, "invalid-request", target.error);
       return;
     }
-    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => ({
-      time: clock.time,
-      environment_id: context.environmentId,
-      method: "CONNECT",
-      host: target.host,
-      port: target.port,
-      bytes_up: 0,
-      bytes_down: 0,
-      intercepted: false,
-      injected_header_names: [],
-      address: null,
-      duration_ms: clock.elapsed(),
-      ...fields,
-    });
+    const attempt = { environmentId: context.environmentId, method: "CONNECT", host: target.host, port: target.port };
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => attemptEntry(clock, attempt, fields);
 
     const result = await routeDestination(context.policy, target, this.dependencies.routes);
     if (!result.ok) {
@@ -120,24 +108,8 @@ export class ConnectHandler {
   }
 
   private async tunnel(socket: net.Socket, head: Buffer, route: Route, context: ConnectionContext, clock: AttemptClock): Promise<void> {
-    const entry = (fields: Partial<EgressEntry>): EgressEntry => ({
-      time: clock.time,
-      environment_id: context.environmentId,
-      method: "CONNECT",
-      host: route.destination.host,
-      port: route.destination.port,
-      decision: "allowed",
-      reason: null,
-      rule: route.rule,
-      status: 200,
-      bytes_up: 0,
-      bytes_down: 0,
-      intercepted: false,
-      injected_header_names: [],
-      address: null,
-      duration_ms: clock.elapsed(),
-      ...fields,
-    });
+    const attempt = { environmentId: context.environmentId, method: "CONNECT", host: route.destination.host, port: route.destination.port };
+    const entry = (fields: Partial<EgressEntry>): EgressEntry => attemptEntry(clock, attempt, { rule: route.rule, status: 200, ...fields });
     let upstream: net.Socket;
     let address: string;
     try {
@@ -184,23 +156,19 @@ export class ConnectHandler {
     let clientTlsError: string | null = null;
     const recordTunnel = () => {
       agent?.destroy();
-      this.dependencies.emit({
-        time: clock.time,
-        environment_id: context.environmentId,
-        method: "CONNECT",
-        host: route.destination.host,
-        port: route.destination.port,
-        decision: "allowed",
-        reason: clientTlsError === null ? null : "client-tls-failed",
-        rule: route.rule,
-        status: 200,
-        bytes_up: socket.bytesRead - readBefore,
-        bytes_down: socket.bytesWritten - writtenBefore,
-        intercepted: true,
-        injected_header_names: Object.keys(route.headers),
-        address: agent?.lastAddress ?? null,
-        duration_ms: clock.elapsed(),
-      });
+      const attempt = { environmentId: context.environmentId, method: "CONNECT", host: route.destination.host, port: route.destination.port };
+      this.dependencies.emit(
+        attemptEntry(clock, attempt, {
+          reason: clientTlsError === null ? null : "client-tls-failed",
+          rule: route.rule,
+          status: 200,
+          bytes_up: socket.bytesRead - readBefore,
+          bytes_down: socket.bytesWritten - writtenBefore,
+          intercepted: true,
+          injected_header_names: Object.keys(route.headers),
+          address: agent?.lastAddress ?? null,
+        }),
+      );
     };
 
     // Most tunnels carry TLS, but some clients (undici's ProxyAgent) CONNECT for plain http:// too;

@@ -53,3 +53,28 @@ export class AttemptClock {
     return Date.now() - this.startedAt;
   }
 }
+
+/** Who made an attempt and where to: the fields every entry of it repeats. */
+export type Attempt = { environmentId: string; method: string; host: string; port: number };
+
+/** One entry of an attempt: the defaults are those of an allowed attempt that moved no bytes yet. */
+export function attemptEntry(clock: AttemptClock, attempt: Attempt, fields: Partial<EgressEntry>): EgressEntry {
+  return {
+    time: clock.time,
+    environment_id: attempt.environmentId,
+    method: attempt.method,
+    host: attempt.host,
+    port: attempt.port,
+    decision: "allowed",
+    reason: null,
+    rule: null,
+    status: null,
+    bytes_up: 0,
+    bytes_down: 0,
+    intercepted: false,
+    injected_header_names: [],
+    address: null,
+    duration_ms: clock.elapsed(),
+    ...fields,
+  };
+}

@@ -11,7 +11,7 @@ import { AddressGuard } from "./address-guard.js";
 import { openCertificateAuthority, type CertificateAuthority } from "./certificate-authority.js";
 import { ConnectHandler, type ConnectionContext } from "./connect-handler.js";
 import { createSystemDialer, type Dialer } from "./dialer.js";
-import { AttemptClock, safeEmitter, type EgressEntry, type EgressListener } from "./egress-log.js";
+import { AttemptClock, attemptEntry, safeEmitter, type EgressEntry, type EgressListener } from "./egress-log.js";
 import { routeDestination, type RouteDependencies } from "./egress-route.js";
 import type { HostMap } from "./host-map.js";
 import { HttpForwarder } from "./http-forwarder.js";
@@ -130,20 +130,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return;
     }
     const result = await routeDestination(context.policy, target, routes);
-    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => ({
-      time: clock.time,
-      environment_id: context.environmentId,
-      method: request.method ?? "GET",
-      host: target.host,
-      port: target.port,
-      bytes_up: 0,
-      bytes_down: 0,
-      intercepted: false,
-      injected_header_names: [],
-      address: null,
-      duration_ms: clock.elapsed(),
-      ...fields,
-    });
+    const attempt = { environmentId: context.environmentId, method: request.method ?? "GET", host: target.host, port: target.port };
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => attemptEntry(clock, attempt, fields);
     if (!result.ok) {
       answerWithError(response, 403, result.refusal.reason, result.refusal.detail);
       emit(entry({ decision: "refused", reason: result.refusal.reason, rule: result.refusal.rule, status: 403 }));
