@@ -7,7 +7,7 @@ import type http from "node:http";
 import { PassThrough } from "node:stream";
 import httpProxy from "http-proxy";
 import { UpstreamError } from "./dialer.js";
-import type { AttemptClock, EgressListener } from "./egress-log.js";
+import { attemptEntry, type AttemptClock, type EgressListener } from "./egress-log.js";
 import type { Route } from "./egress-route.js";
 import { prepareDownstreamHeaders, prepareUpstreamHeaders } from "./headers.js";
 import { answerWithError } from "./responses.js";
@@ -104,23 +104,19 @@ export class HttpForwarder {
     response.once("close", () => {
       body.destroy();
       if (exchange.agentPerRequest) exchange.agent.destroy();
-      this.emit({
-        time: exchange.clock.time,
-        environment_id: exchange.environmentId,
-        method,
-        host: route.destination.host,
-        port: route.destination.port,
-        decision: "allowed",
-        reason: failure,
-        rule: route.rule,
-        status: response.headersSent ? response.statusCode : null,
-        bytes_up: bytesUp,
-        bytes_down: bytesDown,
-        intercepted: exchange.intercepted,
-        injected_header_names: injectedNames,
-        address: exchange.agent.lastAddress,
-        duration_ms: exchange.clock.elapsed(),
-      });
+      const attempt = { environmentId: exchange.environmentId, method, host: route.destination.host, port: route.destination.port };
+      this.emit(
+        attemptEntry(exchange.clock, attempt, {
+          reason: failure,
+          rule: route.rule,
+          status: response.headersSent ? response.statusCode : null,
+          bytes_up: bytesUp,
+          bytes_down: bytesDown,
+          intercepted: exchange.intercepted,
+          injected_header_names: injectedNames,
+          address: exchange.agent.lastAddress,
+        }),
+      );
     });
   }
 }
