@@ -10,7 +10,7 @@ export const SYSTEM_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 /** The emulator's CA alone, for tools that add to their roots (Node's NODE_EXTRA_CA_CERTS). */
 export const EMULATOR_CA_PATH = "/usr/local/share/ca-certificates/interactions-emulator.crt";
 
-export const SANDBOX_EGRESS_ENV: Readonly<Record<string, string>> = {
+export const SANDBOX_PROXY_ENV: Readonly<Record<string, string>> = {
   HTTP_PROXY: SANDBOX_PROXY_URL,
   HTTPS_PROXY: SANDBOX_PROXY_URL,
   ALL_PROXY: SANDBOX_PROXY_URL,
@@ -20,6 +20,10 @@ export const SANDBOX_EGRESS_ENV: Readonly<Record<string, string>> = {
   // Empty on purpose: nothing bypasses the proxy (there is no other way out anyway).
   NO_PROXY: "",
   no_proxy: "",
+};
+
+/** Set only where the emulator's CA is installed (a runtime without a proxy CA leaves them out). */
+export const SANDBOX_CA_ENV: Readonly<Record<string, string>> = {
   SSL_CERT_FILE: SYSTEM_CA_BUNDLE,
   REQUESTS_CA_BUNDLE: SYSTEM_CA_BUNDLE,
   CURL_CA_BUNDLE: SYSTEM_CA_BUNDLE,

@@ -5,6 +5,8 @@
 // Traffic goes only to loopback and to containers this benchmark creates; every loop is bounded.
 
 import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -54,9 +56,24 @@ async function dockerExec(docker: Docker, containerId: string, argv: string[]): 
   });
 }
 
+// A local upstream for the egress figures, reached as bench.example.com through the host map.
+const BIG_BODY = Buffer.alloc(50 * 1024 * 1024, 97);
+const upstream = http.createServer((request, response) => {
+  if (request.url === "/big") response.end(BIG_BODY);
+  else response.end("ok");
+});
+await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+const upstreamPort = (upstream.address() as AddressInfo).port;
+
 const instance = `bench-${randomBytes(4).toString("hex")}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-"));
-const config = loadConfig({ ...process.env, EMULATOR_INSTANCE: instance, EMULATOR_DATA_DIR: dataDir, PORT: "0" });
+const config = loadConfig({
+  ...process.env,
+  EMULATOR_INSTANCE: instance,
+  EMULATOR_DATA_DIR: dataDir,
+  PORT: "0",
+  EMULATOR_EGRESS_HOST_MAP: `bench.example.com=127.0.0.1:${upstreamPort}`,
+});
 const runtime = dockerRuntimeFor(config);
 await runtime.prepare((line) => console.log(line));
 const docker = new Docker();
@@ -109,8 +126,21 @@ try {
     await measure("no tool call", 200, () => ai.interactions.create({ agent: "antigravity-preview-05-2026", input: "hello" })),
   ]);
   console.log(`\nserver process RSS growth over those interactions: ${((process.memoryUsage().rss - rssBefore) / 1048576).toFixed(1)} MiB`);
+
+  const curl = (code: string) =>
+    ai.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: "```tool_calls\n" + JSON.stringify([{ name: "code_execution", args: { code } }]) + "\n```",
+      environment: first.environment_id!,
+    });
+  table("Egress through the proxy (curl in the sandbox, via the executor channel, the gateway and the proxy)", [
+    await measure("run `true` (baseline: the interaction itself)", 20, () => curl("true")),
+    await measure("curl a small HTTP response", 20, () => curl("curl -sS http://bench.example.com/")),
+    await measure("curl 50 MiB over HTTP", 5, () => curl("curl -sS -o /dev/null http://bench.example.com/big")),
+  ]);
   await emulator.close();
 } finally {
   for (const handle of await runtime.list()) await runtime.remove(handle);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  upstream.close();
 }

@@ -13,7 +13,7 @@ import type {
   SandboxSpec,
 } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
-import { EMULATOR_CA_PATH, SANDBOX_EGRESS_ENV, SYSTEM_CA_BUNDLE } from "../../egress/sandbox-egress-settings.js";
+import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../../egress/sandbox-egress-settings.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
@@ -88,7 +88,9 @@ export class DockerRuntime implements SandboxRuntime {
       User: SANDBOX_USER,
       WorkingDir: "/workspace",
       Cmd: ["sleep", "infinity"],
-      Env: Object.entries(SANDBOX_EGRESS_ENV).map(([name, value]) => `${name}=${value}`),
+      Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
+        ([name, value]) => `${name}=${value}`,
+      ),
       HostConfig: {
         // No network at all: the only way out is the executor's proxy listener, carried over its channel
         // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
