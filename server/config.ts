@@ -54,6 +54,12 @@ export const configSchema = z.object({
     .min(16, "at least 16 characters")
     .optional()
     .describe("Secret shared with that proxy process (required with EMULATOR_EGRESS_PROXY)"),
+  EMULATOR_REPO_MAP: z
+    .string()
+    .optional()
+    .describe("url-prefix=local-path pairs, comma-separated: repository sources cloned from local mirrors instead of the network"),
+  EMULATOR_GCS_DIR: z.string().optional().describe("Folder with one folder per bucket, for gcs sources when no GCS emulator is set"),
+  STORAGE_EMULATOR_HOST: z.string().optional().describe("A GCS emulator (e.g. fake-gcs-server) that gcs sources are fetched from"),
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
 });
 

@@ -8,6 +8,7 @@ import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
+import { parseRepoMap } from "./sources/repository-source.js";
 import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { createApp } from "./http/app.js";
@@ -72,6 +73,10 @@ export async function startEmulator(
   environments = new EnvironmentService(environmentStore, runtime, {
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
     credentials: credentialStore,
+    remoteSources: {
+      repoMap: parseRepoMap(config.EMULATOR_REPO_MAP),
+      gcs: { emulatorHost: config.STORAGE_EMULATOR_HOST, localDir: config.EMULATOR_GCS_DIR },
+    },
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
   });

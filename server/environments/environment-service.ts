@@ -2,7 +2,7 @@
 // open per live sandbox.
 
 import type { EnvironmentInput } from "../api/create-interaction.js";
-import { FailedPreconditionError, NotFoundError, UnavailableError } from "../errors.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../errors.js";
 import { newEnvironmentId } from "../ids.js";
 import type { SandboxChannel, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
@@ -10,12 +10,14 @@ import type { EgressGateway } from "../egress/egress-gateway.js";
 import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network-config.js";
 import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
+import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote-sources.js";
 import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
 import { nowTimestamp } from "../store/timestamps.js";
 
 export interface EnvironmentServiceOptions {
   maxSourcesBytes: number;
   credentials: CredentialStore;
+  remoteSources: RemoteSourceSettings;
   /** Routes each sandbox's egress to the proxy; without it sandboxes have no network at all. */
   egress?: EgressGateway;
   /** An environment idle longer than this is removed and becomes "expired". */
@@ -49,17 +51,25 @@ export class EnvironmentService {
    * Validates the request's environment before anything is created, so a refusal leaves nothing behind.
    * Returns a function that then creates or updates the environment.
    */
-  plan(owner: string, input: string | EnvironmentInput | undefined): () => Promise<EnvironmentRecord> {
+  async plan(owner: string, input: string | EnvironmentInput | undefined): Promise<() => Promise<EnvironmentRecord>> {
     if (typeof input === "string") {
       const record = this.getUsable(input, owner);
       return async () => this.touch(record);
     }
-    const sources = prepareSources(input?.sources, this.options.maxSourcesBytes);
+    const prepared = prepareSources(input?.sources, this.options.maxSourcesBytes);
     const env = prepareEnvVars(input?.env);
     const network = input?.network;
     checkNetwork(network, owner, this.options.credentials);
-    if (input?.environment_id) {
-      const record = this.getUsable(input.environment_id, owner);
+    const existing = input?.environment_id ? this.getUsable(input.environment_id, owner) : null;
+    if (existing && prepared.remote.some((source) => source.type === "repository")) {
+      throw new InvalidArgumentError(
+        "repository sources are mounted read-only when an environment is created; add them in a new environment, not an update",
+      );
+    }
+    // Fetched now, before anything is created or changed: a source that cannot be fetched is a 400.
+    const sources = await fetchRemoteSources(prepared, this.options.remoteSources, this.options.maxSourcesBytes);
+    if (existing) {
+      const record = existing;
       return async () => {
         if (sources.files.length > 0) {
           const channel = await this.channel(record);
@@ -82,7 +92,7 @@ export class EnvironmentService {
       const id = newEnvironmentId();
       let handle;
       try {
-        handle = await this.runtime.create({ environmentId: id, owner, files: sources.files });
+        handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
       } catch (error) {
         throw new UnavailableError(`Could not create the sandbox container: ${(error as Error).message}`);
       }

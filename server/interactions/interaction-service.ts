@@ -54,7 +54,7 @@ export class InteractionService {
     // [choice] With no `environment`, a continued conversation stays in its environment, and a new
     // one that needs tools gets a fresh sandbox.
     const environmentInput = request.environment ?? previous?.environmentId ?? (calls.length > 0 ? { type: "remote" as const } : undefined);
-    const openEnvironment = environmentInput === undefined ? null : this.environments.plan(owner, environmentInput);
+    const openEnvironment = environmentInput === undefined ? null : await this.environments.plan(owner, environmentInput);
 
     const created = nowTimestamp();
     const environment = openEnvironment ? await openEnvironment() : null;

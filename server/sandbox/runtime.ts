@@ -18,11 +18,19 @@ export interface SandboxFile {
   system?: boolean;
 }
 
+/** A folder mounted read-only at `path` (a repository source): neither tools nor hooks can change it. */
+export interface ReadOnlyTree {
+  path: string;
+  /** Its content, root-owned and without write bits. */
+  tar: Buffer;
+}
+
 export interface SandboxSpec {
   environmentId: string;
   /** Opaque owner tag (a hash of the API key), recorded as a container label. */
   owner: string;
   files: SandboxFile[];
+  readOnlyTrees?: ReadOnlyTree[];
 }
 
 export interface CommandRequest {

@@ -7,18 +7,30 @@ import type { SandboxFile } from "../sandbox/runtime.js";
 import type { EnvironmentConfig } from "../store/environment-store.js";
 import { resolveTarget } from "./target-path.js";
 
-const SUPPORTED_TYPES = ["inline"];
+const SUPPORTED_TYPES = ["inline", "repository", "gcs"];
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 const BASE64_URL = /^[A-Za-z0-9_-]*={0,2}$/;
+
+/** A repository or gcs source: its shape is checked now, its content fetched before anything is created. */
+export interface RemoteSource {
+  index: number;
+  type: "repository" | "gcs";
+  source: string;
+  /** Absolute path of the target in the sandbox. */
+  path: string;
+  target: string;
+}
 
 export interface PreparedSources {
   files: SandboxFile[];
   summary: EnvironmentConfig["sources"];
+  remote: RemoteSource[];
 }
 
 export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes: number): PreparedSources {
   const files: SandboxFile[] = [];
   const summary: EnvironmentConfig["sources"] = [];
+  const remote: RemoteSource[] = [];
   const seen = new Map<string, number>();
   let total = 0;
   (sources ?? []).forEach((source, index) => {
@@ -31,7 +43,6 @@ export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes
       );
     }
     if (source.target === undefined) throw new InvalidArgumentError(`${where}.target is required: where the file lands, e.g. "workspace/data.json"`);
-    if (source.content === undefined) throw new InvalidArgumentError(`${where}.content is required for an inline source`);
     const target = resolveTarget(source.target);
     if (!target.ok) throw new InvalidArgumentError(`${where}.target "${source.target}" ${target.reason}`);
     const earlier = seen.get(target.path);
@@ -39,6 +50,14 @@ export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes
       throw new InvalidArgumentError(`${where}.target "${source.target}" is the same file as environment.sources[${earlier}]; give each source its own target`);
     }
     seen.set(target.path, index);
+    if (type === "repository" || type === "gcs") {
+      if (!source.source) {
+        throw new InvalidArgumentError(`${where}.source is required for a ${type} source (${type === "gcs" ? "gs://bucket/prefix" : "a git URL or a local path"})`);
+      }
+      remote.push({ index, type, source: source.source, path: target.path, target: source.target });
+      return;
+    }
+    if (source.content === undefined) throw new InvalidArgumentError(`${where}.content is required for an inline source`);
     const content = decode(source.content, source.encoding, where);
     total += content.length;
     if (total > maxTotalBytes) {
@@ -51,7 +70,7 @@ export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes
     summary.push({ type, target: source.target, ...(source.encoding ? { encoding: source.encoding } : {}), size_bytes: content.length });
   });
   refuseFileUnderFile(files);
-  return { files, summary };
+  return { files, summary, remote };
 }
 
 function decode(content: string, encoding: string | undefined, where: string): Buffer {

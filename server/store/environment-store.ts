@@ -5,7 +5,7 @@ export type EnvironmentStatus = "creating" | "active" | "expired" | "deleted";
 
 /** What the environment was created or last updated with; inline content is not kept. */
 export interface EnvironmentConfig {
-  sources: Array<{ type: string; target: string; encoding?: string; size_bytes: number }>;
+  sources: Array<{ type: string; target: string; encoding?: string; source?: string; size_bytes: number }>;
   /** Variables every tool command sees (environment.env). */
   env?: Record<string, string>;
   /** environment.network as last sent; omitted means public egress allowed. */

@@ -79,35 +79,81 @@ export class DockerRuntime implements SandboxRuntime {
     };
   }
 
+  /**
+   * One volume per read-only tree, filled through a container that never runs (the engine's archive
+   * API works on created containers), then mounted read-only: writes fail with EROFS and the mount
+   * point cannot even be renamed away (EBUSY). Volumes work on any engine, a remote one included.
+   */
+  private async readOnlyVolumes(spec: SandboxSpec): Promise<Array<{ Type: "volume"; Source: string; Target: string; ReadOnly: true }>> {
+    const mounts: Array<{ Type: "volume"; Source: string; Target: string; ReadOnly: true }> = [];
+    for (const [index, tree] of (spec.readOnlyTrees ?? []).entries()) {
+      const name = `iemu-${this.options.instance}-${spec.environmentId}-ro${index}`;
+      await this.docker.createVolume({ Name: name, Labels: this.labels(spec) });
+      mounts.push({ Type: "volume", Source: name, Target: tree.path, ReadOnly: true });
+      const filler = await this.docker.createContainer({
+        Image: this.image!,
+        Cmd: ["true"],
+        HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: name, Target: "/fill" }] },
+      });
+      try {
+        await filler.putArchive(tree.tar, { path: "/fill" });
+      } finally {
+        await filler.remove({ force: true }).catch(() => undefined);
+      }
+    }
+    return mounts;
+  }
+
+  private async removeVolumes(environmentId: string): Promise<void> {
+    const { Volumes } = await this.docker.listVolumes({
+      filters: { label: [`${LABEL_INSTANCE}=${this.options.instance}`, `${LABEL_ENVIRONMENT}=${environmentId}`] },
+    });
+    for (const volume of Volumes ?? []) await this.docker.getVolume(volume.Name).remove().catch(() => undefined);
+  }
+
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
     if (!this.image) throw new Error("DockerRuntime.prepare() must run before create()");
-    const container = await this.docker.createContainer({
-      name: `iemu-${this.options.instance}-${spec.environmentId}`,
-      Image: this.image,
-      Labels: this.labels(spec),
-      User: SANDBOX_USER,
-      WorkingDir: "/workspace",
-      Cmd: ["sleep", "infinity"],
-      Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
-        ([name, value]) => `${name}=${value}`,
-      ),
-      HostConfig: {
-        // No network at all: the only way out is the executor's proxy listener, carried over its channel
-        // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
-        NetworkMode: "none",
-        // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
-        Init: true,
-        CapDrop: ["ALL"],
-        SecurityOpt: ["no-new-privileges"],
-        Memory: this.options.memoryMb * 1024 * 1024,
-        MemorySwap: this.options.memoryMb * 1024 * 1024,
-        NanoCpus: Math.round(this.options.cpus * 1e9),
-        PidsLimit: this.options.pids,
-        // The executor channel is an exec, never the main process's output; nothing to log.
-        LogConfig: { Type: "none", Config: {} },
-      },
-      StopTimeout: 1,
-    });
+    let mounts;
+    try {
+      mounts = await this.readOnlyVolumes(spec);
+    } catch (error) {
+      await this.removeVolumes(spec.environmentId).catch(() => undefined);
+      throw error;
+    }
+    let container;
+    try {
+      container = await this.docker.createContainer({
+        name: `iemu-${this.options.instance}-${spec.environmentId}`,
+        Image: this.image,
+        Labels: this.labels(spec),
+        User: SANDBOX_USER,
+        WorkingDir: "/workspace",
+        Cmd: ["sleep", "infinity"],
+        Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
+          ([name, value]) => `${name}=${value}`,
+        ),
+        HostConfig: {
+          // No network at all: the only way out is the executor's proxy listener, carried over its channel
+          // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
+          NetworkMode: "none",
+          // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
+          Init: true,
+          CapDrop: ["ALL"],
+          SecurityOpt: ["no-new-privileges"],
+          Memory: this.options.memoryMb * 1024 * 1024,
+          MemorySwap: this.options.memoryMb * 1024 * 1024,
+          NanoCpus: Math.round(this.options.cpus * 1e9),
+          PidsLimit: this.options.pids,
+          // The executor channel is an exec, never the main process's output; nothing to log.
+          LogConfig: { Type: "none", Config: {} },
+          Mounts: mounts,
+        },
+        StopTimeout: 1,
+      });
+    } catch (error) {
+      await this.removeVolumes(spec.environmentId).catch(() => undefined);
+      throw error;
+    }
     const handle = { sandboxId: container.id, environmentId: spec.environmentId };
     try {
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
@@ -182,6 +228,7 @@ export class DockerRuntime implements SandboxRuntime {
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
+    if (handle.environmentId) await this.removeVolumes(handle.environmentId);
   }
 
   async list(): Promise<SandboxHandle[]> {

@@ -1,0 +1,67 @@
+// Fetches the repository and gcs sources of a request, after their shape was checked and before any
+// container exists, so a source that cannot be fetched is a 400 that leaves nothing behind.
+
+import path from "node:path/posix";
+import { InvalidArgumentError } from "../errors.js";
+import type { ReadOnlyTree, SandboxFile } from "../sandbox/runtime.js";
+import type { EnvironmentConfig } from "../store/environment-store.js";
+import { fetchGcsObjects, GcsSourceError, type GcsSettings } from "./gcs-source.js";
+import type { PreparedSources } from "./inline-sources.js";
+import { packRepository, RepositorySourceError, type RepoMap } from "./repository-source.js";
+import { resolveTarget } from "./target-path.js";
+
+export interface RemoteSourceSettings {
+  gcs: GcsSettings;
+  repoMap: RepoMap;
+}
+
+export interface FetchedSources {
+  files: SandboxFile[];
+  readOnlyTrees: ReadOnlyTree[];
+  summary: EnvironmentConfig["sources"];
+}
+
+export async function fetchRemoteSources(prepared: PreparedSources, settings: RemoteSourceSettings, maxTotalBytes: number): Promise<FetchedSources> {
+  const files = [...prepared.files];
+  const summary = [...prepared.summary];
+  const readOnlyTrees: ReadOnlyTree[] = [];
+  let budget = maxTotalBytes - prepared.files.reduce((sum, file) => sum + file.content.length, 0);
+  for (const remote of prepared.remote) {
+    const where = `environment.sources[${remote.index}]`;
+    try {
+      if (remote.type === "gcs") {
+        const objects = await fetchGcsObjects(remote.source, settings.gcs, budget);
+        for (const object of objects) {
+          const placed = object.relativePath === "" ? { ok: true as const, path: remote.path } : resolveTarget(path.join(remote.target, object.relativePath));
+          if (!placed.ok) throw new GcsSourceError(`object "${object.relativePath}" would land outside the allowed places: ${placed.reason}`);
+          files.push({ path: placed.path, content: object.content, mode: 0o644 });
+          budget -= object.content.length;
+        }
+        summary.push({ type: "gcs", target: remote.target, source: remote.source, size_bytes: objects.reduce((sum, object) => sum + object.content.length, 0) });
+      } else {
+        const packed = await packRepository(remote.source, settings.repoMap, budget);
+        readOnlyTrees.push({ path: remote.path, tar: packed.tar });
+        budget -= packed.bytes;
+        summary.push({ type: "repository", target: remote.target, source: remote.source, size_bytes: packed.bytes });
+      }
+    } catch (error) {
+      if (error instanceof GcsSourceError || error instanceof RepositorySourceError) {
+        throw new InvalidArgumentError(`${where} (${remote.type} ${remote.source}): ${error.message}`);
+      }
+      throw error;
+    }
+  }
+  refuseOverlaps(files, readOnlyTrees);
+  return { files, readOnlyTrees, summary };
+}
+
+/** A read-only mount hides whatever else would land inside it, and two mounts cannot nest. */
+function refuseOverlaps(files: SandboxFile[], trees: ReadOnlyTree[]): void {
+  const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}/`);
+  for (const tree of trees) {
+    const file = files.find((candidate) => inside(candidate.path, tree.path) || inside(tree.path, candidate.path));
+    if (file) throw new InvalidArgumentError(`environment.sources: "${file.path}" overlaps the read-only repository mounted at "${tree.path}"`);
+    const other = trees.find((candidate) => candidate !== tree && inside(candidate.path, tree.path));
+    if (other) throw new InvalidArgumentError(`environment.sources: the repositories at "${other.path}" and "${tree.path}" overlap`);
+  }
+}
