@@ -61,6 +61,8 @@ export const configSchema = z.object({
   EMULATOR_GCS_DIR: z.string().optional().describe("Folder with one folder per bucket, for gcs sources when no GCS emulator is set"),
   STORAGE_EMULATOR_HOST: z.string().optional().describe("A GCS emulator (e.g. fake-gcs-server) that gcs sources are fetched from"),
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
+  EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
+  EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file (or archive) the environments files API accepts in one upload"),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {

@@ -11,13 +11,17 @@ import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
 import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
 import { EnvironmentService } from "./environments/environment-service.js";
+import { FileService } from "./files/file-service.js";
+import { UploadService } from "./files/upload-service.js";
 import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
 import { openDatabase, type Db } from "./store/database.js";
 import { EnvironmentStore } from "./store/environment-store.js";
+import { EventStore } from "./store/event-store.js";
 import { InteractionStore } from "./store/interaction-store.js";
+import { recoverInterrupted } from "./interactions/interaction-recovery.js";
 import { reconcileSandboxes } from "./environments/reconcile.js";
 
 export interface RunningEmulator {
@@ -81,14 +85,23 @@ export async function startEmulator(
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
   });
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
-  const interactions = new InteractionService(new InteractionStore(db), environments, {
+  const interactionStore = new InteractionStore(db);
+  const eventStore = new EventStore(db);
+  const interrupted = recoverInterrupted(interactionStore, eventStore);
+  if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
+  const interactions = new InteractionService(interactionStore, eventStore, environments, {
     limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
   });
   const credentials = new CredentialService(credentialStore);
+  const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });
+  const uploads = new UploadService(environments, files, { maxUploadBytes: config.EMULATOR_MAX_UPLOAD_BYTES });
   const app = createApp({
     config,
     interactions,
     credentials,
+    environments,
+    files,
+    uploads,
     debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
@@ -118,6 +131,10 @@ export async function startEmulator(
     runtime,
     close: async () => {
       stopIdleSweep();
+      uploads.close();
+      // Running interactions end as failed ("the emulator shut down"), so their streams close and a
+      // client polling them sees why; whatever is still running after this is marked at the next start.
+      await interactions.shutdown(5000);
       // Requests still running (a long code_execution) get a short grace period, then are cut off.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const grace = setTimeout(() => server.closeAllConnections(), 5000);

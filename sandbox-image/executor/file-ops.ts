@@ -92,7 +92,7 @@ export async function deletePath(path: string, recursive: boolean): Promise<void
   }
 }
 
-function entryType(info: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileEntry["type"] {
+export function entryType(info: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileEntry["type"] {
   if (info.isSymbolicLink()) return "symlink";
   if (info.isFile()) return "file";
   if (info.isDirectory()) return "directory";
@@ -114,10 +114,11 @@ const REASONS: Record<string, string> = {
   ENAMETOOLONG: "file name too long",
   EFBIG: "file too large",
   EBUSY: "resource busy",
+  EXDEV: "on another file system",
 };
 
 /** Node's messages name the syscall ("open"); ours name the request and the path the caller gave. */
-function rethrowFor(op: string, path: string): (error: unknown) => never {
+export function rethrowFor(op: string, path: string): (error: unknown) => never {
   return (error: unknown) => {
     if (error instanceof FileOpError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "EIO";

@@ -5,6 +5,8 @@
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import { EgressListener } from "./egress-listener.js";
 import { deletePath, FileOpError, listDirectory, readFileHead, writeFileCreatingParents } from "./file-ops.js";
+import { appendFileAt, moveFile, readFileChunk } from "./file-transfer.js";
+import { diskUsage, statPath, walkTree } from "./file-tree.js";
 import {
   BAD_REQUEST_CODE,
   encodeFrame,
@@ -111,6 +113,23 @@ async function handleFileRequest(request: FileRequest, body: Buffer): Promise<{ 
     case "deleteFile":
       await deletePath(request.path, request.recursive);
       return { result: { op: "deleteFile" } };
+    case "stat":
+      return { result: { op: "stat", ...(await statPath(request.path)) } };
+    case "walk": {
+      const { recursive, after, limit, exclude } = request;
+      return { result: { op: "walk", ...(await walkTree(request.path, { recursive, after, limit, exclude })) } };
+    }
+    case "usage":
+      return { result: { op: "usage", ...(await diskUsage(request.paths, request.exclude)) } };
+    case "readFileChunk": {
+      const { content, size } = await readFileChunk(request.path, request.offset, request.length);
+      return { result: { op: "readFileChunk", size, bytesRead: content.length }, body: content };
+    }
+    case "appendFile":
+      return { result: { op: "appendFile", size: await appendFileAt(request.path, request.offset, request.create, body) } };
+    case "moveFile":
+      await moveFile(request.from, request.to, request.overwrite);
+      return { result: { op: "moveFile" } };
   }
 }
 

@@ -12,7 +12,7 @@
 //
 // This file is shared by both sides and must stay dependency-free (it runs on the image's Node.js 18).
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
 export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
@@ -77,6 +77,89 @@ export interface PingRequest {
   id: number;
 }
 
+// ---- File transfer and file trees (the environments files API) ----
+
+/** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
+export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** Most entries one walk request returns; a bigger tree is paged with `after`. */
+export const MAX_WALK_ENTRIES = 10_000;
+
+/**
+ * What a path names: symlinks followed. When it does not exist (or is a dangling symlink), `info` is
+ * null and `realPath` is the nearest existing ancestor's real path joined with the rest, which is where
+ * a file created at `path` would land.
+ */
+export interface StatRequest {
+  op: "stat";
+  id: number;
+  path: string;
+}
+
+/**
+ * The entries of a tree in depth-first pre-order, each folder's children in code-unit order of their
+ * names: the start itself first (path ""; symlinks followed for it only), then what lies below it
+ * (children only unless `recursive`), never following a symlink. Entries up to and including `after`
+ * (a path relative to the start, from a previous page) are skipped. Folders whose absolute path is in
+ * `exclude` are listed but not entered; unreadable folders are listed and their contents skipped.
+ */
+export interface WalkRequest {
+  op: "walk";
+  id: number;
+  path: string;
+  recursive: boolean;
+  after?: string;
+  /** At most this many entries; `more` tells whether others follow. */
+  limit: number;
+  exclude?: string[];
+}
+
+/**
+ * Regular files (never through a symlink, each inode once) under the given paths, which may overlap or
+ * be missing; folders in `exclude` and unreadable folders are skipped.
+ */
+export interface UsageRequest {
+  op: "usage";
+  id: number;
+  paths: string[];
+  exclude?: string[];
+}
+
+/** Up to `length` bytes of a regular file from `offset` (fewer at its end); the bytes are the result body. */
+export interface ReadFileChunkRequest {
+  op: "readFileChunk";
+  id: number;
+  path: string;
+  offset: number;
+  length: number;
+}
+
+/**
+ * Writes the frame body at `offset` of a regular file whose size must be exactly `offset` (code EOFFSET
+ * otherwise, naming the size), never through a symlink. `create` makes a new file (parents too) and
+ * refuses an existing one (EEXIST); `offset` is then 0.
+ */
+export interface AppendFileRequest {
+  op: "appendFile";
+  id: number;
+  path: string;
+  offset: number;
+  create: boolean;
+}
+
+/**
+ * Moves a file to `to`, creating its parents. With `overwrite` an existing file there is replaced
+ * atomically (a folder there is EISDIR); without it an existing entry of any kind is EEXIST. A move
+ * across file systems copies, then removes `from`.
+ */
+export interface MoveFileRequest {
+  op: "moveFile";
+  id: number;
+  from: string;
+  to: string;
+  overwrite: boolean;
+}
+
 /**
  * Makes the executor accept egress connections on host:port (one listener per executor). Port 0 picks
  * a free port; the result carries the port bound. A port still held (typically by the previous
@@ -98,7 +181,13 @@ export type Request =
   | ListFilesRequest
   | DeleteFileRequest
   | PingRequest
-  | EgressListenRequest;
+  | EgressListenRequest
+  | StatRequest
+  | WalkRequest
+  | UsageRequest
+  | ReadFileChunkRequest
+  | AppendFileRequest
+  | MoveFileRequest;
 
 export type RequestOp = Request["op"];
 
@@ -108,6 +197,20 @@ export interface FileEntry {
   size: number;
   /** Modification time, milliseconds since the epoch. */
   mtimeMs: number;
+}
+
+/** File metadata for stat and walk; times in milliseconds since the epoch. */
+export interface FileInfo {
+  type: FileEntry["type"];
+  size: number;
+  mtimeMs: number;
+  /** Creation time where the file system records it, else the last status change (ctime). */
+  birthtimeMs: number;
+}
+
+/** One entry of a walk: its path relative to the walk's start ("" for the start itself). */
+export interface TreeEntry extends FileInfo {
+  path: string;
 }
 
 /** Streamed output of an exec; the frame body holds the bytes. */
@@ -138,7 +241,14 @@ export type ResultPayload =
   | { op: "listFiles"; entries: FileEntry[] }
   | { op: "deleteFile" }
   | { op: "cancel"; found: boolean }
-  | { op: "egressListen"; port: number };
+  | { op: "egressListen"; port: number }
+  | { op: "stat"; info: FileInfo | null; realPath: string }
+  | { op: "walk"; entries: TreeEntry[]; more: boolean }
+  | { op: "usage"; files: number; bytes: number }
+  /** The bytes are the frame body; size is the file's whole size now. */
+  | { op: "readFileChunk"; size: number; bytesRead: number }
+  | { op: "appendFile"; size: number }
+  | { op: "moveFile" };
 
 export interface ResultMessage {
   type: "result";

@@ -1,7 +1,7 @@
 // Turns a decoded frame header into a typed request. The server is trusted, but a bug there must
 // produce an EBADREQ answer rather than a crash that takes every running command down with it.
 
-import { MAX_FRAME_PART_BYTES, type Request } from "./protocol.js";
+import { MAX_FILE_CHUNK_BYTES, MAX_FRAME_PART_BYTES, MAX_WALK_ENTRIES, type Request } from "./protocol.js";
 
 export type ParsedRequest =
   | { ok: true; request: Request }
@@ -68,6 +68,47 @@ function buildRequest(fields: Fields, id: number): Request {
     }
     case "ping":
       return { op, id };
+    case "stat":
+      return { op, id, path: requiredPath(fields) };
+    case "walk": {
+      const limit = nonNegativeInteger(fields, "limit");
+      if (limit < 1 || limit > MAX_WALK_ENTRIES) throw new Error(`walk: limit must be between 1 and ${MAX_WALK_ENTRIES}`);
+      const after = fields["after"];
+      if (after !== undefined && !isSpawnableString(after)) throw new Error("walk: after must be a string without NUL bytes");
+      return {
+        op,
+        id,
+        path: requiredPath(fields),
+        recursive: requiredBoolean(fields, "recursive"),
+        after: after as string | undefined,
+        limit,
+        exclude: optionalPathList(fields, "exclude"),
+      };
+    }
+    case "usage": {
+      const paths = optionalPathList(fields, "paths");
+      if (paths === undefined) throw new Error("usage: paths must be an array of paths");
+      return { op, id, paths, exclude: optionalPathList(fields, "exclude") };
+    }
+    case "readFileChunk": {
+      const length = nonNegativeInteger(fields, "length");
+      if (length > MAX_FILE_CHUNK_BYTES) throw new Error(`readFileChunk: length exceeds ${MAX_FILE_CHUNK_BYTES}`);
+      return { op, id, path: requiredPath(fields), offset: nonNegativeInteger(fields, "offset"), length };
+    }
+    case "appendFile": {
+      const offset = nonNegativeInteger(fields, "offset");
+      const create = requiredBoolean(fields, "create");
+      if (create && offset !== 0) throw new Error("appendFile: create needs offset 0");
+      return { op, id, path: requiredPath(fields), offset, create };
+    }
+    case "moveFile":
+      return {
+        op,
+        id,
+        from: requiredPath(fields, "from"),
+        to: requiredPath(fields, "to"),
+        overwrite: requiredBoolean(fields, "overwrite"),
+      };
     case "egressListen": {
       const host = fields["host"];
       if (!isSpawnableString(host) || host === "") throw new Error("egressListen: host must be a non-empty string");
@@ -90,10 +131,27 @@ function isSpawnableString(value: unknown): value is string {
   return typeof value === "string" && !value.includes("\0");
 }
 
-function requiredPath(fields: Fields): string {
-  const path = fields["path"];
-  if (!isSpawnableString(path) || path === "") throw new Error("path must be a non-empty string without NUL bytes");
+function requiredPath(fields: Fields, name = "path"): string {
+  const path = fields[name];
+  if (!isSpawnableString(path) || path === "") throw new Error(`${name} must be a non-empty string without NUL bytes`);
   return path;
+}
+
+function requiredBoolean(fields: Fields, name: string): boolean {
+  const value = fields[name];
+  if (typeof value !== "boolean") throw new Error(`${name} must be a boolean`);
+  return value;
+}
+
+const MAX_PATH_LIST = 10_000;
+
+function optionalPathList(fields: Fields, name: string): string[] | undefined {
+  const value = fields[name];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_PATH_LIST || !value.every((item) => isSpawnableString(item) && item !== "")) {
+    throw new Error(`${name} must be an array of at most ${MAX_PATH_LIST} non-empty strings without NUL bytes`);
+  }
+  return value as string[];
 }
 
 function optionalPath(fields: Fields, name: string): string | undefined {

@@ -7,6 +7,7 @@ import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
 import { newCallId } from "../ids.js";
 import type { Step } from "../interactions/steps.js";
+import type { ResultWriter, StepWriter } from "../interactions/step-writer.js";
 import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
 import type { CallOutcome } from "./report.js";
@@ -22,11 +23,12 @@ export interface ToolCallHooks {
 }
 
 export interface AgentRun {
-  steps: Step[];
   outcomes: CallOutcome[];
   hooks: ToolCallHooks[];
   /** Set when the sandbox stopped answering; the calls after the failed one did not run. */
   failure?: string;
+  /** Set when the signal stopped the run (cancel, shutdown); the calls after it did not run. */
+  stopped?: boolean;
 }
 
 export interface AgentContext {
@@ -37,15 +39,30 @@ export interface AgentContext {
   channel: SandboxChannel;
   hooks: HookHost;
   limits: ToolContext;
+  /** Where call and result steps go, as they happen. */
+  steps: StepWriter;
+  /** Stops the run: a running tool or hook is killed with its process tree, and no later call starts. */
+  signal?: AbortSignal;
 }
 
 export function denialText(group: string, reason: string): string {
   return `Tool call denied by hook "${group}": ${reason}`;
 }
 
-export async function runCalls(context: AgentContext): Promise<AgentRun> {
-  const run: AgentRun = { steps: [], outcomes: [], hooks: [] };
+export const CANCELLED_TEXT = "[cancelled]";
+
+export function newAgentRun(): AgentRun {
+  return { outcomes: [], hooks: [] };
+}
+
+/** Runs the calls in order, filling `run` as it goes (so a caller sees the progress even if this throws). */
+export async function runCalls(context: AgentContext, run: AgentRun = newAgentRun()): Promise<AgentRun> {
+  const { signal } = context;
   for (const call of context.calls) {
+    if (signal?.aborted) {
+      run.stopped = true;
+      return run;
+    }
     if (call.name === "code_execution" && !context.codeExecutionEnabled) {
       run.outcomes.push({
         call,
@@ -56,36 +73,74 @@ export async function runCalls(context: AgentContext): Promise<AgentRun> {
       continue;
     }
     const id = newCallId();
-    run.steps.push(callStep(id, call));
+    context.steps.complete(callStep(id, call));
+    const result = lazyResult(context.steps, id, call);
     try {
-      await runOneCall(context, call, id, run);
+      await runOneCall(context, call, id, result, run);
     } catch (error) {
+      // A result already recorded (the failure hit the post hooks) stays as it is.
+      const recorded = result.finished();
+      if (signal?.aborted) {
+        if (!recorded) {
+          result.get().finish(CANCELLED_TEXT, true);
+          run.outcomes.push({ call, status: "error", output: CANCELLED_TEXT });
+        }
+        run.stopped = true;
+        return run;
+      }
       if (!(error instanceof SandboxUnavailableError)) throw error;
-      run.steps.push(resultStep(id, call, `The sandbox stopped answering: ${error.message}`, true));
-      run.outcomes.push({ call, status: "error", output: error.message });
+      if (!recorded) {
+        result.get().finish(`The sandbox stopped answering: ${error.message}`, true);
+        run.outcomes.push({ call, status: "error", output: error.message });
+      }
       run.failure = error.message;
       return run;
     }
   }
+  if (signal?.aborted) run.stopped = true;
   return run;
 }
 
-async function runOneCall(context: AgentContext, call: ToolCall, id: string, run: AgentRun): Promise<void> {
-  const pre = await runPreToolHooks(context.hooks, call, context.environmentId);
+/** The result step opens when the tool starts (or is denied), not while the pre hooks decide. */
+interface LazyResult {
+  get(): ResultWriter;
+  finished(): boolean;
+}
+
+function lazyResult(steps: StepWriter, id: string, call: ToolCall): LazyResult {
+  let writer: ResultWriter | null = null;
+  return { get: () => (writer ??= steps.startResult(resultStep(id, call))), finished: () => writer?.finished === true };
+}
+
+async function runOneCall(context: AgentContext, call: ToolCall, id: string, result: LazyResult, run: AgentRun): Promise<void> {
+  const hookOptions = context.signal ? { signal: context.signal } : {};
+  const pre = await runPreToolHooks(context.hooks, call, context.environmentId, hookOptions);
   const hooks: ToolCallHooks = { call_id: id, tool_call: { name: call.name, args: call.args }, pre: pre.trace, post: null };
   run.hooks.push(hooks);
   if (pre.decision === "deny") {
     const text = denialText(pre.group, pre.reason);
-    run.steps.push(resultStep(id, call, text, true));
+    result.get().finish(text, true);
     run.outcomes.push({ call, status: "denied", output: text, denial: { group: pre.group, reason: pre.reason } });
     return;
   }
-  const execution: ToolExecution = await runTool(context.channel, call, context.limits);
-  run.steps.push(resultStep(id, call, execution.result, execution.isError));
+  const writer = result.get();
+  let streamed = "";
+  const execution: ToolExecution = await runTool(context.channel, call, context.limits, {
+    onOutput: (text) => {
+      streamed += text;
+      writer.append(text);
+    },
+    ...hookOptions,
+  });
+  // The tool's result begins with what it streamed; the rest (status notes, or a file tool's whole
+  // answer) closes the step.
+  const tail = execution.result.startsWith(streamed) ? execution.result.slice(streamed.length) : execution.result;
+  writer.finish(tail, execution.isError);
   const outcome: CallOutcome = { call, status: execution.isError ? "error" : "ok", output: execution.result };
   if (execution.exitCode !== undefined) outcome.exitCode = execution.exitCode;
   run.outcomes.push(outcome);
-  hooks.post = await runPostToolHooks(context.hooks, call, context.environmentId, execution.errorText);
+  if (context.signal?.aborted) return;
+  hooks.post = await runPostToolHooks(context.hooks, call, context.environmentId, execution.errorText, hookOptions);
 }
 
 function callStep(id: string, call: ToolCall): Step {
@@ -99,7 +154,7 @@ function callStep(id: string, call: ToolCall): Step {
   return { type: "function_call", id, name: call.name, arguments: call.args };
 }
 
-function resultStep(callId: string, call: ToolCall, result: string, isError: boolean): Step {
-  if (call.name === "code_execution") return { type: "code_execution_result", call_id: callId, result, is_error: isError };
-  return { type: "function_result", call_id: callId, name: call.name, result, is_error: isError };
+function resultStep(callId: string, call: ToolCall): Extract<Step, { type: "code_execution_result" | "function_result" }> {
+  if (call.name === "code_execution") return { type: "code_execution_result", call_id: callId, result: "" };
+  return { type: "function_result", call_id: callId, name: call.name, result: "" };
 }

@@ -13,6 +13,13 @@ import { prepareSources } from "../sources/inline-sources.js";
 import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote-sources.js";
 import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
 import { nowTimestamp } from "../store/timestamps.js";
+import { PSEUDO_FOLDERS } from "../files/sandbox-path.js";
+import { resolveTarget } from "../sources/target-path.js";
+
+/** Folders whose files always count towards an environment's file_count and size_bytes. */
+const USAGE_ROOTS = ["/workspace", "/.agents"];
+/** Upload destinations remembered per environment beyond USAGE_ROOTS (the oldest are forgotten first). */
+const MAX_RECORDED_UPLOADS = 1000;
 
 export interface EnvironmentServiceOptions {
   maxSourcesBytes: number;
@@ -115,6 +122,97 @@ export class EnvironmentService {
       }
       return record;
     };
+  }
+
+  /** An environment the owner can see, active or expired; a deleted one, or another owner's, is a 404. */
+  getVisible(id: string, owner: string): EnvironmentRecord {
+    const record = this.store.get(id, owner);
+    if (!record || record.status === "deleted") {
+      throw new NotFoundError(`Environment ${id} not found. List yours with GET /{version}/environments.`);
+    }
+    return record;
+  }
+
+  /**
+   * A new environment whose sandbox is a copy of `fromId`'s files as they are now, with its variables,
+   * sources and network policy (or `network` instead, when given).
+   */
+  async fork(owner: string, fromId: string, network: EnvironmentInput["network"]): Promise<EnvironmentRecord> {
+    const source = this.getUsable(fromId, owner);
+    checkNetwork(network, owner, this.options.credentials);
+    return this.using(source.id, async () => {
+      // Refuses (and marks expired) a source whose container is gone, before anything is created.
+      await this.channel(source);
+      const id = newEnvironmentId();
+      let handle;
+      try {
+        handle = await this.runtime.fork({ sandboxId: source.sandboxId ?? "", environmentId: source.id }, { environmentId: id, owner, files: [] });
+      } catch (error) {
+        throw new UnavailableError(`Could not copy the sandbox of environment ${source.id}: ${(error as Error).message}`);
+      }
+      const now = nowTimestamp();
+      const config = structuredClone(source.config);
+      if (network !== undefined) config.network = network;
+      const record: EnvironmentRecord = { id, owner, status: "active", sandboxId: handle.sandboxId, config, created: now, updated: now, lastAccessed: now };
+      try {
+        this.store.insert(record);
+      } catch (error) {
+        await this.runtime.remove(handle).catch(() => undefined);
+        throw error;
+      }
+      return record;
+    });
+  }
+
+  /** The record as stored now (its status may have changed meanwhile, e.g. to expired). */
+  reload(record: EnvironmentRecord): EnvironmentRecord {
+    return this.store.getById(record.id) ?? record;
+  }
+
+  /** A page of the owner's environments, newest first, after the cursor of the previous page's last one. */
+  listPage(owner: string, limit: number, after: { created: string; id: string } | null): EnvironmentRecord[] {
+    return this.store.listByOwner(owner, limit, after);
+  }
+
+  /** Removes the environment's sandbox; the environment is then gone (404) for every request. */
+  async remove(owner: string, id: string): Promise<void> {
+    const record = this.getVisible(id, owner);
+    const pending = this.channels.get(record.id);
+    this.channels.delete(record.id);
+    void pending?.then((channel) => channel.close(), () => undefined);
+    if (record.sandboxId) {
+      try {
+        await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id });
+      } catch (error) {
+        throw new UnavailableError(`Could not remove the sandbox of environment ${record.id}: ${(error as Error).message}`);
+      }
+    }
+    // The row stays (interactions refer to it) but is never shown or usable again.
+    this.store.update(record.id, { status: "deleted", sandboxId: null, updated: nowTimestamp() });
+  }
+
+  /**
+   * What the environment holds: regular files (and their bytes) under /workspace and /.agents, its source
+   * targets and its upload destinations, each file once. An expired environment holds nothing.
+   */
+  async usage(record: EnvironmentRecord): Promise<{ files: number; bytes: number }> {
+    if (record.status !== "active") return { files: 0, bytes: 0 };
+    const targets = record.config.sources.flatMap((source) => {
+      const target = resolveTarget(source.target);
+      return target.ok ? [target.path] : [];
+    });
+    const channel = await this.channel(record);
+    return channel.usage([...USAGE_ROOTS, ...targets, ...(record.config.uploads ?? [])], PSEUDO_FOLDERS);
+  }
+
+  /** Remembers where an upload placed files, when that is outside the folders usage() always counts. */
+  recordUpload(id: string, absolute: string): void {
+    const record = this.store.getById(id);
+    if (!record || record.status !== "active") return;
+    const covered = [...USAGE_ROOTS, ...(record.config.uploads ?? [])];
+    if (covered.some((folder) => absolute === folder || absolute.startsWith(`${folder === "/" ? "" : folder}/`))) return;
+    const uploads = [...(record.config.uploads ?? []), absolute].slice(-MAX_RECORDED_UPLOADS);
+    this.store.update(id, { config: { ...record.config, uploads }, updated: nowTimestamp() });
   }
 
   private touch(record: EnvironmentRecord): EnvironmentRecord {

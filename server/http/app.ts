@@ -4,18 +4,27 @@
 import express, { type Express } from "express";
 import type { Config } from "../config.js";
 import type { CredentialService } from "../credentials/credential-service.js";
+import type { EnvironmentService } from "../environments/environment-service.js";
+import type { FileService } from "../files/file-service.js";
+import type { UploadService } from "../files/upload-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import { requireApiKey } from "./auth.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
 import { credentialsRouter } from "./credentials-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
+import { environmentsRouter } from "./environments-routes.js";
+import { filesRouter } from "./files-routes.js";
+import { uploadRouter } from "./upload-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES">;
   interactions: InteractionService;
   credentials: CredentialService;
+  environments: EnvironmentService;
+  files: FileService;
+  uploads: UploadService;
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -26,6 +35,14 @@ export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // Upload chunks are raw bytes (the SDK labels them application/json): served before the JSON parser.
+  const upload = express.Router({ mergeParams: true });
+  upload.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
+  upload.use(uploadRouter(deps.uploads));
+  app.use("/upload/:version", (req, res, next) => {
+    if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
+    upload(req, res, next);
+  });
   // The SDK sends content-type: application/json even on GET; parse JSON whatever the charset says.
   app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
   app.use(healthRouter(deps.health));
@@ -34,6 +51,8 @@ export function createApp(deps: AppDependencies): Express {
   api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
   api.use(interactionsRouter(deps.interactions));
   api.use(credentialsRouter(deps.credentials));
+  api.use(environmentsRouter(deps.environments));
+  api.use(filesRouter(deps.files));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);

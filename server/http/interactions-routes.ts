@@ -1,9 +1,13 @@
-import { Router } from "express";
+// /{v}/interactions: create (unary, stream, background), get (JSON or a resumable event stream),
+// cancel, delete (wire-protocol.md §2, §5).
+
+import { Router, type Request } from "express";
 import { createInteractionSchema } from "../api/create-interaction.js";
 import { InvalidArgumentError } from "../errors.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
+import { renderInteraction } from "../interactions/interaction-view.js";
 import { ownerOfRequest } from "./auth.js";
-import { renderInteraction } from "./render.js";
+import { sendEventStream } from "./sse-writer.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 export function interactionsRouter(service: InteractionService): Router {
@@ -14,18 +18,46 @@ export function interactionsRouter(service: InteractionService): Router {
       throw new InvalidArgumentError("Request body must be a JSON object (Content-Type: application/json).");
     }
     const request = parseOrThrow(createInteractionSchema, req.body);
-    const record = await service.create(ownerOfRequest(req), request);
+    const run = await service.create(ownerOfRequest(req), request);
+    // [choice] With store: false nobody could ever see the result once the caller goes away, so the run
+    // is cancelled then; a stored run carries on (resume it with GET …?stream=true, or poll it).
+    const cancelIfAbandoned = request.store === false ? () => run.stop({ status: "cancelled" }) : undefined;
+    if (request.stream === true) {
+      sendEventStream(res, (subscriber) => run.log.subscribe(0, subscriber), cancelIfAbandoned ? { onClientGone: cancelIfAbandoned } : {});
+      return;
+    }
+    if (request.background === true) {
+      res.status(200).json(renderInteraction(run.record));
+      return;
+    }
+    if (cancelIfAbandoned) res.on("close", () => !res.writableFinished && cancelIfAbandoned());
+    const record = await run.done;
     res.status(200).json(renderInteraction(record));
   });
 
-  // `?stream=false` is always sent by the SDK on get; only stream=true would mean SSE.
+  // The SDK always sends ?stream=false on get; only stream=true means an event stream.
   router.get("/interactions/:id", (req, res) => {
-    if (req.query.stream === "true") {
-      throw new InvalidArgumentError("stream=true is not supported by this emulator version yet; leave it out.");
+    const owner = ownerOfRequest(req);
+    if (streamRequested(req)) {
+      sendEventStream(res, service.openEvents(req.params.id, owner, req.query.last_event_id));
+      return;
     }
-    const record = service.get(req.params.id, ownerOfRequest(req));
+    res.status(200).json(renderInteraction(service.get(req.params.id, owner)));
+  });
+
+  router.post("/interactions/:id/cancel", async (req, res) => {
+    const record = await service.cancel(req.params.id, ownerOfRequest(req));
     res.status(200).json(renderInteraction(record));
+  });
+
+  router.delete("/interactions/:id", async (req, res) => {
+    await service.delete(req.params.id, ownerOfRequest(req));
+    res.status(200).json({});
   });
 
   return router;
+}
+
+function streamRequested(req: Request): boolean {
+  return req.query.stream === "true";
 }

@@ -1,9 +1,8 @@
-// One POST /{v}/interactions: validate everything that can be refused, then create or reuse the
-// environment, run the emulated agent, and store the result in one transaction.
+// The interactions resource. create: prepare (every refusal, a 4xx, happens here, before anything
+// runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
+// see a running interaction live and a finished one in the store.
 
-import { runCalls, type ToolCallHooks } from "../agent/agent-loop.js";
-import { ChannelHookHost } from "../hooks/channel-hook-host.js";
-import { noCallAnswer, reportOutcomes } from "../agent/report.js";
+import type { PlanResult } from "../agent/scripted-planner.js";
 import { planFromInput } from "../agent/scripted-planner.js";
 import type { ToolCall } from "../agent/tool-call.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest, type EnvironmentInput } from "../api/create-interaction.js";
@@ -11,40 +10,152 @@ import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../errors.js";
 import { newInteractionId } from "../ids.js";
+import type { SandboxChannel } from "../sandbox/runtime.js";
+import type { EnvironmentRecord } from "../store/environment-store.js";
+import type { EventStore } from "../store/event-store.js";
 import type { InteractionRecord, InteractionStore } from "../store/interaction-store.js";
 import { nowTimestamp } from "../store/timestamps.js";
-import { SANDBOX_WORKDIR, type ToolLimits } from "../tools/tool-runner.js";
-import type { Step } from "./steps.js";
+import type { ToolLimits } from "../tools/tool-runner.js";
+import type { EventSubscriber } from "./event-log.js";
+import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
+import { InteractionRun } from "./interaction-runner.js";
+import { eventsOfStoredRecord } from "./replay-events.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
 export const EMULATED_AGENT_PREFIX = "antigravity-";
 export const KNOWN_AGENTS = ["antigravity-preview-05-2026", "antigravity-preview-09-2026"];
 
+export const SHUTDOWN_ERROR: EventError = {
+  code: "ABORTED",
+  message: "The emulator shut down while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
+};
+
 export interface InteractionServiceOptions {
   limits: ToolLimits;
+  /** How long cancel and delete wait for a run to stop before answering anyway. Default 10 s. */
+  stopWaitMs?: number;
+}
+
+/** Subscribes to an interaction's events; returns the unsubscribe. */
+export type EventFeed = (subscriber: EventSubscriber) => () => void;
+
+interface LiveInteraction {
+  run: InteractionRun;
+  owner: string;
+  /** store: false runs are never written, and are invisible to get and to resuming. */
+  stored: boolean;
+  /** Deleted while it ran: nothing more is written. */
+  deleted: boolean;
+}
+
+interface PreparedRun {
+  text: string;
+  plan: Exclude<PlanResult, { kind: "invalid" }>;
+  previous: InteractionRecord | null;
+  environment: EnvironmentRecord | null;
+  channel: SandboxChannel | null;
 }
 
 export class InteractionService {
+  private readonly live = new Map<string, LiveInteraction>();
+
   constructor(
     private readonly interactions: InteractionStore,
+    private readonly events: EventStore,
     private readonly environments: EnvironmentService,
     private readonly options: InteractionServiceOptions,
   ) {}
 
+  /** The interaction as it is now: live while it runs, from the store once it ended. */
   get(id: string, owner: string): InteractionRecord {
-    const record = this.interactions.get(id, owner);
+    const live = this.findLive(id, owner);
+    if (live?.stored) return live.run.record;
+    const record = live ? null : this.interactions.get(id, owner);
     if (!record) throw new NotFoundError(`Interaction ${id} not found.`);
     return record;
   }
 
-  async create(owner: string, request: CreateInteractionRequest): Promise<InteractionRecord> {
+  /** Validates and prepares the request, then starts the run; the caller waits on `done`, streams `log`, or neither. */
+  async create(owner: string, request: CreateInteractionRequest): Promise<InteractionRun> {
+    const prepared = await this.prepare(owner, request);
+    return this.start(owner, request, prepared);
+  }
+
+  /**
+   * The events after `lastEventId` (all of them without it), then live ones until the interaction ends.
+   * A stored interaction's events come from the store, also after a restart.
+   */
+  openEvents(id: string, owner: string, lastEventId: unknown): EventFeed {
+    const live = this.findLive(id, owner);
+    if (live && !live.stored) throw new NotFoundError(`Interaction ${id} not found (it was created with store: false).`);
+    if (live) {
+      const afterSeq = this.checkResumePoint(id, parseLastEventId(lastEventId), live.run.log.length, false);
+      return (subscriber) => live.run.log.subscribe(afterSeq, subscriber);
+    }
+    const record = this.interactions.get(id, owner);
+    if (!record) throw new NotFoundError(`Interaction ${id} not found.`);
+    const afterSeqRaw = parseLastEventId(lastEventId);
+    let events: StreamEvent[] = this.events.list(id);
+    if (events.length === 0) events = eventsOfStoredRecord(record);
+    const afterSeq = this.checkResumePoint(id, afterSeqRaw, events.length, true);
+    return (subscriber) => {
+      for (const event of events.slice(afterSeq)) subscriber.event(event);
+      subscriber.end();
+      return () => undefined;
+    };
+  }
+
+  /**
+   * Stops a running interaction (its running tool or hook is killed with its process tree) and returns
+   * it as cancelled. [choice] A finished interaction is returned unchanged.
+   */
+  async cancel(id: string, owner: string): Promise<InteractionRecord> {
+    const live = this.findLive(id, owner);
+    if (live) return this.stopLive(live);
+    return this.get(id, owner);
+  }
+
+  /** Deletes an interaction; a running one is cancelled first. */
+  async delete(id: string, owner: string): Promise<void> {
+    const live = this.findLive(id, owner);
+    if (live) {
+      live.deleted = true;
+      await this.stopLive(live);
+      if (!live.stored) return;
+    }
+    if (!this.interactions.delete(id, owner) && !live) throw new NotFoundError(`Interaction ${id} not found.`);
+  }
+
+  /** At shutdown: every running interaction ends as failed, saying why; waits up to `waitMs` for them. */
+  async shutdown(waitMs: number): Promise<void> {
+    const runs = [...this.live.values()].map((live) => live.run);
+    for (const run of runs) run.stop({ status: "failed", error: SHUTDOWN_ERROR });
+    await withDeadline(Promise.all(runs.map((run) => run.done)), waitMs);
+  }
+
+  private findLive(id: string, owner: string): LiveInteraction | undefined {
+    const live = this.live.get(id);
+    return live && live.owner === owner ? live : undefined;
+  }
+
+  private async stopLive(live: LiveInteraction): Promise<InteractionRecord> {
+    live.run.stop({ status: "cancelled" });
+    await withDeadline(live.run.done, this.options.stopWaitMs ?? 10_000);
+    return live.run.record;
+  }
+
+  private checkResumePoint(id: string, afterSeq: number, last: number, finished: boolean): number {
+    if (afterSeq <= last) return afterSeq;
+    const state = finished ? "it has ended" : "it is running";
+    throw new InvalidArgumentError(
+      `last_event_id evt_${afterSeq} is past the last event of interaction ${id} (evt_${last}; ${state}); pass the event_id of an event you received.`,
+    );
+  }
+
+  /** Everything that can be refused is refused here, before a record exists or anything runs. */
+  private async prepare(owner: string, request: CreateInteractionRequest): Promise<PreparedRun> {
     checkAgent(request);
-    if (request.stream === true) {
-      throw new InvalidArgumentError("stream: true is not supported by this emulator version yet; leave stream out for a JSON response.");
-    }
-    if (request.background === true) {
-      throw new InvalidArgumentError("background: true is not supported by this emulator version yet; leave background out.");
-    }
+    checkModes(request);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
     const text = inputText(request.input);
     const plan = planFromInput(text);
@@ -55,56 +166,66 @@ export class InteractionService {
     // one that needs tools gets a fresh sandbox.
     const environmentInput = request.environment ?? previous?.environmentId ?? (calls.length > 0 ? { type: "remote" as const } : undefined);
     const openEnvironment = environmentInput === undefined ? null : await this.environments.plan(owner, environmentInput);
-
-    const created = nowTimestamp();
     const environment = openEnvironment ? await openEnvironment() : null;
-    const steps: Step[] = [{ type: "user_input", content: [{ type: "text", text }] }];
-    let status: InteractionRecord["status"] = "completed";
-    const errors: InteractionRecord["errors"] = [];
-    const hookTraces: ToolCallHooks[] = [];
-    let answer: string;
-    if (plan.kind === "calls" && environment) {
-      const run = await this.environments.using(environment.id, async () => {
-        // Opened before the first call so an expired environment is refused up front, not mid-run.
-        const channel = await this.environments.channel(environment);
-        const env = environment.config.env ?? {};
-        return runCalls({
-          calls,
-          environmentId: environment.id,
-          codeExecutionEnabled: codeExecutionEnabled(request),
-          channel,
-          hooks: new ChannelHookHost(channel, { cwd: SANDBOX_WORKDIR, env }),
-          limits: { ...this.options.limits, env },
-        });
-      });
-      steps.push(...run.steps);
-      hookTraces.push(...run.hooks);
-      answer = reportOutcomes(run.outcomes, plan.notes);
-      if (run.failure !== undefined) {
-        status = "failed";
-        errors.push({ code: "UNAVAILABLE", message: run.failure });
-        answer += `\n\nThe sandbox stopped answering, so the remaining steps did not run: ${run.failure}`;
-      }
-    } else {
-      answer = plan.kind === "none" ? noCallAnswer(plan.understood) : reportOutcomes([]);
-    }
-    steps.push({ type: "model_output", content: [{ type: "text", text: answer }] });
+    // Opened before the run so an expired environment is refused up front, not mid-run.
+    const channel = plan.kind === "calls" && environment ? await this.environments.channel(environment) : null;
+    return { text, plan, previous, environment, channel };
+  }
 
+  private start(owner: string, request: CreateInteractionRequest, prepared: PreparedRun): InteractionRun {
+    const created = nowTimestamp();
     const record: InteractionRecord = {
       id: newInteractionId(),
       owner,
-      status,
-      environmentId: environment?.id ?? null,
-      previousInteractionId: previous?.id ?? null,
+      status: "in_progress",
+      environmentId: prepared.environment?.id ?? null,
+      previousInteractionId: prepared.previous?.id ?? null,
       echo: echoOf(request),
-      errors,
+      errors: [],
       created,
-      updated: nowTimestamp(),
-      steps,
-      hookTraces,
+      updated: created,
+      steps: [],
+      hookTraces: [],
     };
-    if (request.store !== false) this.interactions.save(record);
-    return record;
+    const stored = request.store !== false;
+    const writes = () => stored && !live.deleted;
+    const run = new InteractionRun(
+      {
+        record,
+        inputText: prepared.text,
+        plan: prepared.plan,
+        environment: prepared.environment,
+        channel: prepared.channel,
+        codeExecutionEnabled: codeExecutionEnabled(request),
+        limits: this.options.limits,
+      },
+      {
+        persistEvent: (event, seq) => {
+          if (writes()) this.events.append(record.id, seq, event);
+        },
+        persistFinal: (final) => {
+          if (writes()) this.interactions.save(final);
+        },
+        atomically: (work) => (writes() ? this.interactions.atomically(work) : work()),
+        using: (environmentId, work) => this.environments.using(environmentId, work),
+        onFinished: () => this.live.delete(record.id),
+      },
+    );
+    const live: LiveInteraction = { run, owner, stored, deleted: false };
+    // Saved first (status in_progress) so its events can refer to it, and a restart finds it.
+    if (stored) this.interactions.save(record);
+    this.live.set(record.id, live);
+    run.start();
+    return run;
+  }
+}
+
+/** Combinations that could never give the caller a result. */
+function checkModes(request: CreateInteractionRequest): void {
+  if (request.background === true && request.store === false) {
+    throw new InvalidArgumentError(
+      "background: true needs the interaction to be stored, but store is false: a background interaction can only be read with GET, and store: false keeps nothing to read. Leave store out (or true), or drop background.",
+    );
   }
 }
 
@@ -156,4 +277,11 @@ function redactTransforms(network: NonNullable<EnvironmentInput["network"]>): un
         : { ...entry, transform: Array.isArray(entry.transform) ? entry.transform.map(redact) : redact(entry.transform) },
     ),
   };
+}
+
+/** Waits for `work`, or `ms` at most (then carries on without it). */
+async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -7,12 +7,24 @@ export interface TextContent {
   text: string;
 }
 
+/**
+ * `is_error` is absent only while a result step is still streaming (step.start sends the result step
+ * empty; its last step.delta carries `is_error`). Every finished step has it.
+ */
 export type Step =
   | { type: "user_input"; content: TextContent[] }
   | { type: "model_output"; content: TextContent[] }
   | { type: "code_execution_call"; id: string; arguments: { code: string; language: "bash" | "python" } }
-  | { type: "code_execution_result"; call_id: string; result: string; is_error: boolean }
+  | { type: "code_execution_result"; call_id: string; result: string; is_error?: boolean }
   | { type: "function_call"; id: string; name: string; arguments: Record<string, unknown> }
-  | { type: "function_result"; call_id: string; name: string; result: string; is_error: boolean };
+  | { type: "function_result"; call_id: string; name: string; result: string; is_error?: boolean };
+
+/** What a step.delta carries (wire-protocol.md §5.3, `StepDelta`), for the step types above. */
+export type StepDelta =
+  | { type: "text"; text: string }
+  | { type: "code_execution_result"; result: string; is_error?: boolean }
+  | { type: "function_result"; result: string; name?: string; is_error?: boolean };
 
 export type InteractionStatus = "in_progress" | "completed" | "failed" | "cancelled";
+
+export const TERMINAL_STATUSES: readonly InteractionStatus[] = ["completed", "failed", "cancelled"];

@@ -13,9 +13,11 @@ import {
   type EgressFrame,
   type ExitMessage,
   type FileEntry,
+  type FileInfo,
   type Request,
   type Response,
   type ResultPayload,
+  type TreeEntry,
 } from "../../sandbox-image/executor/protocol.js";
 import { EgressStreams } from "./egress-streams.js";
 import {
@@ -151,6 +153,39 @@ export class ExecutorClient implements SandboxChannel {
 
   async deleteFile(path: string, recursive: boolean): Promise<void> {
     await this.call({ op: "deleteFile", path, recursive }, "deleteFile");
+  }
+
+  async stat(path: string): Promise<{ info: FileInfo | null; realPath: string }> {
+    const { result } = await this.call({ op: "stat", path }, "stat");
+    return { info: result.info, realPath: result.realPath };
+  }
+
+  async walk(
+    path: string,
+    options: { recursive: boolean; after?: string; limit: number; exclude?: string[] },
+  ): Promise<{ entries: TreeEntry[]; more: boolean }> {
+    const { result } = await this.call({ op: "walk", path, ...options }, "walk");
+    // Never trust the executor to honour our limit.
+    return { entries: result.entries.slice(0, options.limit), more: result.more };
+  }
+
+  async usage(paths: string[], exclude?: string[]): Promise<{ files: number; bytes: number }> {
+    const { result } = await this.call({ op: "usage", paths, exclude }, "usage");
+    return { files: result.files, bytes: result.bytes };
+  }
+
+  async readFileChunk(path: string, offset: number, length: number): Promise<{ content: Buffer; size: number }> {
+    const { result, body } = await this.call({ op: "readFileChunk", path, offset, length }, "readFileChunk");
+    return { content: body.subarray(0, Math.min(length, result.bytesRead)), size: result.size };
+  }
+
+  async appendFile(path: string, offset: number, content: Buffer, options: { create?: boolean } = {}): Promise<number> {
+    const { result } = await this.call({ op: "appendFile", path, offset, create: options.create ?? false }, "appendFile", content);
+    return result.size;
+  }
+
+  async moveFile(from: string, to: string, overwrite: boolean): Promise<void> {
+    await this.call({ op: "moveFile", from, to, overwrite }, "moveFile");
   }
 
   async listenEgress(port: number, host = "127.0.0.1"): Promise<number> {
@@ -399,9 +434,43 @@ function parseResult(result: unknown): ResultPayload | null {
       const port = result["port"];
       return isCount(port) && port > 0 && port <= 65_535 ? { op: "egressListen", port } : null;
     }
+    case "stat": {
+      const info = result["info"] === null ? null : parseInfo(result["info"]);
+      if (info === undefined || typeof result["realPath"] !== "string") return null;
+      return { op: "stat", info, realPath: result["realPath"] };
+    }
+    case "walk": {
+      const entries = result["entries"];
+      if (!Array.isArray(entries) || typeof result["more"] !== "boolean") return null;
+      const parsed = entries.map(parseTreeEntry);
+      return parsed.every((entry): entry is TreeEntry => entry !== undefined) ? { op: "walk", entries: parsed, more: result["more"] } : null;
+    }
+    case "usage":
+      return isCount(result["files"]) && isCount(result["bytes"]) ? { op: "usage", files: result["files"], bytes: result["bytes"] } : null;
+    case "readFileChunk":
+      return isCount(result["size"]) && isCount(result["bytesRead"])
+        ? { op: "readFileChunk", size: result["size"], bytesRead: result["bytesRead"] }
+        : null;
+    case "appendFile":
+      return isCount(result["size"]) ? { op: "appendFile", size: result["size"] } : null;
+    case "moveFile":
+      return { op: "moveFile" };
     default:
       return null;
   }
+}
+
+function parseInfo(value: unknown): FileInfo | undefined {
+  if (!isObject(value)) return undefined;
+  const { type, size, mtimeMs, birthtimeMs } = value;
+  if (!ENTRY_TYPES.has(type) || !isCount(size) || typeof mtimeMs !== "number" || typeof birthtimeMs !== "number") return undefined;
+  return { type: type as FileInfo["type"], size, mtimeMs, birthtimeMs };
+}
+
+function parseTreeEntry(value: unknown): TreeEntry | undefined {
+  const info = parseInfo(value);
+  if (!info || !isObject(value) || typeof value["path"] !== "string") return undefined;
+  return { path: value["path"], ...info };
 }
 
 const ENTRY_TYPES: ReadonlySet<unknown> = new Set(["file", "directory", "symlink", "other"]);

@@ -3,9 +3,9 @@
 // local Docker socket or a local file path.
 
 import type { Duplex } from "node:stream";
-import type { FileEntry } from "../../sandbox-image/executor/protocol.js";
+import type { FileEntry, FileInfo, TreeEntry } from "../../sandbox-image/executor/protocol.js";
 
-export type { FileEntry };
+export type { FileEntry, FileInfo, TreeEntry };
 
 /** A file to place in a new sandbox, at an absolute, already validated path. */
 export interface SandboxFile {
@@ -104,6 +104,18 @@ export interface SandboxChannel {
   writeFile(path: string, content: Buffer, mode?: number): Promise<void>;
   listFiles(path: string): Promise<FileEntry[]>;
   deleteFile(path: string, recursive: boolean): Promise<void>;
+  /** What the path names (symlinks followed; info null when absent) and where it really is or would be created. */
+  stat(path: string): Promise<{ info: FileInfo | null; realPath: string }>;
+  /** A page of the tree at path, depth first and name-sorted, the start itself first (see WalkRequest). */
+  walk(path: string, options: { recursive: boolean; after?: string; limit: number; exclude?: string[] }): Promise<{ entries: TreeEntry[]; more: boolean }>;
+  /** Regular files and their bytes under the paths, each inode once, symlinks not followed. */
+  usage(paths: string[], exclude?: string[]): Promise<{ files: number; bytes: number }>;
+  /** Up to `length` bytes (at most MAX_FILE_CHUNK_BYTES) from offset; size is the file's whole size. */
+  readFileChunk(path: string, offset: number, length: number): Promise<{ content: Buffer; size: number }>;
+  /** Writes content at offset of a file that has exactly offset bytes; `create` makes a new file instead. Returns the new size. */
+  appendFile(path: string, offset: number, content: Buffer, options?: { create?: boolean }): Promise<number>;
+  /** Moves a file into place, creating parents; without overwrite, anything already at `to` is EEXIST. */
+  moveFile(from: string, to: string, overwrite: boolean): Promise<void>;
   /**
    * Makes the sandbox accept egress connections on host:port (host defaults to 127.0.0.1); resolves with
    * the port bound (0 picks one). A port still held by a previous executor is retried for a few seconds.
@@ -144,6 +156,11 @@ export interface SandboxRuntime {
   trustCertificate?(caPem: string): Promise<void>;
   /** Create and start a sandbox with its files in place; on failure nothing is left behind. */
   create(spec: SandboxSpec): Promise<SandboxHandle>;
+  /**
+   * Create and start a sandbox whose whole file system is a copy of `source`'s as it is now (its
+   * processes are not copied), plus spec.files; on failure nothing is left behind.
+   */
+  fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle>;
   /** A channel to the sandbox's executor (opened once and reused by the caller). */
   connect(handle: SandboxHandle): Promise<SandboxChannel>;
   /** Whether the sandbox still exists and runs. */

@@ -33,3 +33,15 @@ export function resolveTarget(target: string): TargetCheck {
   if (reserved) return { ok: false, reason: `is under /${reserved}, which the emulator's executor uses` };
   return { ok: true, path: `/${normalised}` };
 }
+
+/**
+ * The system or emulator folder an absolute, normalised path lies in ("/etc", "/lib64", "/opt/emulator"),
+ * or null: the places the environments files API never writes to, whatever symlink leads there.
+ */
+export function reservedFolderOf(absolute: string): string | null {
+  const relative = absolute.replace(/^\/+/, "");
+  const top = relative.split("/")[0] ?? "";
+  if (RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top)) return `/${top}`;
+  const reserved = RESERVED_PREFIXES.find((prefix) => relative === prefix || relative.startsWith(`${prefix}/`));
+  return reserved ? `/${reserved}` : null;
+}

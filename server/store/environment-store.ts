@@ -10,6 +10,11 @@ export interface EnvironmentConfig {
   env?: Record<string, string>;
   /** environment.network as last sent; omitted means public egress allowed. */
   network?: NetworkInput;
+  /**
+   * Where files API uploads placed files outside /workspace and /.agents (absolute paths), so that the
+   * environment's file_count and size_bytes count them too.
+   */
+  uploads?: string[];
 }
 
 export interface EnvironmentRecord {
@@ -75,6 +80,24 @@ export class EnvironmentStore {
   getById(id: string): EnvironmentRecord | null {
     const row = this.db.prepare("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
     return row ? fromRow(row) : null;
+  }
+
+  /**
+   * One page of the owner's environments that were not deleted, newest first (ties by id, descending),
+   * starting after the cursor of the previous page's last one.
+   */
+  listByOwner(owner: string, limit: number, after: { created: string; id: string } | null): EnvironmentRecord[] {
+    const rows = after
+      ? this.db
+          .prepare(
+            `SELECT * FROM environments WHERE owner = ? AND status != 'deleted' AND (created < ? OR (created = ? AND id < ?))
+             ORDER BY created DESC, id DESC LIMIT ?`,
+          )
+          .all(owner, after.created, after.created, after.id, limit)
+      : this.db
+          .prepare("SELECT * FROM environments WHERE owner = ? AND status != 'deleted' ORDER BY created DESC, id DESC LIMIT ?")
+          .all(owner, limit);
+    return (rows as Row[]).map(fromRow);
   }
 
   listLive(): EnvironmentRecord[] {

@@ -62,9 +62,29 @@ export class InteractionStore {
     })();
   }
 
+  /** Runs `work` in one transaction (e.g. the last events and the final record of a run). */
+  atomically<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
   get(id: string, owner: string): InteractionRecord | null {
     const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
-    if (!row) return null;
+    return row ? this.hydrate(row) : null;
+  }
+
+  /** Interactions still marked in_progress, of every owner (at start-up, these were interrupted). */
+  listInProgress(): InteractionRecord[] {
+    const rows = this.db.prepare("SELECT * FROM interactions WHERE status = 'in_progress' ORDER BY created").all() as Row[];
+    return rows.map((row) => this.hydrate(row));
+  }
+
+  /** Deletes the interaction with its steps, hook traces and events; false when there was none. */
+  delete(id: string, owner: string): boolean {
+    return this.db.prepare("DELETE FROM interactions WHERE id = ? AND owner = ?").run(id, owner).changes > 0;
+  }
+
+  private hydrate(row: Row): InteractionRecord {
+    const id = row.id;
     const steps = (
       this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>
     ).map((stepRow) => JSON.parse(stepRow.step) as Step);

@@ -61,4 +61,13 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX egress_log_environment ON egress_log (environment_id, seq);
   `,
+  `
+  CREATE TABLE interaction_events (
+    interaction_id TEXT NOT NULL REFERENCES interactions (id) ON DELETE CASCADE,
+    seq            INTEGER NOT NULL,
+    event          TEXT NOT NULL,
+    PRIMARY KEY (interaction_id, seq)
+  );
+  CREATE INDEX interactions_status ON interactions (status);
+  `,
 ];

@@ -3,6 +3,7 @@
 // operating system's permissions (and read-only mounts) apply to them as they would to the agent.
 
 import path from "node:path/posix";
+import { StringDecoder } from "node:string_decoder";
 import type { ToolCall } from "../agent/tool-call.js";
 import { SandboxFileError, type SandboxChannel } from "../sandbox/runtime.js";
 
@@ -17,7 +18,10 @@ export interface ToolContext extends ToolLimits {
 }
 
 export interface ToolExecution {
-  /** The result text recorded in the step. */
+  /**
+   * The result text recorded in the step. For code_execution it begins with exactly the text passed to
+   * `onOutput` (stdout and stderr as they arrived), followed by truncation and status notes.
+   */
   result: string;
   isError: boolean;
   /** For post hooks: stderr text or the failed file operation's message; absent on a clean run. */
@@ -33,11 +37,18 @@ export function resolveToolPath(input: string): string {
   return path.resolve(SANDBOX_WORKDIR, input);
 }
 
-export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolContext): Promise<ToolExecution> {
+export interface ToolObserver {
+  /** code_execution output (stdout and stderr, decoded as UTF-8) as it is produced. */
+  onOutput?: (text: string) => void;
+  /** Cancels a running command: its process tree is killed and the result says "[cancelled]". */
+  signal?: AbortSignal;
+}
+
+export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolContext, observer: ToolObserver = {}): Promise<ToolExecution> {
   try {
     switch (call.name) {
       case "code_execution":
-        return await runCode(channel, String(call.args.code ?? ""), call.args.language === "python" ? "python" : "bash", limits);
+        return await runCode(channel, String(call.args.code ?? ""), call.args.language === "python" ? "python" : "bash", limits, observer);
       case "read_file":
         return await readFile(channel, resolveToolPath(String(call.args.path)), limits);
       case "write_file": {
@@ -62,20 +73,37 @@ export async function runTool(channel: SandboxChannel, call: ToolCall, limits: T
   }
 }
 
-async function runCode(channel: SandboxChannel, code: string, language: "bash" | "python", limits: ToolContext): Promise<ToolExecution> {
+async function runCode(
+  channel: SandboxChannel,
+  code: string,
+  language: "bash" | "python",
+  limits: ToolContext,
+  observer: ToolObserver,
+): Promise<ToolExecution> {
   const argv = language === "python" ? ["python3", "-c", code] : ["bash", "-c", code];
+  // stdout and stderr interleaved as they arrive, as a terminal shows them; one decoder per stream so
+  // a character split across chunks is never garbled.
+  const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+  let output = "";
+  const take = (text: string) => {
+    if (text === "") return;
+    output += text;
+    observer.onOutput?.(text);
+  };
   const run = await channel.run({
     argv,
     cwd: SANDBOX_WORKDIR,
     timeoutMs: limits.timeoutMs,
     maxOutputBytes: limits.maxOutputBytes,
     ...(limits.env ? { env: limits.env } : {}),
+    onOutput: (stream, chunk) => take(decoders[stream].write(chunk)),
+    ...(observer.signal ? { signal: observer.signal } : {}),
   });
-  const stdout = run.stdout.toString("utf8");
+  take(decoders.stdout.end());
+  take(decoders.stderr.end());
   const stderr = run.stderr.toString("utf8");
-  const parts = [stdout];
+  const parts = [output];
   if (run.stdoutBytes > run.stdout.length) parts.push(truncationNote("stdout", run.stdout.length, run.stdoutBytes));
-  if (stderr) parts.push(stderr);
   if (run.stderrBytes > run.stderr.length) parts.push(truncationNote("stderr", run.stderr.length, run.stderrBytes));
   let failed = false;
   if (run.timedOut) {

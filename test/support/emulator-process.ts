@@ -18,6 +18,8 @@ export interface EmulatorProcess {
   sandboxCount(): Promise<number>;
   /** Stops the process but keeps data and containers (for restart tests). */
   stop(): Promise<void>;
+  /** Kills the process with SIGKILL, as a crash would (no shutdown); keeps data and containers. */
+  crash(): Promise<void>;
   /** Stops the process, removes its containers and its data folder. */
   destroy(): Promise<void>;
 }
@@ -40,13 +42,14 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
   const url = await waitForListening(child);
   const runtime = dockerRuntimeFor(loadConfig({ ...process.env, ...env }));
   let stopped = false;
-  const stop = async () => {
+  const end = async (signal: NodeJS.Signals) => {
     if (stopped) return;
     stopped = true;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    child.kill("SIGTERM");
+    child.kill(signal);
     await exited;
   };
+  const stop = () => end("SIGTERM");
   return {
     url,
     dataDir,
@@ -54,6 +57,7 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     env,
     sandboxCount: async () => (await runtime.list()).length,
     stop,
+    crash: () => end("SIGKILL"),
     destroy: async () => {
       await stop();
       for (const handle of await runtime.list()) await runtime.remove(handle);

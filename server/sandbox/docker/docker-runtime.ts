@@ -30,6 +30,10 @@ export interface DockerRuntimeOptions {
 
 const EXECUTOR_ARGV = ["node", "/opt/emulator/executor/main.js"];
 const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_GID}`;
+/** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
+const FORK_REPOSITORY = "iemu-fork";
+
+type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true };
 
 export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
@@ -54,6 +58,9 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
+    // Fork images left by an emulator that stopped half-way through a fork.
+    const leftovers = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
+    for (const leftover of leftovers) await this.docker.getImage(leftover.Id).remove({ force: true }).catch(() => undefined);
   }
 
   /**
@@ -84,8 +91,8 @@ export class DockerRuntime implements SandboxRuntime {
    * API works on created containers), then mounted read-only: writes fail with EROFS and the mount
    * point cannot even be renamed away (EBUSY). Volumes work on any engine, a remote one included.
    */
-  private async readOnlyVolumes(spec: SandboxSpec): Promise<Array<{ Type: "volume"; Source: string; Target: string; ReadOnly: true }>> {
-    const mounts: Array<{ Type: "volume"; Source: string; Target: string; ReadOnly: true }> = [];
+  private async readOnlyVolumes(spec: SandboxSpec): Promise<Mount[]> {
+    const mounts: Mount[] = [];
     for (const [index, tree] of (spec.readOnlyTrees ?? []).entries()) {
       const name = `iemu-${this.options.instance}-${spec.environmentId}-ro${index}`;
       await this.docker.createVolume({ Name: name, Labels: this.labels(spec) });
@@ -113,9 +120,81 @@ export class DockerRuntime implements SandboxRuntime {
 
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
     if (!this.image) throw new Error("DockerRuntime.prepare() must run before create()");
-    let mounts;
+    return this.createFrom(this.image, spec);
+  }
+
+  /**
+   * `docker commit` of the source (paused for the moment it takes) to a temporary image, and a new
+   * container from it; the image is removed as soon as that container exists (the engine keeps the
+   * layers the container uses), so nothing is left to clean up later. Read-only volumes (repository
+   * sources) are not part of a commit: each is copied into a new volume of the fork's own.
+   */
+  async fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("DockerRuntime.prepare() must run before fork()");
+    const sourceContainer = this.docker.getContainer(source.sandboxId);
+    const info = await sourceContainer.inspect();
+    const tag = `${this.options.instance}-${spec.environmentId}`;
+    const committed = (await sourceContainer.commit({
+      repo: FORK_REPOSITORY,
+      tag,
+      pause: true,
+      comment: `fork of ${source.environmentId} for ${spec.environmentId}`,
+    })) as { Id?: string };
+    const image = committed.Id ?? `${FORK_REPOSITORY}:${tag}`;
+    const removeImage = async (): Promise<void> => {
+      await this.docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    };
     try {
-      mounts = await this.readOnlyVolumes(spec);
+      const copies: Mount[] = [];
+      try {
+        const readOnly = (info.Mounts ?? []).filter((mount) => mount.Type === "volume" && !mount.RW && mount.Name);
+        for (const [index, mount] of readOnly.entries()) {
+          copies.push(await this.copyVolume(mount.Name!, `iemu-${tag}-ro${(spec.readOnlyTrees ?? []).length + index}`, mount.Destination, spec));
+        }
+      } catch (error) {
+        await this.removeVolumes(spec.environmentId).catch(() => undefined);
+        throw error;
+      }
+      return await this.createFrom(image, spec, { extraMounts: copies, afterCreate: removeImage });
+    } finally {
+      await removeImage();
+    }
+  }
+
+  /** A new volume of the fork's, labelled like its own, holding a copy of `from` (ownership and modes kept). */
+  private async copyVolume(from: string, name: string, target: string, spec: SandboxSpec): Promise<Mount> {
+    await this.docker.createVolume({ Name: name, Labels: this.labels(spec) });
+    const copier = await this.docker.createContainer({
+      Image: this.image!,
+      User: "0:0",
+      Cmd: ["cp", "-a", "/from/.", "/to/"],
+      HostConfig: {
+        NetworkMode: "none",
+        LogConfig: { Type: "none", Config: {} },
+        Mounts: [
+          { Type: "volume", Source: from, Target: "/from", ReadOnly: true },
+          { Type: "volume", Source: name, Target: "/to" },
+        ],
+      },
+    });
+    try {
+      await copier.start();
+      const { StatusCode } = (await copier.wait()) as { StatusCode: number };
+      if (StatusCode !== 0) throw new Error(`copying volume ${from} for the fork failed (cp exited with ${StatusCode})`);
+    } finally {
+      await copier.remove({ force: true }).catch(() => undefined);
+    }
+    return { Type: "volume", Source: name, Target: target, ReadOnly: true };
+  }
+
+  private async createFrom(
+    image: string,
+    spec: SandboxSpec,
+    options: { extraMounts?: Mount[]; afterCreate?: () => Promise<void> } = {},
+  ): Promise<SandboxHandle> {
+    let mounts: Mount[];
+    try {
+      mounts = [...(await this.readOnlyVolumes(spec)), ...(options.extraMounts ?? [])];
     } catch (error) {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
       throw error;
@@ -124,7 +203,7 @@ export class DockerRuntime implements SandboxRuntime {
     try {
       container = await this.docker.createContainer({
         name: `iemu-${this.options.instance}-${spec.environmentId}`,
-        Image: this.image,
+        Image: image,
         Labels: this.labels(spec),
         User: SANDBOX_USER,
         WorkingDir: "/workspace",
@@ -156,6 +235,7 @@ export class DockerRuntime implements SandboxRuntime {
     }
     const handle = { sandboxId: container.id, environmentId: spec.environmentId };
     try {
+      await options.afterCreate?.();
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
       // has no user-made symlinks that a target could be redirected through.
       const files = [...this.trustFiles, ...spec.files];

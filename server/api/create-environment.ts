@@ -1,0 +1,18 @@
+// The request body of POST /{v}/environments (wire-protocol.md §7): an interaction's environment object
+// without `type` and `environment_id`, or a fork of another environment (`from_environment`).
+
+import { z } from "zod";
+import { environmentObjectSchema, networkSchema, sourceSchema } from "./create-interaction.js";
+
+export const createEnvironmentSchema = z.looseObject({
+  from_environment: z.string().min(1).optional().describe('"environments/{id}" or "{id}": copy that environment'),
+  sources: z.array(sourceSchema).optional(),
+  network: networkSchema.optional(),
+  env: environmentObjectSchema.shape.env,
+});
+export type CreateEnvironmentRequest = z.infer<typeof createEnvironmentSchema>;
+
+/** "environments/env_x" and "env_x" both name env_x (the SDK and the REST forms use both). */
+export function environmentIdOf(name: string): string {
+  return name.startsWith("environments/") ? name.slice("environments/".length) : name;
+}

@@ -1,0 +1,37 @@
+// The Environment resource (wire-protocol.md §7). Counts are int64 strings; sources are shown without
+// content, and the network setting with its injected header values redacted. Variables (env) are not
+// part of the resource and are never shown.
+
+import { redactNetwork } from "../egress/redact-network.js";
+import type { EnvironmentRecord } from "../store/environment-store.js";
+
+export interface EnvironmentResource {
+  id: string;
+  status: "active" | "expired";
+  created: string;
+  updated: string;
+  last_accessed: string;
+  file_count: string;
+  size_bytes: string;
+  sources: Array<{ type: string; target: string; source?: string; encoding?: string }>;
+  network?: unknown;
+}
+
+export function renderEnvironment(record: EnvironmentRecord, usage: { files: number; bytes: number }): EnvironmentResource {
+  return {
+    id: record.id,
+    status: record.status === "active" ? "active" : "expired",
+    created: record.created,
+    updated: record.updated,
+    last_accessed: record.lastAccessed,
+    file_count: String(usage.files),
+    size_bytes: String(usage.bytes),
+    sources: record.config.sources.map(({ type, target, source, encoding }) => ({
+      type,
+      target,
+      ...(source !== undefined ? { source } : {}),
+      ...(encoding !== undefined ? { encoding } : {}),
+    })),
+    ...(record.config.network !== undefined ? { network: redactNetwork(record.config.network) } : {}),
+  };
+}

@@ -1,0 +1,39 @@
+// A file operation that failed inside the sandbox, as the API error a caller can act on. Client faults
+// stay 4xx (the SDK retries 5xx); a sandbox that stopped answering is 503, which retrying may cure.
+
+import { ApiError, FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnavailableError } from "../errors.js";
+import { SandboxFileError, SandboxUnavailableError } from "../sandbox/runtime.js";
+
+/** `shown` is the path as the caller gave it (relative to the sandbox root). */
+export function fileApiError(error: unknown, shown: string, environmentId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof SandboxUnavailableError) {
+    return new UnavailableError(`The sandbox of environment ${environmentId} stopped answering: ${error.message}`);
+  }
+  if (!(error instanceof SandboxFileError)) return new InternalError(`Internal error: ${(error as Error)?.message ?? String(error)}`);
+  const path = `"${shown}"`;
+  switch (error.code) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return new NotFoundError(`${path} not found in environment ${environmentId} (${error.message}).`);
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return new PermissionDeniedError(`${path}: the sandbox user may not do this there (${error.message}).`);
+    case "EEXIST":
+      return new FailedPreconditionError(`${path} already exists; pass overwrite=true to replace it.`);
+    case "EISDIR":
+      return new InvalidArgumentError(`${path} is a folder (${error.message}).`);
+    case "ENOSPC":
+    case "EDQUOT":
+    case "EFBIG":
+      return new FailedPreconditionError(`${path}: the sandbox has no room for this (${error.message}).`);
+    case "ELOOP":
+    case "EINVAL":
+    case "ENAMETOOLONG":
+    case "EOFFSET":
+      return new InvalidArgumentError(`${path}: ${error.message}.`);
+    default:
+      return new InternalError(`${path}: ${error.message}`);
+  }
+}

@@ -1,0 +1,139 @@
+// The environments files API's reading side: listing (GET …/files/{path}) and downloading
+// (?alt=media). Every request names a path relative to the sandbox root, is resolved inside the sandbox,
+// and runs through the environment's executor channel as the sandbox user. Downloads stream in chunks,
+// so a large file never sits whole in memory.
+
+import path from "node:path/posix";
+import { MAX_FILE_CHUNK_BYTES } from "../../sandbox-image/executor/protocol.js";
+import type { EnvironmentService } from "../environments/environment-service.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../errors.js";
+import type { SandboxChannel } from "../sandbox/runtime.js";
+import type { EnvironmentRecord } from "../store/environment-store.js";
+import { fileApiError } from "./file-errors.js";
+import { mimeTypeOf } from "./mime-types.js";
+import { renderFile, type EnvironmentFile } from "./render-file.js";
+import { apiPathOf, checkReach, parseFilePath, PSEUDO_FOLDERS, type Access } from "./sandbox-path.js";
+
+export interface FileServiceOptions {
+  /** EMULATOR_MAX_DOWNLOAD_BYTES */
+  maxDownloadBytes: number;
+}
+
+export interface ListOptions {
+  recursive: boolean;
+  pageSize: number;
+  pageToken?: string;
+}
+
+/** Where a download goes: begin() once with the headers' facts, then write() each chunk (resolves when it may continue). */
+export interface DownloadSink {
+  begin(meta: { name: string; size: number; mimeType: string }): void;
+  write(chunk: Buffer): Promise<void>;
+}
+
+/** Bytes per chunk read from the sandbox during a download. */
+const DOWNLOAD_CHUNK_BYTES = Math.min(1024 * 1024, MAX_FILE_CHUNK_BYTES);
+
+export class FileService {
+  constructor(
+    private readonly environments: EnvironmentService,
+    private readonly options: FileServiceOptions,
+  ) {}
+
+  /**
+   * Runs `work` on the environment's channel with the path resolved and its reach checked; every failure
+   * becomes the API error that names the path as the caller gave it.
+   */
+  async withPath<T>(
+    owner: string,
+    environmentId: string,
+    apiPath: string,
+    access: Access,
+    work: (context: { record: EnvironmentRecord; channel: SandboxChannel; absolute: string; shown: string; info: Awaited<ReturnType<SandboxChannel["stat"]>>["info"] }) => Promise<T>,
+  ): Promise<T> {
+    const absolute = parseFilePath(apiPath);
+    const shown = apiPathOf(absolute);
+    const record = this.environments.getUsable(environmentId, owner);
+    return this.environments.using(record.id, async () => {
+      try {
+        const channel = await this.environments.channel(record);
+        const { info, realPath } = await channel.stat(absolute);
+        checkReach(realPath, access, shown);
+        return await work({ record, channel, absolute, shown, info });
+      } catch (error) {
+        throw fileApiError(error, shown, record.id);
+      }
+    });
+  }
+
+  async list(owner: string, environmentId: string, apiPath: string, options: ListOptions): Promise<{ files: EnvironmentFile[]; next_page_token: string }> {
+    return this.withPath(owner, environmentId, apiPath, "read", async ({ record, channel, absolute, shown, info }) => {
+      if (!info) throw new NotFoundError(`"${shown}" not found in environment ${record.id}.`);
+      const after = options.pageToken === undefined || options.pageToken === "" ? undefined : decodePageToken(options.pageToken, absolute, options.recursive);
+      // A folder is listed by its contents, a file by itself (as the SDK's typings describe the response):
+      // the walk's first entry, the folder itself, is fetched in one more and left out.
+      const skipsSelf = info.type === "directory" && after === undefined;
+      const page = await channel.walk(absolute, {
+        recursive: options.recursive,
+        limit: options.pageSize + (skipsSelf ? 1 : 0),
+        ...(after !== undefined ? { after } : {}),
+        exclude: PSEUDO_FOLDERS,
+      });
+      const last = page.entries.at(-1);
+      const files = page.entries.filter((entry) => !(skipsSelf && entry.path === "")).map((entry) => renderFile(path.join(absolute, entry.path), entry));
+      return { files, next_page_token: page.more && last ? encodePageToken(absolute, options.recursive, last.path) : "" };
+    });
+  }
+
+  async download(owner: string, environmentId: string, apiPath: string, sink: DownloadSink): Promise<void> {
+    await this.withPath(owner, environmentId, apiPath, "read", async ({ record, channel, absolute, shown, info }) => {
+      if (!info) throw new NotFoundError(`"${shown}" not found in environment ${record.id}.`);
+      if (info.type === "directory") {
+        throw new InvalidArgumentError(`"${shown}" is a folder; list it (leave out alt=media) and download its files one by one.`);
+      }
+      if (info.type !== "file") throw new InvalidArgumentError(`"${shown}" is not a regular file (it is a FIFO, socket or device).`);
+      if (info.size > this.options.maxDownloadBytes) {
+        throw new FailedPreconditionError(
+          `"${shown}" is ${info.size} bytes, more than this emulator downloads (EMULATOR_MAX_DOWNLOAD_BYTES = ${this.options.maxDownloadBytes}); ` +
+            "raise that setting, or split the file in the sandbox first (e.g. with split) and download the parts.",
+        );
+      }
+      const size = info.size;
+      sink.begin({ name: path.basename(absolute), size, mimeType: mimeTypeOf(path.basename(absolute)) });
+      for (let offset = 0; offset < size; ) {
+        const { content } = await channel.readFileChunk(absolute, offset, Math.min(DOWNLOAD_CHUNK_BYTES, size - offset));
+        // Shrunk while being sent: the response cannot be completed truthfully.
+        if (content.length === 0) throw new Error(`"${shown}" shrank to ${offset} bytes during the download`);
+        await sink.write(content);
+        offset += content.length;
+      }
+    });
+  }
+}
+
+interface PageToken {
+  p: string;
+  r: boolean;
+  a: string;
+}
+
+function encodePageToken(absolute: string, recursive: boolean, after: string): string {
+  const token: PageToken = { p: absolute, r: recursive, a: after };
+  return Buffer.from(JSON.stringify(token), "utf8").toString("base64url");
+}
+
+function decodePageToken(token: string, absolute: string, recursive: boolean): string {
+  let value: Partial<PageToken> | null = null;
+  try {
+    value = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as Partial<PageToken>;
+  } catch {
+    // refused below
+  }
+  if (!value || typeof value.a !== "string" || typeof value.p !== "string" || typeof value.r !== "boolean") {
+    throw new InvalidArgumentError("page_token is not one this emulator gave out; pass the next_page_token of the previous page.");
+  }
+  if (value.p !== absolute || value.r !== recursive) {
+    throw new InvalidArgumentError("page_token belongs to another listing; pass the same path and recursive as the request that returned it.");
+  }
+  return value.a;
+}

@@ -1,0 +1,53 @@
+// Paths of the environments files API. They are relative to the sandbox root: "workspace/src/main.py"
+// is /workspace/src/main.py and "" is / itself. Whatever cannot name a place inside the sandbox is a
+// 400 before the sandbox is asked anything; where a path really leads (after symlinks, resolved inside
+// the sandbox) is checked against what the API may read or write, a 403 otherwise. The executor runs as
+// the sandbox user, so the operating system's permissions apply on top.
+
+import path from "node:path/posix";
+import { InvalidArgumentError, PermissionDeniedError } from "../errors.js";
+import { reservedFolderOf } from "../sources/target-path.js";
+
+/** Pseudo file systems: never listed into, read or counted (endless, or not files at all). */
+export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
+
+export type Access = "read" | "write";
+
+/** The absolute path an API path names; a 400 that says what to write instead when it cannot be one. */
+export function parseFilePath(input: string): string {
+  const shown = JSON.stringify(input);
+  if (input.includes("\0")) throw new InvalidArgumentError(`path ${shown} contains a NUL character.`);
+  if (input.includes("\\")) throw new InvalidArgumentError(`path ${shown} contains a backslash; separate folders with /.`);
+  if (input.startsWith("/")) {
+    throw new InvalidArgumentError(
+      `path ${shown} is absolute; paths are relative to the sandbox root: write "${input.replace(/^\/+/, "")}".`,
+    );
+  }
+  if (input.split("/").includes("..")) throw new InvalidArgumentError(`path ${shown} contains ".."; paths cannot leave the sandbox root.`);
+  const normalised = path.normalize(`/${input}`);
+  return normalised.length > 1 ? normalised.replace(/\/+$/, "") : "/";
+}
+
+/** The API's form of an absolute path: "/workspace/a.txt" → "workspace/a.txt", "/" → "". */
+export function apiPathOf(absolute: string): string {
+  return absolute.replace(/^\/+/, "");
+}
+
+const isUnder = (absolute: string, folder: string): boolean => absolute === folder || absolute.startsWith(`${folder}/`);
+
+/** Refuses (403) a real path the API may not reach for this kind of access; `shown` is the path as the caller gave it. */
+export function checkReach(realPath: string, access: Access, shown: string): void {
+  const pseudo = PSEUDO_FOLDERS.find((folder) => isUnder(realPath, folder));
+  const via = realPath === path.normalize(`/${shown}`) ? "" : ` (it leads to ${realPath})`;
+  if (pseudo) {
+    throw new PermissionDeniedError(`path "${shown}"${via} is under ${pseudo}, which the files API does not serve; use code_execution to inspect it.`);
+  }
+  if (access === "write") {
+    const reserved = reservedFolderOf(realPath);
+    if (reserved) {
+      throw new PermissionDeniedError(
+        `path "${shown}"${via} is under ${reserved}, a system folder; put files under workspace/ or another folder of your own.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// The /{v}/environments resource: create (or fork), list, get, delete. Every environment result
+// carries its real file_count and size_bytes, counted in its sandbox.
+
+import { Router } from "express";
+import { z } from "zod";
+import { createEnvironmentSchema, environmentIdOf } from "../api/create-environment.js";
+import { createEnvironment } from "../environments/create-environment.js";
+import type { EnvironmentService } from "../environments/environment-service.js";
+import { renderEnvironment, type EnvironmentResource } from "../environments/render-environment.js";
+import { InvalidArgumentError } from "../errors.js";
+import type { EnvironmentRecord } from "../store/environment-store.js";
+import { ownerOfRequest } from "./auth.js";
+import { parseOrThrow } from "./zod-errors.js";
+
+const listQuery = z.looseObject({
+  page_size: z.coerce.number().int().min(1).max(1000).default(50),
+  page_token: z.string().optional(),
+});
+
+/** How many sandboxes are asked for their usage at once when a page is listed. */
+const USAGE_CONCURRENCY = 8;
+
+export function environmentsRouter(service: EnvironmentService): Router {
+  const router = Router();
+
+  const render = async (record: EnvironmentRecord): Promise<EnvironmentResource> => {
+    let usage = { files: 0, bytes: 0 };
+    try {
+      usage = await service.usage(record);
+    } catch {
+      // A sandbox that just expired or stopped answering holds nothing we can count; the record says which.
+    }
+    return renderEnvironment(service.reload(record), usage);
+  };
+
+  router.post("/environments", async (req, res) => {
+    const request = parseOrThrow(createEnvironmentSchema, req.body ?? {});
+    const record = await createEnvironment(service, ownerOfRequest(req), request);
+    res.status(200).json(await render(record));
+  });
+
+  router.get("/environments", async (req, res) => {
+    const query = parseOrThrow(listQuery, req.query);
+    const after = query.page_token ? decodePageToken(query.page_token) : null;
+    const page = service.listPage(ownerOfRequest(req), query.page_size + 1, after);
+    const more = page.length > query.page_size;
+    const shown = page.slice(0, query.page_size);
+    const environments: EnvironmentResource[] = new Array(shown.length);
+    for (let start = 0; start < shown.length; start += USAGE_CONCURRENCY) {
+      const batch = shown.slice(start, start + USAGE_CONCURRENCY);
+      (await Promise.all(batch.map(render))).forEach((resource, index) => (environments[start + index] = resource));
+    }
+    const last = shown.at(-1);
+    res.status(200).json({ environments, next_page_token: more && last ? encodePageToken(last) : "" });
+  });
+
+  router.get("/environments/:id", async (req, res) => {
+    res.status(200).json(await render(service.getVisible(environmentIdOf(req.params.id), ownerOfRequest(req))));
+  });
+
+  router.delete("/environments/:id", async (req, res) => {
+    await service.remove(ownerOfRequest(req), environmentIdOf(req.params.id));
+    res.status(200).json({});
+  });
+
+  return router;
+}
+
+function encodePageToken(record: EnvironmentRecord): string {
+  return Buffer.from(JSON.stringify([record.created, record.id]), "utf8").toString("base64url");
+}
+
+function decodePageToken(token: string): { created: string; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string")) {
+      return { created: value[0] as string, id: value[1] as string };
+    }
+  } catch {
+    // fall through
+  }
+  throw new InvalidArgumentError("page_token is not one this emulator gave out; pass the next_page_token of the previous page.");
+}

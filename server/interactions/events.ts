@@ -1,0 +1,62 @@
+// The server-sent events of one interaction (wire-protocol.md §5.3), and their IDs.
+//
+// [choice] event_id is `evt_<n>`: n counts the interaction's events from 1, with no gaps, so "the
+// events after evt_7" is simply n > 7. IDs are per interaction (the resume request names the
+// interaction in its path), never reused, and the same whether an event is read live or from the store.
+
+import { InvalidArgumentError } from "../errors.js";
+import type { InteractionStatus, Step, StepDelta } from "./steps.js";
+
+export interface EventError {
+  code: string;
+  message: string;
+}
+
+export type InteractionEvent =
+  | { event_type: "interaction.created"; interaction: Record<string, unknown> }
+  | { event_type: "interaction.status_update"; interaction_id: string; status: InteractionStatus }
+  | { event_type: "step.start"; index: number; step: Step }
+  | { event_type: "step.delta"; index: number; delta: StepDelta }
+  | { event_type: "step.stop"; index: number }
+  | { event_type: "interaction.completed"; interaction: Record<string, unknown> }
+  | { event_type: "error"; error: EventError };
+
+/** An event as sent and stored: `event_id` right after `event_type`. */
+export type StreamEvent = InteractionEvent & { event_id: string };
+
+const EVENT_ID = /^evt_([1-9]\d{0,15})$/;
+
+export function eventId(seq: number): string {
+  return `evt_${seq}`;
+}
+
+/** The sequence number of an event ID this emulator issued, or null for anything else. */
+export function eventSeq(id: string): number | null {
+  const match = EVENT_ID.exec(id);
+  if (!match) return null;
+  const seq = Number(match[1]);
+  return Number.isSafeInteger(seq) ? seq : null;
+}
+
+export function withEventId(seq: number, event: InteractionEvent): StreamEvent {
+  const { event_type, ...rest } = event;
+  return { event_type, event_id: eventId(seq), ...rest } as StreamEvent;
+}
+
+/**
+ * `last_event_id` of a resume request → the sequence number to continue after (0: from the start).
+ * A value this emulator could not have issued is a 400 naming the expected form.
+ */
+export function parseLastEventId(value: unknown): number {
+  if (value === undefined || value === "") return 0;
+  if (typeof value !== "string") {
+    throw new InvalidArgumentError("last_event_id must be given once, as the event_id of an event you received (e.g. evt_7).");
+  }
+  const seq = eventSeq(value);
+  if (seq === null) {
+    throw new InvalidArgumentError(
+      `last_event_id "${value}" is not an event ID of this emulator; pass the event_id of the last event you received (evt_<number>, e.g. evt_7), or leave it out to get every event.`,
+    );
+  }
+  return seq;
+}

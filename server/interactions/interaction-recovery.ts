@@ -1,0 +1,49 @@
+// At start-up: interactions still marked in_progress were running when the emulator stopped (a
+// restart, a crash, a kill). Nothing runs them any more, so each is ended as failed, with an error
+// saying why, and its event log is closed the way a live run closes it, so a client resuming the
+// stream gets a proper end (an open result step is stopped, then error and interaction.completed).
+
+import type { EventStore } from "../store/event-store.js";
+import type { InteractionRecord, InteractionStore } from "../store/interaction-store.js";
+import { nowTimestamp } from "../store/timestamps.js";
+import { withEventId, type EventError, type InteractionEvent } from "./events.js";
+import { renderInteraction } from "./interaction-view.js";
+import { applyEvent, foldEvents } from "./step-accumulator.js";
+
+export const INTERRUPTED_ERROR: EventError = {
+  code: "ABORTED",
+  message:
+    "The emulator stopped (a restart, a crash or a kill) while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
+};
+
+/** Ends every interrupted interaction as failed; returns how many there were. */
+export function recoverInterrupted(interactions: InteractionStore, events: EventStore): number {
+  const interrupted = interactions.listInProgress();
+  for (const record of interrupted) interactions.atomically(() => closeInterrupted(record, interactions, events));
+  return interrupted.length;
+}
+
+function closeInterrupted(record: InteractionRecord, interactions: InteractionStore, events: EventStore): void {
+  const stored = events.list(record.id);
+  const { steps, openIndex } = foldEvents(stored);
+  let seq = stored.length;
+  const append = (event: InteractionEvent) => {
+    seq += 1;
+    events.append(record.id, seq, withEventId(seq, event));
+    applyEvent(steps, event);
+  };
+  if (openIndex !== null) {
+    const open = steps[openIndex];
+    if (open?.type === "code_execution_result" || open?.type === "function_result") {
+      append({ event_type: "step.delta", index: openIndex, delta: { type: open.type, result: "\n[interrupted]", is_error: true } });
+    }
+    append({ event_type: "step.stop", index: openIndex });
+  }
+  record.steps = steps;
+  record.status = "failed";
+  record.errors = [...record.errors, INTERRUPTED_ERROR];
+  record.updated = nowTimestamp();
+  append({ event_type: "error", error: INTERRUPTED_ERROR });
+  append({ event_type: "interaction.completed", interaction: renderInteraction(record) });
+  interactions.save(record);
+}

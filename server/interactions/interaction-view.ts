@@ -1,0 +1,29 @@
+// The Interaction resource in wire form (wire-protocol.md §4), and the snapshots the stream events
+// carry. The SDK computes output_text itself.
+
+import type { InteractionRecord } from "../store/interaction-store.js";
+
+export function renderInteraction(record: InteractionRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    object: "interaction",
+    status: record.status,
+    created: record.created,
+    updated: record.updated,
+    ...record.echo,
+    ...(record.environmentId ? { environment_id: record.environmentId } : {}),
+    ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
+    steps: record.steps,
+    ...(record.errors.length > 0 ? { errors: record.errors } : {}),
+  };
+}
+
+/**
+ * interaction.created carries the interaction without steps (they follow as step events, so a client
+ * that accumulates them never counts one twice). [choice] interaction.completed carries the whole
+ * Interaction, exactly what GET returns afterwards.
+ */
+export function renderCreatedSnapshot(record: InteractionRecord): Record<string, unknown> {
+  const { steps: _steps, ...rest } = renderInteraction(record);
+  return rest;
+}

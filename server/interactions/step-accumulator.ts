@@ -1,0 +1,50 @@
+// How a client rebuilds an interaction's steps from its step events; the emulator builds its own steps
+// the same way, so a stream accumulated this way always equals the stored interaction.
+//
+// step.start puts the step at its index; a `text` delta extends the step's last text content (or adds
+// one); a result delta appends to `result` and, when present, sets `is_error` (and `name`); step.stop
+// changes nothing. Other events carry no step content.
+
+import type { InteractionEvent } from "./events.js";
+import type { Step, StepDelta } from "./steps.js";
+
+export function applyEvent(steps: Step[], event: InteractionEvent): void {
+  if (event.event_type === "step.start") {
+    steps[event.index] = structuredClone(event.step);
+    return;
+  }
+  if (event.event_type !== "step.delta") return;
+  const step = steps[event.index];
+  if (!step) throw new Error(`step.delta for step ${event.index}, which has not started`);
+  applyDelta(step, event.delta);
+}
+
+function applyDelta(step: Step, delta: StepDelta): void {
+  if (delta.type === "text") {
+    if (step.type !== "model_output" && step.type !== "user_input") throw mismatch(step, delta);
+    const last = step.content[step.content.length - 1];
+    if (last?.type === "text") last.text += delta.text;
+    else step.content.push({ type: "text", text: delta.text });
+    return;
+  }
+  if (step.type !== delta.type) throw mismatch(step, delta);
+  step.result += delta.result;
+  if (delta.is_error !== undefined) step.is_error = delta.is_error;
+  if (delta.type === "function_result" && step.type === "function_result" && delta.name !== undefined) step.name = delta.name;
+}
+
+function mismatch(step: Step, delta: StepDelta): Error {
+  return new Error(`a ${delta.type} delta cannot apply to a ${step.type} step`);
+}
+
+/** The steps an event sequence describes, and the index of a step that started but has not stopped. */
+export function foldEvents(events: Iterable<InteractionEvent>): { steps: Step[]; openIndex: number | null } {
+  const steps: Step[] = [];
+  let openIndex: number | null = null;
+  for (const event of events) {
+    applyEvent(steps, event);
+    if (event.event_type === "step.start") openIndex = event.index;
+    if (event.event_type === "step.stop" && openIndex === event.index) openIndex = null;
+  }
+  return { steps, openIndex };
+}

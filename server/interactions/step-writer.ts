@@ -1,0 +1,111 @@
+// Turns the agent's progress into step events, in order: every step gets step.start and step.stop
+// with its index; content that arrives over time (a command's output) comes as step.delta between
+// them. Output deltas are coalesced for a few milliseconds so a chatty command makes tens of events a
+// second, not thousands; the result's last delta carries `is_error`.
+//
+//   whole steps (user_input, *_call):   step.start(complete step) → step.stop
+//   results (*_result):                 step.start(result "") → step.delta(output)… → step.delta(tail, is_error) → step.stop
+//   model_output:                       step.start(content []) → step.delta(text) → step.stop
+
+import type { InteractionEvent } from "./events.js";
+import type { Step } from "./steps.js";
+
+export type EventSink = (event: InteractionEvent) => void;
+
+type ResultStep = Extract<Step, { type: "code_execution_result" | "function_result" }>;
+
+export interface ResultWriter {
+  /** Output produced so far; sent within `flushMs`. */
+  append(text: string): void;
+  /** The rest of the result (status notes, or all of it) and whether the call failed; stops the step. */
+  finish(tail: string, isError: boolean): void;
+  readonly finished: boolean;
+}
+
+export interface StepWriterOptions {
+  /** How long output is gathered before it is sent as one delta. Default 25 ms. */
+  flushMs?: number;
+}
+
+export class StepWriter {
+  private nextIndex = 0;
+  private open: ResultWriter | null = null;
+  private readonly flushMs: number;
+
+  constructor(
+    private readonly emit: EventSink,
+    options: StepWriterOptions = {},
+  ) {
+    this.flushMs = options.flushMs ?? 25;
+  }
+
+  /** A step known whole when it starts. */
+  complete(step: Step): void {
+    const index = this.begin(step);
+    this.emit({ event_type: "step.stop", index });
+  }
+
+  /** A model_output step with one text. */
+  text(text: string): void {
+    const index = this.begin({ type: "model_output", content: [] });
+    this.emit({ event_type: "step.delta", index, delta: { type: "text", text } });
+    this.emit({ event_type: "step.stop", index });
+  }
+
+  /** A result step whose content is streamed: it starts with an empty result and no `is_error`. */
+  startResult(step: ResultStep): ResultWriter {
+    const { is_error: _isError, ...start } = step;
+    const index = this.begin({ ...start, result: "" } as ResultStep);
+    const { emit, flushMs } = this;
+    let pending = "";
+    let timer: NodeJS.Timeout | null = null;
+    const flush = () => {
+      timer = null;
+      if (pending === "") return;
+      try {
+        emit({ event_type: "step.delta", index, delta: { type: step.type, result: pending } });
+        pending = "";
+      } catch (error) {
+        // Runs from a timer, where a throw would end the process; the text stays pending for finish().
+        console.error("could not send a step.delta:", error);
+      }
+    };
+    const writer = {
+      finished: false,
+      append: (text: string) => {
+        if (writer.finished) throw new Error("output after the result step finished");
+        if (text === "") return;
+        pending += text;
+        if (timer === null) timer = setTimeout(flush, flushMs);
+      },
+      finish: (tail: string, isError: boolean) => {
+        if (writer.finished) return;
+        writer.finished = true;
+        if (timer !== null) clearTimeout(timer);
+        timer = null;
+        const delta =
+          step.type === "function_result"
+            ? { type: step.type, name: step.name, result: pending + tail, is_error: isError }
+            : { type: step.type, result: pending + tail, is_error: isError };
+        pending = "";
+        emit({ event_type: "step.delta", index, delta });
+        emit({ event_type: "step.stop", index });
+        this.open = null;
+      },
+    };
+    this.open = writer;
+    return writer;
+  }
+
+  /** Finishes a result step left open (the run failed under it) with `tail` as an error. */
+  closeOpen(tail: string): void {
+    this.open?.finish(tail, true);
+  }
+
+  private begin(step: Step): number {
+    if (this.open) throw new Error("a step started while a result step was still open");
+    const index = this.nextIndex++;
+    this.emit({ event_type: "step.start", index, step });
+    return index;
+  }
+}
