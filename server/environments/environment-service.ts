@@ -212,7 +212,8 @@ export class EnvironmentService {
     const covered = [...USAGE_ROOTS, ...(record.config.uploads ?? [])];
     if (covered.some((folder) => absolute === folder || absolute.startsWith(`${folder === "/" ? "" : folder}/`))) return;
     const uploads = [...(record.config.uploads ?? []), absolute].slice(-MAX_RECORDED_UPLOADS);
-    this.store.update(id, { config: { ...record.config, uploads }, updated: nowTimestamp() });
+    // Bookkeeping, not a change of settings: `updated` stays.
+    this.store.update(id, { config: { ...record.config, uploads } });
   }
 
   private touch(record: EnvironmentRecord): EnvironmentRecord {

@@ -7,7 +7,7 @@ import path from "node:path/posix";
 import { MAX_FILE_CHUNK_BYTES } from "../../sandbox-image/executor/protocol.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../errors.js";
-import type { SandboxChannel } from "../sandbox/runtime.js";
+import type { FileInfo, SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../store/environment-store.js";
 import { fileApiError } from "./file-errors.js";
 import { mimeTypeOf } from "./mime-types.js";
@@ -31,6 +31,18 @@ export interface DownloadSink {
   write(chunk: Buffer): Promise<void>;
 }
 
+/** A files API path, resolved in its environment's sandbox. */
+export interface PathContext {
+  record: EnvironmentRecord;
+  channel: SandboxChannel;
+  /** The absolute path in the sandbox, as the caller named it (symlinks not resolved). */
+  absolute: string;
+  /** The path as the caller gave it, normalised: for messages. */
+  shown: string;
+  /** What it names, symlinks followed; null when nothing is there yet. */
+  info: FileInfo | null;
+}
+
 /** Bytes per chunk read from the sandbox during a download. */
 const DOWNLOAD_CHUNK_BYTES = Math.min(1024 * 1024, MAX_FILE_CHUNK_BYTES);
 
@@ -49,7 +61,7 @@ export class FileService {
     environmentId: string,
     apiPath: string,
     access: Access,
-    work: (context: { record: EnvironmentRecord; channel: SandboxChannel; absolute: string; shown: string; info: Awaited<ReturnType<SandboxChannel["stat"]>>["info"] }) => Promise<T>,
+    work: (context: PathContext) => Promise<T>,
   ): Promise<T> {
     const absolute = parseFilePath(apiPath);
     const shown = apiPathOf(absolute);

@@ -11,6 +11,15 @@ import { reservedFolderOf } from "../sources/target-path.js";
 /** Pseudo file systems: never listed into, read or counted (endless, or not files at all). */
 export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
 
+/**
+ * Every folder the files API never writes into, as a list for code that runs in the sandbox (archive
+ * extraction): PSEUDO_FOLDERS and the system folders of reservedFolderOf (a unit test keeps them equal).
+ */
+export const UNWRITABLE_FOLDERS = [
+  ...PSEUDO_FOLDERS,
+  "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt/emulator",
+];
+
 export type Access = "read" | "write";
 
 /** The absolute path an API path names; a 400 that says what to write instead when it cannot be one. */

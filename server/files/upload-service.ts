@@ -24,7 +24,7 @@ import { extractArchive } from "./extract-archive.js";
 import { fileApiError } from "./file-errors.js";
 import type { FileService } from "./file-service.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
-import { PSEUDO_FOLDERS } from "./sandbox-path.js";
+import { UNWRITABLE_FOLDERS } from "./sandbox-path.js";
 
 export interface UploadServiceOptions {
   /** EMULATOR_MAX_UPLOAD_BYTES */
@@ -71,11 +71,6 @@ const STAGING_FOLDER = "/tmp/.emulator-uploads";
 const APPEND_BATCH_BYTES = Math.min(1024 * 1024, MAX_FILE_CHUNK_BYTES);
 /** Extracted entries described in a finalize response (the rest are counted in the total only). */
 const EXTRACT_REPORT_LIMIT = 10_000;
-/** Folders an archive entry may never land in (PSEUDO_FOLDERS and the system folders of target-path.ts). */
-const EXTRACT_FORBIDDEN = [
-  ...PSEUDO_FOLDERS,
-  "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt/emulator",
-];
 const COMMANDS = new Set(["start", "upload", "finalize", "query", "cancel"]);
 
 export class UploadService {
@@ -254,7 +249,7 @@ export class UploadService {
   private async unpack(session: UploadSession, channel: SandboxChannel, destination: string, shown: string): Promise<EnvironmentFile[]> {
     const outcome = await extractArchive(channel, session.staging, destination, {
       overwrite: session.overwrite,
-      forbidden: EXTRACT_FORBIDDEN,
+      forbidden: UNWRITABLE_FOLDERS,
       reportLimit: EXTRACT_REPORT_LIMIT,
       timeoutMs: this.options.extractTimeoutMs ?? 600_000,
     });

@@ -58,9 +58,12 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
-    // Fork images left by an emulator that stopped half-way through a fork.
-    const leftovers = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
-    for (const leftover of leftovers) await this.docker.getImage(leftover.Id).remove({ force: true }).catch(() => undefined);
+    // Fork images without their container (an emulator that stopped half-way through a fork, a container
+    // removed by hand): without force, an image a container or another image still uses is kept.
+    const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
+    for (const fork of forks) {
+      for (const tag of fork.RepoTags ?? []) await this.docker.getImage(tag).remove().catch(() => undefined);
+    }
   }
 
   /**
@@ -124,26 +127,24 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /**
-   * `docker commit` of the source (paused for the moment it takes) to a temporary image, and a new
-   * container from it; the image is removed as soon as that container exists (the engine keeps the
-   * layers the container uses), so nothing is left to clean up later. Read-only volumes (repository
-   * sources) are not part of a commit: each is copied into a new volume of the fork's own.
+   * `docker commit` of the source (paused for the moment it takes) to an image of the fork's own, and a
+   * new container from it. The image lives as long as that container: the engine cannot commit a
+   * container whose image is gone (a fork of the fork needs it), and remove() deletes it with the
+   * container. Read-only volumes (repository sources) are not part of a commit: each is copied into a
+   * new volume of the fork's own.
    */
   async fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
     if (!this.image) throw new Error("DockerRuntime.prepare() must run before fork()");
     const sourceContainer = this.docker.getContainer(source.sandboxId);
     const info = await sourceContainer.inspect();
     const tag = `${this.options.instance}-${spec.environmentId}`;
-    const committed = (await sourceContainer.commit({
+    await sourceContainer.commit({
       repo: FORK_REPOSITORY,
       tag,
       pause: true,
       comment: `fork of ${source.environmentId} for ${spec.environmentId}`,
-    })) as { Id?: string };
-    const image = committed.Id ?? `${FORK_REPOSITORY}:${tag}`;
-    const removeImage = async (): Promise<void> => {
-      await this.docker.getImage(image).remove({ force: true }).catch(() => undefined);
-    };
+    });
+    const image = `${FORK_REPOSITORY}:${tag}`;
     try {
       const copies: Mount[] = [];
       try {
@@ -155,10 +156,22 @@ export class DockerRuntime implements SandboxRuntime {
         await this.removeVolumes(spec.environmentId).catch(() => undefined);
         throw error;
       }
-      return await this.createFrom(image, spec, { extraMounts: copies, afterCreate: removeImage });
-    } finally {
-      await removeImage();
+      return await this.createFrom(image, spec, { extraMounts: copies });
+    } catch (error) {
+      await this.removeForkImage(spec.environmentId);
+      throw error;
     }
+  }
+
+  /**
+   * Deletes the image a fork was created from (if this environment is a fork). One that a fork of the
+   * fork was committed on top of is only untagged; the engine deletes it with that last descendant.
+   */
+  private async removeForkImage(environmentId: string): Promise<void> {
+    await this.docker
+      .getImage(`${FORK_REPOSITORY}:${this.options.instance}-${environmentId}`)
+      .remove({ force: true })
+      .catch(() => undefined);
   }
 
   /** A new volume of the fork's, labelled like its own, holding a copy of `from` (ownership and modes kept). */
@@ -190,7 +203,7 @@ export class DockerRuntime implements SandboxRuntime {
   private async createFrom(
     image: string,
     spec: SandboxSpec,
-    options: { extraMounts?: Mount[]; afterCreate?: () => Promise<void> } = {},
+    options: { extraMounts?: Mount[] } = {},
   ): Promise<SandboxHandle> {
     let mounts: Mount[];
     try {
@@ -235,7 +248,6 @@ export class DockerRuntime implements SandboxRuntime {
     }
     const handle = { sandboxId: container.id, environmentId: spec.environmentId };
     try {
-      await options.afterCreate?.();
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
       // has no user-made symlinks that a target could be redirected through.
       const files = [...this.trustFiles, ...spec.files];
@@ -308,7 +320,10 @@ export class DockerRuntime implements SandboxRuntime {
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
-    if (handle.environmentId) await this.removeVolumes(handle.environmentId);
+    if (handle.environmentId) {
+      await this.removeVolumes(handle.environmentId);
+      await this.removeForkImage(handle.environmentId);
+    }
   }
 
   async list(): Promise<SandboxHandle[]> {
