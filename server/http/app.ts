@@ -9,6 +9,7 @@ import type { FileService } from "../files/file-service.js";
 import type { UploadService } from "../files/upload-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import { requireApiKey } from "./auth.js";
+import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
 import { credentialsRouter } from "./credentials-routes.js";
@@ -29,12 +30,11 @@ export interface AppDependencies {
   health: HealthSources;
 }
 
-const VERSION_SEGMENT = /^v\d+(?:(?:alpha|beta)\d*)?$/;
-
 export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.use(stripBasePath);
   // Upload chunks are raw bytes (the SDK labels them application/json): served before the JSON parser.
   const upload = express.Router({ mergeParams: true });
   upload.use(requireApiKey(deps.config.EMULATOR_API_KEYS));

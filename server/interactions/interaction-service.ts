@@ -5,7 +5,7 @@
 import type { PlanResult } from "../agent/scripted-planner.js";
 import { planFromInput } from "../agent/scripted-planner.js";
 import type { ToolCall } from "../agent/tool-call.js";
-import { ECHOED_FIELDS, type CreateInteractionRequest, type EnvironmentInput } from "../api/create-interaction.js";
+import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../errors.js";
@@ -20,6 +20,7 @@ import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord } from "./replay-events.js";
+import { redactNetwork } from "../egress/redact-network.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
 export const EMULATED_AGENT_PREFIX = "antigravity-";
@@ -260,24 +261,12 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
     echo.environment = {
       ...request.environment,
       ...(sources ? { sources: sources.map(({ content: _content, ...rest }) => rest) } : {}),
-      ...(network !== undefined ? { network: redactTransforms(network) } : {}),
+      ...(network !== undefined ? { network: redactNetwork(network) } : {}),
     };
   }
   return echo;
 }
 
-function redactTransforms(network: NonNullable<EnvironmentInput["network"]>): unknown {
-  if (typeof network === "string" || !Array.isArray(network.allowlist)) return network;
-  const redact = (headers: Record<string, string>) => Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"]));
-  return {
-    ...network,
-    allowlist: network.allowlist.map((entry) =>
-      entry.transform === undefined
-        ? entry
-        : { ...entry, transform: Array.isArray(entry.transform) ? entry.transform.map(redact) : redact(entry.transform) },
-    ),
-  };
-}
 
 /** Waits for `work`, or `ms` at most (then carries on without it). */
 async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {

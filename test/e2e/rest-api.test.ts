@@ -100,6 +100,13 @@ describe("REST API", () => {
     });
   }
 
+  it("serves the SDK behind a base URL with a path prefix", async () => {
+    const ai = new GoogleGenAI({ apiKey: "rest-key", httpOptions: { baseUrl: `${emulator.url}/gw/` } });
+    const created = await ai.interactions.create({ agent: "antigravity-preview-05-2026", input: "hello" });
+    assert.equal(created.status, "completed");
+    assert.equal((await ai.interactions.get(created.id!)).id, created.id);
+  });
+
   it("lets the SDK find the emulator through GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY", async () => {
     const saved = { base: process.env.GOOGLE_GEMINI_BASE_URL, key: process.env.GEMINI_API_KEY, google: process.env.GOOGLE_API_KEY };
     process.env.GOOGLE_GEMINI_BASE_URL = emulator.url;
