@@ -4,7 +4,7 @@
 import type { EnvironmentInput } from "../api/create-interaction.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../errors.js";
 import { newEnvironmentId } from "../ids.js";
-import type { SandboxChannel, SandboxRuntime } from "../sandbox/runtime.js";
+import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
 import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network-config.js";
@@ -114,14 +114,19 @@ export class EnvironmentService {
         updated: now,
         lastAccessed: now,
       };
-      try {
-        this.store.insert(record);
-      } catch (error) {
-        await this.runtime.remove(handle).catch(() => undefined);
-        throw error;
-      }
-      return record;
+      return this.insertOrRemove(record, handle);
     };
+  }
+
+  /** Stores a new environment; if that fails, its sandbox goes too, so nothing is left half-created. */
+  private async insertOrRemove(record: EnvironmentRecord, handle: SandboxHandle): Promise<EnvironmentRecord> {
+    try {
+      this.store.insert(record);
+    } catch (error) {
+      await this.runtime.remove(handle).catch(() => undefined);
+      throw error;
+    }
+    return record;
   }
 
   /** An environment the owner can see, active or expired; a deleted one, or another owner's, is a 404. */
@@ -154,13 +159,7 @@ export class EnvironmentService {
       const config = structuredClone(source.config);
       if (network !== undefined) config.network = network;
       const record: EnvironmentRecord = { id, owner, status: "active", sandboxId: handle.sandboxId, config, created: now, updated: now, lastAccessed: now };
-      try {
-        this.store.insert(record);
-      } catch (error) {
-        await this.runtime.remove(handle).catch(() => undefined);
-        throw error;
-      }
-      return record;
+      return this.insertOrRemove(record, handle);
     });
   }
 
