@@ -55,6 +55,22 @@ describe("the egress guard, from inside a sandbox", () => {
     });
   }
 
+  it("keeps sandboxes apart: another sandbox's listener is unreachable directly and through the proxy", async () => {
+    const listener = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input:
+        "```tool_calls\n" +
+        JSON.stringify([{ name: "code_execution", args: { code: "nohup python3 -m http.server 45678 --bind 127.0.0.1 >/dev/null 2>&1 & sleep 1; curl -s -o /dev/null -w '%{http_code}' --noproxy '*' http://127.0.0.1:45678/" } }]) +
+        "\n```",
+      environment: { type: "remote" },
+    });
+    const own = (listener.steps as Array<Record<string, any>>).find((step) => step.type === "code_execution_result")!;
+    assert.equal(own.result, "200", "the listener answers inside its own sandbox");
+    const direct = await curlFromSandbox("http://127.0.0.1:45678/", "--noproxy '*' --max-time 5");
+    assert.match(direct, /^000/, "another sandbox cannot connect to it directly");
+    assert.match(await curlFromSandbox("http://127.0.0.1:45678/"), /^403 blocked-address/);
+  });
+
   it("refuses the emulator's own API", async () => {
     const apiPort = new URL(emulator.url).port;
     assert.match(await curlFromSandbox(`http://127.0.0.1:${apiPort}/health`), /^403 blocked-address/);
