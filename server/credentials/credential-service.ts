@@ -2,6 +2,7 @@
 // identity and state only; secret fields are write-only.
 
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../errors.js";
+import { decodePageToken, encodePageToken } from "../http/page-token.js";
 import { nowTimestamp } from "../store/timestamps.js";
 import type { CreateCredentialRequest, UpdateCredentialRequest } from "./credential-schemas.js";
 import type { CredentialRecord, CredentialStore } from "./credential-store.js";
@@ -54,11 +55,11 @@ export class CredentialService {
   }
 
   list(owner: string, pageSize: number, pageToken: string | undefined): { credentials: CredentialRecord[]; nextPageToken: string } {
-    const afterId = pageToken ? decodePageToken(pageToken) : null;
+    const afterId = pageToken ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0) : null;
     const page = this.store.list(owner, pageSize + 1, afterId);
     const more = page.length > pageSize;
     const credentials = page.slice(0, pageSize);
-    return { credentials, nextPageToken: more ? Buffer.from(credentials[credentials.length - 1]!.id, "utf8").toString("base64url") : "" };
+    return { credentials, nextPageToken: more ? encodePageToken(credentials[credentials.length - 1]!.id) : "" };
   }
 
   update(owner: string, id: string, changes: UpdateCredentialRequest, updateMask: string | undefined): CredentialRecord {
@@ -90,12 +91,4 @@ export class CredentialService {
   delete(owner: string, id: string): void {
     if (!this.store.delete(owner, id)) throw new NotFoundError(`Credential ${id} not found.`);
   }
-}
-
-function decodePageToken(token: string): string {
-  const decoded = Buffer.from(token, "base64url").toString("utf8");
-  if (decoded.length === 0 || Buffer.from(decoded, "utf8").toString("base64url") !== token) {
-    throw new InvalidArgumentError("page_token is not one this emulator gave out; pass the next_page_token of the previous page.");
-  }
-  return decoded;
 }

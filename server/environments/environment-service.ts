@@ -15,6 +15,7 @@ import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-s
 import { nowTimestamp } from "../store/timestamps.js";
 import { PSEUDO_FOLDERS } from "../files/sandbox-path.js";
 import { resolveTarget } from "../sources/target-path.js";
+import { isWithin } from "../sources/target-path.js";
 
 /** Folders whose files always count towards an environment's file_count and size_bytes. */
 const USAGE_ROOTS = ["/workspace", "/.agents"];
@@ -209,7 +210,7 @@ export class EnvironmentService {
     const record = this.store.getById(id);
     if (!record || record.status !== "active") return;
     const covered = [...USAGE_ROOTS, ...(record.config.uploads ?? [])];
-    if (covered.some((folder) => absolute === folder || absolute.startsWith(`${folder === "/" ? "" : folder}/`))) return;
+    if (covered.some((folder) => isWithin(absolute, folder))) return;
     const uploads = [...(record.config.uploads ?? []), absolute].slice(-MAX_RECORDED_UPLOADS);
     // Bookkeeping, not a change of settings: `updated` stays.
     this.store.update(id, { config: { ...record.config, uploads } });

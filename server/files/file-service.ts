@@ -13,6 +13,7 @@ import { fileApiError } from "./file-errors.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
 import { apiPathOf, checkReach, parseFilePath, PSEUDO_FOLDERS, type Access } from "./sandbox-path.js";
+import { decodePageToken, encodePageToken } from "../http/page-token.js";
 
 export interface FileServiceOptions {
   /** EMULATOR_MAX_DOWNLOAD_BYTES */
@@ -81,7 +82,7 @@ export class FileService {
   async list(owner: string, environmentId: string, apiPath: string, options: ListOptions): Promise<{ files: EnvironmentFile[]; next_page_token: string }> {
     return this.withPath(owner, environmentId, apiPath, "read", async ({ record, channel, absolute, shown, info }) => {
       if (!info) throw new NotFoundError(`"${shown}" not found in environment ${record.id}.`);
-      const after = options.pageToken === undefined || options.pageToken === "" ? undefined : decodePageToken(options.pageToken, absolute, options.recursive);
+      const after = options.pageToken === undefined || options.pageToken === "" ? undefined : afterOf(options.pageToken, absolute, options.recursive);
       // A folder is listed by its contents, a file by itself (as the SDK's typings describe the response):
       // the walk's first entry, the folder itself, is fetched in one more and left out.
       const skipsSelf = info.type === "directory" && after === undefined;
@@ -93,7 +94,7 @@ export class FileService {
       });
       const last = page.entries.at(-1);
       const files = page.entries.filter((entry) => !(skipsSelf && entry.path === "")).map((entry) => renderFile(path.join(absolute, entry.path), entry));
-      return { files, next_page_token: page.more && last ? encodePageToken(absolute, options.recursive, last.path) : "" };
+      return { files, next_page_token: page.more && last ? encodePageToken({ p: absolute, r: options.recursive, a: last.path } satisfies ListPosition) : "" };
     });
   }
 
@@ -123,29 +124,22 @@ export class FileService {
   }
 }
 
-interface PageToken {
+/** Where the next page of one listing starts; the token also names the listing it belongs to. */
+interface ListPosition {
   p: string;
   r: boolean;
   a: string;
 }
 
-function encodePageToken(absolute: string, recursive: boolean, after: string): string {
-  const token: PageToken = { p: absolute, r: recursive, a: after };
-  return Buffer.from(JSON.stringify(token), "utf8").toString("base64url");
-}
+const isListPosition = (value: unknown): value is ListPosition => {
+  const candidate = value as Partial<ListPosition> | null;
+  return typeof candidate === "object" && candidate !== null && typeof candidate.p === "string" && typeof candidate.r === "boolean" && typeof candidate.a === "string";
+};
 
-function decodePageToken(token: string, absolute: string, recursive: boolean): string {
-  let value: Partial<PageToken> | null = null;
-  try {
-    value = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as Partial<PageToken>;
-  } catch {
-    // refused below
-  }
-  if (!value || typeof value.a !== "string" || typeof value.p !== "string" || typeof value.r !== "boolean") {
-    throw new InvalidArgumentError("page_token is not one this emulator gave out; pass the next_page_token of the previous page.");
-  }
-  if (value.p !== absolute || value.r !== recursive) {
+function afterOf(token: string, absolute: string, recursive: boolean): string {
+  const position = decodePageToken(token, isListPosition);
+  if (position.p !== absolute || position.r !== recursive) {
     throw new InvalidArgumentError("page_token belongs to another listing; pass the same path and recursive as the request that returned it.");
   }
-  return value.a;
+  return position.a;
 }

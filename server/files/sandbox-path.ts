@@ -6,7 +6,7 @@
 
 import path from "node:path/posix";
 import { InvalidArgumentError, PermissionDeniedError } from "../errors.js";
-import { reservedFolderOf } from "../sources/target-path.js";
+import { isWithin, reservedFolderOf } from "../sources/target-path.js";
 
 /** Pseudo file systems: never listed into, read or counted (endless, or not files at all). */
 export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
@@ -42,11 +42,10 @@ export function apiPathOf(absolute: string): string {
   return absolute.replace(/^\/+/, "");
 }
 
-const isUnder = (absolute: string, folder: string): boolean => absolute === folder || absolute.startsWith(`${folder}/`);
 
 /** Refuses (403) a real path the API may not reach for this kind of access; `shown` is the path as the caller gave it. */
 export function checkReach(realPath: string, access: Access, shown: string): void {
-  const pseudo = PSEUDO_FOLDERS.find((folder) => isUnder(realPath, folder));
+  const pseudo = PSEUDO_FOLDERS.find((folder) => isWithin(realPath, folder));
   const via = realPath === path.normalize(`/${shown}`) ? "" : ` (it leads to ${realPath})`;
   if (pseudo) {
     throw new PermissionDeniedError(`path "${shown}"${via} is under ${pseudo}, which the files API does not serve; use code_execution to inspect it.`);

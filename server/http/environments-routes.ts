@@ -7,9 +7,9 @@ import { createEnvironmentSchema, environmentIdOf } from "../api/create-environm
 import { createEnvironment } from "../environments/create-environment.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { renderEnvironment, type EnvironmentResource } from "../environments/render-environment.js";
-import { InvalidArgumentError } from "../errors.js";
 import type { EnvironmentRecord } from "../store/environment-store.js";
 import { ownerOfRequest } from "./auth.js";
+import { decodePageToken, encodePageToken } from "./page-token.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 const listQuery = z.looseObject({
@@ -41,7 +41,8 @@ export function environmentsRouter(service: EnvironmentService): Router {
 
   router.get("/environments", async (req, res) => {
     const query = parseOrThrow(listQuery, req.query);
-    const after = query.page_token ? decodePageToken(query.page_token) : null;
+    const position = query.page_token ? decodePageToken(query.page_token, isListPosition) : null;
+    const after = position ? { created: position[0], id: position[1] } : null;
     const page = service.listPage(ownerOfRequest(req), query.page_size + 1, after);
     const more = page.length > query.page_size;
     const shown = page.slice(0, query.page_size);
@@ -51,7 +52,7 @@ export function environmentsRouter(service: EnvironmentService): Router {
       (await Promise.all(batch.map(render))).forEach((resource, index) => (environments[start + index] = resource));
     }
     const last = shown.at(-1);
-    res.status(200).json({ environments, next_page_token: more && last ? encodePageToken(last) : "" });
+    res.status(200).json({ environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" });
   });
 
   router.get("/environments/:id", async (req, res) => {
@@ -66,18 +67,6 @@ export function environmentsRouter(service: EnvironmentService): Router {
   return router;
 }
 
-function encodePageToken(record: EnvironmentRecord): string {
-  return Buffer.from(JSON.stringify([record.created, record.id]), "utf8").toString("base64url");
-}
-
-function decodePageToken(token: string): { created: string; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string")) {
-      return { created: value[0] as string, id: value[1] as string };
-    }
-  } catch {
-    // fall through
-  }
-  throw new InvalidArgumentError("page_token is not one this emulator gave out; pass the next_page_token of the previous page.");
-}
+/** Where the next page of the newest-first listing starts: [created, id] of the last one shown. */
+const isListPosition = (value: unknown): value is [string, string] =>
+  Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string");

@@ -8,7 +8,7 @@ import type { EnvironmentConfig } from "../store/environment-store.js";
 import { fetchGcsObjects, GcsSourceError, type GcsSettings } from "./gcs-source.js";
 import type { PreparedSources } from "./inline-sources.js";
 import { packRepository, RepositorySourceError, type RepoMap } from "./repository-source.js";
-import { resolveTarget } from "./target-path.js";
+import { isWithin, resolveTarget } from "./target-path.js";
 
 export interface RemoteSourceSettings {
   gcs: GcsSettings;
@@ -57,11 +57,10 @@ export async function fetchRemoteSources(prepared: PreparedSources, settings: Re
 
 /** A read-only mount hides whatever else would land inside it, and two mounts cannot nest. */
 function refuseOverlaps(files: SandboxFile[], trees: ReadOnlyTree[]): void {
-  const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}/`);
   for (const tree of trees) {
-    const file = files.find((candidate) => inside(candidate.path, tree.path) || inside(tree.path, candidate.path));
+    const file = files.find((candidate) => isWithin(candidate.path, tree.path) || isWithin(tree.path, candidate.path));
     if (file) throw new InvalidArgumentError(`environment.sources: "${file.path}" overlaps the read-only repository mounted at "${tree.path}"`);
-    const other = trees.find((candidate) => candidate !== tree && inside(candidate.path, tree.path));
+    const other = trees.find((candidate) => candidate !== tree && isWithin(candidate.path, tree.path));
     if (other) throw new InvalidArgumentError(`environment.sources: the repositories at "${other.path}" and "${tree.path}" overlap`);
   }
 }

@@ -9,6 +9,11 @@ import path from "node:path/posix";
 const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
 const RESERVED_PREFIXES = ["opt/emulator"];
 
+/** Whether `child` is `folder` or lies under it (both absolute or both relative, normalised; "/" holds everything). */
+export function isWithin(child: string, folder: string): boolean {
+  return child === folder || child.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}
+
 export type TargetCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 export function resolveTarget(target: string): TargetCheck {
@@ -29,7 +34,7 @@ export function resolveTarget(target: string): TargetCheck {
   if (RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top)) {
     return { ok: false, reason: `is under /${top}, a system folder; put files under workspace/ or another folder of your own` };
   }
-  const reserved = RESERVED_PREFIXES.find((prefix) => normalised === prefix || normalised.startsWith(`${prefix}/`));
+  const reserved = RESERVED_PREFIXES.find((prefix) => isWithin(normalised, prefix));
   if (reserved) return { ok: false, reason: `is under /${reserved}, which the emulator's executor uses` };
   return { ok: true, path: `/${normalised}` };
 }
@@ -42,6 +47,6 @@ export function reservedFolderOf(absolute: string): string | null {
   const relative = absolute.replace(/^\/+/, "");
   const top = relative.split("/")[0] ?? "";
   if (RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top)) return `/${top}`;
-  const reserved = RESERVED_PREFIXES.find((prefix) => relative === prefix || relative.startsWith(`${prefix}/`));
+  const reserved = RESERVED_PREFIXES.find((prefix) => isWithin(relative, prefix));
   return reserved ? `/${reserved}` : null;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { prepareSources } from "../../server/sources/inline-sources.js";
-import { resolveTarget } from "../../server/sources/target-path.js";
+import { isWithin, resolveTarget } from "../../server/sources/target-path.js";
 import { InvalidArgumentError } from "../../server/errors.js";
 
 describe("source targets", () => {
@@ -116,4 +116,18 @@ describe("inline sources", () => {
   it("refuses an inline source without content", () => refusal([{ type: "inline", target: "a" }], /content is required/));
   it("refuses a source with neither type nor content", () => refusal([{ target: "a" }], /type is required/));
   it("names the target and the reason for a path refusal", () => refusal([{ type: "inline", target: "../x", content: "" }], /sources\[0\]\.target "\.\.\/x" contains "\.\."/));
+});
+
+describe("path containment", () => {
+  const cases: Array<[string, string, boolean]> = [
+    ["/workspace/a", "/workspace", true],
+    ["/workspace", "/workspace", true],
+    ["/workspaces/a", "/workspace", false],
+    ["/anything", "/", true],
+    ["opt/emulator/executor", "opt/emulator", true],
+    ["opt/emulator2", "opt/emulator", false],
+  ];
+  for (const [child, folder, expected] of cases) {
+    it(`${expected ? "puts" : "does not put"} ${child} within ${folder}`, () => assert.equal(isWithin(child, folder), expected));
+  }
 });
