@@ -7,8 +7,6 @@ import type { Duplex } from "node:stream";
 import type { Dialer } from "./dialer.js";
 import { dialRoute, type Route } from "./egress-route.js";
 
-export type UpstreamConnection = { socket: net.Socket; address: string };
-
 export class RouteAgent extends http.Agent {
   /** The address of the last connection made, for the egress record. */
   lastAddress: string | null = null;

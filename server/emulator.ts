@@ -3,7 +3,7 @@
 
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Config } from "./config.js";
+import type { Config } from "./common/config.js";
 import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { EgressGateway } from "./egress/egress-gateway.js";
@@ -18,9 +18,9 @@ import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
 import { openDatabase, type Db } from "./store/database.js";
-import { EnvironmentStore } from "./store/environment-store.js";
-import { EventStore } from "./store/event-store.js";
-import { InteractionStore } from "./store/interaction-store.js";
+import { EnvironmentStore } from "./environments/environment-store.js";
+import { EventStore } from "./interactions/event-store.js";
+import { InteractionStore } from "./interactions/interaction-store.js";
 import { recoverInterrupted } from "./interactions/interaction-recovery.js";
 import { reconcileSandboxes } from "./environments/reconcile.js";
 

@@ -1,6 +1,6 @@
 // `npm start`: serve the emulator until interrupted.
 
-import { loadConfig } from "./config.js";
+import { loadConfig } from "./common/config.js";
 import { startEmulator } from "./emulator.js";
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 // `npm run image` (and the first step of `npm test`): build whatever the sandbox image needs, with
 // progress, without starting the server.
 
-import { loadConfig } from "./config.js";
+import { loadConfig } from "./common/config.js";
 import { dockerRuntimeFor } from "./emulator.js";
 
 const runtime = dockerRuntimeFor(loadConfig());

@@ -5,13 +5,13 @@
 import { runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
-import { newCallId } from "../ids.js";
-import type { Step } from "../interactions/steps.js";
-import type { ResultWriter, StepWriter } from "../interactions/step-writer.js";
+import { newCallId } from "../common/ids.js";
+import type { Step } from "./steps.js";
+import type { ResultWriter, StepSink } from "./step-sink.js";
 import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
 import type { CallOutcome } from "./report.js";
-import type { ToolCall } from "./tool-call.js";
+import type { ToolCall } from "../tools/tool-call.js";
 
 /** What the hooks did around one tool call, as the emulator's debug API serves it. */
 export interface ToolCallHooks {
@@ -40,7 +40,7 @@ export interface AgentContext {
   hooks: HookHost;
   limits: ToolContext;
   /** Where call and result steps go, as they happen. */
-  steps: StepWriter;
+  steps: StepSink;
   /** Stops the run: a running tool or hook is killed with its process tree, and no later call starts. */
   signal?: AbortSignal;
 }
@@ -107,7 +107,7 @@ interface LazyResult {
   finished(): boolean;
 }
 
-function lazyResult(steps: StepWriter, id: string, call: ToolCall): LazyResult {
+function lazyResult(steps: StepSink, id: string, call: ToolCall): LazyResult {
   let writer: ResultWriter | null = null;
   return { get: () => (writer ??= steps.startResult(resultStep(id, call))), finished: () => writer?.finished === true };
 }

@@ -3,7 +3,7 @@
 // result in short, and every hook denial with the hook group and its reason verbatim, so it is plain
 // what the hooks did without opening the steps.
 
-import type { ToolCall } from "./tool-call.js";
+import type { ToolCall } from "../tools/tool-call.js";
 
 export interface CallOutcome {
   call: ToolCall;

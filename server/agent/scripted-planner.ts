@@ -5,7 +5,7 @@
 // or a path that the user did not write, and it reports the steps it could not read instead of
 // inventing calls, because the point of the emulator is a known sequence of tool calls for hooks.
 
-import { parseToolCall, describeValueKind, isToolName, UNKNOWN_TOOL_HINT, type ToolCall, type CodeLanguage } from "./tool-call.js";
+import { parseToolCall, describeValueKind, isToolName, UNKNOWN_TOOL_HINT, type ToolCall, type CodeLanguage } from "../tools/tool-call.js";
 
 export type PlanResult =
   | {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 import type { CreateInteractionRequest } from "./create-interaction.js";
 
 /**

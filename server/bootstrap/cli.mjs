@@ -90,16 +90,38 @@ function ensureDocker() {
   mustRun(["bash", path.join(root, "server", "bootstrap", "ensure-docker.sh")], "the Docker engine check");
 }
 
-function findTests(dir) {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) return findTests(full);
-      return entry.name.endsWith(".test.js") ? [full] : [];
-    })
-    .sort();
+/**
+ * Test tiers (test/<tier>/): unit and integration need no Docker engine, docker and e2e do. Compiled
+ * files count only while their source exists, so a test moved or deleted does not run from a stale dist/.
+ */
+const TIERS_WITHOUT_DOCKER = ["unit", "integration"];
+const TIERS_WITH_DOCKER = ["docker", "e2e"];
+
+function findTests(tier) {
+  const walk = (relative) => {
+    const compiled = path.join(root, "dist", "test", relative);
+    if (!fs.existsSync(compiled)) return [];
+    return fs.readdirSync(compiled, { withFileTypes: true }).flatMap((entry) => {
+      const child = path.join(relative, entry.name);
+      if (entry.isDirectory()) return walk(child);
+      if (!entry.name.endsWith(".test.js")) return [];
+      const source = path.join(root, "test", child.replace(/\.js$/, ".ts"));
+      return fs.existsSync(source) ? [path.join(compiled, entry.name)] : [];
+    });
+  };
+  return walk(tier).sort();
+}
+
+/** Whether a test file given on the command line lives in a tier that needs Docker. */
+function needsDocker(file) {
+  const relative = path.relative(path.join(root, "dist", "test"), path.resolve(root, file));
+  const tier = relative.split(path.sep)[0];
+  return !TIERS_WITHOUT_DOCKER.includes(tier);
+}
+
+function runTests(files, extraFlags = []) {
+  step(`running ${files.length} test files…`);
+  return run([process.execPath, "--enable-source-maps", "--test", "--test-reporter=spec", ...extraFlags, ...files]);
 }
 
 checkNode();
@@ -120,14 +142,23 @@ switch (command) {
   case "test": {
     await ensureDependencies();
     build();
-    ensureDocker();
-    step("preparing the sandbox image…");
-    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
-    const files = passThrough.length > 0 ? passThrough : findTests(path.join(root, "dist", "test"));
-    step(`running ${files.length} test files…`);
-    process.exit(run([process.execPath, "--enable-source-maps", "--test", "--test-reporter=spec", ...files]));
+    const files = passThrough.length > 0 ? passThrough : [...TIERS_WITHOUT_DOCKER, ...TIERS_WITH_DOCKER].flatMap(findTests);
+    // Only what needs Docker waits for it: `npm test -- dist/test/unit/x.test.js` runs at once.
+    if (files.some(needsDocker)) {
+      ensureDocker();
+      step("preparing the sandbox image…");
+      mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+    }
+    process.exit(runTests(files));
     break;
   }
+  case "test:unit":
+    await ensureDependencies();
+    build();
+    // These files mostly wait on child processes and timers, so running four at once is what makes
+    // the tier fast on two cores (the executor's conformance suite alone takes about half a minute).
+    process.exit(runTests(TIERS_WITHOUT_DOCKER.flatMap(findTests), ["--test-concurrency=4"]));
+    break;
   case "bench":
     await ensureDependencies();
     build();
@@ -135,6 +166,6 @@ switch (command) {
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "sandbox-latency.js")]));
     break;
   default:
-    console.error("usage: node server/bootstrap/cli.mjs start|test|image|bench [args]");
+    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|image|bench [args]");
     process.exit(2);
 }

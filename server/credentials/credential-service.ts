@@ -1,9 +1,9 @@
 // The /{v}/credentials resource: create, get, list, update, delete. Responses carry the credential's
 // identity and state only; secret fields are write-only.
 
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../errors.js";
-import { decodePageToken, encodePageToken } from "../http/page-token.js";
-import { nowTimestamp } from "../store/timestamps.js";
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { nowTimestamp } from "../common/timestamps.js";
 import type { CreateCredentialRequest, UpdateCredentialRequest } from "./credential-schemas.js";
 import type { CredentialRecord, CredentialStore } from "./credential-store.js";
 

@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { encodePreamble } from "../../proxy/index.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EgressPolicy } from "./network-config.js";
-import { SANDBOX_PROXY_PORT } from "./sandbox-egress-settings.js";
+import { SANDBOX_PROXY_PORT } from "../sandbox/egress-settings.js";
 
 export interface ProxyEndpoint {
   host: string;

@@ -10,7 +10,7 @@ import {
   startEgressProxy,
   type EgressEntry,
 } from "../../proxy/index.js";
-import { ConfigError, type Config } from "../config.js";
+import { ConfigError, type Config } from "../common/config.js";
 import type { ProxyEndpoint } from "./egress-gateway.js";
 
 export interface EgressProxyConnection {

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { isInjectableHeaderName, isInjectableHeaderValue, type EgressPolicy } from "../../proxy/index.js";
 import type { networkSchema } from "../api/create-interaction.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 
 export type NetworkInput = z.infer<typeof networkSchema>;
 export type { EgressPolicy };

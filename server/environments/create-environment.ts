@@ -2,8 +2,8 @@
 // one (same validation, same refusals, nothing left behind on a refusal), or a fork of another.
 
 import { environmentIdOf, type CreateEnvironmentRequest } from "../api/create-environment.js";
-import { InvalidArgumentError } from "../errors.js";
-import type { EnvironmentRecord } from "../store/environment-store.js";
+import { InvalidArgumentError } from "../common/errors.js";
+import type { EnvironmentRecord } from "./environment-store.js";
 import type { EnvironmentService } from "./environment-service.js";
 
 export async function createEnvironment(service: EnvironmentService, owner: string, request: CreateEnvironmentRequest): Promise<EnvironmentRecord> {

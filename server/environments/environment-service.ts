@@ -2,8 +2,8 @@
 // open per live sandbox.
 
 import type { EnvironmentInput } from "../api/create-interaction.js";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../errors.js";
-import { newEnvironmentId } from "../ids.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
+import { newEnvironmentId } from "../common/ids.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
@@ -11,11 +11,10 @@ import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network
 import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
 import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote-sources.js";
-import type { EnvironmentRecord, EnvironmentStore } from "../store/environment-store.js";
-import { nowTimestamp } from "../store/timestamps.js";
-import { PSEUDO_FOLDERS } from "../files/sandbox-path.js";
+import type { EnvironmentRecord, EnvironmentStore } from "./environment-store.js";
+import { nowTimestamp } from "../common/timestamps.js";
 import { resolveTarget } from "../sources/target-path.js";
-import { isWithin } from "../sources/target-path.js";
+import { isWithin, PSEUDO_FOLDERS } from "../sandbox/layout.js";
 
 /** Folders whose files always count towards an environment's file_count and size_bytes. */
 const USAGE_ROOTS = ["/workspace", "/.agents"];

@@ -2,8 +2,8 @@
 // a restart loses no environment whose container still runs, and no container outlives its record.
 
 import type { SandboxRuntime } from "../sandbox/runtime.js";
-import type { EnvironmentStore } from "../store/environment-store.js";
-import { nowTimestamp } from "../store/timestamps.js";
+import type { EnvironmentStore } from "./environment-store.js";
+import { nowTimestamp } from "../common/timestamps.js";
 
 export async function reconcileSandboxes(store: EnvironmentStore, runtime: SandboxRuntime, progress: (line: string) => void): Promise<void> {
   const containers = await runtime.list();

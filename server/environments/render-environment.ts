@@ -3,7 +3,7 @@
 // part of the resource and are never shown.
 
 import { redactNetwork } from "../egress/redact-network.js";
-import type { EnvironmentRecord } from "../store/environment-store.js";
+import type { EnvironmentRecord } from "./environment-store.js";
 
 export interface EnvironmentResource {
   id: string;

@@ -6,14 +6,15 @@
 import path from "node:path/posix";
 import { MAX_FILE_CHUNK_BYTES } from "../../sandbox-image/executor/protocol.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../errors.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import type { FileInfo, SandboxChannel } from "../sandbox/runtime.js";
-import type { EnvironmentRecord } from "../store/environment-store.js";
+import type { EnvironmentRecord } from "../environments/environment-store.js";
 import { fileApiError } from "./file-errors.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
-import { apiPathOf, checkReach, parseFilePath, PSEUDO_FOLDERS, type Access } from "./sandbox-path.js";
-import { decodePageToken, encodePageToken } from "../http/page-token.js";
+import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import { apiPathOf, checkReach, parseFilePath, type Access } from "./sandbox-path.js";
+import { decodePageToken, encodePageToken } from "../common/page-token.js";
 
 export interface FileServiceOptions {
   /** EMULATOR_MAX_DOWNLOAD_BYTES */

@@ -3,7 +3,7 @@
 
 import path from "node:path/posix";
 import type { FileInfo } from "../sandbox/runtime.js";
-import { nowTimestamp } from "../store/timestamps.js";
+import { nowTimestamp } from "../common/timestamps.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { apiPathOf } from "./sandbox-path.js";
 

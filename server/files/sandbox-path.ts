@@ -5,20 +5,8 @@
 // the sandbox user, so the operating system's permissions apply on top.
 
 import path from "node:path/posix";
-import { InvalidArgumentError, PermissionDeniedError } from "../errors.js";
-import { isWithin, reservedFolderOf } from "../sources/target-path.js";
-
-/** Pseudo file systems: never listed into, read or counted (endless, or not files at all). */
-export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
-
-/**
- * Every folder the files API never writes into, as a list for code that runs in the sandbox (archive
- * extraction): PSEUDO_FOLDERS and the system folders of reservedFolderOf (a unit test keeps them equal).
- */
-export const UNWRITABLE_FOLDERS = [
-  ...PSEUDO_FOLDERS,
-  "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt/emulator",
-];
+import { InvalidArgumentError, PermissionDeniedError } from "../common/errors.js";
+import { isWithin, PSEUDO_FOLDERS, reservedFolderOf } from "../sandbox/layout.js";
 
 export type Access = "read" | "write";
 

@@ -18,13 +18,13 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
-} from "../errors.js";
+} from "../common/errors.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import { extractArchive } from "./extract-archive.js";
 import { fileApiError } from "./file-errors.js";
 import type { FileService } from "./file-service.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
-import { UNWRITABLE_FOLDERS } from "./sandbox-path.js";
+import { UNWRITABLE_FOLDERS } from "../sandbox/layout.js";
 
 export interface UploadServiceOptions {
   /** EMULATOR_MAX_UPLOAD_BYTES */

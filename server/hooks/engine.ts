@@ -7,7 +7,7 @@
 // a HookTrace. The only thing that throws is the host (sandbox gone, call cancelled): that is not a
 // hook failing open, it is the interaction failing, and the caller decides what to do with it.
 
-import type { ToolCall } from "../agent/tool-call.js";
+import type { ToolCall } from "../tools/tool-call.js";
 import { DEFAULT_CONFIG_PATHS, DEFAULT_MAX_CONFIG_BYTES, discoverHooks, type LoadedConfig } from "./discovery.js";
 import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type HandlerRun } from "./handler-outcome.js";
 import type { HookHost } from "./hook-host.js";

@@ -7,7 +7,7 @@
 // from another agent, a glob, a prefix), so both come with a diagnostic that suggests what to write.
 
 import RE2 from "re2";
-import { TOOL_NAMES } from "../agent/tool-call.js";
+import { TOOL_NAMES } from "../tools/tool-call.js";
 import type { DiagnosticSeverity } from "./trace.js";
 
 /** The only tools hooks ever see: the sandbox's built-ins. */

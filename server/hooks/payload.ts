@@ -2,7 +2,7 @@
 // (http). Key order is part of the contract (users compare payloads byte for byte), so the objects
 // are built literally in the documented order.
 
-import type { ToolCall } from "../agent/tool-call.js";
+import type { ToolCall } from "../tools/tool-call.js";
 
 /**
  * pre: {"tool_call":{"name":…,"args":{…}},"environment_id":"env_…"}

@@ -2,7 +2,7 @@
 // service's REST examples use v1beta) needs an API key; /health does not.
 
 import express, { type Express } from "express";
-import type { Config } from "../config.js";
+import type { Config } from "../common/config.js";
 import type { CredentialService } from "../credentials/credential-service.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import type { FileService } from "../files/file-service.js";

@@ -2,8 +2,8 @@
 // `Authorization: Bearer …` when the caller set that header. Resources are owned by the key's hash.
 
 import type { NextFunction, Request, Response } from "express";
-import { UnauthenticatedError } from "../errors.js";
-import { ownerOf } from "../ids.js";
+import { UnauthenticatedError } from "../common/errors.js";
+import { ownerOf } from "../common/ids.js";
 
 declare module "express-serve-static-core" {
   interface Request {

@@ -5,9 +5,9 @@
 import { Router } from "express";
 import { z } from "zod";
 import type { EgressLogStore } from "../egress/egress-log-store.js";
-import { InvalidArgumentError, NotFoundError } from "../errors.js";
+import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
-import type { EnvironmentStore } from "../store/environment-store.js";
+import type { EnvironmentStore } from "../environments/environment-store.js";
 import { ownerOfRequest } from "./auth.js";
 import { parseOrThrow } from "./zod-errors.js";
 

@@ -7,9 +7,9 @@ import { createEnvironmentSchema, environmentIdOf } from "../api/create-environm
 import { createEnvironment } from "../environments/create-environment.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { renderEnvironment, type EnvironmentResource } from "../environments/render-environment.js";
-import type { EnvironmentRecord } from "../store/environment-store.js";
+import type { EnvironmentRecord } from "../environments/environment-store.js";
 import { ownerOfRequest } from "./auth.js";
-import { decodePageToken, encodePageToken } from "./page-token.js";
+import { decodePageToken, encodePageToken } from "../common/page-token.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 const listQuery = z.looseObject({

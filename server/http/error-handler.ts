@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import { ApiError, InternalError, InvalidArgumentError, NotFoundError, PayloadTooLargeError } from "../errors.js";
+import { ApiError, InternalError, InvalidArgumentError, NotFoundError, PayloadTooLargeError } from "../common/errors.js";
 
 /** Unknown paths answer in Google's error shape too, naming what exists. */
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {

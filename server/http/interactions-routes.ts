@@ -3,7 +3,7 @@
 
 import { Router, type Request } from "express";
 import { createInteractionSchema } from "../api/create-interaction.js";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import { renderInteraction } from "../interactions/interaction-view.js";
 import { ownerOfRequest } from "./auth.js";

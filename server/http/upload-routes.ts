@@ -6,7 +6,7 @@ import { Router, type Request } from "express";
 import { z } from "zod";
 import { environmentIdOf } from "../api/create-environment.js";
 import type { ChunkOutcome, UploadService } from "../files/upload-service.js";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 import { ownerOfRequest } from "./auth.js";
 import { filePathParam } from "./files-routes.js";
 import { parseOrThrow } from "./zod-errors.js";

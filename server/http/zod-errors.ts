@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 
 /** `environment.sources[1].target`, the way a user would point at the field in their request. */
 export function fieldPath(path: ReadonlyArray<PropertyKey>): string {

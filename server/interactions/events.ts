@@ -4,8 +4,8 @@
 // events after evt_7" is simply n > 7. IDs are per interaction (the resume request names the
 // interaction in its path), never reused, and the same whether an event is read live or from the store.
 
-import { InvalidArgumentError } from "../errors.js";
-import type { InteractionStatus, Step, StepDelta } from "./steps.js";
+import { InvalidArgumentError } from "../common/errors.js";
+import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
 
 export interface EventError {
   code: string;

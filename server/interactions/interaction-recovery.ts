@@ -3,9 +3,9 @@
 // saying why, and its event log is closed the way a live run closes it, so a client resuming the
 // stream gets a proper end (an open result step is stopped, then error and interaction.completed).
 
-import type { EventStore } from "../store/event-store.js";
-import type { InteractionRecord, InteractionStore } from "../store/interaction-store.js";
-import { nowTimestamp } from "../store/timestamps.js";
+import type { EventStore } from "./event-store.js";
+import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
+import { nowTimestamp } from "../common/timestamps.js";
 import { withEventId, type EventError, type InteractionEvent } from "./events.js";
 import { renderInteraction } from "./interaction-view.js";
 import { applyEvent, foldEvents } from "./step-accumulator.js";

@@ -4,17 +4,17 @@
 
 import type { PlanResult } from "../agent/scripted-planner.js";
 import { planFromInput } from "../agent/scripted-planner.js";
-import type { ToolCall } from "../agent/tool-call.js";
+import type { ToolCall } from "../tools/tool-call.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
-import { InvalidArgumentError, NotFoundError } from "../errors.js";
-import { newInteractionId } from "../ids.js";
+import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
-import type { EnvironmentRecord } from "../store/environment-store.js";
-import type { EventStore } from "../store/event-store.js";
-import type { InteractionRecord, InteractionStore } from "../store/interaction-store.js";
-import { nowTimestamp } from "../store/timestamps.js";
+import type { EnvironmentRecord } from "../environments/environment-store.js";
+import type { EventStore } from "./event-store.js";
+import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
+import { nowTimestamp } from "../common/timestamps.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
 import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";

@@ -1,7 +1,7 @@
 // The Interaction resource in wire form (wire-protocol.md §4), and the snapshots the stream events
 // carry. The SDK computes output_text itself.
 
-import type { InteractionRecord } from "../store/interaction-store.js";
+import type { InteractionRecord } from "./interaction-store.js";
 
 export function renderInteraction(record: InteractionRecord): Record<string, unknown> {
   return {

@@ -4,7 +4,7 @@
 
 import { withEventId, type InteractionEvent, type StreamEvent } from "./events.js";
 import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
-import type { InteractionRecord } from "../store/interaction-store.js";
+import type { InteractionRecord } from "./interaction-store.js";
 import { StepWriter } from "./step-writer.js";
 
 export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {

@@ -6,7 +6,7 @@
 // changes nothing. Other events carry no step content.
 
 import type { InteractionEvent } from "./events.js";
-import type { Step, StepDelta } from "./steps.js";
+import type { Step, StepDelta } from "../agent/steps.js";
 
 export function applyEvent(steps: Step[], event: InteractionEvent): void {
   if (event.event_type === "step.start") {

@@ -8,26 +8,17 @@
 //   model_output:                       step.start(content []) → step.delta(text) → step.stop
 
 import type { InteractionEvent } from "./events.js";
-import type { Step } from "./steps.js";
+import type { ResultStep, ResultWriter, StepSink } from "../agent/step-sink.js";
+import type { Step } from "../agent/steps.js";
 
 export type EventSink = (event: InteractionEvent) => void;
-
-type ResultStep = Extract<Step, { type: "code_execution_result" | "function_result" }>;
-
-export interface ResultWriter {
-  /** Output produced so far; sent within `flushMs`. */
-  append(text: string): void;
-  /** The rest of the result (status notes, or all of it) and whether the call failed; stops the step. */
-  finish(tail: string, isError: boolean): void;
-  readonly finished: boolean;
-}
 
 export interface StepWriterOptions {
   /** How long output is gathered before it is sent as one delta. Default 25 ms. */
   flushMs?: number;
 }
 
-export class StepWriter {
+export class StepWriter implements StepSink {
   private nextIndex = 0;
   private open: ResultWriter | null = null;
   private readonly flushMs: number;

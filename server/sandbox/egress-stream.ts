@@ -10,6 +10,7 @@
 
 import { Duplex } from "node:stream";
 import { ReceiveWindow, SendWindow } from "../../sandbox-image/executor/flow-window.js";
+import { CodedError } from "../common/errors.js";
 import {
   EGRESS_MAX_DATA_FRAME_BYTES,
   EGRESS_WINDOW_BYTES,
@@ -18,15 +19,7 @@ import {
 } from "../../sandbox-image/executor/protocol.js";
 
 /** How an egress stream failed: ECONNRESET (the sandbox side reset or vanished), EPROTO (a violation), … */
-export class EgressStreamError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "EgressStreamError";
-  }
-}
+export class EgressStreamError extends CodedError {}
 
 export interface EgressStreamLink {
   send(frame: EgressFrame, body?: Buffer): void;

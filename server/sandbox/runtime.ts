@@ -1,8 +1,9 @@
-// The sandbox runtime seam: the agent loop and (later) the hooks engine decide; a runtime executes.
-// Docker through dockerode is the first implementation; nothing above this interface may assume a
-// local Docker socket or a local file path.
+// The sandbox runtime seam: the agent loop and the hooks engine decide, a runtime executes. Docker
+// through dockerode is the production implementation and a local executor process the fast one for
+// tests; nothing above this interface may assume a local Docker socket or a local file path.
 
 import type { Duplex } from "node:stream";
+import { CodedError, EmulatorError } from "../common/errors.js";
 import type { FileEntry, FileInfo, TreeEntry } from "../../sandbox-image/executor/protocol.js";
 
 export type { FileEntry, FileInfo, TreeEntry };
@@ -67,34 +68,13 @@ export interface ReadFileResult {
 }
 
 /** A file operation that failed inside the sandbox (ENOENT, EISDIR, EACCES, …). */
-export class SandboxFileError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "SandboxFileError";
-  }
-}
+export class SandboxFileError extends CodedError {}
 
 /** The executor could not open its egress listener (EADDRINUSE after retrying, EALREADY, …). */
-export class SandboxEgressError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "SandboxEgressError";
-  }
-}
+export class SandboxEgressError extends CodedError {}
 
 /** The sandbox (or the channel to it) is gone or broken; the operation's outcome is unknown. */
-export class SandboxUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "SandboxUnavailableError";
-  }
-}
+export class SandboxUnavailableError extends EmulatorError {}
 
 /** A live connection to one sandbox's executor. */
 export interface SandboxChannel {

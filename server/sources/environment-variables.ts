@@ -1,7 +1,7 @@
 // `environment.env`: variables every tool command in the sandbox sees. Plain values and {value} are
 // supported; {credential} needs the credentials API, which this emulator does not have yet.
 
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 import type { EnvironmentInput } from "../api/create-interaction.js";
 import { EXEC_MARKER_VARIABLE } from "../../sandbox-image/executor/protocol.js";
 

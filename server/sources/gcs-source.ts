@@ -5,6 +5,7 @@
 
 import fs from "node:fs/promises";
 import path from "node:path";
+import { EmulatorError } from "../common/errors.js";
 
 export interface GcsSettings {
   /** STORAGE_EMULATOR_HOST: "http://host:port" or "host:port". */
@@ -19,9 +20,7 @@ export interface GcsObject {
   content: Buffer;
 }
 
-export class GcsSourceError extends Error {
-  override name = "GcsSourceError";
-}
+export class GcsSourceError extends EmulatorError {}
 
 export function parseGcsUri(source: string): { bucket: string; prefix: string } {
   const match = /^gs:\/\/([a-z0-9][a-z0-9._-]{1,221}[a-z0-9])(?:\/(.*))?$/.exec(source);

@@ -1,10 +1,10 @@
 // Turns the request's sources into the files a sandbox receives, refusing bad ones before anything
 // is created (a refused request leaves no container and no stored environment).
 
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 import type { SourceInput } from "../api/create-interaction.js";
 import type { SandboxFile } from "../sandbox/runtime.js";
-import type { EnvironmentConfig } from "../store/environment-store.js";
+import type { SourceSummary } from "./source-summary.js";
 import { resolveTarget } from "./target-path.js";
 
 const SUPPORTED_TYPES = ["inline", "repository", "gcs"];
@@ -23,13 +23,13 @@ export interface RemoteSource {
 
 export interface PreparedSources {
   files: SandboxFile[];
-  summary: EnvironmentConfig["sources"];
+  summary: SourceSummary[];
   remote: RemoteSource[];
 }
 
 export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes: number): PreparedSources {
   const files: SandboxFile[] = [];
-  const summary: EnvironmentConfig["sources"] = [];
+  const summary: SourceSummary[] = [];
   const remote: RemoteSource[] = [];
   const seen = new Map<string, number>();
   let total = 0;

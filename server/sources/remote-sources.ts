@@ -2,13 +2,14 @@
 // container exists, so a source that cannot be fetched is a 400 that leaves nothing behind.
 
 import path from "node:path/posix";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../common/errors.js";
 import type { ReadOnlyTree, SandboxFile } from "../sandbox/runtime.js";
-import type { EnvironmentConfig } from "../store/environment-store.js";
+import type { SourceSummary } from "./source-summary.js";
 import { fetchGcsObjects, GcsSourceError, type GcsSettings } from "./gcs-source.js";
 import type { PreparedSources } from "./inline-sources.js";
 import { packRepository, RepositorySourceError, type RepoMap } from "./repository-source.js";
-import { isWithin, resolveTarget } from "./target-path.js";
+import { isWithin } from "../sandbox/layout.js";
+import { resolveTarget } from "./target-path.js";
 
 export interface RemoteSourceSettings {
   gcs: GcsSettings;
@@ -18,7 +19,7 @@ export interface RemoteSourceSettings {
 export interface FetchedSources {
   files: SandboxFile[];
   readOnlyTrees: ReadOnlyTree[];
-  summary: EnvironmentConfig["sources"];
+  summary: SourceSummary[];
 }
 
 export async function fetchRemoteSources(prepared: PreparedSources, settings: RemoteSourceSettings, maxTotalBytes: number): Promise<FetchedSources> {

@@ -12,13 +12,12 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { tarBuffer, type TarEntry } from "../sandbox/docker/tar.js";
+import { EmulatorError } from "../common/errors.js";
+import { tarBuffer, type TarEntry } from "../common/tar.js";
 
 const run = promisify(execFile);
 
-export class RepositorySourceError extends Error {
-  override name = "RepositorySourceError";
-}
+export class RepositorySourceError extends EmulatorError {}
 
 export type RepoMap = Array<{ prefix: string; local: string }>;
 

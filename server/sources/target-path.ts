@@ -4,15 +4,7 @@
 // put files: no "..", no absolute paths, nothing under the system's own folders.
 
 import path from "node:path/posix";
-
-/** Top-level folders that belong to the operating system or to the emulator (behaviour.md §2). */
-const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
-const RESERVED_PREFIXES = ["opt/emulator"];
-
-/** Whether `child` is `folder` or lies under it (both absolute or both relative, normalised; "/" holds everything). */
-export function isWithin(child: string, folder: string): boolean {
-  return child === folder || child.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
-}
+import { isReservedTopLevel, isWithin, RESERVED_PREFIXES } from "../sandbox/layout.js";
 
 export type TargetCheck = { ok: true; path: string } | { ok: false; reason: string };
 
@@ -31,22 +23,10 @@ export function resolveTarget(target: string): TargetCheck {
   }
   if (target.endsWith("/")) return { ok: false, reason: "ends with /; give the path of a file" };
   const top = normalised.split("/")[0]!;
-  if (RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top)) {
+  if (isReservedTopLevel(top)) {
     return { ok: false, reason: `is under /${top}, a system folder; put files under workspace/ or another folder of your own` };
   }
   const reserved = RESERVED_PREFIXES.find((prefix) => isWithin(normalised, prefix));
   if (reserved) return { ok: false, reason: `is under /${reserved}, which the emulator's executor uses` };
   return { ok: true, path: `/${normalised}` };
-}
-
-/**
- * The system or emulator folder an absolute, normalised path lies in ("/etc", "/lib64", "/opt/emulator"),
- * or null: the places the environments files API never writes to, whatever symlink leads there.
- */
-export function reservedFolderOf(absolute: string): string | null {
-  const relative = absolute.replace(/^\/+/, "");
-  const top = relative.split("/")[0] ?? "";
-  if (RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top)) return `/${top}`;
-  const reserved = RESERVED_PREFIXES.find((prefix) => isWithin(relative, prefix));
-  return reserved ? `/${reserved}` : null;
 }

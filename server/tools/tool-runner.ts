@@ -4,7 +4,8 @@
 
 import path from "node:path/posix";
 import { StringDecoder } from "node:string_decoder";
-import type { ToolCall } from "../agent/tool-call.js";
+import type { ToolCall } from "./tool-call.js";
+import { SANDBOX_WORKDIR } from "../sandbox/layout.js";
 import { SandboxFileError, type SandboxChannel } from "../sandbox/runtime.js";
 
 export interface ToolLimits {
@@ -28,9 +29,6 @@ export interface ToolExecution {
   errorText?: string;
   exitCode?: number | null;
 }
-
-/** Where tools and hook commands run, and what relative paths resolve against. */
-export const SANDBOX_WORKDIR = "/workspace";
 
 /** Relative paths in tool arguments resolve against the working folder, as a shell would. */
 export function resolveToolPath(input: string): string {

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { GoogleGenAI } from "@google/genai";
-import { loadConfig } from "../../server/config.js";
+import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor, startEmulator } from "../../server/emulator.js";
 
 interface Stats {

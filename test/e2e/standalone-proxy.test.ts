@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
-import { projectRoot } from "../../server/paths.js";
+import { projectRoot } from "../../server/common/paths.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { startEchoServer, type EchoServer } from "../support/proxy-fixtures.js";
 

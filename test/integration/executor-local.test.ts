@@ -20,7 +20,7 @@ import {
 } from "../../sandbox-image/executor/protocol.js";
 import { spawnLocalExecutor, type LocalExecutor } from "../../server/sandbox/local-executor.js";
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
-import { channelConformanceSuite } from "../support/channel-conformance.js";
+import { channelConformanceSuite } from "../support/channel-conformance/suite.js";
 
 const executorPath = fileURLToPath(new URL("../../sandbox-image/executor/main.js", import.meta.url));
 /** The image runs the executor on Node.js 18; EXECUTOR_NODE points at such a binary to check that here. */

@@ -2,7 +2,7 @@
 // minimal stored (uncompressed) zip writer. Entry names are written exactly as given, "../x" included.
 
 import { gzipSync } from "node:zlib";
-import { tarBuffer } from "../../server/sandbox/docker/tar.js";
+import { tarBuffer } from "../../server/common/tar.js";
 
 export interface ArchiveEntry {
   name: string;

@@ -2,7 +2,7 @@
 // found and removed at the end whatever the tests did.
 
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../../server/config.js";
+import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 

@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadConfig } from "../../server/config.js";
+import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
-import { projectRoot } from "../../server/paths.js";
+import { projectRoot } from "../../server/common/paths.js";
 
 export interface EmulatorProcess {
   url: string;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { posix } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import type { ToolCall } from "../../server/agent/tool-call.js";
+import type { ToolCall } from "../../server/tools/tool-call.js";
 import { runPostToolHooks, runPreToolHooks, type HookRunOptions, type PreToolHookResult } from "../../server/hooks/engine.js";
 import type { HookHost } from "../../server/hooks/hook-host.js";
 import type { HookHandlerTrace, HookTrace } from "../../server/hooks/trace.js";

@@ -1,5 +1,5 @@
 // Short builders for the tool calls tests expect, shared by the planner and report tests.
-import type { ToolCall } from "../../server/agent/tool-call.js";
+import type { ToolCall } from "../../server/tools/tool-call.js";
 
 export const bash = (code: string): ToolCall => ({ name: "code_execution", args: { code, language: "bash" } });
 export const python = (code: string): ToolCall => ({ name: "code_execution", args: { code, language: "python" } });

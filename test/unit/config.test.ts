@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ConfigError, loadConfig } from "../../server/config.js";
+import { ConfigError, loadConfig } from "../../server/common/config.js";
 
 describe("configuration", () => {
   it("has the documented defaults", () => {

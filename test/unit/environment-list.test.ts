@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openMemoryDatabase } from "../../server/store/database.js";
-import { EnvironmentStore, type EnvironmentRecord } from "../../server/store/environment-store.js";
+import { EnvironmentStore, type EnvironmentRecord } from "../../server/environments/environment-store.js";
 
 function environment(id: string, owner: string, created: string, status: EnvironmentRecord["status"] = "active"): EnvironmentRecord {
   return { id, owner, status, sandboxId: null, config: { sources: [] }, created, updated: created, lastAccessed: created };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InvalidArgumentError } from "../../server/errors.js";
+import { InvalidArgumentError } from "../../server/common/errors.js";
 import { prepareEnvVars } from "../../server/sources/environment-variables.js";
 
 describe("environment variables", () => {

@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { environmentIdOf } from "../../server/api/create-environment.js";
 import { redactNetwork } from "../../server/egress/redact-network.js";
-import { InvalidArgumentError, PermissionDeniedError } from "../../server/errors.js";
+import { InvalidArgumentError, PermissionDeniedError } from "../../server/common/errors.js";
 import { mimeTypeOf } from "../../server/files/mime-types.js";
 import { renderFile } from "../../server/files/render-file.js";
-import { apiPathOf, checkReach, parseFilePath, PSEUDO_FOLDERS, UNWRITABLE_FOLDERS } from "../../server/files/sandbox-path.js";
-import { reservedFolderOf } from "../../server/sources/target-path.js";
+import { apiPathOf, checkReach, parseFilePath } from "../../server/files/sandbox-path.js";
+import { PSEUDO_FOLDERS, reservedFolderOf, UNWRITABLE_FOLDERS } from "../../server/sandbox/layout.js";
 
 describe("files API paths", () => {
   const accepted: Array<[string, string]> = [

@@ -9,7 +9,7 @@ import { EventLog } from "../../server/interactions/event-log.js";
 import { eventSeq, parseLastEventId, withEventId, type InteractionEvent, type StreamEvent } from "../../server/interactions/events.js";
 import { applyEvent, foldEvents } from "../../server/interactions/step-accumulator.js";
 import { StepWriter } from "../../server/interactions/step-writer.js";
-import type { Step } from "../../server/interactions/steps.js";
+import type { Step } from "../../server/agent/steps.js";
 
 const stop = (index: number): InteractionEvent => ({ event_type: "step.stop", index });
 

@@ -10,8 +10,8 @@ import { renderInteraction } from "../../server/interactions/interaction-view.js
 import { eventsOfStoredRecord } from "../../server/interactions/replay-events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
-import { EventStore } from "../../server/store/event-store.js";
-import { InteractionStore, type InteractionRecord } from "../../server/store/interaction-store.js";
+import { EventStore } from "../../server/interactions/event-store.js";
+import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
 
 function running(id: string): InteractionRecord {
   return {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CredentialStore } from "../../server/credentials/credential-store.js";
 import { checkNetwork, egressPolicy } from "../../server/egress/network-config.js";
-import { InvalidArgumentError } from "../../server/errors.js";
+import { InvalidArgumentError } from "../../server/common/errors.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 
 function storeWith(): CredentialStore {

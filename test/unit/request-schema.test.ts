@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createInteractionSchema } from "../../server/api/create-interaction.js";
 import { inputText } from "../../server/api/input-text.js";
-import { InvalidArgumentError } from "../../server/errors.js";
+import { InvalidArgumentError } from "../../server/common/errors.js";
 import { parseOrThrow } from "../../server/http/zod-errors.js";
 
 describe("create interaction request", () => {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { prepareSources } from "../../server/sources/inline-sources.js";
-import { isWithin, resolveTarget } from "../../server/sources/target-path.js";
-import { InvalidArgumentError } from "../../server/errors.js";
+import { isWithin } from "../../server/sandbox/layout.js";
+import { resolveTarget } from "../../server/sources/target-path.js";
+import { InvalidArgumentError } from "../../server/common/errors.js";
 
 describe("source targets", () => {
   const accepted: Array<[string, string]> = [

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { openDatabase } from "../../server/store/database.js";
-import { EnvironmentStore } from "../../server/store/environment-store.js";
-import { InteractionStore, type InteractionRecord } from "../../server/store/interaction-store.js";
+import { EnvironmentStore } from "../../server/environments/environment-store.js";
+import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
 
 function record(id: string, owner: string): InteractionRecord {
   return {

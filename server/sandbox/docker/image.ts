@@ -8,9 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
 import { Readable } from "node:stream";
-import { compiledExecutorDir, sandboxImageDir } from "../../paths.js";
+import { compiledExecutorDir, sandboxImageDir } from "../../common/paths.js";
 import { LABEL_IMAGE_HASH, LABEL_MANAGED } from "./labels.js";
-import { tarBuffer } from "./tar.js";
+import { tarBuffer } from "../../common/tar.js";
 
 export const OFFLINE_BASE_TAG = "emulator-base:bookworm";
 const IMAGE_REPOSITORY = "interactions-emulator-sandbox";

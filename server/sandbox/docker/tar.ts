@@ -1,33 +1,11 @@
-// Tar archives for the Docker engine: the one upload that places a request's sources in a new
-// sandbox, and the image build context.
+// The one tar upload that places a request's sources in a new sandbox, owned as the sandbox needs.
 
 import path from "node:path/posix";
-import { pack, type Header } from "tar-stream";
+import { tarBuffer, type TarEntry } from "../../common/tar.js";
 import type { SandboxFile } from "../runtime.js";
 
 export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;
-
-export interface TarEntry {
-  header: Partial<Header> & { name: string };
-  content?: Buffer;
-}
-
-export async function tarBuffer(entries: TarEntry[]): Promise<Buffer> {
-  const archive = pack();
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    archive.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
-    archive.on("end", () => resolve(Buffer.concat(chunks)));
-    archive.on("error", reject);
-  });
-  for (const entry of entries) {
-    if (entry.content) archive.entry(entry.header, entry.content);
-    else archive.entry(entry.header);
-  }
-  archive.finalize();
-  return done;
-}
 
 /**
  * Folders that exist in the image and belong to root. A tar entry for them would hand them to the

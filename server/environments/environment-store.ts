@@ -1,11 +1,12 @@
-import type { Db } from "./database.js";
+import type { Db } from "../store/database.js";
 import type { NetworkInput } from "../egress/network-config.js";
+import type { SourceSummary } from "../sources/source-summary.js";
 
 export type EnvironmentStatus = "creating" | "active" | "expired" | "deleted";
 
 /** What the environment was created or last updated with; inline content is not kept. */
 export interface EnvironmentConfig {
-  sources: Array<{ type: string; target: string; encoding?: string; source?: string; size_bytes: number }>;
+  sources: SourceSummary[];
   /** Variables every tool command sees (environment.env). */
   env?: Record<string, string>;
   /** environment.network as last sent; omitted means public egress allowed. */

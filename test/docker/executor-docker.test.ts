@@ -1,7 +1,7 @@
 // The shared channel conformance suite, over the real thing: the executor in a sandbox container,
 // reached through one `docker exec` kept open.
 
-import { channelConformanceSuite } from "../support/channel-conformance.js";
+import { channelConformanceSuite } from "../support/channel-conformance/suite.js";
 import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
 
 channelConformanceSuite("executor in a Docker sandbox", async () => {

@@ -27,4 +27,3 @@ export type StepDelta =
 
 export type InteractionStatus = "in_progress" | "completed" | "failed" | "cancelled";
 
-export const TERMINAL_STATUSES: readonly InteractionStatus[] = ["completed", "failed", "cancelled"];

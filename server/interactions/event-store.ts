@@ -1,8 +1,8 @@
 // The stream events of stored interactions, so a stream can be resumed (GET …?stream=true&last_event_id=)
 // while the interaction runs and after it finished, also across a restart of the emulator.
 
-import type { StreamEvent } from "../interactions/events.js";
-import type { Db } from "./database.js";
+import type { StreamEvent } from "./events.js";
+import type { Db } from "../store/database.js";
 
 export class EventStore {
   constructor(private readonly db: Db) {}

@@ -1,5 +1,5 @@
-import type { Db } from "./database.js";
-import type { InteractionStatus, Step } from "../interactions/steps.js";
+import type { Db } from "../store/database.js";
+import type { InteractionStatus, Step } from "../agent/steps.js";
 
 export interface InteractionRecord {
   id: string;

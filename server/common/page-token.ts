@@ -1,7 +1,7 @@
 // Page tokens are opaque to clients: base64url JSON of wherever the next page starts. One codec for
 // every paged listing, so every listing refuses a foreign token the same way.
 
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "./errors.js";
 
 export function encodePageToken(position: unknown): string {
   return Buffer.from(JSON.stringify(position), "utf8").toString("base64url");

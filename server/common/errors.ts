@@ -15,14 +15,36 @@ export type GoogleStatus =
   | "INTERNAL"
   | "UNAVAILABLE";
 
-export class ApiError extends Error {
+/**
+ * The root of the server's errors: each class is named after itself in stack traces and logs. Below
+ * it, an ApiError is a refusal a client sees; a CodedError is an internal failure with a
+ * machine-readable code (an errno from the sandbox, a stream's failure kind) that the service which
+ * meets it translates into an ApiError, a step's error text or a 5xx.
+ */
+export class EmulatorError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class CodedError extends EmulatorError {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export class ApiError extends EmulatorError {
   constructor(
     readonly httpStatus: number,
     readonly status: GoogleStatus,
     message: string,
   ) {
     super(message);
-    this.name = new.target.name;
   }
 
   toBody(): { error: { code: number; message: string; status: GoogleStatus } } {

@@ -4,7 +4,8 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
-import { defaultDataDirectory } from "../proxy/index.js";
+import { defaultDataDirectory } from "../../proxy/index.js";
+import { EmulatorError } from "./errors.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -70,9 +71,7 @@ export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "E
   EMULATOR_DATA_DIR: string;
 };
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export class ConfigError extends EmulatorError {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);

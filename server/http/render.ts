@@ -1,1 +1,0 @@
-export { renderInteraction } from "../interactions/interaction-view.js";

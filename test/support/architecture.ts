@@ -1,0 +1,187 @@
+// The layers of the code base, as docs/architecture.md draws them, and the check that imports follow
+// them: a folder may import its own layer's folders (as long as folders form no cycle) and any layer
+// below, never one above. The proxy and the executor are programs of their own: the proxy imports
+// nothing outside proxy/ and is used only through proxy/index.ts; the executor imports nothing but
+// itself and the protocol it shares with the server.
+
+import fs from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+
+export interface Layer {
+  name: string;
+  /** Folders relative to the repository root; "server/*" means the files directly in server/. */
+  folders: string[];
+}
+
+/** Top to bottom. */
+export const LAYERS: readonly Layer[] = [
+  { name: "wiring", folders: ["server/*"] },
+  { name: "http", folders: ["server/http"] },
+  {
+    name: "services",
+    folders: ["server/interactions", "server/files", "server/environments", "server/credentials", "server/egress", "server/sources"],
+  },
+  { name: "request schemas", folders: ["server/api"] },
+  { name: "agent", folders: ["server/agent"] },
+  { name: "hooks and tools", folders: ["server/hooks", "server/tools"] },
+  { name: "sandbox", folders: ["server/sandbox"] },
+  { name: "foundation", folders: ["server/common", "server/store"] },
+  { name: "egress proxy", folders: ["proxy"] },
+  { name: "executor protocol", folders: ["sandbox-image/executor/protocol"] },
+];
+
+/** Programs of their own: what they may import besides themselves. */
+const SELF_CONTAINED: Readonly<Record<string, readonly string[]>> = {
+  proxy: [],
+  "sandbox-image/executor": ["sandbox-image/executor/protocol"],
+  "sandbox-image/executor/protocol": [],
+};
+
+/** The only file of the proxy that code outside it may import. */
+const PROXY_ENTRY = "proxy/index.ts";
+
+/** Shared by the executor and the server: the protocol and the flow control it specifies. */
+const PROTOCOL_FILES = [/^sandbox-image\/executor\/protocol(\.ts$|\/)/, /^sandbox-image\/executor\/flow-window\.ts$/];
+
+export interface SourceFile {
+  /** Relative to the repository root, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+export interface ImportEdge {
+  from: string;
+  to: string;
+}
+
+/** The folder a file belongs to, in the terms of LAYERS and SELF_CONTAINED; null for files outside the checked tree. */
+export function folderOf(file: string): string | null {
+  if (PROTOCOL_FILES.some((pattern) => pattern.test(file))) return "sandbox-image/executor/protocol";
+  if (file.startsWith("sandbox-image/executor/")) return "sandbox-image/executor";
+  if (file.startsWith("proxy/")) return "proxy";
+  const server = /^server\/([^/]+)\//.exec(file);
+  if (server) return `server/${server[1]}`;
+  if (/^server\/[^/]+\.ts$/.test(file)) return "server/*";
+  return null;
+}
+
+function layerIndexOf(folder: string): number {
+  return LAYERS.findIndex((layer) => layer.folders.includes(folder));
+}
+
+/** Every relative import, export-from and dynamic import of the files, resolved to files of the tree. */
+export function importEdges(files: readonly SourceFile[]): ImportEdge[] {
+  const known = new Set(files.map((file) => file.path));
+  const edges: ImportEdge[] = [];
+  for (const file of files) {
+    for (const imported of ts.preProcessFile(file.text, true, true).importedFiles) {
+      const specifier = imported.fileName;
+      if (!specifier.startsWith(".")) continue; // packages and node: built-ins
+      const joined = path.posix.normalize(path.posix.join(path.posix.dirname(file.path), specifier));
+      const candidates = [joined.replace(/\.js$/, ".ts"), `${joined}.ts`, `${joined}/index.ts`, joined];
+      edges.push({ from: file.path, to: candidates.find((candidate) => known.has(candidate)) ?? joined });
+    }
+  }
+  return edges;
+}
+
+/** What breaks the layering, one sentence each that says what to change; empty when all is well. */
+export function checkLayering(files: readonly SourceFile[]): string[] {
+  const problems: string[] = [];
+  for (const file of files) {
+    const folder = folderOf(file.path);
+    if (folder !== null && !(folder in SELF_CONTAINED) && layerIndexOf(folder) < 0) {
+      problems.push(`${file.path}: the folder ${folder} is in no layer; add it to LAYERS (test/support/architecture.ts) and docs/architecture.md`);
+    }
+  }
+  const folderEdges = new Map<string, Set<string>>();
+  for (const { from, to } of importEdges(files)) {
+    const source = folderOf(from);
+    const target = folderOf(to);
+    if (source === null) continue;
+    if (target === null) {
+      problems.push(`${from} imports ${to}, which is outside the checked tree (server/, proxy/, sandbox-image/executor/)`);
+      continue;
+    }
+    if (source === target) continue;
+    const allowed = SELF_CONTAINED[source];
+    if (allowed && !allowed.includes(target)) {
+      problems.push(`${from} imports ${to}: ${source} is a program of its own and may import only ${[source, ...allowed].join(", ")}`);
+      continue;
+    }
+    if (target === "proxy" && to !== PROXY_ENTRY) {
+      problems.push(`${from} imports ${to}: outside the proxy, import it through ${PROXY_ENTRY}`);
+    }
+    if (target === "sandbox-image/executor") {
+      problems.push(`${from} imports ${to}: the executor is a program of its own; share code through its protocol module`);
+      continue;
+    }
+    const sourceLayer = layerIndexOf(source);
+    const targetLayer = layerIndexOf(target);
+    if (sourceLayer >= 0 && targetLayer >= 0 && targetLayer < sourceLayer) {
+      problems.push(
+        `${from} imports ${to}: ${source} (layer "${LAYERS[sourceLayer]!.name}") may not import ${target} (layer "${LAYERS[targetLayer]!.name}", above it); move the shared part down or pass it in through an interface`,
+      );
+    }
+    if (!folderEdges.has(source)) folderEdges.set(source, new Set());
+    folderEdges.get(source)!.add(target);
+  }
+  for (const cycle of folderCycles(folderEdges)) {
+    problems.push(`folders import each other in a cycle: ${[...cycle, cycle[0]].join(" → ")}; one of these imports must go`);
+  }
+  return problems;
+}
+
+/** The strongly connected components of more than one folder (Tarjan), each in a readable order. */
+function folderCycles(edges: Map<string, Set<string>>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) cycles.push(component.reverse());
+    }
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+/** The TypeScript sources of the checked tree, read from the repository at `root`. */
+export function readSourceTree(root: string): SourceFile[] {
+  const files: SourceFile[] = [];
+  const walk = (relative: string): void => {
+    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const child = path.posix.join(relative, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+        files.push({ path: child, text: fs.readFileSync(path.join(root, child), "utf8") });
+      }
+    }
+  };
+  for (const top of ["server", "proxy", "sandbox-image"]) walk(top);
+  return files;
+}
