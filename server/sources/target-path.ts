@@ -5,7 +5,7 @@
 
 import path from "node:path/posix";
 
-/** Top-level folders that belong to the operating system or to the emulator (behaviour.md §2). */
+/** Top-level folders of the operating system or the emulator (docs/environments-and-files.md#reserved-folders). */
 const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
 const RESERVED_PREFIXES = ["opt/emulator"];
 
