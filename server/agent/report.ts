@@ -1,4 +1,4 @@
-// The emulated agent's final answer (behaviour.md §7). The SDK shows the last model_output as
+// The emulated agent's final answer (docs/api.md#the-final-answer). The SDK shows the last model_output as
 // `interaction.output_text`, so this text is what a person sees of a run: each call in order with its
 // result in short, and every hook denial with the hook group and its reason verbatim, so it is plain
 // what the hooks did without opening the steps.

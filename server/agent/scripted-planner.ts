@@ -1,4 +1,4 @@
-// The deterministic planner behind the emulated agent (behaviour.md §7): input text → tool calls.
+// The deterministic planner behind the emulated agent (docs/api.md#the-emulated-agent): input text → tool calls.
 // Two ways in: an exact ```tool_calls script (for tests), or a small reader for the plain phrasings
 // the seed documentation uses ("Run `CMD` using code_execution.", "read `PATH`", "create PATH
 // containing TEXT, then read it back"). The reader is deliberately literal: it never guesses a command

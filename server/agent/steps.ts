@@ -1,6 +1,6 @@
 // The step shapes this emulator writes into an interaction, in the SDK's wire names.
 // code_execution uses the SDK's own step types; the file tools have no step type in the SDK, so they
-// appear as function_call / function_result (see behaviour.md §3).
+// appear as function_call / function_result (see docs/wire-protocol.md#steps).
 
 export interface TextContent {
   type: "text";
@@ -19,7 +19,7 @@ export type Step =
   | { type: "function_call"; id: string; name: string; arguments: Record<string, unknown> }
   | { type: "function_result"; call_id: string; name: string; result: string; is_error?: boolean };
 
-/** What a step.delta carries (wire-protocol.md §5.3, `StepDelta`), for the step types above. */
+/** What a step.delta carries (docs/wire-protocol.md#step-deltas), for the step types above. */
 export type StepDelta =
   | { type: "text"; text: string }
   | { type: "code_execution_result"; result: string; is_error?: boolean }

@@ -1,5 +1,6 @@
-// The request body of POST /{v}/environments (wire-protocol.md §7): an interaction's environment object
-// without `type` and `environment_id`, or a fork of another environment (`from_environment`).
+// The request body of POST /{v}/environments (docs/wire-protocol.md#environment-and-file-resources):
+// an interaction's environment object without `type` and `environment_id`, or a fork of another
+// environment (`from_environment`).
 
 import { z } from "zod";
 import { environmentObjectSchema, networkSchema, sourceSchema } from "./create-interaction.js";

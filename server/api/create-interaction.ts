@@ -1,4 +1,4 @@
-// The request body of POST /{v}/interactions, as the official SDK sends it (wire-protocol.md §3).
+// The request body of POST /{v}/interactions, as the official SDK sends it (docs/wire-protocol.md#the-request-body).
 // Unknown fields are tolerated, as the real service does; known ones are checked so that a mistake
 // is a 400 naming the field rather than a surprise later.
 
@@ -66,7 +66,7 @@ export const createInteractionSchema = z.looseObject({
 });
 export type CreateInteractionRequest = z.infer<typeof createInteractionSchema>;
 
-/** Request fields the Interaction resource echoes back (wire-protocol.md §4.1). */
+/** Request fields the Interaction resource echoes back (docs/wire-protocol.md#echoed-request-fields). */
 export const ECHOED_FIELDS = [
   "agent",
   "agent_config",

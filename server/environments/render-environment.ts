@@ -1,6 +1,6 @@
-// The Environment resource (wire-protocol.md §7). Counts are int64 strings; sources are shown without
-// content, and the network setting with its injected header values redacted. Variables (env) are not
-// part of the resource and are never shown.
+// The Environment resource (docs/wire-protocol.md#environment-and-file-resources). Counts are int64
+// strings; sources are shown without content, and the network setting with its injected header values
+// redacted. Variables (env) are not part of the resource and are never shown.
 
 import { redactNetwork } from "../egress/redact-network.js";
 import type { EnvironmentRecord } from "./environment-store.js";

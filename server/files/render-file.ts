@@ -1,5 +1,5 @@
-// The EnvironmentFile resource (wire-protocol.md §7): sizes as int64 strings, paths relative to the
-// sandbox root, mime_type empty for folders.
+// The EnvironmentFile resource (docs/wire-protocol.md#environment-and-file-resources): sizes as int64
+// strings, paths relative to the sandbox root, mime_type empty for folders.
 
 import path from "node:path/posix";
 import type { FileInfo } from "../sandbox/runtime.js";

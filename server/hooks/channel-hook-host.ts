@@ -194,7 +194,7 @@ function interpretCurl(result: CommandResult, request: HookHttpRequest): HookHtt
   };
 }
 
-/** The egress proxy marks its own refusals with x-proxy-error (behaviour.md §5). */
+/** The egress proxy marks its own refusals with x-proxy-error (docs/egress-and-credentials.md#refusals). */
 function proxyErrorHeader(headerJson: string): string | undefined {
   try {
     const headers = JSON.parse(headerJson) as Record<string, unknown>;

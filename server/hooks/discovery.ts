@@ -6,7 +6,7 @@ import type { HookHost } from "./hook-host.js";
 import { parseHooksFile, type HookGroup } from "./hooks-file.js";
 import type { HookDiagnostic, HookFileTrace } from "./trace.js";
 
-/** In this order: the sandbox root's file, then the working folder's (behaviour.md §4). */
+/** In this order: the sandbox root's file, then the working folder's (docs/hooks.md#discovery). */
 export const DEFAULT_CONFIG_PATHS: readonly string[] = ["/.agents/hooks.json", "/workspace/.agents/hooks.json"];
 
 export const DEFAULT_MAX_CONFIG_BYTES = 1024 * 1024;

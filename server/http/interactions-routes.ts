@@ -1,5 +1,5 @@
 // /{v}/interactions: create (unary, stream, background), get (JSON or a resumable event stream),
-// cancel, delete (wire-protocol.md §2, §5).
+// cancel, delete (docs/api.md#interactions; shapes in docs/wire-protocol.md).
 
 import { Router, type Request } from "express";
 import { createInteractionSchema } from "../api/create-interaction.js";

@@ -1,4 +1,4 @@
-// Server-sent events as the official SDK reads them (wire-protocol.md §5.2): `200 text/event-stream`,
+// Server-sent events as the official SDK reads them (docs/wire-protocol.md#framing): `200 text/event-stream`,
 // one frame per event, `event:` and `id:` lines for curl and EventSource users, and the event itself
 // as one `data:` line of JSON carrying `event_type` and `event_id`. The connection closes after the
 // last event (the SDK waits for the end of the body, not for interaction.completed).

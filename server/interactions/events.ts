@@ -1,4 +1,4 @@
-// The server-sent events of one interaction (wire-protocol.md §5.3), and their IDs.
+// The server-sent events of one interaction (docs/wire-protocol.md#event-types), and their IDs.
 //
 // [choice] event_id is `evt_<n>`: n counts the interaction's events from 1, with no gaps, so "the
 // events after evt_7" is simply n > 7. IDs are per interaction (the resume request names the

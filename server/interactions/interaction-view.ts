@@ -1,5 +1,5 @@
-// The Interaction resource in wire form (wire-protocol.md §4), and the snapshots the stream events
-// carry. The SDK computes output_text itself.
+// The Interaction resource in wire form (docs/wire-protocol.md#the-interaction-resource), and the
+// snapshots the stream events carry. The SDK computes output_text itself.
 
 import type { InteractionRecord } from "./interaction-store.js";
 

@@ -6,7 +6,7 @@
 /** Where tools and hook commands run, and what relative paths resolve against. */
 export const SANDBOX_WORKDIR = "/workspace";
 
-/** Top-level folders that belong to the operating system or to the emulator (docs/environments-and-files.md). */
+/** Top-level folders of the operating system or the emulator (docs/environments-and-files.md#reserved-folders). */
 export const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
 /** Folders below the top level that the emulator's executor uses. */
 export const RESERVED_PREFIXES = ["opt/emulator"];

@@ -1,5 +1,5 @@
 // The five built-in sandbox tools and the exact argument shapes the emulated agent may call them with
-// (behaviour.md §3). Hooks receive these args verbatim on stdin, so the schemas are the contract users
+// (docs/api.md#tools-and-steps). Hooks receive these args verbatim on stdin, so the schemas are the contract users
 // write their matchers and gate scripts against: validation here is strict (unknown keys are refused)
 // so a typo in a test script fails loudly instead of reaching a hook in an unexpected shape.
 
