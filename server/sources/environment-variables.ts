@@ -1,5 +1,6 @@
 // `environment.env`: variables every tool command in the sandbox sees. Plain values and {value} are
-// supported; {credential} needs the credentials API, which this emulator does not have yet.
+// supported. {credential} is refused: the real service keeps the secret out of the sandbox and
+// substitutes it on the way out, which our egress proxy does not do for environment variables yet.
 
 import { InvalidArgumentError } from "../common/errors.js";
 import type { EnvironmentInput } from "../api/create-interaction.js";
