@@ -327,10 +327,16 @@ export function egressBehaviours(t: ChannelSuite): void {
       const outcomes: Array<Promise<Error | null>> = [];
       let allOpen!: () => void;
       const opened = new Promise<void>((resolve) => (allOpen = resolve));
+      let greeted = 0;
       other.onEgressStream((stream) => {
         outcomes.push(outcome(stream));
+        // The program greets on each socket only once all its connects returned: closing the channel
+        // any earlier could reset a connect still under way (the test would then see a failed connect).
+        stream.once("data", () => {
+          greeted += 1;
+          if (greeted === count) allOpen();
+        });
         stream.resume();
-        if (outcomes.length === count) allOpen();
       });
       const program = runProgram(programs.WATCH_CONNECTIONS_END, [count], port);
       await opened;
