@@ -91,6 +91,7 @@ export async function startEmulator(
   if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
   const interactions = new InteractionService(interactionStore, eventStore, environments, {
     limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
+    maxTurns: config.EMULATOR_AGENT_MAX_TURNS,
   });
   const credentials = new CredentialService(credentialStore);
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });

@@ -1,160 +1,149 @@
-// The emulated agent's loop: take the planned tool calls one at a time; before each, the hooks engine
-// decides (pre_tool_execution); an allowed call runs in the sandbox and the post_tool_execution hooks
-// observe it. Call/result steps and a hook trace are recorded for every call.
+// The emulated agent: a turn loop over a planner (docs/architecture.md#the-agent-as-a-turn-loop). At
+// every turn the planner sees the conversation so far and names the next move; the loop runs the tools
+// it asks for (each guarded by the hooks), records what came of them, and asks again, until the
+// planner answers, hands the turn to the client, or the run is stopped. The loop never writes the
+// final answer's text itself: how a run is told is the planner's business.
 
-import { runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
-import type { HookHost } from "../hooks/hook-host.js";
-import type { HookTrace } from "../hooks/trace.js";
 import { newCallId } from "../common/ids.js";
-import type { Step } from "./steps.js";
-import type { ResultWriter, StepSink } from "./step-sink.js";
-import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
-import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
-import type { CallOutcome } from "./report.js";
 import type { ToolCall } from "../tools/tool-call.js";
+import { newConversation, type CallOutcome, type ClientFunctionCall, type Conversation, type PendingClientCall } from "./conversation.js";
+import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
+import type { Move, Planner, PlannerState } from "./planner.js";
+import type { StepSink } from "./step-sink.js";
 
-/** What the hooks did around one tool call, as the emulator's debug API serves it. */
-export interface ToolCallHooks {
-  call_id: string;
-  tool_call: { name: string; args: Record<string, unknown> };
-  pre: HookTrace;
-  /** null when the call was denied (post hooks fire only after a tool ran) or never finished. */
-  post: HookTrace | null;
-}
+export { CANCELLED_TEXT, denialText, type AgentSandbox, type ToolCallHooks } from "./guarded-call.js";
+
+/** How often the planner may be asked for a move in one run, unless the caller says otherwise. */
+export const DEFAULT_MAX_TURNS = 50;
+
+export type AgentEnding =
+  | { kind: "answered"; text: string }
+  /** Function calls were handed to the client (their steps are recorded); the run waits for their results. */
+  | { kind: "asked_client"; calls: PendingClientCall[] }
+  /** The signal stopped the run (cancel, shutdown); nothing after the running call happened. */
+  | { kind: "stopped" }
+  /** The sandbox stopped answering; `text` is the planner's answer that says so. */
+  | { kind: "sandbox_failed"; message: string; text: string }
+  /** The planner did not answer within the allowed turns. */
+  | { kind: "turn_limit"; text: string };
 
 export interface AgentRun {
-  outcomes: CallOutcome[];
+  conversation: Conversation;
+  /** One entry per tool call that reached the hooks, in order. */
   hooks: ToolCallHooks[];
-  /** Set when the sandbox stopped answering; the calls after the failed one did not run. */
-  failure?: string;
-  /** Set when the signal stopped the run (cancel, shutdown); the calls after it did not run. */
-  stopped?: boolean;
+  /** Set when the loop has returned. */
+  ending?: AgentEnding;
+  /** The planner's saved state, set when the loop has returned (also after a stop or a failure). */
+  plannerState?: PlannerState;
 }
 
 export interface AgentContext {
-  calls: ToolCall[];
-  environmentId: string;
+  /** The environment's sandbox; null when the interaction has none (a planner that needs no tools). */
+  sandbox: AgentSandbox | null;
   /** Whether the request enabled code_execution (it is on when `tools` is omitted). */
   codeExecutionEnabled: boolean;
-  channel: SandboxChannel;
-  hooks: HookHost;
-  limits: ToolContext;
-  /** Where call and result steps go, as they happen. */
+  /** Where steps go, as they happen. */
   steps: StepSink;
-  /** Stops the run: a running tool or hook is killed with its process tree, and no later call starts. */
+  /** Stops the run: a running tool or hook is killed with its process tree, and nothing later starts. */
   signal?: AbortSignal;
+  /** How often the planner may be asked for a move; default DEFAULT_MAX_TURNS. */
+  maxTurns?: number;
+  /** Makes call IDs (call_…); tests pass a counter. */
+  newCallId?: () => string;
 }
 
-export function denialText(group: string, reason: string): string {
-  return `Tool call denied by hook "${group}": ${reason}`;
+export function newAgentRun(inputText: string): AgentRun {
+  return { conversation: newConversation(inputText), hooks: [] };
 }
 
-export const CANCELLED_TEXT = "[cancelled]";
-
-export function newAgentRun(): AgentRun {
-  return { outcomes: [], hooks: [] };
+/**
+ * Runs the planner's moves until the run ends, and says how it ended. `run` is filled as it goes, so a
+ * caller sees the progress, and the planner's state is saved even if this throws.
+ */
+export async function runAgent(planner: Planner, context: AgentContext, run: AgentRun): Promise<AgentEnding> {
+  try {
+    run.ending = await takeTurns(planner, context, run);
+    return run.ending;
+  } finally {
+    run.plannerState = planner.saveState(run.conversation);
+  }
 }
 
-/** Runs the calls in order, filling `run` as it goes (so a caller sees the progress even if this throws). */
-export async function runCalls(context: AgentContext, run: AgentRun = newAgentRun()): Promise<AgentRun> {
+const STOPPED: AgentEnding = { kind: "stopped" };
+
+async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun): Promise<AgentEnding> {
   const { signal } = context;
-  for (const call of context.calls) {
-    if (signal?.aborted) {
-      run.stopped = true;
-      return run;
-    }
-    if (call.name === "code_execution" && !context.codeExecutionEnabled) {
-      run.outcomes.push({
-        call,
-        status: "skipped",
-        output: "",
-        skippedReason: 'code_execution is not enabled for this interaction; add {"type":"code_execution"} to tools',
-      });
-      continue;
-    }
-    const id = newCallId();
-    context.steps.complete(callStep(id, call));
-    const result = lazyResult(context.steps, id, call);
-    try {
-      await runOneCall(context, call, id, result, run);
-    } catch (error) {
-      // A result already recorded (the failure hit the post hooks) stays as it is.
-      const recorded = result.finished();
-      if (signal?.aborted) {
-        if (!recorded) {
-          result.get().finish(CANCELLED_TEXT, true);
-          run.outcomes.push({ call, status: "error", output: CANCELLED_TEXT });
-        }
-        run.stopped = true;
-        return run;
+  const maxTurns = context.maxTurns ?? DEFAULT_MAX_TURNS;
+  const callContext: CallContext = {
+    sandbox: context.sandbox,
+    codeExecutionEnabled: context.codeExecutionEnabled,
+    steps: context.steps,
+    newCallId: context.newCallId ?? newCallId,
+    ...(signal ? { signal } : {}),
+  };
+  for (let turn = 1; ; turn++) {
+    if (signal?.aborted) return STOPPED;
+    if (turn > maxTurns) return { kind: "turn_limit", text: turnLimitText(maxTurns) };
+    const move = await askPlanner(planner, run.conversation, signal);
+    if (move === null) return STOPPED;
+    switch (move.kind) {
+      case "answer":
+        return { kind: "answered", text: move.text };
+      case "ask_client":
+        return handToClient(move.calls, run.conversation, callContext);
+      case "call_tools": {
+        const end = await runToolCalls(move.calls, callContext, run);
+        if (end.kind === "stopped") return STOPPED;
+        if (end.kind === "sandbox_failed") return concludeAfterFailure(planner, run.conversation, end.message, signal);
       }
-      if (!(error instanceof SandboxUnavailableError)) throw error;
-      if (!recorded) {
-        result.get().finish(`The sandbox stopped answering: ${error.message}`, true);
-        run.outcomes.push({ call, status: "error", output: error.message });
-      }
-      run.failure = error.message;
-      return run;
     }
   }
-  if (signal?.aborted) run.stopped = true;
-  return run;
 }
 
-/** The result step opens when the tool starts (or is denied), not while the pre hooks decide. */
-interface LazyResult {
-  get(): ResultWriter;
-  finished(): boolean;
-}
-
-function lazyResult(steps: StepSink, id: string, call: ToolCall): LazyResult {
-  let writer: ResultWriter | null = null;
-  return { get: () => (writer ??= steps.startResult(resultStep(id, call))), finished: () => writer?.finished === true };
-}
-
-async function runOneCall(context: AgentContext, call: ToolCall, id: string, result: LazyResult, run: AgentRun): Promise<void> {
-  const hookOptions = context.signal ? { signal: context.signal } : {};
-  const pre = await runPreToolHooks(context.hooks, call, context.environmentId, hookOptions);
-  const hooks: ToolCallHooks = { call_id: id, tool_call: { name: call.name, args: call.args }, pre: pre.trace, post: null };
-  run.hooks.push(hooks);
-  if (pre.decision === "deny") {
-    const text = denialText(pre.group, pre.reason);
-    result.get().finish(text, true);
-    run.outcomes.push({ call, status: "denied", output: text, denial: { group: pre.group, reason: pre.reason } });
-    return;
+/** The planner's move, or null when the signal stopped the run while (or before) it was asked. */
+async function askPlanner(planner: Planner, conversation: Conversation, signal: AbortSignal | undefined): Promise<Move | null> {
+  try {
+    const move = await planner.next(conversation, signal);
+    return signal?.aborted ? null : move;
+  } catch (error) {
+    if (signal?.aborted) return null;
+    throw error;
   }
-  const writer = result.get();
-  let streamed = "";
-  const execution: ToolExecution = await runTool(context.channel, call, context.limits, {
-    onOutput: (text) => {
-      streamed += text;
-      writer.append(text);
-    },
-    ...hookOptions,
-  });
-  // The tool's result begins with what it streamed; the rest (status notes, or a file tool's whole
-  // answer) closes the step.
-  const tail = execution.result.startsWith(streamed) ? execution.result.slice(streamed.length) : execution.result;
-  writer.finish(tail, execution.isError);
-  const outcome: CallOutcome = { call, status: execution.isError ? "error" : "ok", output: execution.result };
-  if (execution.exitCode !== undefined) outcome.exitCode = execution.exitCode;
-  run.outcomes.push(outcome);
-  if (context.signal?.aborted) return;
-  hooks.post = await runPostToolHooks(context.hooks, call, context.environmentId, execution.errorText, hookOptions);
 }
 
-function callStep(id: string, call: ToolCall): Step {
-  if (call.name === "code_execution") {
-    return {
-      type: "code_execution_call",
-      id,
-      arguments: { code: String(call.args.code ?? ""), language: call.args.language === "python" ? "python" : "bash" },
-    };
+async function runToolCalls(calls: readonly ToolCall[], context: CallContext, run: AgentRun): Promise<CallEnd> {
+  const outcomes: CallOutcome[] = [];
+  run.conversation.turns.push({ kind: "tool_calls", outcomes });
+  for (const call of calls) {
+    if (context.signal?.aborted) return { kind: "stopped" };
+    const end = await runGuardedCall(call, context, outcomes, run.hooks);
+    if (end.kind !== "done") return end;
   }
-  return { type: "function_call", id, name: call.name, arguments: call.args };
+  return { kind: "done" };
 }
 
-function resultStep(callId: string, call: ToolCall): Extract<Step, { type: "code_execution_result" | "function_result" }> {
-  if (call.name === "code_execution") return { type: "code_execution_result", call_id: callId, result: "" };
-  return { type: "function_result", call_id: callId, name: call.name, result: "" };
+/**
+ * [choice] Function calls for the client are recorded as function_call steps and end the run; the
+ * interaction then waits in requires_action, the status the API uses for it. Hooks do not fire for
+ * them: they guard only the sandbox's built-in tools (docs/hooks.md).
+ */
+function handToClient(calls: readonly ClientFunctionCall[], conversation: Conversation, context: CallContext): AgentEnding {
+  if (calls.length === 0) throw new Error("the planner asked the client for nothing: an ask_client move needs at least one function call");
+  const pending: PendingClientCall[] = calls.map((call) => ({ id: context.newCallId(), name: call.name, arguments: call.arguments }));
+  for (const call of pending) context.steps.complete({ type: "function_call", id: call.id, name: call.name, arguments: call.arguments });
+  conversation.turns.push({ kind: "ask_client", calls: pending });
+  return { kind: "asked_client", calls: pending };
+}
+
+/** After the sandbox failed, the planner has the last word: an answer that says what did not run. */
+async function concludeAfterFailure(planner: Planner, conversation: Conversation, message: string, signal: AbortSignal | undefined): Promise<AgentEnding> {
+  conversation.failure = message;
+  const move = await askPlanner(planner, conversation, signal);
+  if (move === null) return STOPPED;
+  const text = move.kind === "answer" ? move.text : `The sandbox stopped answering, so the run could not go on: ${message}`;
+  return { kind: "sandbox_failed", message, text };
+}
+
+function turnLimitText(maxTurns: number): string {
+  return `The agent stopped after ${maxTurns} turns without reaching an answer, the most one interaction may take; the steps so far are kept.`;
 }

@@ -4,16 +4,9 @@
 // what the hooks did without opening the steps.
 
 import type { ToolCall } from "../tools/tool-call.js";
+import type { CallOutcome } from "./conversation.js";
 
-export interface CallOutcome {
-  call: ToolCall;
-  status: "ok" | "error" | "denied" | "skipped";
-  /** The result text as recorded in the step: stdout+stderr, file content, listing, or error text. */
-  output: string;
-  exitCode?: number | null;
-  denial?: { group: string; reason: string };
-  skippedReason?: string;
-}
+export type { CallOutcome };
 
 /** Beyond these, a result is shortened in the answer; the step keeps the whole text. */
 const REPORT_LIMITS = { headLines: 30, tailLines: 10, headChars: 3000, tailChars: 1000 } as const;
@@ -38,6 +31,11 @@ export function reportOutcomes(outcomes: readonly CallOutcome[], notes: readonly
   }
   if (notes.length > 0) paragraphs.push(`I skipped part of your request. ${notes.join(" ")}`);
   return paragraphs.join("\n\n");
+}
+
+/** The answer when the sandbox stopped answering mid-run: what happened so far, then what did not. */
+export function reportAfterSandboxFailure(outcomes: readonly CallOutcome[], notes: readonly string[], failure: string): string {
+  return `${reportOutcomes(outcomes, notes)}\n\nThe sandbox stopped answering, so the remaining steps did not run: ${failure}`;
 }
 
 export const PHRASING_HELP = `${[

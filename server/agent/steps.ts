@@ -25,5 +25,6 @@ export type StepDelta =
   | { type: "code_execution_result"; result: string; is_error?: boolean }
   | { type: "function_result"; result: string; name?: string; is_error?: boolean };
 
-export type InteractionStatus = "in_progress" | "completed" | "failed" | "cancelled";
+/** requires_action: the agent handed function calls to the client and waits for their results. */
+export type InteractionStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled";
 

@@ -39,6 +39,7 @@ export const configSchema = z.object({
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
+  EMULATOR_AGENT_MAX_TURNS: positiveInt(50).describe("How often the agent's planner may be asked for its next move in one interaction; a run that reaches it fails"),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
   EMULATOR_EGRESS_HOST_MAP: z
     .string()

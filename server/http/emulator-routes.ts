@@ -1,5 +1,7 @@
 // The emulator's own debug API, outside /{version}/ so it can never collide with the real protocol.
 // GET /emulator/interactions/{id}/hooks: what the hooks did around each tool call of an interaction.
+// GET /emulator/interactions/{id}/planner: the agent's planner state after the run, which a later
+// interaction naming this one (previous_interaction_id) resumes (null while it runs).
 // GET /emulator/environments/{id}/egress: every connection attempt the environment's sandbox made.
 
 import { Router } from "express";
@@ -46,6 +48,15 @@ export function emulatorRouter({ interactions: service, environments, egressLog 
       interaction_id: record.id,
       environment_id: record.environmentId,
       tool_calls: record.hookTraces,
+    });
+  });
+
+  router.get("/interactions/:id/planner", (req, res) => {
+    const record = service.get(req.params.id, ownerOfRequest(req));
+    res.status(200).json({
+      interaction_id: record.id,
+      previous_interaction_id: record.previousInteractionId,
+      planner_state: record.plannerState ?? null,
     });
   });
   return router;

@@ -3,9 +3,8 @@
 // steps a stream describes and the steps stored are one and the same. It can be stopped (cancel,
 // shutdown); the running tool or hook is then killed with its process tree.
 
-import { newAgentRun, runCalls, type AgentRun } from "../agent/agent-loop.js";
-import { noCallAnswer, reportOutcomes } from "../agent/report.js";
-import type { PlanResult } from "../agent/scripted-planner.js";
+import { newAgentRun, runAgent, type AgentEnding, type AgentSandbox } from "../agent/agent-loop.js";
+import type { Planner } from "../agent/planner.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
@@ -23,12 +22,15 @@ export interface RunInput {
   /** The interaction as it starts: status in_progress, no steps. */
   record: InteractionRecord;
   inputText: string;
-  plan: Exclude<PlanResult, { kind: "invalid" }>;
+  /** Ready to plan this run; resumed from the previous interaction's state when the request named one. */
+  planner: Planner;
   environment: EnvironmentRecord | null;
-  /** Open when the plan has calls and an environment. */
+  /** Open when the planner needs the sandbox and there is an environment. */
   channel: SandboxChannel | null;
   codeExecutionEnabled: boolean;
   limits: ToolLimits;
+  /** How often the planner may be asked for a move (the agent loop's default when absent). */
+  maxTurns?: number;
 }
 
 export interface RunDependencies {
@@ -95,39 +97,51 @@ export class InteractionRun {
   }
 
   private async execute(): Promise<void> {
-    const { plan, environment, channel } = this.input;
+    const { planner } = this.input;
     const { signal } = this.controller;
+    const run = newAgentRun(this.input.inputText);
+    // The live record shows the hook traces as they are made (the debug API reads them).
+    this.record.hookTraces = run.hooks;
     try {
-      if (plan.kind === "none") return this.answerAndFinish(noCallAnswer(plan.understood));
-      if (!environment || !channel) return this.answerAndFinish(reportOutcomes([]));
-      const run = newAgentRun();
-      // The live record shows the hook traces as they are made (the debug API reads them).
-      this.record.hookTraces = run.hooks;
-      const env = environment.config.env ?? {};
-      await this.deps.using(environment.id, () =>
-        runCalls(
+      const sandbox = this.sandbox();
+      const work = () =>
+        runAgent(
+          planner,
           {
-            calls: plan.calls,
-            environmentId: environment.id,
+            sandbox,
             codeExecutionEnabled: this.input.codeExecutionEnabled,
-            channel,
-            hooks: new ChannelHookHost(channel, { cwd: SANDBOX_WORKDIR, env }),
-            limits: { ...this.input.limits, env },
             steps: this.steps,
             signal,
+            ...(this.input.maxTurns !== undefined ? { maxTurns: this.input.maxTurns } : {}),
           },
           run,
-        ),
-      );
-      if (run.stopped || signal.aborted) return this.finishStopped();
-      this.finishRun(run, plan.notes);
+        );
+      const ending = await (sandbox ? this.deps.using(sandbox.environmentId, work) : work());
+      this.record.plannerState = run.plannerState;
+      if (signal.aborted) return this.finishStopped();
+      this.finishRun(ending);
     } catch (error) {
+      // The loop saves the planner's state however it ends, so a later interaction can still resume it.
+      this.record.plannerState = run.plannerState;
       if (signal.aborted) return this.finishStopped();
       console.error(`interaction ${this.record.id} failed:`, error);
       const message = `The emulator failed while running this interaction: ${(error as Error)?.message ?? String(error)}`;
       this.closeOpenStep(`\n[${message}]`);
       this.finish("failed", { code: "INTERNAL", message });
     }
+  }
+
+  /** Where the agent's tools and hooks run; null when the run has no channel (its planner needs none). */
+  private sandbox(): AgentSandbox | null {
+    const { environment, channel } = this.input;
+    if (!environment || !channel) return null;
+    const env = environment.config.env ?? {};
+    return {
+      environmentId: environment.id,
+      channel,
+      hooks: new ChannelHookHost(channel, { cwd: SANDBOX_WORKDIR, env }),
+      limits: { ...this.input.limits, env },
+    };
   }
 
   /** Never throws: whatever happens, the run must still reach finish(). */
@@ -139,12 +153,22 @@ export class InteractionRun {
     }
   }
 
-  private finishRun(run: AgentRun, notes: string[] | undefined): void {
-    let answer = reportOutcomes(run.outcomes, notes);
-    if (run.failure === undefined) return this.answerAndFinish(answer);
-    answer += `\n\nThe sandbox stopped answering, so the remaining steps did not run: ${run.failure}`;
-    this.steps.text(answer);
-    this.finish("failed", { code: "UNAVAILABLE", message: run.failure });
+  private finishRun(ending: AgentEnding): void {
+    switch (ending.kind) {
+      case "answered":
+        return this.answerAndFinish(ending.text);
+      case "asked_client":
+        // The function_call steps are recorded; the client answers them in a new interaction.
+        return this.finish("requires_action");
+      case "stopped":
+        return this.finishStopped();
+      case "sandbox_failed":
+        this.steps.text(ending.text);
+        return this.finish("failed", { code: "UNAVAILABLE", message: ending.message });
+      case "turn_limit":
+        this.steps.text(ending.text);
+        return this.finish("failed", { code: "RESOURCE_EXHAUSTED", message: ending.text });
+    }
   }
 
   private answerAndFinish(answer: string): void {

@@ -2,9 +2,8 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
-import type { PlanResult } from "../agent/scripted-planner.js";
-import { planFromInput } from "../agent/scripted-planner.js";
-import type { ToolCall } from "../tools/tool-call.js";
+import type { Planner } from "../agent/planner.js";
+import { startScriptedPlanner } from "../agent/scripted-planner.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -33,6 +32,8 @@ export const SHUTDOWN_ERROR: EventError = {
 
 export interface InteractionServiceOptions {
   limits: ToolLimits;
+  /** How often the agent's planner may be asked for a move in one interaction. Default: the agent loop's. */
+  maxTurns?: number;
   /** How long cancel and delete wait for a run to stop before answering anyway. Default 10 s. */
   stopWaitMs?: number;
 }
@@ -51,7 +52,7 @@ interface LiveInteraction {
 
 interface PreparedRun {
   text: string;
-  plan: Exclude<PlanResult, { kind: "invalid" }>;
+  planner: Planner;
   previous: InteractionRecord | null;
   environment: EnvironmentRecord | null;
   channel: SandboxChannel | null;
@@ -159,18 +160,19 @@ export class InteractionService {
     checkModes(request);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
     const text = inputText(request.input);
-    const plan = planFromInput(text);
-    if (plan.kind === "invalid") throw new InvalidArgumentError(`input: ${plan.message}`);
-    const calls: ToolCall[] = plan.kind === "calls" ? plan.calls : [];
+    // A continued conversation resumes the planner from the state its previous interaction kept.
+    const started = startScriptedPlanner(text, previous?.plannerState);
+    if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
+    const { planner } = started;
 
     // [choice] With no `environment`, a continued conversation stays in its environment, and a new
     // one that needs tools gets a fresh sandbox.
-    const environmentInput = request.environment ?? previous?.environmentId ?? (calls.length > 0 ? { type: "remote" as const } : undefined);
+    const environmentInput = request.environment ?? previous?.environmentId ?? (planner.needsSandbox ? { type: "remote" as const } : undefined);
     const openEnvironment = environmentInput === undefined ? null : await this.environments.plan(owner, environmentInput);
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
-    const channel = plan.kind === "calls" && environment ? await this.environments.channel(environment) : null;
-    return { text, plan, previous, environment, channel };
+    const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
+    return { text, planner, previous, environment, channel };
   }
 
   private start(owner: string, request: CreateInteractionRequest, prepared: PreparedRun): InteractionRun {
@@ -194,11 +196,12 @@ export class InteractionService {
       {
         record,
         inputText: prepared.text,
-        plan: prepared.plan,
+        planner: prepared.planner,
         environment: prepared.environment,
         channel: prepared.channel,
         codeExecutionEnabled: codeExecutionEnabled(request),
         limits: this.options.limits,
+        ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
       },
       {
         persistEvent: (event, seq) => {

@@ -1,4 +1,5 @@
 import type { Db } from "../store/database.js";
+import type { PlannerState } from "../agent/planner.js";
 import type { InteractionStatus, Step } from "../agent/steps.js";
 
 export interface InteractionRecord {
@@ -15,6 +16,11 @@ export interface InteractionRecord {
   steps: Step[];
   /** One entry per tool call: what the hooks did around it (served by the emulator's debug API). */
   hookTraces: object[];
+  /**
+   * The agent's planner state after the run, which a later interaction naming this one resumes. Set
+   * when the run has ended; never part of the public Interaction.
+   */
+  plannerState?: PlannerState;
 }
 
 interface Row {
@@ -27,6 +33,7 @@ interface Row {
   errors: string | null;
   created: string;
   updated: string;
+  planner_state: string | null;
 }
 
 export class InteractionStore {
@@ -37,10 +44,10 @@ export class InteractionStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated)
-           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated)
+          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state)
+           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState)
            ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
-             environment_id = excluded.environment_id`,
+             environment_id = excluded.environment_id, planner_state = excluded.planner_state`,
         )
         .run({
           id: record.id,
@@ -52,6 +59,7 @@ export class InteractionStore {
           errors: record.errors.length > 0 ? JSON.stringify(record.errors) : null,
           created: record.created,
           updated: record.updated,
+          plannerState: record.plannerState === undefined ? null : JSON.stringify(record.plannerState),
         });
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
@@ -91,7 +99,7 @@ export class InteractionStore {
     const hookTraces = (
       this.db.prepare("SELECT trace FROM hook_traces WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ trace: string }>
     ).map((traceRow) => JSON.parse(traceRow.trace) as object);
-    return {
+    const record: InteractionRecord = {
       id: row.id,
       owner: row.owner,
       status: row.status,
@@ -104,5 +112,7 @@ export class InteractionStore {
       steps,
       hookTraces,
     };
+    if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
+    return record;
   }
 }

@@ -70,4 +70,8 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX interactions_status ON interactions (status);
   `,
+  `
+  -- The agent's planner state after a run (JSON), for a later interaction that continues it.
+  ALTER TABLE interactions ADD COLUMN planner_state TEXT;
+  `,
 ];

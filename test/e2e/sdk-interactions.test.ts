@@ -34,6 +34,7 @@ after(async () => {
 describe("interactions through the official SDK", () => {
   // The SDK's create() type is a union with its streaming overload; a unary call returns this shape.
   let first: { id?: string; status?: string; environment_id?: string; output_text?: string; steps?: Array<{ type: string }> };
+  let continued: typeof first;
 
   it("creates an interaction that writes a file and runs a command in a new sandbox", async () => {
     first = await ai.interactions.create({
@@ -73,6 +74,26 @@ describe("interactions through the official SDK", () => {
     assert.equal((second.steps?.[2] as { result?: string }).result, "hi");
     assert.equal((second.steps?.[4] as { result?: string }).result, "{}");
     assert.equal(await emulator.sandboxCount(), before);
+    continued = second;
+  });
+
+  it("keeps the agent's planner state with each interaction and resumes it in the next (debug route only)", async () => {
+    const planner = async (id: string, key = KEY) => fetch(`${emulator.url}/emulator/interactions/${id}/planner`, { headers: { "x-goog-api-key": key } });
+    const response = await planner(continued.id!);
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as { previous_interaction_id: string; planner_state: { planner: string; data: { runs: Array<{ read: string; calls: Array<{ name: string; call_id: string; status: string }> }> } } };
+    assert.equal(body.previous_interaction_id, first.id);
+    assert.equal(body.planner_state.planner, "scripted");
+    assert.deepEqual(
+      body.planner_state.data.runs.map((run) => [run.read, run.calls.map((call) => `${call.name} ${call.status}`)]),
+      [
+        ["phrasing", ["write_file ok", "code_execution ok"]],
+        ["phrasing", ["read_file ok", "read_file ok"]],
+      ],
+    );
+    assert.equal(body.planner_state.data.runs[1]?.calls[0]?.call_id, (continued.steps?.[1] as { id?: string }).id);
+    assert.equal(JSON.stringify(await ai.interactions.get(continued.id!)).includes("planner"), false, "not on the public resource");
+    assert.equal((await planner(continued.id!, OTHER_KEY)).status, 404);
   });
 
   it("serves /v1beta/ as well as the SDK's default /v1/", async () => {

@@ -5,60 +5,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runPostToolHooks, runPreToolHooks } from "../../server/hooks/engine.js";
-import type {
-  HookCommandRequest,
-  HookCommandResult,
-  HookConfigRead,
-  HookHost,
-  HookHttpRequest,
-  HookHttpResult,
-} from "../../server/hooks/hook-host.js";
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
+import { exited, ROOT_HOOKS as ROOT, ScriptedHost, WORKSPACE_HOOKS as WORKSPACE } from "../support/scripted-hook-host.js";
 import { bash, read } from "../support/tool-calls.js";
-
-const ROOT = "/.agents/hooks.json";
-const WORKSPACE = "/workspace/.agents/hooks.json";
-
-function exited(stdout = "", exitCode = 0): HookCommandResult {
-  return {
-    exitCode,
-    signal: null,
-    timedOut: false,
-    stdout: Buffer.from(stdout),
-    stderr: Buffer.alloc(0),
-    stdoutBytes: Buffer.byteLength(stdout),
-    stderrBytes: 0,
-    durationMs: 1,
-  };
-}
-
-class ScriptedHost implements HookHost {
-  readonly configs = new Map<string, HookConfigRead>();
-  readonly commands: HookCommandRequest[] = [];
-  readonly posts: HookHttpRequest[] = [];
-  onCommand: (request: HookCommandRequest) => Promise<HookCommandResult> = async () => exited();
-  onPost: (request: HookHttpRequest) => Promise<HookHttpResult> = async () => ({ ok: true, status: 200, body: Buffer.from("{}"), bodyBytes: 2, durationMs: 1 });
-
-  withHooks(path: string, document: unknown): this {
-    const text = JSON.stringify(document);
-    this.configs.set(path, { status: "found", realPath: path, text, bytes: text.length });
-    return this;
-  }
-
-  async readConfig(path: string): Promise<HookConfigRead> {
-    return this.configs.get(path) ?? { status: "missing" };
-  }
-
-  runCommand(request: HookCommandRequest): Promise<HookCommandResult> {
-    this.commands.push(request);
-    return this.onCommand(request);
-  }
-
-  postJson(request: HookHttpRequest): Promise<HookHttpResult> {
-    this.posts.push(request);
-    return this.onPost(request);
-  }
-}
 
 const gate = (...hooks: unknown[]) => ({ g: { pre_tool_execution: [{ matcher: "*", hooks }], post_tool_execution: [{ matcher: "*", hooks }] } });
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { openDatabase } from "../../server/store/database.js";
+import { openDatabase, openMemoryDatabase } from "../../server/store/database.js";
 import { EnvironmentStore } from "../../server/environments/environment-store.js";
 import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
 
@@ -59,6 +59,38 @@ describe("store", () => {
       new InteractionStore(db).save(record("int_2", "owner-a"));
       assert.equal(new InteractionStore(db).get("int_2", "owner-b"), null);
       db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps an interaction's planner state, and reads none when there is none", () => {
+    const db = openMemoryDatabase();
+    const store = new InteractionStore(db);
+    const withState: InteractionRecord = { ...record("int_3", "owner-a"), plannerState: { planner: "scripted", data: { runs: [{ read: "none", calls: [] }] } } };
+    store.save(withState);
+    assert.deepEqual(store.get("int_3", "owner-a"), withState);
+    store.save(record("int_4", "owner-a"));
+    assert.equal("plannerState" in (store.get("int_4", "owner-a") ?? {}), false);
+    db.close();
+  });
+
+  it("upgrades a data folder from before planner states in place", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-store-"));
+    try {
+      const old = openDatabase(dir);
+      // Back to schema 4: the interactions table as it was, with an interaction in it.
+      old.exec("ALTER TABLE interactions DROP COLUMN planner_state; DELETE FROM schema_migrations WHERE version = 5;");
+      old
+        .prepare("INSERT INTO interactions (id, owner, status, echo, created, updated) VALUES ('int_old', 'owner-a', 'completed', '{}', 't', 't')")
+        .run();
+      old.close();
+      const upgraded = openDatabase(dir);
+      const store = new InteractionStore(upgraded);
+      assert.equal(store.get("int_old", "owner-a")?.plannerState, undefined);
+      store.save({ ...record("int_new", "owner-a"), plannerState: { planner: "scripted", data: { runs: [] } } });
+      assert.deepEqual(store.get("int_new", "owner-a")?.plannerState, { planner: "scripted", data: { runs: [] } });
+      upgraded.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,156 @@
+// One sandbox tool call of the agent, guarded by the hooks: the call step is recorded, the
+// pre_tool_execution hooks decide, an allowed call runs in the sandbox while its output streams into
+// the result step, and the post_tool_execution hooks observe it. A denied call gets an error result and
+// the agent moves on. A hook trace is kept for every call (docs/hooks.md).
+
+import { runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
+import type { HookHost } from "../hooks/hook-host.js";
+import type { HookTrace } from "../hooks/trace.js";
+import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
+import type { ToolCall } from "../tools/tool-call.js";
+import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
+import type { CallOutcome } from "./conversation.js";
+import type { ResultStep, ResultWriter, StepSink } from "./step-sink.js";
+import type { Step } from "./steps.js";
+
+/** What the hooks did around one tool call, as the emulator's debug API serves it. */
+export interface ToolCallHooks {
+  call_id: string;
+  tool_call: { name: string; args: Record<string, unknown> };
+  pre: HookTrace;
+  /** null when the call was denied (post hooks fire only after a tool ran) or never finished. */
+  post: HookTrace | null;
+}
+
+/** The environment's sandbox, where tools and hooks run. */
+export interface AgentSandbox {
+  environmentId: string;
+  channel: SandboxChannel;
+  hooks: HookHost;
+  limits: ToolContext;
+}
+
+export interface CallContext {
+  /** null when the interaction has no environment: sandbox tools are then not run. */
+  sandbox: AgentSandbox | null;
+  /** Whether the request enabled code_execution (it is on when `tools` is omitted). */
+  codeExecutionEnabled: boolean;
+  steps: StepSink;
+  signal?: AbortSignal;
+  /** Makes the IDs that pair a call step with its result step (call_…). */
+  newCallId: () => string;
+}
+
+/** How the call left the run: it may go on, it was stopped by the signal, or the sandbox is gone. */
+export type CallEnd = { kind: "done" } | { kind: "stopped" } | { kind: "sandbox_failed"; message: string };
+
+export function denialText(group: string, reason: string): string {
+  return `Tool call denied by hook "${group}": ${reason}`;
+}
+
+export const CANCELLED_TEXT = "[cancelled]";
+
+export const CODE_EXECUTION_DISABLED = 'code_execution is not enabled for this interaction; add {"type":"code_execution"} to tools';
+export const NO_SANDBOX = "this interaction has no environment to run tools in";
+
+/** Runs one call, adding its outcome to `outcomes` and its hook trace to `hooks` as they happen. */
+export async function runGuardedCall(call: ToolCall, context: CallContext, outcomes: CallOutcome[], hooks: ToolCallHooks[]): Promise<CallEnd> {
+  const { signal, sandbox } = context;
+  if (call.name === "code_execution" && !context.codeExecutionEnabled) return skip(call, CODE_EXECUTION_DISABLED, outcomes);
+  if (!sandbox) return skip(call, NO_SANDBOX, outcomes);
+  const id = context.newCallId();
+  context.steps.complete(callStep(id, call));
+  const result = lazyResult(context.steps, id, call);
+  try {
+    await runAllowedOrDenied(call, id, sandbox, context, result, outcomes, hooks);
+  } catch (error) {
+    // A result already recorded (the failure hit the post hooks) stays as it is.
+    const recorded = result.finished();
+    if (signal?.aborted) {
+      if (!recorded) {
+        result.get().finish(CANCELLED_TEXT, true);
+        outcomes.push({ call, callId: id, status: "error", output: CANCELLED_TEXT });
+      }
+      return { kind: "stopped" };
+    }
+    if (!(error instanceof SandboxUnavailableError)) throw error;
+    if (!recorded) {
+      result.get().finish(`The sandbox stopped answering: ${error.message}`, true);
+      outcomes.push({ call, callId: id, status: "error", output: error.message });
+    }
+    return { kind: "sandbox_failed", message: error.message };
+  }
+  return signal?.aborted ? { kind: "stopped" } : { kind: "done" };
+}
+
+/** A call that cannot run leaves no step; the final answer says why it was not run. */
+function skip(call: ToolCall, reason: string, outcomes: CallOutcome[]): CallEnd {
+  outcomes.push({ call, status: "skipped", output: "", skippedReason: reason });
+  return { kind: "done" };
+}
+
+/** The result step opens when the tool starts (or is denied), not while the pre hooks decide. */
+interface LazyResult {
+  get(): ResultWriter;
+  finished(): boolean;
+}
+
+function lazyResult(steps: StepSink, id: string, call: ToolCall): LazyResult {
+  let writer: ResultWriter | null = null;
+  return { get: () => (writer ??= steps.startResult(resultStep(id, call))), finished: () => writer?.finished === true };
+}
+
+async function runAllowedOrDenied(
+  call: ToolCall,
+  id: string,
+  sandbox: AgentSandbox,
+  context: CallContext,
+  result: LazyResult,
+  outcomes: CallOutcome[],
+  hooks: ToolCallHooks[],
+): Promise<void> {
+  const hookOptions = context.signal ? { signal: context.signal } : {};
+  const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);
+  const trace: ToolCallHooks = { call_id: id, tool_call: { name: call.name, args: call.args }, pre: pre.trace, post: null };
+  hooks.push(trace);
+  if (pre.decision === "deny") {
+    const text = denialText(pre.group, pre.reason);
+    result.get().finish(text, true);
+    outcomes.push({ call, callId: id, status: "denied", output: text, denial: { group: pre.group, reason: pre.reason } });
+    return;
+  }
+  const writer = result.get();
+  let streamed = "";
+  const execution: ToolExecution = await runTool(sandbox.channel, call, sandbox.limits, {
+    onOutput: (text) => {
+      streamed += text;
+      writer.append(text);
+    },
+    ...hookOptions,
+  });
+  // The tool's result begins with what it streamed; the rest (status notes, or a file tool's whole
+  // answer) closes the step.
+  const tail = execution.result.startsWith(streamed) ? execution.result.slice(streamed.length) : execution.result;
+  writer.finish(tail, execution.isError);
+  const outcome: CallOutcome = { call, callId: id, status: execution.isError ? "error" : "ok", output: execution.result };
+  if (execution.exitCode !== undefined) outcome.exitCode = execution.exitCode;
+  outcomes.push(outcome);
+  if (context.signal?.aborted) return;
+  trace.post = await runPostToolHooks(sandbox.hooks, call, sandbox.environmentId, execution.errorText, hookOptions);
+}
+
+function callStep(id: string, call: ToolCall): Step {
+  if (call.name === "code_execution") {
+    return {
+      type: "code_execution_call",
+      id,
+      arguments: { code: String(call.args.code ?? ""), language: call.args.language === "python" ? "python" : "bash" },
+    };
+  }
+  return { type: "function_call", id, name: call.name, arguments: call.args };
+}
+
+function resultStep(callId: string, call: ToolCall): ResultStep {
+  if (call.name === "code_execution") return { type: "code_execution_result", call_id: callId, result: "" };
+  return { type: "function_result", call_id: callId, name: call.name, result: "" };
+}

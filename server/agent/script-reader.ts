@@ -1,0 +1,96 @@
+// The exact way to ask the emulated agent for tool calls (docs/api.md#the-emulated-agent): one block
+// fenced as ```tool_calls holding a JSON array of {name, args}. Tests rely on it, so a malformed script
+// is refused with a message naming each bad item and what to fix, never guessed at.
+
+import { describeValueKind, parseToolCall, UNKNOWN_TOOL_HINT, type ToolCall } from "../tools/tool-call.js";
+import { findFencedBlocks } from "./fenced-blocks.js";
+
+const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
+const TOOL_CALLS_INFO = /^tool[_-]?calls?$/i;
+
+export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: ToolCall[] } | { kind: "invalid"; message: string };
+
+/** The calls of the input's tool_calls block; "absent" when it has none (the phrasings are read then). */
+export function readToolCallsScript(text: string): ScriptReading {
+  const script = findToolCallsScript(text);
+  return script.kind === "found" ? parseScript(script.body) : script;
+}
+
+type ScriptSearch = { kind: "absent" } | { kind: "found"; body: string } | { kind: "invalid"; message: string };
+
+function findToolCallsScript(text: string): ScriptSearch {
+  const scripts = findFencedBlocks(text).filter((block) => TOOL_CALLS_INFO.test(block.info.split(/\s+/)[0] ?? ""));
+  if (scripts.length === 0) {
+    // A one-line ```tool_calls [...]``` has no opener line; say so rather than read it as prose.
+    if (/```[ \t]*tool[_-]?calls?\b/i.test(text)) {
+      return invalid("the tool_calls block must be fenced on lines of its own: ```tool_calls on one line, the JSON array on the next lines, then ``` on a line by itself");
+    }
+    return { kind: "absent" };
+  }
+  if (scripts.length > 1) return invalid(`found ${scripts.length} tool_calls blocks; put all the calls in one block's JSON array`);
+  const [script] = scripts;
+  if (!script) return { kind: "absent" };
+  const [marker, ...extra] = script.info.split(/\s+/);
+  if (marker?.toLowerCase() !== "tool_calls") {
+    return invalid(`found a \`\`\`${marker} block; the emulated agent runs only blocks marked exactly \`\`\`tool_calls`);
+  }
+  if (extra.length > 0) return invalid("nothing may follow ```tool_calls on its opening line; start the JSON array on the next line");
+  if (!script.closed) return invalid("the tool_calls block is not closed; end it with ``` on a line by itself");
+  return { kind: "found", body: script.body };
+}
+
+function parseScript(body: string): ScriptReading {
+  if (body.trim() === "") return invalid(`the tool_calls block is empty; it must hold a JSON array of calls like [${EXAMPLE_CALL}]`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return invalid(`the tool_calls block is not valid JSON (${reason}); it must hold a JSON array of calls like [${EXAMPLE_CALL}]`);
+  }
+  if (!Array.isArray(parsed)) {
+    const looksLikeOneCall = typeof parsed === "object" && parsed !== null && "name" in parsed;
+    return invalid(
+      looksLikeOneCall
+        ? "the tool_calls block must hold a JSON array; wrap the single call in [ ]"
+        : `the tool_calls block must hold a JSON array of calls like [${EXAMPLE_CALL}], got ${describeValueKind(parsed)}`,
+    );
+  }
+  if (parsed.length === 0) return invalid(`the tool_calls array is empty; add at least one call like ${EXAMPLE_CALL}`);
+
+  const calls: ToolCall[] = [];
+  const problems: string[] = [];
+  parsed.forEach((item: unknown, index) => {
+    // 1-based, as a person counts the lines of their script.
+    const label = `tool_calls item ${index + 1}`;
+    const checked = checkScriptItem(item);
+    if (typeof checked === "string") problems.push(`${label}: ${checked}`);
+    else calls.push(checked);
+  });
+  // One line per item, so several mistakes can be fixed in one go.
+  if (problems.length > 0) return invalid(problems.join("\n"));
+  return { kind: "calls", calls };
+}
+
+const MISNAMED_ARGS_KEYS = new Set(["arguments", "parameters", "params", "input", "tool_input"]);
+
+function checkScriptItem(item: unknown): ToolCall | string {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) {
+    return `expected an object like ${EXAMPLE_CALL}, got ${describeValueKind(item)}`;
+  }
+  const record = item as Record<string, unknown>;
+  const unknownKeys = Object.keys(record).filter((key) => key !== "name" && key !== "args");
+  const firstUnknown = unknownKeys[0];
+  if (firstUnknown !== undefined) {
+    // "arguments" is what the interaction's steps use, so it is the likeliest slip.
+    if (MISNAMED_ARGS_KEYS.has(firstUnknown) && !("args" in record)) return `unknown key "${firstUnknown}"; write the arguments under "args"`;
+    return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"`;
+  }
+  if (!("name" in record)) return `missing "name"; ${UNKNOWN_TOOL_HINT}`;
+  const parsed = parseToolCall(record.name, record.args);
+  return parsed.ok ? parsed.call : parsed.message;
+}
+
+function invalid(message: string): { kind: "invalid"; message: string } {
+  return { kind: "invalid", message };
+}

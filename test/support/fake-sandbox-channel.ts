@@ -1,0 +1,152 @@
+// An in-memory SandboxChannel for tests of what sits above the sandbox (the agent loop, the
+// interactions): files live in a Map, and commands answer as the test scripts them, streaming their
+// output through onOutput and honouring the signal the way the executor does. Only what tools and
+// hooks use is implemented; the rest throws, so a test that needs more says so loudly.
+
+import type { Duplex } from "node:stream";
+import {
+  SandboxFileError,
+  SandboxUnavailableError,
+  type CommandRequest,
+  type CommandResult,
+  type FileEntry,
+  type FileInfo,
+  type ReadFileResult,
+  type SandboxChannel,
+  type TreeEntry,
+} from "../../server/sandbox/runtime.js";
+
+export interface ScriptedOutput {
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+}
+
+/** A command's result as the executor reports it (the output already passed through onOutput). */
+export function commandResult(output: ScriptedOutput = {}, extra: Partial<CommandResult> = {}): CommandResult {
+  const stdout = Buffer.from(output.stdout ?? "");
+  const stderr = Buffer.from(output.stderr ?? "");
+  return {
+    exitCode: output.exitCode ?? 0,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    stdout,
+    stderr,
+    stdoutBytes: stdout.length,
+    stderrBytes: stderr.length,
+    durationMs: 1,
+    ...extra,
+  };
+}
+
+/** The code a tool or hook asked to run: the last argument of `bash -c CODE` / `python3 -c CODE`. */
+export function codeOf(request: CommandRequest): string {
+  return request.argv[request.argv.length - 1] ?? "";
+}
+
+export class FakeSandboxChannel implements SandboxChannel {
+  /** Absolute path → content. */
+  readonly files = new Map<string, string>();
+  /** Every command run, tools and hooks alike, in order. */
+  readonly commands: CommandRequest[] = [];
+  /** Answers each command; the default prints nothing and exits 0. */
+  onRun: (request: CommandRequest) => Promise<ScriptedOutput | CommandResult> = async () => ({});
+  private goneReason: string | null = null;
+  private markClosed!: () => void;
+  readonly closed = new Promise<void>((resolve) => (this.markClosed = resolve));
+
+  /** From now on every operation fails as a sandbox that stopped answering does. */
+  goAway(reason = "the executor closed its output"): void {
+    this.goneReason = reason;
+  }
+
+  /** Runs `onRun` while streaming its stdout and stderr; a signal that aborts meanwhile cancels it. */
+  async run(request: CommandRequest): Promise<CommandResult> {
+    this.checkAlive();
+    this.commands.push(request);
+    const answer = await this.onRun(request);
+    this.checkAlive();
+    if ("durationMs" in answer) return answer;
+    if (answer.stdout) request.onOutput?.("stdout", Buffer.from(answer.stdout));
+    if (answer.stderr) request.onOutput?.("stderr", Buffer.from(answer.stderr));
+    return commandResult(answer, request.signal?.aborted ? { cancelled: true, exitCode: null, signal: "SIGKILL" } : {});
+  }
+
+  async readFile(path: string, maxBytes: number): Promise<ReadFileResult> {
+    this.checkAlive();
+    const text = this.files.get(path);
+    if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, open '${path}'`);
+    const content = Buffer.from(text);
+    return { content: content.subarray(0, maxBytes), size: content.length, truncated: content.length > maxBytes, realPath: path };
+  }
+
+  async writeFile(path: string, content: Buffer): Promise<void> {
+    this.checkAlive();
+    this.files.set(path, content.toString("utf8"));
+  }
+
+  async listFiles(path: string): Promise<FileEntry[]> {
+    this.checkAlive();
+    const prefix = path.endsWith("/") ? path : `${path}/`;
+    return [...this.files.entries()]
+      .filter(([name]) => name.startsWith(prefix) && !name.slice(prefix.length).includes("/"))
+      .map(([name, text]): FileEntry => ({ name: name.slice(prefix.length), type: "file", size: Buffer.byteLength(text), mtimeMs: 0 }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    this.checkAlive();
+    if (!this.files.delete(path)) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, unlink '${path}'`);
+  }
+
+  async ping(): Promise<{ version: number; pid: number; uid: number }> {
+    this.checkAlive();
+    return { version: 1, pid: 1, uid: 1000 };
+  }
+
+  stat(): Promise<{ info: FileInfo | null; realPath: string }> {
+    return notInFake("stat");
+  }
+
+  walk(): Promise<{ entries: TreeEntry[]; more: boolean }> {
+    return notInFake("walk");
+  }
+
+  usage(): Promise<{ files: number; bytes: number }> {
+    return notInFake("usage");
+  }
+
+  readFileChunk(): Promise<{ content: Buffer; size: number }> {
+    return notInFake("readFileChunk");
+  }
+
+  appendFile(): Promise<number> {
+    return notInFake("appendFile");
+  }
+
+  moveFile(): Promise<void> {
+    return notInFake("moveFile");
+  }
+
+  listenEgress(): Promise<number> {
+    return notInFake("listenEgress");
+  }
+
+  onEgressStream(_handler: (stream: Duplex) => void): void {
+    throw new Error("the fake sandbox channel has no egress");
+  }
+
+  close(): void {
+    this.goneReason ??= "the channel was closed";
+    this.markClosed();
+  }
+
+  private checkAlive(): void {
+    if (this.goneReason !== null) throw new SandboxUnavailableError(`sandbox executor unavailable: ${this.goneReason}`);
+  }
+}
+
+function notInFake(method: string): Promise<never> {
+  return Promise.reject(new Error(`the fake sandbox channel does not implement ${method}`));
+}
