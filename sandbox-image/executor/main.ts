@@ -13,6 +13,7 @@ import {
   FrameDecoder,
   isEgressFrameHeader,
   parseEgressFrame,
+  parseRequest,
   PROTOCOL_VERSION,
   type EgressFrame,
   type ExecRequest,
@@ -22,7 +23,6 @@ import {
   type ResultPayload,
 } from "./protocol.js";
 import { RunningCommand } from "./run-command.js";
-import { parseRequest } from "./validate-request.js";
 
 const running = new Map<number, RunningCommand>();
 const decoder = new FrameDecoder<unknown>();

@@ -1,22 +1,28 @@
 // The server's end of the executor channel: one byte stream each way, requests correlated by id.
 //
 // The executor runs inside the sandbox as the same user as the code it runs, so that code can kill
-// it, or impersonate it on the channel. Everything it sends is therefore checked: output is capped
-// here too, responses of the wrong shape close the channel, and frames for unknown ids are dropped.
+// it, or impersonate it on the channel. Everything it sends is therefore checked against the protocol's
+// tables, and the channel fails closed: a frame of the wrong shape, an answer of the wrong kind, a reply
+// to a request never made or already ended, a body where none belongs, or a result that contradicts
+// its request closes the channel, failing every pending call with SandboxUnavailableError. No call ever
+// resolves with unchecked data. Output is capped here too.
 
 import type { Duplex, Readable, Writable } from "node:stream";
 import {
+  checkEgressFrame,
+  checkResponse,
   encodeFrame,
   FrameDecoder,
   isEgressFrameHeader,
-  parseEgressFrame,
+  responseCarriesBody,
   type EgressFrame,
   type ExitMessage,
   type FileEntry,
   type FileInfo,
   type Request,
   type Response,
-  type ResultPayload,
+  type ResultOf,
+  type ResultOp,
   type TreeEntry,
 } from "../../sandbox-image/executor/protocol.js";
 import { EgressStreams } from "./egress-streams.js";
@@ -42,7 +48,9 @@ export class ExecutorRequestError extends Error {
 }
 
 type OutgoingRequest = Request extends infer R ? (R extends Request ? Omit<R, "id"> : never) : never;
-type ResultOf<Op extends ResultPayload["op"]> = Extract<ResultPayload, { op: Op }>;
+
+/** What is wrong with a well-formed result given the request it answers, or null when nothing is. */
+type ResultCheck<Op extends ResultOp> = (result: ResultOf<Op>, body: Buffer) => string | null;
 
 interface PendingRequest {
   onResponse(message: Response, body: Buffer): void;
@@ -103,6 +111,13 @@ export class ExecutorClient implements SandboxChannel {
               cancel();
             }
           } else if (message.type === "exit") {
+            // The executor counts every byte it forwards, so its totals can never be below what arrived.
+            if (message.stdoutBytes < stdout.received || message.stderrBytes < stderr.received) {
+              return this.protocolViolation(
+                `exec request ${id} exited reporting ${message.stdoutBytes}/${message.stderrBytes} bytes of output ` +
+                  `after sending ${stdout.received}/${stderr.received}`,
+              );
+            }
             settle();
             if (callbackError !== null) return reject(callbackError);
             resolve(commandResult(message, stdout.bytes(), stderr.bytes()));
@@ -110,7 +125,7 @@ export class ExecutorClient implements SandboxChannel {
             settle();
             reject(new ExecutorRequestError(message.code, message.message));
           } else {
-            this.protocolViolation(`a ${message.type} message answered exec request ${id}`);
+            this.protocolViolation(`${describeMessage(message)} answered exec request ${id}`);
           }
         },
         onClosed: (error) => {
@@ -137,13 +152,14 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   async readFile(path: string, maxBytes: number): Promise<ReadFileResult> {
-    const { result, body } = await this.call({ op: "readFile", path, maxBytes }, "readFile");
-    // Never trust the body length to honour our cap.
-    return { content: body.subarray(0, maxBytes), size: result.size, truncated: result.truncated, realPath: result.realPath };
+    const { result, body } = await this.call({ op: "readFile", path, maxBytes }, "readFile", {
+      check: (_, content) => (content.length > maxBytes ? `${content.length} bytes of content, more than the ${maxBytes} asked for` : null),
+    });
+    return { content: body, size: result.size, truncated: result.truncated, realPath: result.realPath };
   }
 
   async writeFile(path: string, content: Buffer, mode?: number): Promise<void> {
-    await this.call({ op: "writeFile", path, mode }, "writeFile", content);
+    await this.call({ op: "writeFile", path, mode }, "writeFile", { body: content });
   }
 
   async listFiles(path: string): Promise<FileEntry[]> {
@@ -164,9 +180,10 @@ export class ExecutorClient implements SandboxChannel {
     path: string,
     options: { recursive: boolean; after?: string; limit: number; exclude?: string[] },
   ): Promise<{ entries: TreeEntry[]; more: boolean }> {
-    const { result } = await this.call({ op: "walk", path, ...options }, "walk");
-    // Never trust the executor to honour our limit.
-    return { entries: result.entries.slice(0, options.limit), more: result.more };
+    const { result } = await this.call({ op: "walk", path, ...options }, "walk", {
+      check: ({ entries }) => (entries.length > options.limit ? `${entries.length} entries, more than the limit of ${options.limit}` : null),
+    });
+    return { entries: result.entries, more: result.more };
   }
 
   async usage(paths: string[], exclude?: string[]): Promise<{ files: number; bytes: number }> {
@@ -175,12 +192,19 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   async readFileChunk(path: string, offset: number, length: number): Promise<{ content: Buffer; size: number }> {
-    const { result, body } = await this.call({ op: "readFileChunk", path, offset, length }, "readFileChunk");
-    return { content: body.subarray(0, Math.min(length, result.bytesRead)), size: result.size };
+    const { result, body } = await this.call({ op: "readFileChunk", path, offset, length }, "readFileChunk", {
+      check: ({ bytesRead }, content) => {
+        if (bytesRead > length) return `${bytesRead} bytes read, more than the ${length} asked for`;
+        return content.length === bytesRead ? null : `${content.length} bytes of content for ${bytesRead} bytes read`;
+      },
+    });
+    return { content: body, size: result.size };
   }
 
   async appendFile(path: string, offset: number, content: Buffer, options: { create?: boolean } = {}): Promise<number> {
-    const { result } = await this.call({ op: "appendFile", path, offset, create: options.create ?? false }, "appendFile", content);
+    const { result } = await this.call({ op: "appendFile", path, offset, create: options.create ?? false }, "appendFile", {
+      body: content,
+    });
     return result.size;
   }
 
@@ -204,25 +228,33 @@ export class ExecutorClient implements SandboxChannel {
     this.shutDown("the channel was closed", undefined, { keepReading: true });
   }
 
-  private call<Op extends ResultPayload["op"]>(
+  /**
+   * Sends a request (with `body` as its frame body) that is answered by a `result` or an `error`:
+   * resolves with the result once it is the one `expected` and `check` finds nothing wrong with it.
+   */
+  private call<Op extends ResultOp>(
     request: OutgoingRequest,
     expected: Op,
-    body?: Buffer,
+    { body, check }: { body?: Buffer; check?: ResultCheck<Op> } = {},
   ): Promise<{ result: ResultOf<Op>; body: Buffer }> {
     return new Promise((resolve, reject) => {
       if (this.closeReason !== null) return reject(this.unavailable());
       const id = this.nextId++;
       this.pending.set(id, {
         onResponse: (message, responseBody) => {
-          if (message.type === "result" && message.result.op === expected) {
+          if (message.type === "error") {
             this.pending.delete(id);
-            resolve({ result: message.result as ResultOf<Op>, body: responseBody });
-          } else if (message.type === "error") {
-            this.pending.delete(id);
-            reject(requestError(expected, message.code, message.message));
-          } else {
-            this.protocolViolation(`a ${message.type} message answered ${expected} request ${id}`);
+            return reject(requestError(expected, message.code, message.message));
           }
+          if (message.type !== "result" || message.result.op !== expected) {
+            return this.protocolViolation(`${describeMessage(message)} answered ${expected} request ${id}`);
+          }
+          // The op was just compared: this is the result shape the table declares for `expected`.
+          const result = message.result as ResultOf<Op>;
+          const problem = check?.(result, responseBody) ?? null;
+          if (problem !== null) return this.protocolViolation(`${expected} request ${id}: ${problem}`);
+          this.pending.delete(id);
+          resolve({ result, body: responseBody });
         },
         onClosed: (error) => {
           this.pending.delete(id);
@@ -238,7 +270,10 @@ export class ExecutorClient implements SandboxChannel {
     const id = this.nextId++;
     // The exec's own `exit` (cancelled: true) is what the caller waits for; this answer only needs consuming.
     this.pending.set(id, {
-      onResponse: () => this.pending.delete(id),
+      onResponse: (message) => {
+        if (message.type === "error" || (message.type === "result" && message.result.op === "cancel")) this.pending.delete(id);
+        else this.protocolViolation(`${describeMessage(message)} answered cancel request ${id}`);
+      },
       onClosed: () => this.pending.delete(id),
     });
     this.send({ op: "cancel", target }, id);
@@ -263,23 +298,27 @@ export class ExecutorClient implements SandboxChannel {
       return;
     }
     for (const frame of frames) {
+      // A violation closes the channel; what followed it in the same chunk is not looked at.
       if (this.closeReason !== null) return;
       if (isEgressFrameHeader(frame.header)) {
-        const egressFrame = parseEgressFrame(frame.header);
-        if (egressFrame === null) {
-          this.protocolViolation(`malformed egress frame ${truncateForLog(JSON.stringify(frame.header))}`);
-          return;
-        }
-        this.egressStreams.receive(egressFrame, frame.body);
+        const egressFrame = checkEgressFrame(frame.header);
+        if (!egressFrame.ok) return this.protocolViolation(`malformed egress frame (${egressFrame.problem}): ${headerForLog(frame.header)}`);
+        this.egressStreams.receive(egressFrame.value, frame.body);
         continue;
       }
-      const message = parseResponse(frame.header);
-      if (message === null) {
-        this.protocolViolation(`malformed response header ${truncateForLog(JSON.stringify(frame.header))}`);
-        return;
+      const checked = checkResponse(frame.header);
+      if (!checked.ok) return this.protocolViolation(`malformed response (${checked.problem}): ${headerForLog(frame.header)}`);
+      const message = checked.value;
+      if (frame.body.length > 0 && !responseCarriesBody(message)) {
+        return this.protocolViolation(`${describeMessage(message)} for request ${message.id} came with a ${frame.body.length}-byte body`);
       }
-      // Unknown ids: a late answer to something already settled (or noise); nothing is waiting for it.
-      this.pending.get(message.id)?.onResponse(message, frame.body);
+      const pending = this.pending.get(message.id);
+      if (pending === undefined) {
+        // Every request stays pending until its one terminal message, and nothing follows that message.
+        const whose = message.id >= 1 && message.id < this.nextId ? "which had already ended" : "which was never made";
+        return this.protocolViolation(`${describeMessage(message)} for request ${message.id}, ${whose}`);
+      }
+      pending.onResponse(message, frame.body);
     }
   }
 
@@ -314,11 +353,14 @@ export class ExecutorClient implements SandboxChannel {
 class CappedOutput {
   private readonly chunks: Buffer[] = [];
   private kept = 0;
+  /** Every byte that arrived, kept or not. */
+  received = 0;
 
   constructor(private readonly limit: number) {}
 
   /** Returns the part of the chunk that was kept (possibly empty). */
   append(chunk: Buffer): Buffer {
+    this.received += chunk.length;
     const room = this.limit - this.kept;
     if (room <= 0) return chunk.subarray(0, 0);
     const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
@@ -332,7 +374,7 @@ class CappedOutput {
   }
 }
 
-function requestError(op: ResultPayload["op"], code: string, message: string): Error {
+function requestError(op: ResultOp, code: string, message: string): Error {
   switch (op) {
     case "ping":
       return new ExecutorRequestError(code, message);
@@ -357,140 +399,13 @@ function commandResult(exit: ExitMessage, stdout: Buffer, stderr: Buffer): Comma
   };
 }
 
-// ---- Response validation: the shapes protocol.ts promises, checked at the trust boundary. ----
-
-type Fields = Record<string, unknown>;
-
-function parseResponse(header: unknown): Response | null {
-  if (!isObject(header) || !isCount(header["id"])) return null;
-  const id = header["id"];
-  switch (header["type"]) {
-    case "stdout":
-    case "stderr":
-      return { type: header["type"], id };
-    case "exit":
-      return parseExit(header, id);
-    case "error":
-      return typeof header["code"] === "string" && typeof header["message"] === "string"
-        ? { type: "error", id, code: header["code"], message: header["message"] }
-        : null;
-    case "result": {
-      const result = parseResult(header["result"]);
-      return result === null ? null : { type: "result", id, result };
-    }
-    default:
-      return null;
-  }
+/** A message as named in violation reports: "a stdout message", "an exit message", "a readFile result". */
+function describeMessage(message: Response): string {
+  const name = message.type === "result" ? `${message.result.op} result` : `${message.type} message`;
+  return `${/^[aeiou]/.test(name) ? "an" : "a"} ${name}`;
 }
 
-function parseExit(header: Fields, id: number): ExitMessage | null {
-  const { exitCode, signal, timedOut, cancelled, stdoutBytes, stderrBytes, durationMs } = header;
-  const valid =
-    (exitCode === null || Number.isSafeInteger(exitCode)) &&
-    (signal === null || typeof signal === "string") &&
-    typeof timedOut === "boolean" &&
-    typeof cancelled === "boolean" &&
-    isCount(stdoutBytes) &&
-    isCount(stderrBytes) &&
-    isCount(durationMs);
-  if (!valid) return null;
-  return {
-    type: "exit",
-    id,
-    exitCode: exitCode as number | null,
-    signal: signal as string | null,
-    timedOut,
-    cancelled,
-    stdoutBytes,
-    stderrBytes,
-    durationMs,
-  };
-}
-
-function parseResult(result: unknown): ResultPayload | null {
-  if (!isObject(result)) return null;
-  switch (result["op"]) {
-    case "ping":
-      return isCount(result["version"]) && isCount(result["pid"]) && Number.isSafeInteger(result["uid"])
-        ? { op: "ping", version: result["version"], pid: result["pid"], uid: result["uid"] as number }
-        : null;
-    case "readFile":
-      return isCount(result["size"]) && typeof result["truncated"] === "boolean" && typeof result["realPath"] === "string"
-        ? { op: "readFile", size: result["size"], truncated: result["truncated"], realPath: result["realPath"] }
-        : null;
-    case "writeFile":
-      return isCount(result["size"]) ? { op: "writeFile", size: result["size"] } : null;
-    case "listFiles": {
-      const entries = result["entries"];
-      if (!Array.isArray(entries)) return null;
-      const parsed = entries.map(parseEntry);
-      return parsed.every((entry): entry is FileEntry => entry !== null) ? { op: "listFiles", entries: parsed } : null;
-    }
-    case "deleteFile":
-      return { op: "deleteFile" };
-    case "cancel":
-      return typeof result["found"] === "boolean" ? { op: "cancel", found: result["found"] } : null;
-    case "egressListen": {
-      const port = result["port"];
-      return isCount(port) && port > 0 && port <= 65_535 ? { op: "egressListen", port } : null;
-    }
-    case "stat": {
-      const info = result["info"] === null ? null : parseInfo(result["info"]);
-      if (info === undefined || typeof result["realPath"] !== "string") return null;
-      return { op: "stat", info, realPath: result["realPath"] };
-    }
-    case "walk": {
-      const entries = result["entries"];
-      if (!Array.isArray(entries) || typeof result["more"] !== "boolean") return null;
-      const parsed = entries.map(parseTreeEntry);
-      return parsed.every((entry): entry is TreeEntry => entry !== undefined) ? { op: "walk", entries: parsed, more: result["more"] } : null;
-    }
-    case "usage":
-      return isCount(result["files"]) && isCount(result["bytes"]) ? { op: "usage", files: result["files"], bytes: result["bytes"] } : null;
-    case "readFileChunk":
-      return isCount(result["size"]) && isCount(result["bytesRead"])
-        ? { op: "readFileChunk", size: result["size"], bytesRead: result["bytesRead"] }
-        : null;
-    case "appendFile":
-      return isCount(result["size"]) ? { op: "appendFile", size: result["size"] } : null;
-    case "moveFile":
-      return { op: "moveFile" };
-    default:
-      return null;
-  }
-}
-
-function parseInfo(value: unknown): FileInfo | undefined {
-  if (!isObject(value)) return undefined;
-  const { type, size, mtimeMs, birthtimeMs } = value;
-  if (!ENTRY_TYPES.has(type) || !isCount(size) || typeof mtimeMs !== "number" || typeof birthtimeMs !== "number") return undefined;
-  return { type: type as FileInfo["type"], size, mtimeMs, birthtimeMs };
-}
-
-function parseTreeEntry(value: unknown): TreeEntry | undefined {
-  const info = parseInfo(value);
-  if (!info || !isObject(value) || typeof value["path"] !== "string") return undefined;
-  return { path: value["path"], ...info };
-}
-
-const ENTRY_TYPES: ReadonlySet<unknown> = new Set(["file", "directory", "symlink", "other"]);
-
-function parseEntry(entry: unknown): FileEntry | null {
-  if (!isObject(entry)) return null;
-  const { name, type, size, mtimeMs } = entry;
-  if (typeof name !== "string" || !ENTRY_TYPES.has(type) || !isCount(size) || typeof mtimeMs !== "number") return null;
-  return { name, type: type as FileEntry["type"], size, mtimeMs };
-}
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
-}
-
-function truncateForLog(text: string | undefined): string {
-  const shown = text ?? "undefined";
+function headerForLog(header: unknown): string {
+  const shown = JSON.stringify(header) ?? "undefined";
   return shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
 }

@@ -1,0 +1,34 @@
+// The protocol's version, limits and reserved names, in a file of their own so that the tables built
+// from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
+
+export const PROTOCOL_VERSION = 3;
+
+/** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
+export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
+
+/** Largest header or body a peer accepts; anything bigger means the stream is corrupt. */
+export const MAX_FRAME_PART_BYTES = 64 * 1024 * 1024;
+
+/** Error code for a request the executor could not understand (bad shape, unknown op, id in use). */
+export const BAD_REQUEST_CODE = "EBADREQ";
+
+/** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
+export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** Most entries one walk request returns; a bigger tree is paged with `after`. */
+export const MAX_WALK_ENTRIES = 10_000;
+
+/** Most paths one request may list (usage's `paths`, walk's and usage's `exclude`). */
+export const MAX_PATH_LIST = 10_000;
+
+/** Per stream and direction: how many bytes may be in flight, unacknowledged. */
+export const EGRESS_WINDOW_BYTES = 256 * 1024;
+
+/** Largest data frame body, so one busy stream cannot hold the channel for long. */
+export const EGRESS_MAX_DATA_FRAME_BYTES = 64 * 1024;
+
+/** Concurrent streams per executor; connections beyond it are refused at the executor (and at the server). */
+export const EGRESS_MAX_STREAMS = 256;
+
+/** How long egressListen keeps retrying a port that is in use. */
+export const EGRESS_LISTEN_RETRY_MS = 5_000;

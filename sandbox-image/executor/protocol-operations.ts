@@ -1,0 +1,245 @@
+// Every operation the server can ask of the executor, declared once: the fields of its request, what
+// the request's frame body carries, and the fields of its `result` (exec has none: it ends with an `exit`
+// message). The request and result types of both sides, the executor's request parsing and the
+// server's reply checks are all derived from this table; adding an operation means adding an entry
+// here, then handling it in the executor's main.ts and offering it in ExecutorClient (and SandboxChannel).
+
+import {
+  MAX_FILE_CHUNK_BYTES,
+  MAX_FRAME_PART_BYTES,
+  MAX_PATH_LIST,
+  MAX_WALK_ENTRIES,
+} from "./protocol-constants.js";
+import * as field from "./protocol-fields.js";
+import type { ObjectField, TypeOf } from "./protocol-fields.js";
+
+// ---- Shapes several operations share ----
+
+const fileType = field.oneOf("file", "directory", "symlink", "other");
+
+const fileInfoFields = {
+  type: fileType,
+  size: field.nonNegativeInteger,
+  /** Modification time, milliseconds since the epoch. */
+  mtimeMs: field.number,
+  /** Creation time where the file system records it, else the last status change (ctime). */
+  birthtimeMs: field.number,
+};
+
+export const fileEntry = field.object({
+  name: field.text,
+  type: fileType,
+  size: field.nonNegativeInteger,
+  mtimeMs: field.number,
+});
+
+/** File metadata for stat and walk; times in milliseconds since the epoch. */
+export const fileInfo = field.object(fileInfoFields);
+
+/** One entry of a walk: its path relative to the walk's start ("" for the start itself). */
+export const treeEntry = field.object({ path: field.text, ...fileInfoFields });
+
+const pathList = field.array(field.path, { maxItems: MAX_PATH_LIST });
+
+/** A variable name the OS can hold: no "=" (it separates name from value) and no NUL. */
+const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
+
+// ---- The table ----
+
+interface OperationSpec {
+  readonly request: ObjectField;
+  /** What the request's frame body is, when it carries one. */
+  readonly requestBody?: string;
+  /** The `result` message's fields besides `op`; none for exec, which ends with an `exit` message. */
+  readonly result?: ObjectField;
+  /** What the result's frame body is, when it carries one; results without one must have an empty body. */
+  readonly resultBody?: string;
+}
+
+export const operations = {
+  exec: {
+    request: field.object(
+      {
+        /** argv; argv[0] is looked up on PATH. */
+        argv: field.array(field.string({ forbidden: ["\0"] }), { minItems: 1 }),
+        cwd: field.optional(field.path),
+        /** Extra variables merged over the executor's own environment. */
+        env: field.optional(field.record(variableName, field.string({ forbidden: ["\0"] }))),
+        timeoutMs: field.nonNegativeInteger,
+        /** Output kept per stream; the rest is counted and dropped. */
+        maxOutputBytes: field.nonNegativeInteger,
+      },
+      (request) => (request.argv[0] === "" ? "argv[0] must be a program name, not empty" : null),
+    ),
+    requestBody: "the command's stdin, closed once written",
+  },
+  cancel: {
+    /** `target` is the id of the exec request whose process tree must be killed. */
+    request: field.object({ target: field.nonNegativeInteger }),
+    result: field.object({ found: field.boolean }),
+  },
+  ping: {
+    request: field.object({}),
+    /** uid is -1 where the platform has none. */
+    result: field.object({ version: field.nonNegativeInteger, pid: field.nonNegativeInteger, uid: field.integer(-1) }),
+  },
+  readFile: {
+    // The content travels as one frame body, which the peer refuses past MAX_FRAME_PART_BYTES.
+    request: field.object({ path: field.path, maxBytes: field.integer(0, MAX_FRAME_PART_BYTES) }),
+    /** realPath is the file's path with every symlink resolved. */
+    result: field.object({ size: field.nonNegativeInteger, truncated: field.boolean, realPath: field.text }),
+    resultBody: "the file's first maxBytes bytes",
+  },
+  writeFile: {
+    /** Parent folders are created. */
+    request: field.object({ path: field.path, mode: field.optional(field.integer(0, 0o7777)) }),
+    requestBody: "the whole content",
+    result: field.object({ size: field.nonNegativeInteger }),
+  },
+  listFiles: {
+    request: field.object({ path: field.path }),
+    result: field.object({ entries: field.array(fileEntry) }),
+  },
+  deleteFile: {
+    request: field.object({ path: field.path, recursive: field.boolean }),
+    result: field.object({}),
+  },
+  /**
+   * What a path names: symlinks followed. When it does not exist (or is a dangling symlink), `info` is
+   * null and `realPath` is the nearest existing ancestor's real path joined with the rest, which is where
+   * a file created at `path` would land.
+   */
+  stat: {
+    request: field.object({ path: field.path }),
+    result: field.object({ info: field.nullable(fileInfo), realPath: field.text }),
+  },
+  /**
+   * The entries of a tree in depth-first pre-order, each folder's children in code-unit order of their
+   * names: the start itself first (path ""; symlinks followed for it only), then what lies below it
+   * (children only unless `recursive`), never following a symlink. Entries up to and including `after`
+   * (a path relative to the start, from a previous page) are skipped. Folders whose absolute path is in
+   * `exclude` are listed but not entered; unreadable folders are listed and their contents skipped.
+   * At most `limit` entries; `more` tells whether others follow.
+   */
+  walk: {
+    request: field.object({
+      path: field.path,
+      recursive: field.boolean,
+      after: field.optional(field.string({ forbidden: ["\0"] })),
+      limit: field.integer(1, MAX_WALK_ENTRIES),
+      exclude: field.optional(pathList),
+    }),
+    result: field.object({ entries: field.array(treeEntry), more: field.boolean }),
+  },
+  /**
+   * Regular files (never through a symlink, each inode once) under the given paths, which may overlap or
+   * be missing; folders in `exclude` and unreadable folders are skipped.
+   */
+  usage: {
+    request: field.object({ paths: pathList, exclude: field.optional(pathList) }),
+    result: field.object({ files: field.nonNegativeInteger, bytes: field.nonNegativeInteger }),
+  },
+  /** Up to `length` bytes of a regular file from `offset` (fewer at its end); `size` is the file's whole size now. */
+  readFileChunk: {
+    request: field.object({ path: field.path, offset: field.nonNegativeInteger, length: field.integer(0, MAX_FILE_CHUNK_BYTES) }),
+    result: field.object({ size: field.nonNegativeInteger, bytesRead: field.nonNegativeInteger }),
+    resultBody: "the bytes read",
+  },
+  /**
+   * Writes the frame body at `offset` of a regular file whose size must be exactly `offset` (code EOFFSET
+   * otherwise, naming the size), never through a symlink. `create` makes a new file (parents too) and
+   * refuses an existing one (EEXIST); `offset` is then 0.
+   */
+  appendFile: {
+    request: field.object(
+      { path: field.path, offset: field.nonNegativeInteger, create: field.boolean },
+      (request) => (request.create && request.offset !== 0 ? "create needs offset 0" : null),
+    ),
+    requestBody: "the bytes to append",
+    result: field.object({ size: field.nonNegativeInteger }),
+  },
+  /**
+   * Moves a file to `to`, creating its parents. With `overwrite` an existing file there is replaced
+   * atomically (a folder there is EISDIR); without it an existing entry of any kind is EEXIST. A move
+   * across file systems copies, then removes `from`.
+   */
+  moveFile: {
+    request: field.object({ from: field.path, to: field.path, overwrite: field.boolean }),
+    result: field.object({}),
+  },
+  /**
+   * Makes the executor accept egress connections on host:port (one listener per executor). Port 0 picks
+   * a free port; the result carries the port bound. A port still held (typically by the previous
+   * executor of the same container, still exiting) is retried for EGRESS_LISTEN_RETRY_MS before the
+   * request fails with EADDRINUSE; a second listener on one executor fails with EALREADY.
+   */
+  egressListen: {
+    request: field.object({ host: field.path, port: field.integer(0, 65_535) }),
+    result: field.object({ port: field.integer(1, 65_535) }),
+  },
+} satisfies Record<string, OperationSpec>;
+
+type Operations = typeof operations;
+
+export type RequestOp = keyof Operations;
+
+/** The operations answered by a `result` message (all but exec). */
+export type ResultOp = { [Op in RequestOp]: Operations[Op] extends { result: ObjectField } ? Op : never }[RequestOp];
+
+// ---- The unions the checker reads, built from the table ----
+
+/** Request ids: chosen by the server, unique among its requests in flight. */
+export const requestId = field.nonNegativeInteger;
+
+type RequestMembers = { [Op in RequestOp]: Operations[Op]["request"] };
+type ResultMembers = { [Op in ResultOp]: Operations[Op]["result"] };
+
+function membersFor<Members>(part: "request" | "result"): Members {
+  const members: Record<string, ObjectField> = {};
+  for (const [op, spec] of Object.entries(operations) as Array<[string, OperationSpec]>) {
+    const member = spec[part];
+    if (member !== undefined) members[op] = member;
+  }
+  // Built from the same entries the mapped type is, so the cast only restates what the loop did.
+  return members as Members;
+}
+
+/** A request header: `op` picks the operation, whose fields follow; `id` is common to all. */
+export const requestHeader = field.taggedUnion("op", membersFor<RequestMembers>("request"), { common: { id: requestId } });
+
+/** A `result` message's payload: `op` repeats the operation answered. */
+export const resultPayload = field.taggedUnion("op", membersFor<ResultMembers>("result"), {
+  common: {},
+  label: (op) => `${op} result`,
+});
+
+// ---- Types derived from the table ----
+
+export type Request = TypeOf<typeof requestHeader>;
+export type RequestOf<Op extends RequestOp> = Extract<Request, { op: Op }>;
+export type ExecRequest = RequestOf<"exec">;
+export type CancelRequest = RequestOf<"cancel">;
+export type PingRequest = RequestOf<"ping">;
+export type ReadFileRequest = RequestOf<"readFile">;
+export type WriteFileRequest = RequestOf<"writeFile">;
+export type ListFilesRequest = RequestOf<"listFiles">;
+export type DeleteFileRequest = RequestOf<"deleteFile">;
+export type StatRequest = RequestOf<"stat">;
+export type WalkRequest = RequestOf<"walk">;
+export type UsageRequest = RequestOf<"usage">;
+export type ReadFileChunkRequest = RequestOf<"readFileChunk">;
+export type AppendFileRequest = RequestOf<"appendFile">;
+export type MoveFileRequest = RequestOf<"moveFile">;
+export type EgressListenRequest = RequestOf<"egressListen">;
+
+export type ResultPayload = TypeOf<typeof resultPayload>;
+export type ResultOf<Op extends ResultOp> = Extract<ResultPayload, { op: Op }>;
+
+export type FileEntry = TypeOf<typeof fileEntry>;
+export type FileInfo = TypeOf<typeof fileInfo>;
+export type TreeEntry = TypeOf<typeof treeEntry>;
+
+/** Whether a result for `op` may carry a frame body (see resultBody in the table). */
+export function resultCarriesBody(op: ResultOp): boolean {
+  return (operations[op] as OperationSpec).resultBody !== undefined;
+}
