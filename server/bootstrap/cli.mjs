@@ -80,7 +80,26 @@ async function ensureDependencies() {
   fs.writeFileSync(stampFile, `${want}\n`);
 }
 
+/**
+ * tsc never deletes what it once emitted: a moved or removed source would live on in dist/ (a test
+ * that still runs, an executor file copied into the sandbox image). Outputs without a source go.
+ */
+function pruneStaleOutputs(relative = "") {
+  const compiled = path.join(root, "dist", relative);
+  if (!fs.existsSync(compiled)) return;
+  for (const entry of fs.readdirSync(compiled, { withFileTypes: true })) {
+    const child = path.join(relative, entry.name);
+    if (entry.isDirectory()) {
+      pruneStaleOutputs(child);
+      continue;
+    }
+    const source = /^(.*)\.js(\.map)?$/.exec(child);
+    if (source && !fs.existsSync(path.join(root, `${source[1]}.ts`))) fs.rmSync(path.join(compiled, entry.name));
+  }
+}
+
 function build() {
+  pruneStaleOutputs();
   step("compiling TypeScript…");
   const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
   mustRun([process.execPath, tsc, "-p", "tsconfig.json"], "the TypeScript build");

@@ -41,8 +41,8 @@ const SELF_CONTAINED: Readonly<Record<string, readonly string[]>> = {
 /** The only file of the proxy that code outside it may import. */
 const PROXY_ENTRY = "proxy/index.ts";
 
-/** Shared by the executor and the server: the protocol and the flow control it specifies. */
-const PROTOCOL_FILES = [/^sandbox-image\/executor\/protocol(\.ts$|\/)/, /^sandbox-image\/executor\/flow-window\.ts$/];
+/** Shared by the executor and the server: the protocol (protocol.ts and its protocol-*.ts parts) and the flow control it specifies. */
+const PROTOCOL_FILES = [/^sandbox-image\/executor\/protocol(-[a-z-]+)?\.ts$/, /^sandbox-image\/executor\/flow-window\.ts$/];
 
 export interface SourceFile {
   /** Relative to the repository root, with forward slashes. */
