@@ -9,7 +9,7 @@
 //     upstream's own certificate and the proxy sees nothing but ciphertext.
 
 import http from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import tls from "node:tls";
 import type { CertificateAuthority } from "./certificate-authority.js";
 import { UpstreamError, type Dialer } from "./dialer.js";
@@ -75,7 +75,9 @@ export class ConnectHandler {
   private readonly tunnels = new WeakMap<net.Socket, InterceptedTunnel>();
 
   constructor(private readonly dependencies: ConnectHandlerDependencies) {
-    this.innerServer.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => this.onInnerRequest(request, response));
+    this.innerServer.on("request", (request: http.IncomingMessage, response: http.ServerResponse) =>
+      this.onInnerRequest(request, response),
+    );
     this.innerServer.on("connect", (_request: http.IncomingMessage, socket: net.Socket) =>
       answerSocketWithError(socket, 400, "invalid-request", "CONNECT inside an intercepted tunnel is not supported"),
     );
@@ -90,7 +92,8 @@ export class ConnectHandler {
       return;
     }
     const attempt = { environmentId: context.environmentId, method: "CONNECT", host: target.host, port: target.port };
-    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => attemptEntry(clock, attempt, fields);
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry =>
+      attemptEntry(clock, attempt, fields);
 
     const result = await routeDestination(context.policy, target, this.dependencies.routes);
     if (!result.ok) {
@@ -146,7 +149,14 @@ export class ConnectHandler {
     });
   }
 
-  private async intercept(socket: net.Socket, head: Buffer, target: Destination, route: Route, context: ConnectionContext, clock: AttemptClock): Promise<void> {
+  private async intercept(
+    socket: net.Socket,
+    head: Buffer,
+    target: Destination,
+    route: Route,
+    context: ConnectionContext,
+    clock: AttemptClock,
+  ): Promise<void> {
     const { ca, dialer, trustedCas, trackSocket } = this.dependencies;
     socket.write(ESTABLISHED);
     const readBefore = socket.bytesRead - head.length;
@@ -156,7 +166,12 @@ export class ConnectHandler {
     let clientTlsError: string | null = null;
     const recordTunnel = () => {
       agent?.destroy();
-      const attempt = { environmentId: context.environmentId, method: "CONNECT", host: route.destination.host, port: route.destination.port };
+      const attempt = {
+        environmentId: context.environmentId,
+        method: "CONNECT",
+        host: route.destination.host,
+        port: route.destination.port,
+      };
       this.dependencies.emit(
         attemptEntry(clock, attempt, {
           reason: clientTlsError === null ? null : "client-tls-failed",
@@ -201,7 +216,12 @@ export class ConnectHandler {
     let handshakeDone = false;
     secure.once("secure", () => {
       handshakeDone = true;
-      this.tunnels.set(secure, { environmentId: context.environmentId, route, agent: tunnelAgent, authority: authorityFor(target, "https") });
+      this.tunnels.set(secure, {
+        environmentId: context.environmentId,
+        route,
+        agent: tunnelAgent,
+        authority: authorityFor(target, "https"),
+      });
       this.innerServer.emit("connection", secure);
     });
     secure.on("error", (error: NodeJS.ErrnoException) => {

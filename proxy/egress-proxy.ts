@@ -78,7 +78,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const routes: RouteDependencies = {
     hostMap: options.hostMap ?? new Map(),
     resolver: options.resolver ?? systemResolver,
-    guard: new AddressGuard([...(options.refuseLocalInterfaces === false ? [] : localInterfaceAddresses()), ...(options.selfAddresses ?? [])]),
+    guard: new AddressGuard([
+      ...(options.refuseLocalInterfaces === false ? [] : localInterfaceAddresses()),
+      ...(options.selfAddresses ?? []),
+    ]),
   };
 
   const openSockets = new Set<net.Socket>();
@@ -131,7 +134,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const result = await routeDestination(context.policy, target, routes);
     const attempt = { environmentId: context.environmentId, method: request.method ?? "GET", host: target.host, port: target.port };
-    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry => attemptEntry(clock, attempt, fields);
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry =>
+      attemptEntry(clock, attempt, fields);
     if (!result.ok) {
       answerWithError(response, 403, result.refusal.reason, result.refusal.detail);
       emit(entry({ decision: "refused", reason: result.refusal.reason, rule: result.refusal.rule, status: 403 }));
@@ -142,7 +146,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       emit(entry({ decision: "allowed", reason: "client-closed", rule: result.route.rule, status: null }));
       return;
     }
-    const agent = new RouteAgent(result.route, dialer, target.scheme === "https" ? { trustedCas } : null, { keepAlive: false }, trackSocket);
+    const agent = new RouteAgent(
+      result.route,
+      dialer,
+      target.scheme === "https" ? { trustedCas } : null,
+      { keepAlive: false },
+      trackSocket,
+    );
     forwarder.forward(request, response, {
       environmentId: context.environmentId,
       route: result.route,

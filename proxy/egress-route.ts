@@ -41,10 +41,17 @@ async function lookup(resolver: Resolver, host: string): Promise<string[] | Refu
   }
 }
 
-export async function routeDestination(policy: CompiledPolicy, destination: Destination, dependencies: RouteDependencies): Promise<RouteResult> {
+export async function routeDestination(
+  policy: CompiledPolicy,
+  destination: Destination,
+  dependencies: RouteDependencies,
+): Promise<RouteResult> {
   const decision = policy.decide(destination.host);
   if (!decision.allowed) {
-    const detail = decision.reason === "egress-disabled" ? "network is disabled for this environment" : `${destination.host} is not in the environment's allowlist`;
+    const detail =
+      decision.reason === "egress-disabled"
+        ? "network is disabled for this environment"
+        : `${destination.host} is not in the environment's allowlist`;
     return { ok: false, refusal: { reason: decision.reason, detail, rule: null } };
   }
   const allowed = (addresses: string[], dialPort: number, mapped: boolean): RouteResult => ({
@@ -76,7 +83,8 @@ export async function routeDestination(policy: CompiledPolicy, destination: Dest
     const address = canonicalAddress(answer);
     const verdict = address === null ? { allowed: false as const, category: "reserved" as const } : dependencies.guard.check(address);
     // One refused address refuses the name: a mixed answer is how rebinding attacks hedge their bets.
-    if (!verdict.allowed) return refused(`blocked-address:${verdict.category}`, `${destination.host} resolves to ${answer}, a ${verdict.category} address`);
+    if (!verdict.allowed)
+      return refused(`blocked-address:${verdict.category}`, `${destination.host} resolves to ${answer}, a ${verdict.category} address`);
     if (address !== null) addresses.push(address);
   }
   return allowed(addresses, destination.port, false);

@@ -42,7 +42,10 @@ export function readCaFile(file: string): string[] {
 
 export type EgressEnvironmentSettings = { hostMap: HostMap; trustedUpstreamCas: string[] };
 
-export function egressSettingsFromEnv(env: { EMULATOR_EGRESS_HOST_MAP?: string | undefined; EMULATOR_EGRESS_CA_FILE?: string | undefined }): EgressEnvironmentSettings {
+export function egressSettingsFromEnv(env: {
+  EMULATOR_EGRESS_HOST_MAP?: string | undefined;
+  EMULATOR_EGRESS_CA_FILE?: string | undefined;
+}): EgressEnvironmentSettings {
   let hostMap: HostMap;
   try {
     hostMap = parseHostMap(env.EMULATOR_EGRESS_HOST_MAP);

@@ -6,7 +6,14 @@ export { encodePreamble, preambleSchema, type EgressPreamble } from "./preamble.
 export type { EgressEntry, EgressListener } from "./egress-log.js";
 export { PROXY_ERROR_HEADER } from "./responses.js";
 export { parseHostMap, type HostMap, type HostMapTarget } from "./host-map.js";
-export { CA_DIRECTORY_NAME, caDirectoryFor, defaultDataDirectory, egressSettingsFromEnv, readCaFile, type EgressEnvironmentSettings } from "./environment-settings.js";
+export {
+  CA_DIRECTORY_NAME,
+  caDirectoryFor,
+  defaultDataDirectory,
+  egressSettingsFromEnv,
+  readCaFile,
+  type EgressEnvironmentSettings,
+} from "./environment-settings.js";
 export { openCertificateAuthority, CA_CERTIFICATE_FILE, CA_KEY_FILE, type CertificateAuthority } from "./certificate-authority.js";
 export { systemResolver, type Resolver } from "./resolver.js";
 export { createSystemDialer, type Dialer, type UpstreamTlsOptions } from "./dialer.js";

@@ -7,10 +7,7 @@ import { parseHost } from "./address-guard.js";
 
 export type AllowlistEntry = { domain: string; headers: Record<string, string> };
 
-export type EgressPolicy =
-  | { mode: "open" }
-  | { mode: "disabled" }
-  | { mode: "allowlist"; entries: AllowlistEntry[] };
+export type EgressPolicy = { mode: "open" } | { mode: "disabled" } | { mode: "allowlist"; entries: AllowlistEntry[] };
 
 const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // CR or LF in a value would split the upstream request (header injection, request smuggling); the
@@ -51,7 +48,10 @@ const headerNameSchema = z
 export const allowlistEntrySchema = z.object({
   domain: z.string().min(1).max(255),
   headers: z
-    .record(headerNameSchema, z.string().max(MAX_HEADER_VALUE_LENGTH).regex(HEADER_VALUE, "header values may not contain control characters (CR, LF, NUL…)"))
+    .record(
+      headerNameSchema,
+      z.string().max(MAX_HEADER_VALUE_LENGTH).regex(HEADER_VALUE, "header values may not contain control characters (CR, LF, NUL…)"),
+    )
     .default({}),
 });
 

@@ -15,7 +15,7 @@ export type Destination = {
   authority: string;
 };
 
-export type AbsoluteTarget = Destination & { scheme: Scheme; /** origin-form: path and query */ path: string };
+export type AbsoluteTarget = Destination & { scheme: Scheme /** origin-form: path and query */; path: string };
 
 export type TargetError = { error: string };
 

@@ -4,12 +4,7 @@
 
 import type { Socket } from "node:net";
 import { ReceiveWindow, SendWindow } from "./flow-window.js";
-import {
-  EGRESS_MAX_DATA_FRAME_BYTES,
-  EGRESS_WINDOW_BYTES,
-  type EgressFrame,
-  type EgressStreamErrorInfo,
-} from "./protocol.js";
+import { EGRESS_MAX_DATA_FRAME_BYTES, EGRESS_WINDOW_BYTES, type EgressFrame, type EgressStreamErrorInfo } from "./protocol.js";
 
 export interface EgressConnectionLink {
   send(frame: EgressFrame, body?: Buffer): void;

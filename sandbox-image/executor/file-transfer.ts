@@ -17,7 +17,9 @@ export async function readFileChunk(path: string, offset: number, length: number
     const content = Buffer.allocUnsafe(Math.min(length, Math.max(0, info.size - offset)));
     let filled = 0;
     while (filled < content.length) {
-      const { bytesRead } = await handle.read(content, filled, content.length - filled, offset + filled).catch(rethrowFor("readFileChunk", path));
+      const { bytesRead } = await handle
+        .read(content, filled, content.length - filled, offset + filled)
+        .catch(rethrowFor("readFileChunk", path));
       if (bytesRead === 0) break; // shrank meanwhile
       filled += bytesRead;
     }
@@ -38,11 +40,16 @@ export async function appendFileAt(path: string, offset: number, create: boolean
     const info = await handle.stat();
     if (!info.isFile()) throw new FileOpError("EINVAL", `appendFile ${path}: not a regular file`);
     if (info.size !== offset) {
-      throw new FileOpError("EOFFSET", `appendFile ${path}: the file has ${info.size} bytes, so the next bytes go at offset ${info.size}, not ${offset}`);
+      throw new FileOpError(
+        "EOFFSET",
+        `appendFile ${path}: the file has ${info.size} bytes, so the next bytes go at offset ${info.size}, not ${offset}`,
+      );
     }
     let written = 0;
     while (written < content.length) {
-      const { bytesWritten } = await handle.write(content, written, content.length - written, offset + written).catch(rethrowFor("appendFile", path));
+      const { bytesWritten } = await handle
+        .write(content, written, content.length - written, offset + written)
+        .catch(rethrowFor("appendFile", path));
       written += bytesWritten;
     }
     return offset + written;

@@ -163,8 +163,9 @@ process.stdin.on("data", (chunk: Buffer) => {
 process.stdin.on("end", () => void shutdown(0, "stdin closed"));
 process.stdin.on("error", (error) => void shutdown(1, `stdin: ${describeError(error)}`));
 // EPIPE: the server stopped listening, which is one way of closing the channel; nobody is left to answer.
-process.stdout.on("error", (error: NodeJS.ErrnoException) =>
-  void shutdown(error.code === "EPIPE" ? 0 : 1, `stdout: ${describeError(error)}`),
+process.stdout.on(
+  "error",
+  (error: NodeJS.ErrnoException) => void shutdown(error.code === "EPIPE" ? 0 : 1, `stdout: ${describeError(error)}`),
 );
 process.on("SIGTERM", () => void shutdown(143, "SIGTERM"));
 process.on("SIGINT", () => void shutdown(130, "SIGINT"));

@@ -92,7 +92,9 @@ function findTreeMembers(rootPid: number, marker: Buffer): number[] {
 }
 
 function scanProcesses(marker: Buffer): ProcessInfo[] {
-  const pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  const pids = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
   const infos: ProcessInfo[] = [];
   for (const pid of pids) {
     const info = readProcess(pid, marker);

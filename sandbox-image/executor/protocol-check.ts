@@ -113,7 +113,12 @@ function readMember(field: TaggedUnionField, value: unknown, at: Position, descr
   return readObject(member, value, result, memberAt);
 }
 
-function readObject(field: ObjectField, value: Record<string, unknown>, into: Record<string, unknown>, at: Position): Record<string, unknown> {
+function readObject(
+  field: ObjectField,
+  value: Record<string, unknown>,
+  into: Record<string, unknown>,
+  at: Position,
+): Record<string, unknown> {
   readFields(field.shape, value, into, at);
   // The fields were just checked, so `into` is the ObjectOf<shape> the rule is typed for.
   const problem = field.rule?.(into as never) ?? null;
@@ -130,9 +135,7 @@ function readFields(shape: Shape, value: Record<string, unknown>, into: Record<s
 }
 
 function isValidString(field: StringField, value: unknown): value is string {
-  return (
-    typeof value === "string" && (!field.nonEmpty || value !== "") && field.forbidden.every((part) => !value.includes(part))
-  );
+  return typeof value === "string" && (!field.nonEmpty || value !== "") && field.forbidden.every((part) => !value.includes(part));
 }
 
 /** What a descriptor accepts, in words: the end of "… must be …". */
@@ -162,7 +165,8 @@ export function describe(field: Field): string {
     case "optional":
       return describe(field.of);
     case "array": {
-      const base = field.minItems === 0 ? "an array" : field.minItems === 1 ? "a non-empty array" : `an array of at least ${field.minItems} items`;
+      const base =
+        field.minItems === 0 ? "an array" : field.minItems === 1 ? "a non-empty array" : `an array of at least ${field.minItems} items`;
       return field.maxItems === Number.MAX_SAFE_INTEGER ? base : `${base} of at most ${field.maxItems} items`;
     }
     case "record":

@@ -47,7 +47,6 @@ export const egressFrame = field.taggedUnion(
 
 export type EgressStreamErrorInfo = TypeOf<typeof egressStreamError>;
 export type EgressFrame = TypeOf<typeof egressFrame>;
-export type EgressFrameKind = EgressFrame["egress"];
 
 /** Egress frames are told apart from requests (`op`) and responses (`type`) by their `egress` field. */
 export function isEgressFrameHeader(header: unknown): boolean {

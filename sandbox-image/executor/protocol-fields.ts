@@ -139,9 +139,12 @@ type MemberOf<Tag extends string, Common extends Shape, Members extends MemberMa
 type UnionOf<Tag extends string, Common extends Shape, Members extends MemberMap> = MembersOf<Tag, Common, Members, keyof Members & string>;
 
 /** Distributes over the tag values, one member each. */
-type MembersOf<Tag extends string, Common extends Shape, Members extends MemberMap, Value extends keyof Members & string> = Value extends unknown
-  ? MemberOf<Tag, Common, Members, Value>
-  : never;
+type MembersOf<
+  Tag extends string,
+  Common extends Shape,
+  Members extends MemberMap,
+  Value extends keyof Members & string,
+> = Value extends unknown ? MemberOf<Tag, Common, Members, Value> : never;
 
 /** Shows an intersection as the single object type it amounts to (in editors and error messages). */
 type Flatten<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;

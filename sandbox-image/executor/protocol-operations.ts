@@ -4,12 +4,7 @@
 // server's reply checks are all derived from this table; adding an operation means adding an entry
 // here, then handling it in the executor's main.ts and offering it in ExecutorClient (and SandboxChannel).
 
-import {
-  MAX_FILE_CHUNK_BYTES,
-  MAX_FRAME_PART_BYTES,
-  MAX_PATH_LIST,
-  MAX_WALK_ENTRIES,
-} from "./protocol-constants.js";
+import { MAX_FILE_CHUNK_BYTES, MAX_FRAME_PART_BYTES, MAX_PATH_LIST, MAX_WALK_ENTRIES } from "./protocol-constants.js";
 import * as field from "./protocol-fields.js";
 import type { ObjectField, TypeOf } from "./protocol-fields.js";
 
@@ -151,9 +146,8 @@ export const operations = {
    * refuses an existing one (EEXIST); `offset` is then 0.
    */
   appendFile: {
-    request: field.object(
-      { path: field.path, offset: field.nonNegativeInteger, create: field.boolean },
-      (request) => (request.create && request.offset !== 0 ? "create needs offset 0" : null),
+    request: field.object({ path: field.path, offset: field.nonNegativeInteger, create: field.boolean }, (request) =>
+      request.create && request.offset !== 0 ? "create needs offset 0" : null,
     ),
     requestBody: "the bytes to append",
     result: field.object({ size: field.nonNegativeInteger }),

@@ -82,11 +82,14 @@ export class RunningCommand {
     child.stderr.on("data", (chunk: Buffer) => this.forward("stderr", chunk));
     child.on("exit", (code, signal) => this.onExit(code, signal));
     child.on("close", () => this.onPipesClosed());
-    this.deadlineTimer = setTimeout(() => {
-      if (this.killing) return;
-      this.timedOut = true;
-      void this.kill();
-    }, Math.min(this.request.timeoutMs, MAX_TIMER_DELAY_MS));
+    this.deadlineTimer = setTimeout(
+      () => {
+        if (this.killing) return;
+        this.timedOut = true;
+        void this.kill();
+      },
+      Math.min(this.request.timeoutMs, MAX_TIMER_DELAY_MS),
+    );
   }
 
   /** Kill on the caller's behalf; false when the command had already finished. */
@@ -181,11 +184,7 @@ export class RunningCommand {
   }
 }
 
-async function describeStartFailure(
-  error: unknown,
-  program: string,
-  cwd: string | undefined,
-): Promise<{ exitCode: number; text: string }> {
+async function describeStartFailure(error: unknown, program: string, cwd: string | undefined): Promise<{ exitCode: number; text: string }> {
   const code = (error as NodeJS.ErrnoException).code;
   // Node blames the program ("spawn bash ENOENT") when it is the working directory that is missing.
   if (cwd !== undefined && (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES")) {

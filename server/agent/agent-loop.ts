@@ -136,7 +136,12 @@ function handToClient(calls: readonly ClientFunctionCall[], conversation: Conver
 }
 
 /** After the sandbox failed, the planner has the last word: an answer that says what did not run. */
-async function concludeAfterFailure(planner: Planner, conversation: Conversation, message: string, signal: AbortSignal | undefined): Promise<AgentEnding> {
+async function concludeAfterFailure(
+  planner: Planner,
+  conversation: Conversation,
+  message: string,
+  signal: AbortSignal | undefined,
+): Promise<AgentEnding> {
   conversation.failure = message;
   const move = await askPlanner(planner, conversation, signal);
   if (move === null) return STOPPED;

@@ -54,7 +54,12 @@ export const CODE_EXECUTION_DISABLED = 'code_execution is not enabled for this i
 export const NO_SANDBOX = "this interaction has no environment to run tools in";
 
 /** Runs one call, adding its outcome to `outcomes` and its hook trace to `hooks` as they happen. */
-export async function runGuardedCall(call: ToolCall, context: CallContext, outcomes: CallOutcome[], hooks: ToolCallHooks[]): Promise<CallEnd> {
+export async function runGuardedCall(
+  call: ToolCall,
+  context: CallContext,
+  outcomes: CallOutcome[],
+  hooks: ToolCallHooks[],
+): Promise<CallEnd> {
   const { signal, sandbox } = context;
   if (call.name === "code_execution" && !context.codeExecutionEnabled) return skip(call, CODE_EXECUTION_DISABLED, outcomes);
   if (!sandbox) return skip(call, NO_SANDBOX, outcomes);

@@ -166,7 +166,11 @@ function unreadable(step: PhrasingStep, asRequestTo: string, problem: string): S
 
 const PATH_HINT = "put the path in backticks, like `/workspace/notes.txt`, or start it with / or ./";
 
-function resolveReference(step: PhrasingStep, textAfterVerb: string, asRequestTo: string): { path: string } | { failure: StepReading } | undefined {
+function resolveReference(
+  step: PhrasingStep,
+  textAfterVerb: string,
+  asRequestTo: string,
+): { path: string } | { failure: StepReading } | undefined {
   const reference = REFERENCE.exec(textAfterVerb);
   if (!reference) return undefined;
   if (step.context.lastPath === undefined) {
@@ -189,7 +193,9 @@ function readPathStep(step: PhrasingStep, tool: "read_file" | "list_files" | "de
     else return unreadable(step, asRequestTo, `I could not tell which path (${PATH_HINT})`);
   }
   // A folder can only go with recursive: true, so asking for a folder or "recursively" sets it.
-  const recursive = tool === "delete_file" && /\brecursive(?:ly)?\b|\bfolders?\b|\bdirector(?:y|ies)\b|\bits contents\b|\beverything in it\b/i.test(proseOf(segment));
+  const recursive =
+    tool === "delete_file" &&
+    /\brecursive(?:ly)?\b|\bfolders?\b|\bdirector(?:y|ies)\b|\bits contents\b|\beverything in it\b/i.test(proseOf(segment));
   const calls: ToolCall[] = paths.map((path) => ({ name: tool, args: recursive ? { path, recursive: true } : { path } }));
   return { kind: "calls", calls, lastPath: paths[paths.length - 1] };
 }
@@ -254,7 +260,11 @@ function readWriteStep(step: PhrasingStep): StepReading {
   const objectText = segment.slice(verb.end, markerStart);
 
   if (/\b(?:folder|directory|dir)\b/i.test(proseOf(objectText)) && !marker) {
-    return unreadable(step, "create a folder", "no emulated tool creates folders (write_file creates the parent folders of the file it writes)");
+    return unreadable(
+      step,
+      "create a folder",
+      "no emulated tool creates folders (write_file creates the parent folders of the file it writes)",
+    );
   }
 
   if (marker) {
@@ -274,7 +284,9 @@ function readWriteStep(step: PhrasingStep): StepReading {
       const onlyToken = contentTokens.length === 1 ? contentTokens[0] : undefined;
       const content = onlyToken
         ? onlyToken.value
-        : resolvePlaceholders(segment.slice(verb.end, verb.end + toTarget.index), masked.spans).trim().replace(CONTENT_FILLER, "");
+        : resolvePlaceholders(segment.slice(verb.end, verb.end + toTarget.index), masked.spans)
+            .trim()
+            .replace(CONTENT_FILLER, "");
       return writeCall(pathToken.value.trim(), content);
     }
   }
@@ -285,7 +297,13 @@ function readWriteStep(step: PhrasingStep): StepReading {
   return writeCall(target.path, "");
 }
 
-function writePath(step: PhrasingStep, tokens: readonly Token[], from: number, to: number, objectText: string): { path: string } | { failure: StepReading } {
+function writePath(
+  step: PhrasingStep,
+  tokens: readonly Token[],
+  from: number,
+  to: number,
+  objectText: string,
+): { path: string } | { failure: StepReading } {
   const token = tokens.find((candidate) => candidate.start >= from && candidate.end <= to && isPathToken(candidate));
   if (token) return { path: token.value.trim() };
   const reference = resolveReference(step, objectText, "write a file");
@@ -299,7 +317,9 @@ function contentAfterMarker(segment: string, masked: MaskedText, tokens: readonl
   if (spanToken) return spanToken.value;
   let rest = segment.slice(contentStart);
   for (const phrase of TRAILING_REQUEST_PHRASES) rest = rest.replace(phrase, "");
-  return resolvePlaceholders(rest, masked.spans).trim().replace(/[.,;]$/, "");
+  return resolvePlaceholders(rest, masked.spans)
+    .trim()
+    .replace(/[.,;]$/, "");
 }
 
 function writeCall(path: string, content: string): StepReading {

@@ -40,7 +40,9 @@ function maskFences(text: string, addSpan: AddSpan): string {
   let out = "";
   let cursor = 0;
   for (const block of findFencedBlocks(text)) {
-    out += text.slice(cursor, block.start) + addSpan({ kind: "fence", raw: text.slice(block.start, block.end), value: block.body, info: block.info });
+    out +=
+      text.slice(cursor, block.start) +
+      addSpan({ kind: "fence", raw: text.slice(block.start, block.end), value: block.body, info: block.info });
     cursor = block.end;
   }
   return out + text.slice(cursor);
@@ -70,7 +72,8 @@ function maskInlineCode(text: string, addSpan: AddSpan): string {
     let value = text.slice(open.start + open.length, close.start);
     // Markdown strips one space on each side so that `` `x` `` can show a backtick at its edge.
     if (value.length >= 2 && value.startsWith(" ") && value.endsWith(" ") && value.trim() !== "") value = value.slice(1, -1);
-    out += text.slice(cursor, open.start) + addSpan({ kind: "code", raw: text.slice(open.start, close.start + close.length), value, info: "" });
+    out +=
+      text.slice(cursor, open.start) + addSpan({ kind: "code", raw: text.slice(open.start, close.start + close.length), value, info: "" });
     cursor = close.start + close.length;
     i = closeIndex + 1;
   }
@@ -80,7 +83,7 @@ function maskInlineCode(text: string, addSpan: AddSpan): string {
 const QUOTE_CLOSERS: Record<string, string> = { '"': '"', "'": "'", "\u201C": "\u201D", "\u2018": "\u2019" };
 // A quote opens only at a word's start and closes only at a word's end, so the apostrophes in
 // "don't" or "the users' files" are never taken for quotes.
-const OPENS_AFTER = /[\s(\[{:=,]/;
+const OPENS_AFTER = /[\s([{:=,]/;
 const CLOSES_BEFORE = /[\s.,;:!?)\]}]/;
 
 function maskQuotes(text: string, addSpan: AddSpan): string {

@@ -81,7 +81,9 @@ function describeOutcome(outcome: CallOutcome, isLast: boolean): string {
 }
 
 function describeDenial(outcome: CallOutcome, isLast: boolean): string {
-  const by = outcome.denial ? `by hook "${outcome.denial.group}": ${withFinalStop(outcome.denial.reason)}` : "by a hook (no reason was recorded).";
+  const by = outcome.denial
+    ? `by hook "${outcome.denial.group}": ${withFinalStop(outcome.denial.reason)}`
+    : "by a hook (no reason was recorded).";
   // The seed's model "adapts" after a denial; this agent does not retry, and says so.
   const after = isLast ? "I did not retry it." : "I did not retry it and went on with the next step.";
   return `${callPhrase(outcome.call)} was denied ${by} ${after}`;

@@ -23,7 +23,9 @@ function findToolCallsScript(text: string): ScriptSearch {
   if (scripts.length === 0) {
     // A one-line ```tool_calls [...]``` has no opener line; say so rather than read it as prose.
     if (/```[ \t]*tool[_-]?calls?\b/i.test(text)) {
-      return invalid("the tool_calls block must be fenced on lines of its own: ```tool_calls on one line, the JSON array on the next lines, then ``` on a line by itself");
+      return invalid(
+        "the tool_calls block must be fenced on lines of its own: ```tool_calls on one line, the JSON array on the next lines, then ``` on a line by itself",
+      );
     }
     return { kind: "absent" };
   }
@@ -83,7 +85,8 @@ function checkScriptItem(item: unknown): ToolCall | string {
   const firstUnknown = unknownKeys[0];
   if (firstUnknown !== undefined) {
     // "arguments" is what the interaction's steps use, so it is the likeliest slip.
-    if (MISNAMED_ARGS_KEYS.has(firstUnknown) && !("args" in record)) return `unknown key "${firstUnknown}"; write the arguments under "args"`;
+    if (MISNAMED_ARGS_KEYS.has(firstUnknown) && !("args" in record))
+      return `unknown key "${firstUnknown}"; write the arguments under "args"`;
     return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"`;
   }
   if (!("name" in record)) return `missing "name"; ${UNKNOWN_TOOL_HINT}`;

@@ -57,7 +57,11 @@ function isRememberedRun(value: unknown): boolean {
   if (!isRecord(value) || !READS.has(value.read as string) || !Array.isArray(value.calls)) return false;
   if (value.failure !== undefined && typeof value.failure !== "string") return false;
   return value.calls.every(
-    (call) => isRecord(call) && isToolName(call.name) && (call.call_id === null || typeof call.call_id === "string") && STATUSES.has(call.status as string),
+    (call) =>
+      isRecord(call) &&
+      isToolName(call.name) &&
+      (call.call_id === null || typeof call.call_id === "string") &&
+      STATUSES.has(call.status as string),
   );
 }
 

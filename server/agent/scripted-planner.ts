@@ -75,7 +75,9 @@ export class ScriptedPlanner implements Planner {
     const outcomes = outcomesOf(conversation);
     const notes = plan.notes ?? [];
     const text =
-      conversation.failure === undefined ? reportOutcomes(outcomes, notes) : reportAfterSandboxFailure(outcomes, notes, conversation.failure);
+      conversation.failure === undefined
+        ? reportOutcomes(outcomes, notes)
+        : reportAfterSandboxFailure(outcomes, notes, conversation.failure);
     return { kind: "answer", text };
   }
 

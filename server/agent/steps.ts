@@ -27,4 +27,3 @@ export type StepDelta =
 
 /** requires_action: the agent handed function calls to the client and waits for their results. */
 export type InteractionStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled";
-

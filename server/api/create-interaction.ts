@@ -33,10 +33,7 @@ export const networkSchema = z.union([
   }),
 ]);
 
-const envVarSchema = z.union([
-  z.string(),
-  z.looseObject({ value: z.string().optional(), credential: z.string().optional() }),
-]);
+const envVarSchema = z.union([z.string(), z.looseObject({ value: z.string().optional(), credential: z.string().optional() })]);
 
 export const environmentObjectSchema = z.looseObject({
   type: z.literal("remote", { error: 'must be "remote", the only environment type' }),

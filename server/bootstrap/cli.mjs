@@ -181,6 +181,15 @@ switch (command) {
     // the tier fast on two cores (the executor's conformance suite alone takes about half a minute).
     process.exit(runTests(TIERS_WITHOUT_DOCKER.flatMap(findTests), ["--test-concurrency=4"]));
     break;
+  case "lint":
+  case "format": {
+    // Biome formats and lints in one pass (biome.jsonc); `lint` only reports, `format` rewrites.
+    await ensureDependencies();
+    const biome = path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome");
+    const argv = command === "lint" ? ["check", "."] : ["check", "--write", "."];
+    process.exit(run([process.execPath, biome, ...argv, ...passThrough]));
+    break;
+  }
   case "bench":
     await ensureDependencies();
     build();
@@ -188,6 +197,6 @@ switch (command) {
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "sandbox-latency.js")]));
     break;
   default:
-    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|image|bench [args]");
+    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|bench [args]");
     process.exit(2);
 }

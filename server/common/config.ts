@@ -19,14 +19,19 @@ export const configSchema = z.object({
     .transform((value) =>
       value === undefined || value.trim() === ""
         ? null
-        : value.split(",").map((key) => key.trim()).filter((key) => key.length > 0),
+        : value
+            .split(",")
+            .map((key) => key.trim())
+            .filter((key) => key.length > 0),
     )
     .describe("Comma-separated API keys accepted; unset means any non-empty key"),
   EMULATOR_INSTANCE: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_.-]*$/i, "letters, digits, '.', '_' or '-'")
     .optional()
-    .describe("Name that tags this emulator's containers; default: derived from EMULATOR_DATA_DIR, so emulators with different data folders never touch each other's sandboxes"),
+    .describe(
+      "Name that tags this emulator's containers; default: derived from EMULATOR_DATA_DIR, so emulators with different data folders never touch each other's sandboxes",
+    ),
   EMULATOR_SANDBOX_IMAGE: z.string().optional().describe("Sandbox image to use instead of building ours"),
   EMULATOR_BASE_IMAGE: z.string().default("debian:bookworm-slim").describe("FROM image for the sandbox image build"),
   EMULATOR_OFFLINE_BASE: z
@@ -39,12 +44,16 @@ export const configSchema = z.object({
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
-  EMULATOR_AGENT_MAX_TURNS: positiveInt(50).describe("How often the agent's planner may be asked for its next move in one interaction; a run that reaches it fails"),
+  EMULATOR_AGENT_MAX_TURNS: positiveInt(50).describe(
+    "How often the agent's planner may be asked for its next move in one interaction; a run that reaches it fails",
+  ),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
   EMULATOR_EGRESS_HOST_MAP: z
     .string()
     .default("")
-    .describe("domain=host:port pairs, comma-separated: where the egress proxy sends those domains (exempt from the private-address guard)"),
+    .describe(
+      "domain=host:port pairs, comma-separated: where the egress proxy sends those domains (exempt from the private-address guard)",
+    ),
   EMULATOR_EGRESS_CA_FILE: z.string().optional().describe("PEM file of extra CA certificates the egress proxy trusts for upstream TLS"),
   EMULATOR_EGRESS_PROXY: z
     .string()
@@ -64,7 +73,9 @@ export const configSchema = z.object({
   STORAGE_EMULATOR_HOST: z.string().optional().describe("A GCS emulator (e.g. fake-gcs-server) that gcs sources are fetched from"),
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
-  EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file (or archive) the environments files API accepts in one upload"),
+  EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
+    "Largest file (or archive) the environments files API accepts in one upload",
+  ),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {

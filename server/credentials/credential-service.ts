@@ -33,7 +33,14 @@ export function renderCredential(record: CredentialRecord): CredentialResource {
   for (const [key, value] of Object.entries(record.config)) {
     if (!SECRET_FIELDS.has(key) && key !== "id" && key !== "type") visible[key] = value;
   }
-  return { id: record.id, type: record.type, status: record.status, create_time: record.createTime, update_time: record.updateTime, ...visible };
+  return {
+    id: record.id,
+    type: record.type,
+    status: record.status,
+    create_time: record.createTime,
+    update_time: record.updateTime,
+    ...visible,
+  };
 }
 
 export class CredentialService {
@@ -41,7 +48,15 @@ export class CredentialService {
 
   create(owner: string, request: CreateCredentialRequest): CredentialRecord {
     const now = nowTimestamp();
-    const record: CredentialRecord = { owner, id: request.id, type: request.type, status: "active", config: request, createTime: now, updateTime: now };
+    const record: CredentialRecord = {
+      owner,
+      id: request.id,
+      type: request.type,
+      status: "active",
+      config: request,
+      createTime: now,
+      updateTime: now,
+    };
     if (!this.store.insert(record)) {
       throw new AlreadyExistsError(`Credential ${request.id} already exists. Update it (PATCH) or delete it first.`);
     }
@@ -55,7 +70,9 @@ export class CredentialService {
   }
 
   list(owner: string, pageSize: number, pageToken: string | undefined): { credentials: CredentialRecord[]; nextPageToken: string } {
-    const afterId = pageToken ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0) : null;
+    const afterId = pageToken
+      ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0)
+      : null;
     const page = this.store.list(owner, pageSize + 1, afterId);
     const more = page.length > pageSize;
     const credentials = page.slice(0, pageSize);
@@ -69,13 +86,21 @@ export class CredentialService {
     if (type !== undefined && type !== record.type) {
       throw new InvalidArgumentError(`Credential ${id} is a ${record.type} credential; its type cannot change to ${String(type)}.`);
     }
-    if (bodyId !== undefined && bodyId !== id) throw new InvalidArgumentError(`The body's id ${String(bodyId)} does not match ${id} in the path.`);
+    if (bodyId !== undefined && bodyId !== id)
+      throw new InvalidArgumentError(`The body's id ${String(bodyId)} does not match ${id} in the path.`);
     const allowed = UPDATABLE[record.type];
     const given = Object.keys(fields).filter((key) => (fields as Record<string, unknown>)[key] !== undefined);
-    const masked = updateMask ? updateMask.split(",").map((field) => field.trim()).filter(Boolean) : given;
+    const masked = updateMask
+      ? updateMask
+          .split(",")
+          .map((field) => field.trim())
+          .filter(Boolean)
+      : given;
     const wrong = masked.filter((field) => !allowed.includes(field));
     if (wrong.length > 0) {
-      throw new InvalidArgumentError(`Cannot update ${wrong.join(", ")} on a ${record.type} credential; updatable fields: ${allowed.join(", ")}.`);
+      throw new InvalidArgumentError(
+        `Cannot update ${wrong.join(", ")} on a ${record.type} credential; updatable fields: ${allowed.join(", ")}.`,
+      );
     }
     const next: Record<string, unknown> = { ...record.config };
     for (const field of masked) {

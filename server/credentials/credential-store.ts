@@ -64,7 +64,9 @@ export class CredentialStore {
   }
 
   replaceConfig(owner: string, id: string, config: CreateCredentialRequest, updateTime: string): void {
-    this.db.prepare("UPDATE credentials SET config = ?, update_time = ? WHERE owner = ? AND id = ?").run(JSON.stringify(config), updateTime, owner, id);
+    this.db
+      .prepare("UPDATE credentials SET config = ?, update_time = ? WHERE owner = ? AND id = ?")
+      .run(JSON.stringify(config), updateTime, owner, id);
   }
 
   delete(owner: string, id: string): boolean {

@@ -13,7 +13,9 @@ export class EgressLogStore {
   constructor(private readonly db: Db) {}
 
   append(entry: EgressLogEntry): void {
-    this.db.prepare("INSERT INTO egress_log (environment_id, time, entry) VALUES (?, ?, ?)").run(entry.environment_id, entry.time, JSON.stringify(entry));
+    this.db
+      .prepare("INSERT INTO egress_log (environment_id, time, entry) VALUES (?, ?, ?)")
+      .run(entry.environment_id, entry.time, JSON.stringify(entry));
   }
 
   /** Oldest first, after the entry numbered `afterSeq`. */
@@ -21,6 +23,9 @@ export class EgressLogStore {
     const rows = this.db
       .prepare("SELECT seq, entry FROM egress_log WHERE environment_id = ? AND seq > ? ORDER BY seq LIMIT ?")
       .all(environmentId, afterSeq, limit) as Array<{ seq: number; entry: string }>;
-    return { entries: rows.map((row) => JSON.parse(row.entry) as EgressLogEntry), lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : null };
+    return {
+      entries: rows.map((row) => JSON.parse(row.entry) as EgressLogEntry),
+      lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : null,
+    };
   }
 }

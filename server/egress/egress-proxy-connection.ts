@@ -3,13 +3,7 @@
 // data folder, and so the CA, and a secret with the emulator.
 
 import { randomBytes } from "node:crypto";
-import {
-  caDirectoryFor,
-  egressSettingsFromEnv,
-  openCertificateAuthority,
-  startEgressProxy,
-  type EgressEntry,
-} from "../../proxy/index.js";
+import { caDirectoryFor, egressSettingsFromEnv, openCertificateAuthority, startEgressProxy, type EgressEntry } from "../../proxy/index.js";
 import { ConfigError, type Config } from "../common/config.js";
 import type { ProxyEndpoint } from "./egress-gateway.js";
 
@@ -48,5 +42,10 @@ export async function connectEgressProxy(config: Config, onEgress: (entry: Egres
     onEgress,
     onDiagnostic: (message) => console.error(`[egress proxy] ${message}`),
   });
-  return { endpoint: { host: proxy.host, port: proxy.port, secret }, caCertificatePem: proxy.caCertificatePem, logsHere: true, close: () => proxy.close() };
+  return {
+    endpoint: { host: proxy.host, port: proxy.port, secret },
+    caCertificatePem: proxy.caCertificatePem,
+    logsHere: true,
+    close: () => proxy.close(),
+  };
 }

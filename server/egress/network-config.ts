@@ -29,14 +29,18 @@ export function checkNetwork(network: NetworkInput | undefined, owner: string, c
           );
         }
         if (!isInjectableHeaderValue(value)) {
-          throw new InvalidArgumentError(`${where}.transform["${name}"]: header values cannot contain line breaks or control characters, nor exceed 16384 characters`);
+          throw new InvalidArgumentError(
+            `${where}.transform["${name}"]: header values cannot contain line breaks or control characters, nor exceed 16384 characters`,
+          );
         }
       }
     }
     if (entry.credential !== undefined) {
       const credential = credentials.get(owner, entry.credential);
       if (!credential) {
-        throw new InvalidArgumentError(`${where}.credential "${entry.credential}" not found; create it first with POST /{version}/credentials`);
+        throw new InvalidArgumentError(
+          `${where}.credential "${entry.credential}" not found; create it first with POST /{version}/credentials`,
+        );
       }
       if (credential.type !== "bearer_token") {
         throw new InvalidArgumentError(
@@ -59,7 +63,7 @@ export function egressPolicy(network: NetworkInput | undefined, owner: string, c
     if (entry.credential !== undefined) {
       const credential = credentials.get(owner, entry.credential);
       // Fail closed: without its credential the entry would send requests unauthenticated.
-      if (!credential || credential.config.type !== "bearer_token") continue;
+      if (credential?.config.type !== "bearer_token") continue;
       const { header_name = "Authorization", prefix = "Bearer", token } = credential.config;
       headers[header_name] = prefix === "" ? token : `${prefix} ${token}`;
     }

@@ -6,14 +6,18 @@ import { InvalidArgumentError } from "../common/errors.js";
 import type { EnvironmentRecord } from "./environment-store.js";
 import type { EnvironmentService } from "./environment-service.js";
 
-export async function createEnvironment(service: EnvironmentService, owner: string, request: CreateEnvironmentRequest): Promise<EnvironmentRecord> {
+export async function createEnvironment(
+  service: EnvironmentService,
+  owner: string,
+  request: CreateEnvironmentRequest,
+): Promise<EnvironmentRecord> {
   const { from_environment: from, sources, network, env } = request;
   if (from !== undefined) {
     const given = [(sources?.length ?? 0) > 0 ? "sources" : null, Object.keys(env ?? {}).length > 0 ? "env" : null].filter(Boolean);
     if (given.length > 0) {
       throw new InvalidArgumentError(
         `from_environment copies the files and variables of ${from}, so ${given.join(" and ")} must be empty; ` +
-          "create the fork first, then add them with an interaction's environment {type: \"remote\", environment_id, sources, env}.",
+          'create the fork first, then add them with an interaction\'s environment {type: "remote", environment_id, sources, env}.',
       );
     }
     return service.fork(owner, environmentIdOf(from), network);

@@ -97,7 +97,7 @@ export class EnvironmentService {
     }
     return async () => {
       const id = newEnvironmentId();
-      let handle;
+      let handle: SandboxHandle;
       try {
         handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
       } catch (error) {
@@ -149,16 +149,28 @@ export class EnvironmentService {
       // Refuses (and marks expired) a source whose container is gone, before anything is created.
       await this.channel(source);
       const id = newEnvironmentId();
-      let handle;
+      let handle: SandboxHandle;
       try {
-        handle = await this.runtime.fork({ sandboxId: source.sandboxId ?? "", environmentId: source.id }, { environmentId: id, owner, files: [] });
+        handle = await this.runtime.fork(
+          { sandboxId: source.sandboxId ?? "", environmentId: source.id },
+          { environmentId: id, owner, files: [] },
+        );
       } catch (error) {
         throw new UnavailableError(`Could not copy the sandbox of environment ${source.id}: ${(error as Error).message}`);
       }
       const now = nowTimestamp();
       const config = structuredClone(source.config);
       if (network !== undefined) config.network = network;
-      const record: EnvironmentRecord = { id, owner, status: "active", sandboxId: handle.sandboxId, config, created: now, updated: now, lastAccessed: now };
+      const record: EnvironmentRecord = {
+        id,
+        owner,
+        status: "active",
+        sandboxId: handle.sandboxId,
+        config,
+        created: now,
+        updated: now,
+        lastAccessed: now,
+      };
       return this.insertOrRemove(record, handle);
     });
   }
@@ -178,7 +190,10 @@ export class EnvironmentService {
     const record = this.getVisible(id, owner);
     const pending = this.channels.get(record.id);
     this.channels.delete(record.id);
-    void pending?.then((channel) => channel.close(), () => undefined);
+    void pending?.then(
+      (channel) => channel.close(),
+      () => undefined,
+    );
     if (record.sandboxId) {
       try {
         await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id });
@@ -207,7 +222,7 @@ export class EnvironmentService {
   /** Remembers where an upload placed files, when that is outside the folders usage() always counts. */
   recordUpload(id: string, absolute: string): void {
     const record = this.store.getById(id);
-    if (!record || record.status !== "active") return;
+    if (record?.status !== "active") return;
     const covered = [...USAGE_ROOTS, ...(record.config.uploads ?? [])];
     if (covered.some((folder) => isWithin(absolute, folder))) return;
     const uploads = [...(record.config.uploads ?? []), absolute].slice(-MAX_RECORDED_UPLOADS);
@@ -229,9 +244,7 @@ export class EnvironmentService {
     const opening = (async () => {
       if (!record.sandboxId || !(await this.runtime.ensureRunning(handle))) {
         this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
-        throw new FailedPreconditionError(
-          `Environment ${record.id} has expired: its sandbox container is gone. Create a new environment.`,
-        );
+        throw new FailedPreconditionError(`Environment ${record.id} has expired: its sandbox container is gone. Create a new environment.`);
       }
       const channel = await this.runtime.connect(handle);
       void channel.closed.then(() => this.channels.delete(record.id));
@@ -253,7 +266,7 @@ export class EnvironmentService {
   /** The egress policy of a live environment, as of now (network setting and credentials). */
   egressPolicyOf(id: string): EgressPolicy {
     const record = this.store.getById(id);
-    if (!record || record.status !== "active") throw new Error(`environment ${id} is not active`);
+    if (record?.status !== "active") throw new Error(`environment ${id} is not active`);
     return egressPolicy(record.config.network, record.owner, this.options.credentials);
   }
 
@@ -279,7 +292,10 @@ export class EnvironmentService {
       if (now - Date.parse(record.lastAccessed) <= this.options.idleTtlMs) continue;
       const pending = this.channels.get(record.id);
       this.channels.delete(record.id);
-      void pending?.then((channel) => channel.close(), () => undefined);
+      void pending?.then(
+        (channel) => channel.close(),
+        () => undefined,
+      );
       if (record.sandboxId) await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id }).catch(() => undefined);
       this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
       expired += 1;
@@ -294,7 +310,9 @@ export class EnvironmentService {
     const timer = setInterval(() => {
       if (running) return;
       running = true;
-      this.expireIdle().catch(onError).finally(() => (running = false));
+      this.expireIdle()
+        .catch(onError)
+        .finally(() => (running = false));
     }, interval);
     timer.unref();
     return () => clearInterval(timer);
@@ -302,7 +320,11 @@ export class EnvironmentService {
 
   /** Closes every open channel (at shutdown); the sandboxes themselves keep running. */
   closeChannels(): void {
-    for (const pending of this.channels.values()) void pending.then((channel) => channel.close(), () => undefined);
+    for (const pending of this.channels.values())
+      void pending.then(
+        (channel) => channel.close(),
+        () => undefined,
+      );
     this.channels.clear();
   }
 }

@@ -106,17 +106,12 @@ export class EnvironmentStore {
     return rows.map(fromRow);
   }
 
-  update(
-    id: string,
-    changes: Partial<Pick<EnvironmentRecord, "status" | "sandboxId" | "config" | "updated" | "lastAccessed">>,
-  ): void {
+  update(id: string, changes: Partial<Pick<EnvironmentRecord, "status" | "sandboxId" | "config" | "updated" | "lastAccessed">>): void {
     const current = this.db.prepare("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
     if (!current) return;
     const next = { ...fromRow(current), ...changes };
     this.db
-      .prepare(
-        "UPDATE environments SET status = ?, sandbox_id = ?, config = ?, updated = ?, last_accessed = ? WHERE id = ?",
-      )
+      .prepare("UPDATE environments SET status = ?, sandbox_id = ?, config = ?, updated = ?, last_accessed = ? WHERE id = ?")
       .run(next.status, next.sandboxId, JSON.stringify(next.config), next.updated, next.lastAccessed, id);
   }
 

@@ -5,7 +5,11 @@ import type { SandboxRuntime } from "../sandbox/runtime.js";
 import type { EnvironmentStore } from "./environment-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 
-export async function reconcileSandboxes(store: EnvironmentStore, runtime: SandboxRuntime, progress: (line: string) => void): Promise<void> {
+export async function reconcileSandboxes(
+  store: EnvironmentStore,
+  runtime: SandboxRuntime,
+  progress: (line: string) => void,
+): Promise<void> {
   const containers = await runtime.list();
   const live = store.listLive();
   const liveIds = new Set(live.map((record) => record.id));

@@ -12,9 +12,7 @@ const REFUSED = 3;
 
 export type ExtractRefusal = "escape" | "unsupported" | "format" | "exists" | "conflict" | "permission" | "io";
 
-export type ExtractOutcome =
-  | { ok: true; entries: TreeEntry[]; total: number }
-  | { ok: false; refusal: ExtractRefusal; message: string };
+export type ExtractOutcome = { ok: true; entries: TreeEntry[]; total: number } | { ok: false; refusal: ExtractRefusal; message: string };
 
 export interface ExtractOptions {
   overwrite: boolean;
@@ -25,9 +23,23 @@ export interface ExtractOptions {
   timeoutMs: number;
 }
 
-export async function extractArchive(channel: SandboxChannel, archive: string, destination: string, options: ExtractOptions): Promise<ExtractOutcome> {
+export async function extractArchive(
+  channel: SandboxChannel,
+  archive: string,
+  destination: string,
+  options: ExtractOptions,
+): Promise<ExtractOutcome> {
   const result: CommandResult = await channel.run({
-    argv: ["python3", "-c", EXTRACT_SCRIPT, archive, destination, options.overwrite ? "1" : "0", JSON.stringify(options.forbidden), String(options.reportLimit)],
+    argv: [
+      "python3",
+      "-c",
+      EXTRACT_SCRIPT,
+      archive,
+      destination,
+      options.overwrite ? "1" : "0",
+      JSON.stringify(options.forbidden),
+      String(options.reportLimit),
+    ],
     cwd: "/",
     timeoutMs: options.timeoutMs,
     maxOutputBytes: 32 * 1024 * 1024,
@@ -54,6 +66,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Run as `python3 -c EXTRACT_SCRIPT archive destination overwrite(0|1) forbidden-json report-limit`. */
+// biome-ignore lint/complexity/noUselessStringRaw: Python source; raw, so a backslash added later reaches Python as written
 const EXTRACT_SCRIPT = String.raw`
 import json, os, posixpath, shutil, stat, sys, tarfile, time, zipfile, zlib
 

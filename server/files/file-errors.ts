@@ -1,7 +1,15 @@
 // A file operation that failed inside the sandbox, as the API error a caller can act on. Client faults
 // stay 4xx (the SDK retries 5xx); a sandbox that stopped answering is 503, which retrying may cure.
 
-import { ApiError, FailedPreconditionError, InternalError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnavailableError } from "../common/errors.js";
+import {
+  ApiError,
+  FailedPreconditionError,
+  InternalError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  UnavailableError,
+} from "../common/errors.js";
 import { SandboxFileError, SandboxUnavailableError } from "../sandbox/runtime.js";
 
 /** `shown` is the path as the caller gave it (relative to the sandbox root). */

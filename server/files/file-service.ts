@@ -80,10 +80,16 @@ export class FileService {
     });
   }
 
-  async list(owner: string, environmentId: string, apiPath: string, options: ListOptions): Promise<{ files: EnvironmentFile[]; next_page_token: string }> {
+  async list(
+    owner: string,
+    environmentId: string,
+    apiPath: string,
+    options: ListOptions,
+  ): Promise<{ files: EnvironmentFile[]; next_page_token: string }> {
     return this.withPath(owner, environmentId, apiPath, "read", async ({ record, channel, absolute, shown, info }) => {
       if (!info) throw new NotFoundError(`"${shown}" not found in environment ${record.id}.`);
-      const after = options.pageToken === undefined || options.pageToken === "" ? undefined : afterOf(options.pageToken, absolute, options.recursive);
+      const after =
+        options.pageToken === undefined || options.pageToken === "" ? undefined : afterOf(options.pageToken, absolute, options.recursive);
       // A folder is listed by its contents, a file by itself (as the SDK's typings describe the response):
       // the walk's first entry, the folder itself, is fetched in one more and left out.
       const skipsSelf = info.type === "directory" && after === undefined;
@@ -94,8 +100,14 @@ export class FileService {
         exclude: PSEUDO_FOLDERS,
       });
       const last = page.entries.at(-1);
-      const files = page.entries.filter((entry) => !(skipsSelf && entry.path === "")).map((entry) => renderFile(path.join(absolute, entry.path), entry));
-      return { files, next_page_token: page.more && last ? encodePageToken({ p: absolute, r: options.recursive, a: last.path } satisfies ListPosition) : "" };
+      const files = page.entries
+        .filter((entry) => !(skipsSelf && entry.path === ""))
+        .map((entry) => renderFile(path.join(absolute, entry.path), entry));
+      return {
+        files,
+        next_page_token:
+          page.more && last ? encodePageToken({ p: absolute, r: options.recursive, a: last.path } satisfies ListPosition) : "",
+      };
     });
   }
 
@@ -134,13 +146,21 @@ interface ListPosition {
 
 const isListPosition = (value: unknown): value is ListPosition => {
   const candidate = value as Partial<ListPosition> | null;
-  return typeof candidate === "object" && candidate !== null && typeof candidate.p === "string" && typeof candidate.r === "boolean" && typeof candidate.a === "string";
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.p === "string" &&
+    typeof candidate.r === "boolean" &&
+    typeof candidate.a === "string"
+  );
 };
 
 function afterOf(token: string, absolute: string, recursive: boolean): string {
   const position = decodePageToken(token, isListPosition);
   if (position.p !== absolute || position.r !== recursive) {
-    throw new InvalidArgumentError("page_token belongs to another listing; pass the same path and recursive as the request that returned it.");
+    throw new InvalidArgumentError(
+      "page_token belongs to another listing; pass the same path and recursive as the request that returned it.",
+    );
   }
   return position.a;
 }

@@ -30,13 +30,14 @@ export function apiPathOf(absolute: string): string {
   return absolute.replace(/^\/+/, "");
 }
 
-
 /** Refuses (403) a real path the API may not reach for this kind of access; `shown` is the path as the caller gave it. */
 export function checkReach(realPath: string, access: Access, shown: string): void {
   const pseudo = PSEUDO_FOLDERS.find((folder) => isWithin(realPath, folder));
   const via = realPath === path.normalize(`/${shown}`) ? "" : ` (it leads to ${realPath})`;
   if (pseudo) {
-    throw new PermissionDeniedError(`path "${shown}"${via} is under ${pseudo}, which the files API does not serve; use code_execution to inspect it.`);
+    throw new PermissionDeniedError(
+      `path "${shown}"${via} is under ${pseudo}, which the files API does not serve; use code_execution to inspect it.`,
+    );
   }
   if (access === "write") {
     const reserved = reservedFolderOf(realPath);

@@ -98,7 +98,9 @@ export class UploadService {
       );
     }
     if (request.command?.trim().toLowerCase() !== "start") {
-      throw new InvalidArgumentError(`x-goog-upload-command must be "start" on the first request (got ${JSON.stringify(request.command ?? null)}).`);
+      throw new InvalidArgumentError(
+        `x-goog-upload-command must be "start" on the first request (got ${JSON.stringify(request.command ?? null)}).`,
+      );
     }
     const declaredLength = parseLength(request.declaredLength, "x-goog-upload-header-content-length");
     if (declaredLength !== null && declaredLength > this.options.maxUploadBytes) {
@@ -112,9 +114,12 @@ export class UploadService {
           throw new InvalidArgumentError(`"${shown}" is a file; with extract=true the path names the folder to unpack the archive into.`);
         }
       } else {
-        if (absolute === "/") throw new InvalidArgumentError("path is empty; give the path of the file to create, e.g. workspace/data.csv.");
+        if (absolute === "/")
+          throw new InvalidArgumentError("path is empty; give the path of the file to create, e.g. workspace/data.csv.");
         if (info?.type === "directory") {
-          throw new InvalidArgumentError(`"${shown}" is a folder; upload to a file path inside it (e.g. "${shown}/name"), or pass extract=true to unpack an archive into it.`);
+          throw new InvalidArgumentError(
+            `"${shown}" is a folder; upload to a file path inside it (e.g. "${shown}/name"), or pass extract=true to unpack an archive into it.`,
+          );
         }
         if (info && !request.overwrite) {
           throw new FailedPreconditionError(`"${shown}" already exists in environment ${record.id}; pass overwrite=true to replace it.`);
@@ -140,21 +145,30 @@ export class UploadService {
   }
 
   /** One request to the upload URL. `body` is the request stream (read only for an upload command). */
-  async chunk(owner: string, uploadId: string, headers: { command?: string; offset?: string }, body: AsyncIterable<Buffer>): Promise<ChunkOutcome> {
+  async chunk(
+    owner: string,
+    uploadId: string,
+    headers: { command?: string; offset?: string },
+    body: AsyncIterable<Buffer>,
+  ): Promise<ChunkOutcome> {
     const session = this.sessions.get(uploadId);
     if (!session || session.owner !== owner) {
       throw new NotFoundError(
         `Upload ${uploadId} not found: it finished, was cancelled, failed, or waited too long for its next chunk. Start it again with the PUT request.`,
       );
     }
-    const commands = (headers.command ?? "").split(",").map((part) => part.trim().toLowerCase()).filter(Boolean);
+    const commands = (headers.command ?? "")
+      .split(",")
+      .map((part) => part.trim().toLowerCase())
+      .filter(Boolean);
     const unknown = commands.filter((command) => !COMMANDS.has(command) || command === "start");
     if (commands.length === 0 || unknown.length > 0) {
       throw new InvalidArgumentError(
         `x-goog-upload-command ${JSON.stringify(headers.command ?? "")} is not understood here; send "upload", "upload, finalize", "finalize", "query" or "cancel".`,
       );
     }
-    if (session.busy) throw new FailedPreconditionError(`Another request of upload ${uploadId} is still being written; send chunks one after the other.`);
+    if (session.busy)
+      throw new FailedPreconditionError(`Another request of upload ${uploadId} is still being written; send chunks one after the other.`);
     session.busy = true;
     session.lastActivity = Date.now();
     try {
@@ -165,7 +179,10 @@ export class UploadService {
       if (commands.includes("query")) return { status: "active", received: session.received };
       if (commands.includes("upload")) {
         const offset = parseLength(headers.offset, "x-goog-upload-offset");
-        if (offset === null) throw new InvalidArgumentError("x-goog-upload-offset is required with the upload command: the number of bytes sent before this chunk.");
+        if (offset === null)
+          throw new InvalidArgumentError(
+            "x-goog-upload-offset is required with the upload command: the number of bytes sent before this chunk.",
+          );
         if (offset !== session.received) {
           throw new InvalidArgumentError(
             `x-goog-upload-offset is ${offset}, but ${session.received} bytes of this upload have arrived; send the bytes from offset ${session.received}.`,
@@ -233,15 +250,22 @@ export class UploadService {
       );
     }
     // The destination is resolved again: a symlink made since the start must not redirect the file.
-    const files = await this.files.withPath(session.owner, session.environmentId, session.apiPath, "write", async ({ channel, absolute, shown, info }) => {
-      if (session.extract) return this.unpack(session, channel, absolute, shown);
-      if (info?.type === "directory") throw new InvalidArgumentError(`"${shown}" became a folder during the upload; upload to a file path inside it.`);
-      await channel.moveFile(session.staging, absolute, session.overwrite);
-      const placed = await channel.stat(absolute);
-      if (!placed.info) throw new InternalError(`"${shown}" vanished right after the upload`);
-      this.environments.recordUpload(session.environmentId, absolute);
-      return [renderFile(absolute, placed.info)];
-    });
+    const files = await this.files.withPath(
+      session.owner,
+      session.environmentId,
+      session.apiPath,
+      "write",
+      async ({ channel, absolute, shown, info }) => {
+        if (session.extract) return this.unpack(session, channel, absolute, shown);
+        if (info?.type === "directory")
+          throw new InvalidArgumentError(`"${shown}" became a folder during the upload; upload to a file path inside it.`);
+        await channel.moveFile(session.staging, absolute, session.overwrite);
+        const placed = await channel.stat(absolute);
+        if (!placed.info) throw new InternalError(`"${shown}" vanished right after the upload`);
+        this.environments.recordUpload(session.environmentId, absolute);
+        return [renderFile(absolute, placed.info)];
+      },
+    );
     this.sessions.delete(session.id);
     return files;
   }
@@ -290,7 +314,8 @@ export class UploadService {
 
 function parseLength(value: string | undefined, header: string): number | null {
   if (value === undefined || value.trim() === "") return null;
-  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${header} ${JSON.stringify(value)} is not a byte count; send a non-negative integer.`);
+  if (!/^\d+$/.test(value.trim()))
+    throw new InvalidArgumentError(`${header} ${JSON.stringify(value)} is not a byte count; send a non-negative integer.`);
   const length = Number(value.trim());
   if (!Number.isSafeInteger(length)) throw new InvalidArgumentError(`${header} ${value} is out of range.`);
   return length;

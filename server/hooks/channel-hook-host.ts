@@ -3,19 +3,8 @@
 // sandbox so the request leaves through whatever network the sandbox has (and later the egress proxy,
 // through HTTP(S)_PROXY), never from the emulator's own host.
 
-import {
-  SandboxFileError,
-  type CommandResult,
-  type SandboxChannel,
-} from "../sandbox/runtime.js";
-import type {
-  HookCommandRequest,
-  HookCommandResult,
-  HookConfigRead,
-  HookHost,
-  HookHttpRequest,
-  HookHttpResult,
-} from "./hook-host.js";
+import { SandboxFileError, type CommandResult, type SandboxChannel } from "../sandbox/runtime.js";
+import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "./hook-host.js";
 
 export interface ChannelHookHostOptions {
   /** The working folder of command hooks (and of curl). */
@@ -112,7 +101,11 @@ async function readConfigFromChannel(channel: SandboxChannel, path: string, maxB
   try {
     const file = await channel.readFile(path, maxBytes);
     if (file.truncated) {
-      return { status: "unreadable", realPath: file.realPath, error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json` };
+      return {
+        status: "unreadable",
+        realPath: file.realPath,
+        error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json`,
+      };
     }
     return { status: "found", realPath: file.realPath, text: file.content.toString("utf8"), bytes: file.size };
   } catch (error) {
@@ -174,14 +167,22 @@ function interpretCurl(result: CommandResult, request: HookHttpRequest): HookHtt
   if (result.exitCode !== 0) {
     const code = result.exitCode ?? -1;
     const tunnel = /CONNECT tunnel failed, response (\d+)/.exec(curlMessage);
-    const meaning = tunnel ? `the egress proxy refused the connection (CONNECT answered ${tunnel[1]})` : (CURL_FAILURES[code] ?? "request failed");
+    const meaning = tunnel
+      ? `the egress proxy refused the connection (CONNECT answered ${tunnel[1]})`
+      : (CURL_FAILURES[code] ?? "request failed");
     const reason = `${meaning}; curl exit ${code}${curlMessage ? `: ${curlMessage}` : ""}`;
     return { ok: false, reason, timedOut: code === 28, proxyRefused: tunnel !== null, durationMs };
   }
   const spaceAt = statusLine.indexOf(" ");
   const status = Number.parseInt(spaceAt === -1 ? statusLine : statusLine.slice(0, spaceAt), 10);
   if (!Number.isInteger(status) || status <= 0) {
-    return { ok: false, reason: `curl reported no HTTP status (${curlMessage || "no message"})`, timedOut: false, proxyRefused: false, durationMs };
+    return {
+      ok: false,
+      reason: `curl reported no HTTP status (${curlMessage || "no message"})`,
+      timedOut: false,
+      proxyRefused: false,
+      durationMs,
+    };
   }
   const proxyRefusal = spaceAt === -1 ? undefined : proxyErrorHeader(statusLine.slice(spaceAt + 1));
   return {

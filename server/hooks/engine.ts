@@ -87,7 +87,11 @@ async function runHooks(
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_HOOK_OUTPUT_BYTES;
   options.signal?.throwIfAborted();
 
-  const discovery = await discoverHooks(host, options.configPaths ?? DEFAULT_CONFIG_PATHS, options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES);
+  const discovery = await discoverHooks(
+    host,
+    options.configPaths ?? DEFAULT_CONFIG_PATHS,
+    options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES,
+  );
   const diagnostics: HookDiagnostic[] = [...discovery.diagnostics];
   const { rules, planned } = planHandlers(discovery.configs, event, call.name);
 
@@ -150,7 +154,13 @@ function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: strin
           event,
           rule_index: rule.index,
           matcher: rule.matcherSource,
-          match: !group.enabled ? "group_disabled" : rule.matcher.kind === "invalid" ? "invalid_matcher" : matched ? "matched" : "not_matched",
+          match: !group.enabled
+            ? "group_disabled"
+            : rule.matcher.kind === "invalid"
+              ? "invalid_matcher"
+              : matched
+                ? "matched"
+                : "not_matched",
           why: group.enabled ? explainMatch(rule.matcher, toolName) : `group ${JSON.stringify(group.name)} has "enabled": false`,
           handler_count: rule.handlers.length,
         });
@@ -176,11 +186,21 @@ async function runHandler(
     const result = await host.runCommand({ command: handler.command, stdin: payload, timeoutMs, maxOutputBytes, signal });
     return { kind: "command", result };
   }
-  const result = await host.postJson({ url: handler.url, headers: handler.headers, body: payload, timeoutMs, maxBodyBytes: maxOutputBytes, signal });
+  const result = await host.postJson({
+    url: handler.url,
+    headers: handler.headers,
+    body: payload,
+    timeoutMs,
+    maxBodyBytes: maxOutputBytes,
+    signal,
+  });
   return { kind: "http", result };
 }
 
-function baseTrace(step: PlannedHandler, event: HookEvent): Omit<HookHandlerTrace, "decision" | "deny_reason" | "not_run_reason" | "fail_open" | "failure"> {
+function baseTrace(
+  step: PlannedHandler,
+  event: HookEvent,
+): Omit<HookHandlerTrace, "decision" | "deny_reason" | "not_run_reason" | "fail_open" | "failure"> {
   const { handler } = step;
   return {
     file: step.file,

@@ -188,7 +188,8 @@ function habitProblems(run: HandlerRun, output: DecisionOutput): OutcomeProblem[
       problems.push({
         severity: "warning",
         code: "decision_block",
-        message: '"decision": "block" (another hook system\'s spelling) does not deny here; only "decision": "deny" does, so the tool call was allowed.',
+        message:
+          '"decision": "block" (another hook system\'s spelling) does not deny here; only "decision": "deny" does, so the tool call was allowed.',
       });
     }
   }
@@ -198,16 +199,19 @@ function habitProblems(run: HandlerRun, output: DecisionOutput): OutcomeProblem[
       problems.push({
         severity: "warning",
         code: "continue_false",
-        message: '{"continue": false} (Claude Code\'s way to stop) is not read here; only "decision": "deny" denies, so the tool call was allowed.',
+        message:
+          '{"continue": false} (Claude Code\'s way to stop) is not read here; only "decision": "deny" denies, so the tool call was allowed.',
       });
     }
     const nested = object["hookSpecificOutput"];
-    const nestedDecision = typeof nested === "object" && nested !== null ? (nested as Record<string, unknown>)["permissionDecision"] : undefined;
+    const nestedDecision =
+      typeof nested === "object" && nested !== null ? (nested as Record<string, unknown>)["permissionDecision"] : undefined;
     if (Object.hasOwn(object, "permissionDecision") || nestedDecision !== undefined) {
       problems.push({
         severity: "warning",
         code: "permission_decision",
-        message: '"permissionDecision" (Claude Code\'s hookSpecificOutput) is not read here; print {"decision": "deny", "reason": "..."} at the top level instead.',
+        message:
+          '"permissionDecision" (Claude Code\'s hookSpecificOutput) is not read here; print {"decision": "deny", "reason": "..."} at the top level instead.',
       });
     }
   }
@@ -216,7 +220,7 @@ function habitProblems(run: HandlerRun, output: DecisionOutput): OutcomeProblem[
       problems.push({
         severity: "warning",
         code: "deny_on_stderr",
-        message: 'the handler wrote a deny decision to stderr; only stdout is read, so the tool call was allowed.',
+        message: "the handler wrote a deny decision to stderr; only stdout is read, so the tool call was allowed.",
       });
     } else if ((output.kind === "invalid_json" || output.kind === "plain_text") && lastLineIsDeny(run.result.stdout)) {
       problems.push({

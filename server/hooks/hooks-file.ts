@@ -5,13 +5,7 @@
 
 import { z } from "zod";
 import { compileMatcher, type CompiledMatcher } from "./matcher.js";
-import {
-  HOOK_EVENTS,
-  type DiagnosticLocation,
-  type DiagnosticSeverity,
-  type HookDiagnostic,
-  type HookEvent,
-} from "./trace.js";
+import { HOOK_EVENTS, type DiagnosticLocation, type DiagnosticSeverity, type HookDiagnostic, type HookEvent } from "./trace.js";
 
 export const DEFAULT_HANDLER_TIMEOUT_S = 30;
 
@@ -66,7 +60,7 @@ const timeoutSchema = optional(
 );
 
 const groupFieldsSchema = z.looseObject({
-  enabled: optional(z.boolean({ error: 'must be true or false (a JSON boolean, not a string)' })),
+  enabled: optional(z.boolean({ error: "must be true or false (a JSON boolean, not a string)" })),
 });
 
 const rulesSchema = z.array(z.unknown(), { error: "must be an array of rules" });
@@ -193,7 +187,9 @@ export function parseHooksFile(text: string, file: string): ParsedHooksFile {
   const keys = objectKeysInFileOrder(text);
   for (const name of new Set(keys)) {
     if (keys.indexOf(name) !== keys.lastIndexOf(name)) {
-      report("warning", "duplicate_group", `group ${JSON.stringify(name)} is defined more than once; only the last definition applies.`, { group: name });
+      report("warning", "duplicate_group", `group ${JSON.stringify(name)} is defined more than once; only the last definition applies.`, {
+        group: name,
+      });
     }
     const group = parseGroup(name, Object.getOwnPropertyDescriptor(document, name)?.value, report);
     if (group) groups.push(group);
@@ -235,10 +231,15 @@ function parseGroup(name: string, value: unknown, report: Report): HookGroup | n
     if (raw === undefined || raw === null) continue;
     const rules = rulesSchema.safeParse(raw);
     if (!rules.success) {
-      report("error", "event_not_array", `group ${JSON.stringify(name)}: "${event}" must be an array of rules, not ${describeKind(raw)}; it is skipped.`, {
-        ...at,
-        event,
-      });
+      report(
+        "error",
+        "event_not_array",
+        `group ${JSON.stringify(name)}: "${event}" must be an array of rules, not ${describeKind(raw)}; it is skipped.`,
+        {
+          ...at,
+          event,
+        },
+      );
       continue;
     }
     rules.data.forEach((rule, index) => {
@@ -252,7 +253,12 @@ function parseGroup(name: string, value: unknown, report: Report): HookGroup | n
 function parseRule(value: unknown, at: { group: string; event: HookEvent; rule_index: number }, report: Report): HookRule | null {
   const where = `group ${JSON.stringify(at.group)} ${at.event}[${at.rule_index}]`;
   if (!isPlainObject(value)) {
-    report("error", "rule_not_object", `${where} must be an object ({"matcher": ..., "hooks": [...]}), not ${describeKind(value)}; it is skipped.`, at);
+    report(
+      "error",
+      "rule_not_object",
+      `${where} must be an object ({"matcher": ..., "hooks": [...]}), not ${describeKind(value)}; it is skipped.`,
+      at,
+    );
     return null;
   }
   const parsed = ruleSchema.safeParse(value);
@@ -291,7 +297,12 @@ function parseHandler(
   report: Report,
 ): HookHandler | null {
   if (!isPlainObject(value)) {
-    report("error", "handler_not_object", `${where} must be an object ({"type": "command", "command": ...}), not ${describeKind(value)}; it is skipped.`, at);
+    report(
+      "error",
+      "handler_not_object",
+      `${where} must be an object ({"type": "command", "command": ...}), not ${describeKind(value)}; it is skipped.`,
+      at,
+    );
     return null;
   }
   const type = value["type"];
@@ -339,12 +350,27 @@ function reportUnknownKeys(
     const field = { ...at, field: key };
     const otherType = known === HANDLER_KEYS.command ? "http" : known === HANDLER_KEYS.http ? "command" : null;
     if (otherType !== null && HANDLER_KEYS[otherType].includes(key)) {
-      report("warning", "misplaced_key", `${where}: ${JSON.stringify(key)} is only read for "type": "${otherType}" handlers and is ignored here.`, field);
+      report(
+        "warning",
+        "misplaced_key",
+        `${where}: ${JSON.stringify(key)} is only read for "type": "${otherType}" handlers and is ignored here.`,
+        field,
+      );
     } else if (meant && known.includes(meant)) {
       const unit = meant === "timeout" ? " (in seconds)" : "";
-      report("warning", "likely_typo", `${where}: unknown key ${JSON.stringify(key)} is ignored; did you mean ${JSON.stringify(meant)}${unit}?`, field);
+      report(
+        "warning",
+        "likely_typo",
+        `${where}: unknown key ${JSON.stringify(key)} is ignored; did you mean ${JSON.stringify(meant)}${unit}?`,
+        field,
+      );
     } else if (meant) {
-      report("warning", "misplaced_key", `${where}: ${JSON.stringify(key)} is ignored here; ${JSON.stringify(meant)} belongs at another level of hooks.json.`, field);
+      report(
+        "warning",
+        "misplaced_key",
+        `${where}: ${JSON.stringify(key)} is ignored here; ${JSON.stringify(meant)} belongs at another level of hooks.json.`,
+        field,
+      );
     } else {
       report("info", "unknown_key", `${where}: unknown key ${JSON.stringify(key)} is ignored.`, field);
     }

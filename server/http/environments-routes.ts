@@ -49,7 +49,7 @@ export function environmentsRouter(service: EnvironmentService): Router {
     const environments: EnvironmentResource[] = new Array(shown.length);
     for (let start = 0; start < shown.length; start += USAGE_CONCURRENCY) {
       const batch = shown.slice(start, start + USAGE_CONCURRENCY);
-      (await Promise.all(batch.map(render))).forEach((resource, index) => (environments[start + index] = resource));
+      for (const [index, resource] of (await Promise.all(batch.map(render))).entries()) environments[start + index] = resource;
     }
     const last = shown.at(-1);
     res.status(200).json({ environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" });

@@ -3,7 +3,11 @@ import { ApiError, InternalError, InvalidArgumentError, NotFoundError, PayloadTo
 
 /** Unknown paths answer in Google's error shape too, naming what exists. */
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {
-  next(new NotFoundError(`No route for ${req.method} ${req.path}. The emulator serves /{version}/interactions, /{version}/environments (with /files), /{version}/credentials, /upload/{version}/environments/{env}/files/{path}, /emulator/… and GET /health.`));
+  next(
+    new NotFoundError(
+      `No route for ${req.method} ${req.path}. The emulator serves /{version}/interactions, /{version}/environments (with /files), /{version}/credentials, /upload/{version}/environments/{env}/files/{path}, /emulator/… and GET /health.`,
+    ),
+  );
 }
 
 export function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {

@@ -35,7 +35,10 @@ export function uploadRouter(uploads: UploadService): Router {
       overwrite: query.overwrite,
       extract: query.extract,
     });
-    res.status(200).set({ "X-Goog-Upload-URL": uploadUrl(req, uploadId), "X-Goog-Upload-Status": "active" }).end();
+    res
+      .status(200)
+      .set({ "X-Goog-Upload-URL": uploadUrl(req, uploadId), "X-Goog-Upload-Status": "active" })
+      .end();
   });
 
   router.post(route, async (req, res) => {
@@ -52,7 +55,9 @@ export function uploadRouter(uploads: UploadService): Router {
   });
 
   router.all(route, (req) => {
-    throw new InvalidArgumentError(`${req.method} is not part of the upload protocol: start with PUT, then POST the bytes to the X-Goog-Upload-URL.`);
+    throw new InvalidArgumentError(
+      `${req.method} is not part of the upload protocol: start with PUT, then POST the bytes to the X-Goog-Upload-URL.`,
+    );
   });
 
   return router;

@@ -8,7 +8,9 @@ export class EventStore {
   constructor(private readonly db: Db) {}
 
   append(interactionId: string, seq: number, event: StreamEvent): void {
-    this.db.prepare("INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)").run(interactionId, seq, JSON.stringify(event));
+    this.db
+      .prepare("INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)")
+      .run(interactionId, seq, JSON.stringify(event));
   }
 
   /** The events after sequence number `afterSeq`, in order. */

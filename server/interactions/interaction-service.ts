@@ -27,7 +27,8 @@ export const KNOWN_AGENTS = ["antigravity-preview-05-2026", "antigravity-preview
 
 export const SHUTDOWN_ERROR: EventError = {
   code: "ABORTED",
-  message: "The emulator shut down while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
+  message:
+    "The emulator shut down while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
 };
 
 export interface InteractionServiceOptions {
@@ -167,7 +168,8 @@ export class InteractionService {
 
     // [choice] With no `environment`, a continued conversation stays in its environment, and a new
     // one that needs tools gets a fresh sandbox.
-    const environmentInput = request.environment ?? previous?.environmentId ?? (planner.needsSandbox ? { type: "remote" as const } : undefined);
+    const environmentInput =
+      request.environment ?? previous?.environmentId ?? (planner.needsSandbox ? { type: "remote" as const } : undefined);
     const openEnvironment = environmentInput === undefined ? null : await this.environments.plan(owner, environmentInput);
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
@@ -269,7 +271,6 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
   }
   return echo;
 }
-
 
 /** Waits for `work`, or `ms` at most (then carries on without it). */
 async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {

@@ -63,10 +63,10 @@ export class InteractionStore {
         });
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
-      record.steps.forEach((step, index) => insertStep.run(record.id, index, JSON.stringify(step)));
+      for (const [index, step] of record.steps.entries()) insertStep.run(record.id, index, JSON.stringify(step));
       this.db.prepare("DELETE FROM hook_traces WHERE interaction_id = ?").run(record.id);
       const insertTrace = this.db.prepare("INSERT INTO hook_traces (interaction_id, idx, trace) VALUES (?, ?, ?)");
-      record.hookTraces.forEach((trace, index) => insertTrace.run(record.id, index, JSON.stringify(trace)));
+      for (const [index, trace] of record.hookTraces.entries()) insertTrace.run(record.id, index, JSON.stringify(trace));
     })();
   }
 
@@ -93,9 +93,9 @@ export class InteractionStore {
 
   private hydrate(row: Row): InteractionRecord {
     const id = row.id;
-    const steps = (
-      this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>
-    ).map((stepRow) => JSON.parse(stepRow.step) as Step);
+    const steps = (this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>).map(
+      (stepRow) => JSON.parse(stepRow.step) as Step,
+    );
     const hookTraces = (
       this.db.prepare("SELECT trace FROM hook_traces WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ trace: string }>
     ).map((traceRow) => JSON.parse(traceRow.trace) as object);

@@ -13,6 +13,7 @@ import {
   checkResponse,
   encodeFrame,
   FrameDecoder,
+  type Frame,
   isEgressFrameHeader,
   responseCarriesBody,
   type EgressFrame,
@@ -181,7 +182,8 @@ export class ExecutorClient implements SandboxChannel {
     options: { recursive: boolean; after?: string; limit: number; exclude?: string[] },
   ): Promise<{ entries: TreeEntry[]; more: boolean }> {
     const { result } = await this.call({ op: "walk", path, ...options }, "walk", {
-      check: ({ entries }) => (entries.length > options.limit ? `${entries.length} entries, more than the limit of ${options.limit}` : null),
+      check: ({ entries }) =>
+        entries.length > options.limit ? `${entries.length} entries, more than the limit of ${options.limit}` : null,
     });
     return { entries: result.entries, more: result.more };
   }
@@ -290,7 +292,7 @@ export class ExecutorClient implements SandboxChannel {
 
   private receive(chunk: Buffer): void {
     if (this.closeReason !== null) return;
-    let frames;
+    let frames: Frame<unknown>[];
     try {
       frames = this.decoder.push(chunk);
     } catch (error) {
@@ -302,7 +304,8 @@ export class ExecutorClient implements SandboxChannel {
       if (this.closeReason !== null) return;
       if (isEgressFrameHeader(frame.header)) {
         const egressFrame = checkEgressFrame(frame.header);
-        if (!egressFrame.ok) return this.protocolViolation(`malformed egress frame (${egressFrame.problem}): ${headerForLog(frame.header)}`);
+        if (!egressFrame.ok)
+          return this.protocolViolation(`malformed egress frame (${egressFrame.problem}): ${headerForLog(frame.header)}`);
         this.egressStreams.receive(egressFrame.value, frame.body);
         continue;
       }

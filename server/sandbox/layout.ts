@@ -20,7 +20,16 @@ export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
  */
 export const UNWRITABLE_FOLDERS = [
   ...PSEUDO_FOLDERS,
-  "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt/emulator",
+  "/etc",
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/boot",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/opt/emulator",
 ];
 
 /** Whether a top-level folder name (no slashes) is a system folder: the fixed list and lib, lib32, lib64, libx32. */

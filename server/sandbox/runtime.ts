@@ -87,7 +87,10 @@ export interface SandboxChannel {
   /** What the path names (symlinks followed; info null when absent) and where it really is or would be created. */
   stat(path: string): Promise<{ info: FileInfo | null; realPath: string }>;
   /** A page of the tree at path, depth first and name-sorted, the start itself first (see WalkRequest). */
-  walk(path: string, options: { recursive: boolean; after?: string; limit: number; exclude?: string[] }): Promise<{ entries: TreeEntry[]; more: boolean }>;
+  walk(
+    path: string,
+    options: { recursive: boolean; after?: string; limit: number; exclude?: string[] },
+  ): Promise<{ entries: TreeEntry[]; more: boolean }>;
   /** Regular files and their bytes under the paths, each inode once, symlinks not followed. */
   usage(paths: string[], exclude?: string[]): Promise<{ files: number; bytes: number }>;
   /** Up to `length` bytes (at most MAX_FILE_CHUNK_BYTES) from offset; size is the file's whole size. */

@@ -3,6 +3,7 @@
 // come from a GCS emulator over the JSON API when STORAGE_EMULATOR_HOST is set (the convention of
 // fake-gcs-server and Google's own client libraries), otherwise from EMULATOR_GCS_DIR/<bucket>/<prefix>.
 
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { EmulatorError } from "../common/errors.js";
@@ -85,7 +86,9 @@ async function fetchOrExplain(url: string): Promise<Response> {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw new GcsSourceError(`the GCS emulator at ${new URL(url).origin} did not answer (${(error as Error).message}); check STORAGE_EMULATOR_HOST`);
+    throw new GcsSourceError(
+      `the GCS emulator at ${new URL(url).origin} did not answer (${(error as Error).message}); check STORAGE_EMULATOR_HOST`,
+    );
   }
   if (response.status === 404) throw new GcsSourceError(`not found in the GCS emulator: ${new URL(url).pathname}`);
   if (!response.ok) throw new GcsSourceError(`the GCS emulator answered ${response.status} for ${new URL(url).pathname}`);
@@ -96,8 +99,9 @@ async function fromFolder(root: string, bucket: string, prefix: string, maxBytes
   const bucketDir = path.resolve(root, bucket);
   const start = path.resolve(bucketDir, prefix);
   // The prefix comes from the request: it may not climb out of the bucket's folder.
-  if (start !== bucketDir && !start.startsWith(`${bucketDir}${path.sep}`)) throw new GcsSourceError(`the prefix "${prefix}" leaves the bucket`);
-  let stat;
+  if (start !== bucketDir && !start.startsWith(`${bucketDir}${path.sep}`))
+    throw new GcsSourceError(`the prefix "${prefix}" leaves the bucket`);
+  let stat: Stats;
   try {
     stat = await fs.stat(start);
   } catch {

@@ -42,17 +42,22 @@ export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes
         `${where}.type "${type}" is not supported by this emulator yet; supported source types: ${SUPPORTED_TYPES.join(", ")}`,
       );
     }
-    if (source.target === undefined) throw new InvalidArgumentError(`${where}.target is required: where the file lands, e.g. "workspace/data.json"`);
+    if (source.target === undefined)
+      throw new InvalidArgumentError(`${where}.target is required: where the file lands, e.g. "workspace/data.json"`);
     const target = resolveTarget(source.target);
     if (!target.ok) throw new InvalidArgumentError(`${where}.target "${source.target}" ${target.reason}`);
     const earlier = seen.get(target.path);
     if (earlier !== undefined) {
-      throw new InvalidArgumentError(`${where}.target "${source.target}" is the same file as environment.sources[${earlier}]; give each source its own target`);
+      throw new InvalidArgumentError(
+        `${where}.target "${source.target}" is the same file as environment.sources[${earlier}]; give each source its own target`,
+      );
     }
     seen.set(target.path, index);
     if (type === "repository" || type === "gcs") {
       if (!source.source) {
-        throw new InvalidArgumentError(`${where}.source is required for a ${type} source (${type === "gcs" ? "gs://bucket/prefix" : "a git URL or a local path"})`);
+        throw new InvalidArgumentError(
+          `${where}.source is required for a ${type} source (${type === "gcs" ? "gs://bucket/prefix" : "a git URL or a local path"})`,
+        );
       }
       remote.push({ index, type, source: source.source, path: target.path, target: source.target });
       return;
@@ -89,7 +94,11 @@ function decode(content: string, encoding: string | undefined, where: string): B
 function refuseFileUnderFile(files: SandboxFile[]): void {
   const paths = new Set(files.map((file) => file.path));
   for (const file of files) {
-    for (let parent = file.path.slice(0, file.path.lastIndexOf("/")); parent.length > 0; parent = parent.slice(0, parent.lastIndexOf("/"))) {
+    for (
+      let parent = file.path.slice(0, file.path.lastIndexOf("/"));
+      parent.length > 0;
+      parent = parent.slice(0, parent.lastIndexOf("/"))
+    ) {
       if (paths.has(parent)) {
         throw new InvalidArgumentError(`environment.sources: "${parent}" is a file, so "${file.path}" cannot be placed inside it`);
       }

@@ -22,7 +22,11 @@ export interface FetchedSources {
   summary: SourceSummary[];
 }
 
-export async function fetchRemoteSources(prepared: PreparedSources, settings: RemoteSourceSettings, maxTotalBytes: number): Promise<FetchedSources> {
+export async function fetchRemoteSources(
+  prepared: PreparedSources,
+  settings: RemoteSourceSettings,
+  maxTotalBytes: number,
+): Promise<FetchedSources> {
   const files = [...prepared.files];
   const summary = [...prepared.summary];
   const readOnlyTrees: ReadOnlyTree[] = [];
@@ -33,12 +37,21 @@ export async function fetchRemoteSources(prepared: PreparedSources, settings: Re
       if (remote.type === "gcs") {
         const objects = await fetchGcsObjects(remote.source, settings.gcs, budget);
         for (const object of objects) {
-          const placed = object.relativePath === "" ? { ok: true as const, path: remote.path } : resolveTarget(path.join(remote.target, object.relativePath));
-          if (!placed.ok) throw new GcsSourceError(`object "${object.relativePath}" would land outside the allowed places: ${placed.reason}`);
+          const placed =
+            object.relativePath === ""
+              ? { ok: true as const, path: remote.path }
+              : resolveTarget(path.join(remote.target, object.relativePath));
+          if (!placed.ok)
+            throw new GcsSourceError(`object "${object.relativePath}" would land outside the allowed places: ${placed.reason}`);
           files.push({ path: placed.path, content: object.content, mode: 0o644 });
           budget -= object.content.length;
         }
-        summary.push({ type: "gcs", target: remote.target, source: remote.source, size_bytes: objects.reduce((sum, object) => sum + object.content.length, 0) });
+        summary.push({
+          type: "gcs",
+          target: remote.target,
+          source: remote.source,
+          size_bytes: objects.reduce((sum, object) => sum + object.content.length, 0),
+        });
       } else {
         const packed = await packRepository(remote.source, settings.repoMap, budget);
         readOnlyTrees.push({ path: remote.path, tar: packed.tar });
@@ -60,7 +73,8 @@ export async function fetchRemoteSources(prepared: PreparedSources, settings: Re
 function refuseOverlaps(files: SandboxFile[], trees: ReadOnlyTree[]): void {
   for (const tree of trees) {
     const file = files.find((candidate) => isWithin(candidate.path, tree.path) || isWithin(tree.path, candidate.path));
-    if (file) throw new InvalidArgumentError(`environment.sources: "${file.path}" overlaps the read-only repository mounted at "${tree.path}"`);
+    if (file)
+      throw new InvalidArgumentError(`environment.sources: "${file.path}" overlaps the read-only repository mounted at "${tree.path}"`);
     const other = trees.find((candidate) => candidate !== tree && isWithin(candidate.path, tree.path));
     if (other) throw new InvalidArgumentError(`environment.sources: the repositories at "${other.path}" and "${tree.path}" overlap`);
   }

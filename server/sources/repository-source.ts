@@ -42,7 +42,9 @@ export function resolveRepositoryLocation(source: string, map: RepoMap): { kind:
   if (source.startsWith("file://")) return { kind: "local", path: new URL(source).pathname };
   if (path.isAbsolute(source)) return { kind: "local", path: source };
   if (/^(https?|ssh|git):\/\/|^[\w.-]+@[\w.-]+:/.test(source)) return { kind: "url", url: source };
-  throw new RepositorySourceError(`"${source}" is neither a git URL nor an absolute local path (map URLs to folders with EMULATOR_REPO_MAP)`);
+  throw new RepositorySourceError(
+    `"${source}" is neither a git URL nor an absolute local path (map URLs to folders with EMULATOR_REPO_MAP)`,
+  );
 }
 
 export interface PackedRepository {
@@ -115,7 +117,8 @@ async function packTree(root: string, maxBytes: number): Promise<PackedRepositor
       } else if (entry.isFile()) {
         const [content, stat] = await Promise.all([fs.readFile(full), fs.stat(full)]);
         bytes += content.length;
-        if (bytes > maxBytes) throw new RepositorySourceError(`the repository is larger than ${maxBytes} bytes (EMULATOR_MAX_SOURCES_BYTES)`);
+        if (bytes > maxBytes)
+          throw new RepositorySourceError(`the repository is larger than ${maxBytes} bytes (EMULATOR_MAX_SOURCES_BYTES)`);
         fileCount += 1;
         entries.push({ header: { name, mode: stat.mode & 0o111 ? 0o555 : 0o444, uid: 0, gid: 0 }, content });
       }

@@ -29,7 +29,10 @@ export function openMemoryDatabase(): Db {
 function migrate(db: Db): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)");
   const applied = new Set(
-    db.prepare("SELECT version FROM schema_migrations").all().map((row) => (row as { version: number }).version),
+    db
+      .prepare("SELECT version FROM schema_migrations")
+      .all()
+      .map((row) => (row as { version: number }).version),
   );
   const newest = Math.max(0, ...applied);
   const known = migrations.length;

@@ -24,10 +24,7 @@ const pathArgument = z.string().min(1);
 export const toolArgSchemas = {
   code_execution: z.strictObject({
     code: z.string().min(1).describe("the program text to run inside the sandbox"),
-    language: z
-      .enum(CODE_LANGUAGES)
-      .default("bash")
-      .describe('the interpreter: "bash" (default) or "python"'),
+    language: z.enum(CODE_LANGUAGES).default("bash").describe('the interpreter: "bash" (default) or "python"'),
   }),
   read_file: z.strictObject({
     path: pathArgument.describe("the file to read; relative paths resolve against /workspace"),

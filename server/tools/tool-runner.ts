@@ -42,7 +42,12 @@ export interface ToolObserver {
   signal?: AbortSignal;
 }
 
-export async function runTool(channel: SandboxChannel, call: ToolCall, limits: ToolContext, observer: ToolObserver = {}): Promise<ToolExecution> {
+export async function runTool(
+  channel: SandboxChannel,
+  call: ToolCall,
+  limits: ToolContext,
+  observer: ToolObserver = {},
+): Promise<ToolExecution> {
   try {
     switch (call.name) {
       case "code_execution":
@@ -136,7 +141,11 @@ async function listFiles(channel: SandboxChannel, target: string): Promise<ToolE
   const entries = await channel.listFiles(target);
   if (entries.length === 0) return { result: `${target} is empty.`, isError: false };
   const lines = entries.map((entry) =>
-    entry.type === "directory" ? `${entry.name}/` : entry.type === "file" ? `${entry.name} (${entry.size} bytes)` : `${entry.name} (${entry.type})`,
+    entry.type === "directory"
+      ? `${entry.name}/`
+      : entry.type === "file"
+        ? `${entry.name} (${entry.size} bytes)`
+        : `${entry.name} (${entry.type})`,
   );
   return { result: lines.join("\n"), isError: false };
 }

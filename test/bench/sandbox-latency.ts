@@ -97,7 +97,11 @@ try {
   ]);
   channel.close();
 
-  const sources = Array.from({ length: 50 }, (_, i) => ({ path: `/workspace/src/f${i}.txt`, content: Buffer.from(`file ${i}`), mode: 0o644 }));
+  const sources = Array.from({ length: 50 }, (_, i) => ({
+    path: `/workspace/src/f${i}.txt`,
+    content: Buffer.from(`file ${i}`),
+    mode: 0o644,
+  }));
   let n = 0;
   table("A new environment", [
     await measure("create + 50 sources + start + channel ping", 8, async () => {
@@ -110,7 +114,11 @@ try {
 
   const emulator = await startEmulator({ ...config, HOST: "127.0.0.1" }, { runtime, progress: () => undefined });
   const ai = new GoogleGenAI({ apiKey: "bench", httpOptions: { baseUrl: emulator.url } });
-  const first = await ai.interactions.create({ agent: "antigravity-preview-05-2026", input: "Run `true`", environment: { type: "remote" } });
+  const first = await ai.interactions.create({
+    agent: "antigravity-preview-05-2026",
+    input: "Run `true`",
+    environment: { type: "remote" },
+  });
   const rssBefore = process.memoryUsage().rss;
   table("A whole interaction through the SDK (HTTP, store, agent, sandbox)", [
     await measure("reused environment: write, run, read", 50, () =>
@@ -130,7 +138,7 @@ try {
   const curl = (code: string) =>
     ai.interactions.create({
       agent: "antigravity-preview-05-2026",
-      input: "```tool_calls\n" + JSON.stringify([{ name: "code_execution", args: { code } }]) + "\n```",
+      input: `\`\`\`tool_calls\n${JSON.stringify([{ name: "code_execution", args: { code } }])}\n\`\`\``,
       environment: first.environment_id!,
     });
   table("Egress through the proxy (curl in the sandbox, via the executor channel, the gateway and the proxy)", [

@@ -79,7 +79,11 @@ describe("a Docker sandbox", () => {
   it("has no network but loopback", async () => {
     const interfaces = await sh("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
     assert.deepEqual(interfaces.trim().split("\n"), ["lo"]);
-    const curl = await channel.run({ argv: ["curl", "-sS", "--max-time", "3", "http://1.1.1.1/"], timeoutMs: 10_000, maxOutputBytes: 4096 });
+    const curl = await channel.run({
+      argv: ["curl", "-sS", "--max-time", "3", "http://1.1.1.1/"],
+      timeoutMs: 10_000,
+      maxOutputBytes: 4096,
+    });
     assert.notEqual(curl.exitCode, 0);
   });
 
@@ -122,7 +126,10 @@ describe("a Docker sandbox", () => {
     assert.equal(await runtime.isAlive(extra), true);
     await runtime.remove(extra);
     assert.equal(await runtime.isAlive(extra), false);
-    assert.equal((await runtime.list()).some((h) => h.environmentId === "env_itestremove"), false);
+    assert.equal(
+      (await runtime.list()).some((h) => h.environmentId === "env_itestremove"),
+      false,
+    );
   });
 });
 
@@ -138,7 +145,11 @@ describe("built-in tools in a Docker sandbox", () => {
   });
 
   it("code_execution reports a non-zero exit status and stderr as an error", async () => {
-    const result = await runTool(channel, { name: "code_execution", args: { code: "echo out; echo oops >&2; exit 3", language: "bash" } }, limits);
+    const result = await runTool(
+      channel,
+      { name: "code_execution", args: { code: "echo out; echo oops >&2; exit 3", language: "bash" } },
+      limits,
+    );
     assert.equal(result.isError, true);
     assert.equal(result.exitCode, 3);
     assert.equal(result.errorText, "oops\n");
@@ -146,13 +157,21 @@ describe("built-in tools in a Docker sandbox", () => {
   });
 
   it("code_execution kills a command that outlives its deadline", async () => {
-    const result = await runTool(channel, { name: "code_execution", args: { code: "echo started; sleep 30", language: "bash" } }, { ...limits, timeoutMs: 500 });
+    const result = await runTool(
+      channel,
+      { name: "code_execution", args: { code: "echo started; sleep 30", language: "bash" } },
+      { ...limits, timeoutMs: 500 },
+    );
     assert.equal(result.isError, true);
     assert.match(result.result, /started[\s\S]*killed: the command ran longer than/);
   });
 
   it("code_execution caps what it keeps of a flood of output", async () => {
-    const result = await runTool(channel, { name: "code_execution", args: { code: "head -c 3000000 /dev/zero | tr '\\0' a", language: "bash" } }, limits);
+    const result = await runTool(
+      channel,
+      { name: "code_execution", args: { code: "head -c 3000000 /dev/zero | tr '\\0' a", language: "bash" } },
+      limits,
+    );
     assert.equal(result.isError, false);
     assert.match(result.result, /\[stdout truncated: kept 65536 of 3000000 bytes\]/);
   });
@@ -208,11 +227,23 @@ describe("a Docker sandbox's egress settings", () => {
       const inside = await caRuntime.connect(created);
       const run = async (script: string) =>
         (await inside.run({ argv: ["bash", "-c", script], timeoutMs: 10_000, maxOutputBytes: 1 << 20 })).stdout.toString("utf8");
-      assert.equal(await run("echo $HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy \"[$NO_PROXY]\""), "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 []\n");
+      assert.equal(
+        await run('echo $HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy "[$NO_PROXY]"'),
+        "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 []\n",
+      );
       assert.equal(await run("tail -n 3 /etc/ssl/certs/ca-certificates.crt"), fakeCa);
-      assert.match(await run("grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt"), /^\d{3}\n$/, "the system roots are still there");
+      assert.match(
+        await run("grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt"),
+        /^\d{3}\n$/,
+        "the system roots are still there",
+      );
       assert.equal(await run("cat $NODE_EXTRA_CA_CERTS"), fakeCa);
-      assert.equal(await run("stat -c '%U %a' /etc/ssl/certs/ca-certificates.crt /usr/local/share/ca-certificates/interactions-emulator.crt /etc /etc/ssl /usr/local/share/ca-certificates"), "root 644\nroot 644\nroot 755\nroot 755\nroot 755\n");
+      assert.equal(
+        await run(
+          "stat -c '%U %a' /etc/ssl/certs/ca-certificates.crt /usr/local/share/ca-certificates/interactions-emulator.crt /etc /etc/ssl /usr/local/share/ca-certificates",
+        ),
+        "root 644\nroot 644\nroot 755\nroot 755\nroot 755\n",
+      );
       inside.close();
     } finally {
       await removeAllSandboxes(caRuntime);

@@ -46,4 +46,3 @@ hooksConformanceSuite("Docker sandbox", async () => {
     },
   };
 });
-

@@ -25,7 +25,11 @@ before(async () => {
   local = await startEchoServer("local");
   emulator = await startEmulatorProcess({ EMULATOR_EGRESS_HOST_MAP: `allowed.example.com=127.0.0.1:${local.port}` });
   client = new GoogleGenAI({ apiKey: API_KEY, httpOptions: { baseUrl: emulator.url } });
-  const created = await client.interactions.create({ agent: "antigravity-preview-05-2026", input: "Run `true`", environment: { type: "remote" } });
+  const created = await client.interactions.create({
+    agent: "antigravity-preview-05-2026",
+    input: "Run `true`",
+    environment: { type: "remote" },
+  });
   environmentId = created.environment_id!;
 });
 
@@ -38,7 +42,12 @@ after(async () => {
 async function curlFromSandbox(url: string, extra = ""): Promise<string> {
   const interaction = await client.interactions.create({
     agent: "antigravity-preview-05-2026",
-    input: "```tool_calls\n" + JSON.stringify([{ name: "code_execution", args: { code: `curl -s -o /dev/null ${extra} -w '%{http_code} %header{x-proxy-error}' '${url}'` } }]) + "\n```",
+    input:
+      "```tool_calls\n" +
+      JSON.stringify([
+        { name: "code_execution", args: { code: `curl -s -o /dev/null ${extra} -w '%{http_code} %header{x-proxy-error}' '${url}'` } },
+      ]) +
+      "\n```",
     environment: environmentId,
   });
   const result = (interaction.steps as Array<Record<string, any>>).find((step) => step.type === "code_execution_result")!;
@@ -46,7 +55,17 @@ async function curlFromSandbox(url: string, extra = ""): Promise<string> {
 }
 
 describe("the egress guard, from inside a sandbox", () => {
-  const spellings = ["127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "[::1]", "[::ffff:127.0.0.1]", "localhost", "sub.localhost"];
+  const spellings = [
+    "127.0.0.1",
+    "127.1",
+    "2130706433",
+    "0x7f000001",
+    "0177.0.0.1",
+    "[::1]",
+    "[::ffff:127.0.0.1]",
+    "localhost",
+    "sub.localhost",
+  ];
   for (const host of spellings) {
     it(`refuses the host's loopback spelled ${host}`, async () => {
       const answer = await curlFromSandbox(`http://${host}:${local.port}/spell`);
@@ -60,7 +79,14 @@ describe("the egress guard, from inside a sandbox", () => {
       agent: "antigravity-preview-05-2026",
       input:
         "```tool_calls\n" +
-        JSON.stringify([{ name: "code_execution", args: { code: "nohup python3 -m http.server 45678 --bind 127.0.0.1 >/dev/null 2>&1 & sleep 1; curl -s -o /dev/null -w '%{http_code}' --noproxy '*' http://127.0.0.1:45678/" } }]) +
+        JSON.stringify([
+          {
+            name: "code_execution",
+            args: {
+              code: "nohup python3 -m http.server 45678 --bind 127.0.0.1 >/dev/null 2>&1 & sleep 1; curl -s -o /dev/null -w '%{http_code}' --noproxy '*' http://127.0.0.1:45678/",
+            },
+          },
+        ]) +
         "\n```",
       environment: { type: "remote" },
     });

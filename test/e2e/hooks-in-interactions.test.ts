@@ -21,7 +21,7 @@ after(async () => {
   await emulator?.destroy();
 });
 
-const script = (calls: unknown[]): string => "```tool_calls\n" + JSON.stringify(calls) + "\n```";
+const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
 async function trace(id: string): Promise<Array<Record<string, any>>> {
   const response = await fetch(`${emulator.url}/emulator/interactions/${id}/hooks`, { headers: { "x-goog-api-key": KEY } });
@@ -30,7 +30,10 @@ async function trace(id: string): Promise<Array<Record<string, any>>> {
 }
 
 function results(steps: unknown): Array<{ result: string; is_error: boolean }> {
-  return (steps as Array<Record<string, any>>).filter((step) => step.type.endsWith("_result")) as Array<{ result: string; is_error: boolean }>;
+  return (steps as Array<Record<string, any>>).filter((step) => step.type.endsWith("_result")) as Array<{
+    result: string;
+    is_error: boolean;
+  }>;
 }
 
 describe("hooks inside interactions", () => {
@@ -82,7 +85,10 @@ describe("hooks inside interactions", () => {
     });
     const all = results(interaction.steps);
     assert.equal(all[1]!.is_error, false, "stderr alone is not a failed command, and a post deny changes nothing");
-    const events = all[3]!.result.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = all[3]!.result
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.equal(events.length, 3);
     assert.deepEqual(Object.keys(events[0]!), ["tool_call", "environment_id"]);
     assert.equal(events[0]!.environment_id, interaction.environment_id);

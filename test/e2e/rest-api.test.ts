@@ -84,11 +84,32 @@ describe("REST API", () => {
     ["a missing agent", "POST", "/v1/interactions", { input: "hi" }, 400, /agent is required/],
     ["a model instead of an agent", "POST", "/v1/interactions", { model: "gemini-3.5-flash", input: "hi" }, 400, /runs agents, not models/],
     ["a wrongly typed field", "POST", "/v1/interactions", { agent: "antigravity-x", tools: "code_execution" }, 400, /tools: /],
-    ["a malformed tool_calls script", "POST", "/v1/interactions", { agent: "antigravity-x", input: "```tool_calls\n[{\"name\":\"rm_file\",\"args\":{}}]\n```" }, 400, /rm_file/],
+    [
+      "a malformed tool_calls script",
+      "POST",
+      "/v1/interactions",
+      { agent: "antigravity-x", input: '```tool_calls\n[{"name":"rm_file","args":{}}]\n```' },
+      400,
+      /rm_file/,
+    ],
     ["an unknown route", "GET", "/v1/nothing-here", undefined, 404, /No route/],
     ["an unknown version segment", "GET", "/latest/interactions/int_x", undefined, 404, /No route/],
-    ["an unknown environment", "POST", "/v1/interactions", { agent: "antigravity-x", input: "Run `ls`", environment: "env_missing" }, 404, /env_missing not found/],
-    ["an unknown previous interaction", "POST", "/v1/interactions", { agent: "antigravity-x", input: "hi", previous_interaction_id: "int_missing" }, 404, /int_missing not found/],
+    [
+      "an unknown environment",
+      "POST",
+      "/v1/interactions",
+      { agent: "antigravity-x", input: "Run `ls`", environment: "env_missing" },
+      404,
+      /env_missing not found/,
+    ],
+    [
+      "an unknown previous interaction",
+      "POST",
+      "/v1/interactions",
+      { agent: "antigravity-x", input: "hi", previous_interaction_id: "int_missing" },
+      404,
+      /int_missing not found/,
+    ],
   ];
   for (const [what, method, path, body, status, pattern] of refusals) {
     it(`refuses ${what} with ${status} and a Google error`, async () => {
@@ -117,7 +138,11 @@ describe("REST API", () => {
       const created = await ai.interactions.create({ agent: "antigravity-preview-05-2026", input: "hello" });
       assert.equal(created.status, "completed");
     } finally {
-      for (const [name, value] of [["GOOGLE_GEMINI_BASE_URL", saved.base], ["GEMINI_API_KEY", saved.key], ["GOOGLE_API_KEY", saved.google]] as const) {
+      for (const [name, value] of [
+        ["GOOGLE_GEMINI_BASE_URL", saved.base],
+        ["GEMINI_API_KEY", saved.key],
+        ["GOOGLE_API_KEY", saved.google],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

@@ -23,7 +23,12 @@ function statusOf(error: unknown): number | undefined {
 
 describe("credentials through the official SDK", () => {
   it("creates a bearer-token credential and never returns its token", async () => {
-    const created = await ai.credentials.create({ id: "telemetry", type: "bearer_token", token: "s3cret-token", header_name: "Authorization" });
+    const created = await ai.credentials.create({
+      id: "telemetry",
+      type: "bearer_token",
+      token: "s3cret-token",
+      header_name: "Authorization",
+    });
     assert.equal(created.id, "telemetry");
     assert.equal(created.type, "bearer_token");
     assert.equal(created.status, "active");

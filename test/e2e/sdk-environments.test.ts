@@ -4,14 +4,29 @@
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync,rmSync,writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { before,describe,it } from "node:test";
+import { before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
 import {
-AGENT,emulator,ai,other,type Environment,rejectsWith,sha,script,createEnvironment,getEnvironment,listFiles,upload,download,bashIn,rest,useEnvironmentsEmulator
+  AGENT,
+  emulator,
+  ai,
+  other,
+  type Environment,
+  rejectsWith,
+  sha,
+  script,
+  createEnvironment,
+  getEnvironment,
+  listFiles,
+  upload,
+  download,
+  bashIn,
+  rest,
+  useEnvironmentsEmulator,
 } from "../support/environments-harness.js";
 
 useEnvironmentsEmulator();
@@ -29,7 +44,8 @@ describe("environments: create, get, list, delete", () => {
     });
     assert.match(env.id, /^env_[a-z2-7]{24}$/);
     assert.equal(env.status, "active");
-    for (const field of ["created", "updated", "last_accessed"] as const) assert.match(env[field] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    for (const field of ["created", "updated", "last_accessed"] as const)
+      assert.match(env[field] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // Files under /workspace and /.agents plus the source targets elsewhere.
     assert.equal(env.file_count, "3");
     assert.equal(env.size_bytes, String(24 + 4 + 17));
@@ -64,7 +80,7 @@ describe("environments: create, get, list, delete", () => {
     assert.equal(read.steps?.find((step) => step.type === "function_result")?.result, "print('hello from env')\n");
     const updated = (await ai.interactions.create({
       agent: AGENT,
-      input: script([{ name: "code_execution", args: { code: "echo \"$GREETING\"" } }]),
+      input: script([{ name: "code_execution", args: { code: 'echo "$GREETING"' } }]),
       environment: { type: "remote", environment_id: env.id, env: { GREETING: "updated" } },
     })) as { steps?: Array<{ type: string; result?: string }> };
     assert.equal(updated.steps?.find((step) => step.type === "code_execution_result")?.result, "updated\n");
@@ -75,10 +91,15 @@ describe("environments: create, get, list, delete", () => {
       createEnvironment({ sources: [{ type: "inline", target: "/etc/passwd", content: "x" }] }),
       rejectsWith(400, /sources\[0\]\.target .*absolute/),
     );
-    const raw = await rest("POST", "/v1/environments", { body: JSON.stringify({ sources: [{ type: "inline", target: "etc/x", content: "x" }] }) });
+    const raw = await rest("POST", "/v1/environments", {
+      body: JSON.stringify({ sources: [{ type: "inline", target: "etc/x", content: "x" }] }),
+    });
     assert.equal(raw.status, 400);
     assert.match(raw.json?.error.message, /^sources\[0\]\.target "etc\/x" is under \/etc/);
-    await assert.rejects(createEnvironment({ network: { allowlist: [{ domain: "bad domain" }] } }), rejectsWith(400, /network\.allowlist\[0\]\.domain/));
+    await assert.rejects(
+      createEnvironment({ network: { allowlist: [{ domain: "bad domain" }] } }),
+      rejectsWith(400, /network\.allowlist\[0\]\.domain/),
+    );
     await assert.rejects(createEnvironment({ sources: "nope" }), rejectsWith(400, /sources/));
   });
 
@@ -148,10 +169,7 @@ describe("environments: fork with from_environment", () => {
     assert.equal(fork.size_bytes, source.size_bytes);
     assert.deepEqual(fork.sources, source.sources);
     assert.deepEqual(fork.network, { allowlist: [{ domain: "api.example.com", transform: { Authorization: "[redacted]" } }] });
-    assert.equal(
-      sha(await download(fork.id, "workspace/uploaded.bin")),
-      sha(await download(original.id, "workspace/uploaded.bin")),
-    );
+    assert.equal(sha(await download(fork.id, "workspace/uploaded.bin")), sha(await download(original.id, "workspace/uploaded.bin")));
     // The whole file system, not only the counted folders; and env came along.
     assert.equal(await bashIn(fork.id, 'cat /home/sandbox/state/marker; echo "$GREETING"'), "kept\nfrom the original\n");
   });
@@ -199,7 +217,10 @@ describe("environments: fork with from_environment", () => {
       await ai.environments.delete(withRepo.id);
       assert.equal((await download(copy.id, "workspace/repo/README.md")).toString(), "repository content\n");
       await assert.rejects(upload(copy.id, "workspace/repo/new.txt", "x"), rejectsWith(403));
-      assert.match(await bashIn(copy.id, "touch /workspace/repo/x 2>&1; findmnt -no OPTIONS /workspace/repo"), /Read-only file system|Permission denied|ro,/);
+      assert.match(
+        await bashIn(copy.id, "touch /workspace/repo/x 2>&1; findmnt -no OPTIONS /workspace/repo"),
+        /Read-only file system|Permission denied|ro,/,
+      );
       await ai.environments.delete(copy.id);
     } finally {
       rmSync(folder, { recursive: true, force: true });
@@ -229,12 +250,18 @@ describe("environments: REST forms", () => {
     const alpha = (await ai.environments.get(env.id, { api_version: "v1alpha" })) as Environment;
     assert.equal(alpha.id, env.id);
     const viaPrefix = await listFiles(`environments/${env.id}`, "workspace");
-    assert.deepEqual(viaPrefix.files?.map((file) => file.path), ["workspace/r.txt"]);
+    assert.deepEqual(
+      viaPrefix.files?.map((file) => file.path),
+      ["workspace/r.txt"],
+    );
     const rootListing = await rest("GET", `/v1beta/environments/${env.id}/files/?page_size=3`);
     assert.equal(rootListing.status, 200);
     assert.equal(rootListing.json?.files.length, 3);
     assert.ok(rootListing.json?.next_page_token);
-    const created = await rest("POST", "/v1beta/environments", { body: JSON.stringify({}), headers: { "content-type": "application/json" } });
+    const created = await rest("POST", "/v1beta/environments", {
+      body: JSON.stringify({}),
+      headers: { "content-type": "application/json" },
+    });
     assert.equal(created.status, 200);
     assert.equal(created.json?.status, "active");
     const noKey = await fetch(`${emulator.url}/v1/environments`);

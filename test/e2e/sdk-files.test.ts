@@ -4,9 +4,29 @@
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { before,describe,it } from "node:test";
-import { tarGz,zip } from "../support/archives.js";
-import { KEY,OTHER_KEY,MiB,MAX_DOWNLOAD,other,uploadPosts,type Environment,type EnvironmentFile,rejectsWith,sha,createEnvironment,getEnvironment,listFiles,upload,download,bashIn,rawGet,rest,useEnvironmentsEmulator } from "../support/environments-harness.js";
+import { before, describe, it } from "node:test";
+import { tarGz, zip } from "../support/archives.js";
+import {
+  KEY,
+  OTHER_KEY,
+  MiB,
+  MAX_DOWNLOAD,
+  other,
+  uploadPosts,
+  type Environment,
+  type EnvironmentFile,
+  rejectsWith,
+  sha,
+  createEnvironment,
+  getEnvironment,
+  listFiles,
+  upload,
+  download,
+  bashIn,
+  rawGet,
+  rest,
+  useEnvironmentsEmulator,
+} from "../support/environments-harness.js";
 
 useEnvironmentsEmulator();
 
@@ -26,18 +46,24 @@ describe("files: list", () => {
 
   it("lists a folder's contents, with metadata", async () => {
     const listing = await listFiles(env.id, "workspace");
-    assert.deepEqual(listing.files?.map((file) => file.path), ["workspace/README.md", "workspace/a b.txt", "workspace/src"]);
+    assert.deepEqual(
+      listing.files?.map((file) => file.path),
+      ["workspace/README.md", "workspace/a b.txt", "workspace/src"],
+    );
     assert.equal(listing.next_page_token, "");
     const [readme, , src] = listing.files!;
-    assert.deepEqual({ ...readme, created: undefined, modified: undefined }, {
-      name: "README.md",
-      path: "workspace/README.md",
-      type: "file",
-      mime_type: "text/markdown",
-      size_bytes: "9",
-      created: undefined,
-      modified: undefined,
-    });
+    assert.deepEqual(
+      { ...readme, created: undefined, modified: undefined },
+      {
+        name: "README.md",
+        path: "workspace/README.md",
+        type: "file",
+        mime_type: "text/markdown",
+        size_bytes: "9",
+        created: undefined,
+        modified: undefined,
+      },
+    );
     assert.match(readme!.modified ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.equal(src!.type, "directory");
     assert.equal(src!.mime_type, "");
@@ -45,11 +71,14 @@ describe("files: list", () => {
 
   it("lists recursively, depth first by name", async () => {
     const listing = await listFiles(env.id, "workspace/src", { recursive: true });
-    assert.deepEqual(listing.files?.map((file) => [file.path, file.type]), [
-      ["workspace/src/lib", "directory"],
-      ["workspace/src/lib/util.py", "file"],
-      ["workspace/src/main.py", "file"],
-    ]);
+    assert.deepEqual(
+      listing.files?.map((file) => [file.path, file.type]),
+      [
+        ["workspace/src/lib", "directory"],
+        ["workspace/src/lib/util.py", "file"],
+        ["workspace/src/main.py", "file"],
+      ],
+    );
     assert.equal(listing.files?.[2]?.mime_type, "text/x-python");
   });
 
@@ -72,13 +101,17 @@ describe("files: list", () => {
 
   it("lists the root with path ''", async () => {
     const names = (await listFiles(env.id, "", { page_size: 1000 })).files!.map((file) => file.path);
-    for (const expected of [".agents", "workspace", "tmp", "usr", "proc"]) assert.ok(names.includes(expected), `${expected} missing from ${names}`);
+    for (const expected of [".agents", "workspace", "tmp", "usr", "proc"])
+      assert.ok(names.includes(expected), `${expected} missing from ${names}`);
     assert.ok(!names.includes(""));
   });
 
   it("describes a single file by itself", async () => {
     const listing = await listFiles(env.id, "workspace/src/main.py");
-    assert.deepEqual(listing.files?.map((file) => [file.name, file.size_bytes]), [["main.py", "24"]]);
+    assert.deepEqual(
+      listing.files?.map((file) => [file.name, file.size_bytes]),
+      [["main.py", "24"]],
+    );
   });
 
   it("answers 404 for a missing path and 403 for the pseudo file systems", async () => {
@@ -129,9 +162,10 @@ describe("files: upload", () => {
 
   it("uploads a small file, creating its folders", async () => {
     const result = await upload(env.id, "workspace/notes/today/hello.txt", "hi there");
-    assert.deepEqual(result.files.map((file) => [file.path, file.type, file.size_bytes, file.mime_type]), [
-      ["workspace/notes/today/hello.txt", "file", "8", "text/plain"],
-    ]);
+    assert.deepEqual(
+      result.files.map((file) => [file.path, file.type, file.size_bytes, file.mime_type]),
+      [["workspace/notes/today/hello.txt", "file", "8", "text/plain"]],
+    );
     assert.equal((await download(env.id, "workspace/notes/today/hello.txt")).toString(), "hi there");
     assert.equal((await bashIn(env.id, "stat -c %U /workspace/notes/today/hello.txt")).trim(), "sandbox");
   });
@@ -151,7 +185,10 @@ describe("files: upload", () => {
   });
 
   it("refuses to replace an existing file with overwrite=false, and replaces it otherwise", async () => {
-    await assert.rejects(upload(env.id, "workspace/existing.txt", "new", { overwrite: false }), rejectsWith(400, /already exists.*overwrite=true/));
+    await assert.rejects(
+      upload(env.id, "workspace/existing.txt", "new", { overwrite: false }),
+      rejectsWith(400, /already exists.*overwrite=true/),
+    );
     assert.equal((await download(env.id, "workspace/existing.txt")).toString(), "original");
     await upload(env.id, "workspace/existing.txt", "replaced", { overwrite: true });
     assert.equal((await download(env.id, "workspace/existing.txt")).toString(), "replaced");
@@ -169,19 +206,18 @@ describe("files: upload", () => {
       { name: "./pkg/link", type: "symlink", linkname: "main.py" },
     ]);
     const result = await upload(env.id, "workspace/unpacked", archive, { extract: true });
-    assert.deepEqual(result.files.map((file) => [file.path, file.type]), [
-      ["workspace/unpacked/pkg", "directory"],
-      ["workspace/unpacked/pkg/main.py", "file"],
-      ["workspace/unpacked/pkg/run.sh", "file"],
-      ["workspace/unpacked/pkg/link", "symlink"],
-    ]);
+    assert.deepEqual(
+      result.files.map((file) => [file.path, file.type]),
+      [
+        ["workspace/unpacked/pkg", "directory"],
+        ["workspace/unpacked/pkg/main.py", "file"],
+        ["workspace/unpacked/pkg/run.sh", "file"],
+        ["workspace/unpacked/pkg/link", "symlink"],
+      ],
+    );
     assert.equal((await download(env.id, "workspace/unpacked/pkg/link")).toString(), "print('unpacked')\n");
     assert.equal(await bashIn(env.id, "/workspace/unpacked/pkg/run.sh; stat -c %U /workspace/unpacked/pkg/main.py"), "run\nsandbox\n");
-    assert.equal(
-      (await bashIn(env.id, "ls -A /tmp/.emulator-uploads | wc -l")).trim(),
-      "0",
-      "a staging file was left behind",
-    );
+    assert.equal((await bashIn(env.id, "ls -A /tmp/.emulator-uploads | wc -l")).trim(), "0", "a staging file was left behind");
   });
 
   it("unpacks a zip", async () => {
@@ -191,16 +227,47 @@ describe("files: upload", () => {
       { name: "top.txt", content: "top" },
     ]);
     const result = await upload(env.id, "workspace/unzipped", archive, { extract: true });
-    assert.deepEqual(result.files.map((file) => file.path), ["workspace/unzipped/docs", "workspace/unzipped/docs/guide.md", "workspace/unzipped/top.txt"]);
+    assert.deepEqual(
+      result.files.map((file) => file.path),
+      ["workspace/unzipped/docs", "workspace/unzipped/docs/guide.md", "workspace/unzipped/top.txt"],
+    );
     assert.equal((await download(env.id, "workspace/unzipped/docs/guide.md")).toString(), "# guide\n");
   });
 
   it("refuses archives with escaping entries, touching nothing", async () => {
     const cases: Array<[string, Buffer, RegExp]> = [
-      ["dotdot", await tarGz([{ name: "ok.txt", content: "ok" }, { name: "../escaped.txt", content: "x" }]), /contains "\.\."/],
-      ["absolute", await tarGz([{ name: "ok.txt", content: "ok" }, { name: "/tmp/escaped.txt", content: "x" }]), /absolute/],
-      ["symlink", await tarGz([{ name: "ok.txt", content: "ok" }, { name: "out", type: "symlink", linkname: "../../../etc" }]), /points outside/],
-      ["zip", zip([{ name: "ok.txt", content: "ok" }, { name: "../escaped.txt", content: "x" }]), /contains "\.\."/],
+      [
+        "dotdot",
+        await tarGz([
+          { name: "ok.txt", content: "ok" },
+          { name: "../escaped.txt", content: "x" },
+        ]),
+        /contains "\.\."/,
+      ],
+      [
+        "absolute",
+        await tarGz([
+          { name: "ok.txt", content: "ok" },
+          { name: "/tmp/escaped.txt", content: "x" },
+        ]),
+        /absolute/,
+      ],
+      [
+        "symlink",
+        await tarGz([
+          { name: "ok.txt", content: "ok" },
+          { name: "out", type: "symlink", linkname: "../../../etc" },
+        ]),
+        /points outside/,
+      ],
+      [
+        "zip",
+        zip([
+          { name: "ok.txt", content: "ok" },
+          { name: "../escaped.txt", content: "x" },
+        ]),
+        /contains "\.\."/,
+      ],
     ];
     for (const [label, archive, message] of cases) {
       await assert.rejects(upload(env.id, `workspace/refused-${label}`, archive, { extract: true }), rejectsWith(400, message));
@@ -210,8 +277,14 @@ describe("files: upload", () => {
   });
 
   it("refuses an existing file in an archive with overwrite=false, and something that is no archive", async () => {
-    const archive = await tarGz([{ name: "fresh.txt", content: "fresh" }, { name: "pkg/main.py", content: "changed" }]);
-    await assert.rejects(upload(env.id, "workspace/unpacked", archive, { extract: true, overwrite: false }), rejectsWith(400, /already exists/));
+    const archive = await tarGz([
+      { name: "fresh.txt", content: "fresh" },
+      { name: "pkg/main.py", content: "changed" },
+    ]);
+    await assert.rejects(
+      upload(env.id, "workspace/unpacked", archive, { extract: true, overwrite: false }),
+      rejectsWith(400, /already exists/),
+    );
     assert.equal((await download(env.id, "workspace/unpacked/pkg/main.py")).toString(), "print('unpacked')\n");
     await assert.rejects(download(env.id, "workspace/unpacked/fresh.txt"), rejectsWith(404));
     await assert.rejects(upload(env.id, "workspace/not-an-archive", "plain text", { extract: true }), rejectsWith(400, /not a tar/));
@@ -235,7 +308,11 @@ describe("files: upload", () => {
     const send = (command: string, offset: number | null, body: string, key = KEY) =>
       fetch(url, {
         method: "POST",
-        headers: { "x-goog-api-key": key, "x-goog-upload-command": command, ...(offset === null ? {} : { "x-goog-upload-offset": String(offset) }) },
+        headers: {
+          "x-goog-api-key": key,
+          "x-goog-upload-command": command,
+          ...(offset === null ? {} : { "x-goog-upload-offset": String(offset) }),
+        },
         body,
       });
     const first = await send("upload", 0, "01234");
@@ -256,7 +333,11 @@ describe("files: upload", () => {
 
     const short = await start("workspace/short.txt", 10);
     const shortUrl = short.headers.get("x-goog-upload-url")!;
-    const finalized = await fetch(shortUrl, { method: "POST", headers: { "x-goog-api-key": KEY, "x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0" }, body: "12345" });
+    const finalized = await fetch(shortUrl, {
+      method: "POST",
+      headers: { "x-goog-api-key": KEY, "x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0" },
+      body: "12345",
+    });
     assert.equal(finalized.status, 400);
     assert.match(((await finalized.json()) as { error: { message: string } }).error.message, /after 5 bytes.*announced 10/);
     await assert.rejects(download(env.id, "workspace/short.txt"), rejectsWith(404));
@@ -269,10 +350,19 @@ describe("files: upload", () => {
     });
     assert.equal(tooMuch.status, 400);
 
-    const notResumable = await rest("PUT", `/upload/v1/environments/${env.id}/files/workspace/x.txt`, { headers: { "x-goog-upload-protocol": "multipart" } });
+    const notResumable = await rest("PUT", `/upload/v1/environments/${env.id}/files/workspace/x.txt`, {
+      headers: { "x-goog-upload-protocol": "multipart" },
+    });
     assert.equal(notResumable.status, 400);
     assert.match(notResumable.json?.error.message, /resumable/);
-    assert.equal((await rest("POST", `/upload/v1/environments/${env.id}/files/workspace/x.txt?upload_id=nope`, { headers: { "x-goog-upload-command": "upload" } })).status, 404);
+    assert.equal(
+      (
+        await rest("POST", `/upload/v1/environments/${env.id}/files/workspace/x.txt?upload_id=nope`, {
+          headers: { "x-goog-upload-command": "upload" },
+        })
+      ).status,
+      404,
+    );
     assert.equal((await bashIn(env.id, "ls -A /tmp/.emulator-uploads | wc -l")).trim(), "0", "a staging file was left behind");
   });
 });
@@ -312,8 +402,14 @@ describe("files: paths cannot escape the sandbox's reach", () => {
     await assert.rejects(upload(env.id, "etc/evil.conf", "x"), rejectsWith(403, /\/etc, a system folder/));
     await assert.rejects(upload(env.id, "workspace/etc-link/evil.conf", "x"), rejectsWith(403, /leads to \/etc\/evil\.conf/));
     await assert.rejects(upload(env.id, "opt/emulator/executor/main.js", "x"), rejectsWith(403, /\/opt\/emulator/));
-    await assert.rejects(upload(env.id, "", await tarGz([{ name: "etc/evil.conf", content: "x" }]), { extract: true }), rejectsWith(400, /\/etc, a system folder/));
-    assert.equal((await bashIn(env.id, "test -e /etc/evil.conf && echo present; ls -A /tmp/.emulator-uploads 2>/dev/null | wc -l")).trim(), "0");
+    await assert.rejects(
+      upload(env.id, "", await tarGz([{ name: "etc/evil.conf", content: "x" }]), { extract: true }),
+      rejectsWith(400, /\/etc, a system folder/),
+    );
+    assert.equal(
+      (await bashIn(env.id, "test -e /etc/evil.conf && echo present; ls -A /tmp/.emulator-uploads 2>/dev/null | wc -l")).trim(),
+      "0",
+    );
   });
 
   it("answers 404 for another API key's environment, whatever the call", async () => {

@@ -48,7 +48,14 @@ describe("interactions through the official SDK", () => {
     assert.match(first.environment_id ?? "", /^env_[a-z2-7]{24}$/);
     assert.match(first.output_text ?? "", /hi/);
     const types = (first.steps ?? []).map((step) => step.type);
-    assert.deepEqual(types, ["user_input", "function_call", "function_result", "code_execution_call", "code_execution_result", "model_output"]);
+    assert.deepEqual(types, [
+      "user_input",
+      "function_call",
+      "function_result",
+      "code_execution_call",
+      "code_execution_result",
+      "model_output",
+    ]);
     const result = first.steps?.[4] as { result?: string; is_error?: boolean };
     assert.equal(result.result, "hi");
     assert.equal(result.is_error, false);
@@ -71,17 +78,24 @@ describe("interactions through the official SDK", () => {
       previous_interaction_id: first.id!,
     });
     assert.equal(second.environment_id, first.environment_id);
-    assert.equal((second.steps?.[2] as { result?: string }).result, "hi");
-    assert.equal((second.steps?.[4] as { result?: string }).result, "{}");
+    assert.equal((second.steps?.[2] as { result?: string } | undefined)?.result, "hi");
+    assert.equal((second.steps?.[4] as { result?: string } | undefined)?.result, "{}");
     assert.equal(await emulator.sandboxCount(), before);
     continued = second;
   });
 
   it("keeps the agent's planner state with each interaction and resumes it in the next (debug route only)", async () => {
-    const planner = async (id: string, key = KEY) => fetch(`${emulator.url}/emulator/interactions/${id}/planner`, { headers: { "x-goog-api-key": key } });
+    const planner = async (id: string, key = KEY) =>
+      fetch(`${emulator.url}/emulator/interactions/${id}/planner`, { headers: { "x-goog-api-key": key } });
     const response = await planner(continued.id!);
     assert.equal(response.status, 200);
-    const body = (await response.json()) as { previous_interaction_id: string; planner_state: { planner: string; data: { runs: Array<{ read: string; calls: Array<{ name: string; call_id: string; status: string }> }> } } };
+    const body = (await response.json()) as {
+      previous_interaction_id: string;
+      planner_state: {
+        planner: string;
+        data: { runs: Array<{ read: string; calls: Array<{ name: string; call_id: string; status: string }> }> };
+      };
+    };
     assert.equal(body.previous_interaction_id, first.id);
     assert.equal(body.planner_state.planner, "scripted");
     assert.deepEqual(
@@ -91,7 +105,7 @@ describe("interactions through the official SDK", () => {
         ["phrasing", ["read_file ok", "read_file ok"]],
       ],
     );
-    assert.equal(body.planner_state.data.runs[1]?.calls[0]?.call_id, (continued.steps?.[1] as { id?: string }).id);
+    assert.equal(body.planner_state.data.runs[1]?.calls[0]?.call_id, (continued.steps?.[1] as { id?: string } | undefined)?.id);
     assert.equal(JSON.stringify(await ai.interactions.get(continued.id!)).includes("planner"), false, "not on the public resource");
     assert.equal((await planner(continued.id!, OTHER_KEY)).status, 404);
   });
@@ -152,7 +166,7 @@ describe("interactions through the official SDK", () => {
     const fetched = await ai.interactions.get(first.id!);
     assert.equal(fetched.id, first.id);
     const again = await ai.interactions.create({ agent: AGENT, input: "read `/workspace/a.txt`", environment: first.environment_id! });
-    assert.equal((again.steps?.[2] as { result?: string }).result, "hi");
+    assert.equal((again.steps?.[2] as { result?: string } | undefined)?.result, "hi");
   });
 });
 
@@ -162,8 +176,16 @@ describe("bad sources are refused with a 400 that leaves nothing behind", () => 
     ["an absolute target", { type: "inline", target: "/workspace/a.txt", content: "x" }, /is absolute/],
     ["a target under a system folder", { type: "inline", target: "etc/profile.d/x.sh", content: "x" }, /system folder/],
     ["invalid base64", { type: "inline", target: "workspace/b.bin", content: "%%%", encoding: "base64" }, /not valid base64/],
-    ["content over the size limit", { type: "inline", target: "workspace/big", content: "x".repeat(64 * 1024 + 1) }, /larger than 65536 bytes/],
-    ["an unsupported source type", { type: "skill_registry", source: "skills/pdf", target: "skills/pdf" }, /"skill_registry" is not supported/],
+    [
+      "content over the size limit",
+      { type: "inline", target: "workspace/big", content: "x".repeat(64 * 1024 + 1) },
+      /larger than 65536 bytes/,
+    ],
+    [
+      "an unsupported source type",
+      { type: "skill_registry", source: "skills/pdf", target: "skills/pdf" },
+      /"skill_registry" is not supported/,
+    ],
   ];
   for (const [what, source, pattern] of cases) {
     it(`refuses ${what}`, async () => {
@@ -207,14 +229,14 @@ describe("environment variables", () => {
       input: "Run `echo $GREETING-$LITERAL`",
       environment: { type: "remote", env: { GREETING: "hello", LITERAL: { value: "world" } } },
     });
-    assert.equal((created.steps?.[2] as { result?: string }).result, "hello-world\n");
+    assert.equal((created.steps?.[2] as { result?: string } | undefined)?.result, "hello-world\n");
     const updated = await ai.interactions.create({
       agent: AGENT,
       input: "Run `echo $GREETING-$LITERAL`",
       environment: { type: "remote", environment_id: created.environment_id!, env: { GREETING: "hi" } },
     });
     assert.equal(updated.environment_id, created.environment_id);
-    assert.equal((updated.steps?.[2] as { result?: string }).result, "hi-world\n");
+    assert.equal((updated.steps?.[2] as { result?: string } | undefined)?.result, "hi-world\n");
   });
 
   it("refuse a credential reference with a 400 until credentials exist", async () => {
@@ -229,7 +251,9 @@ describe("a sandbox that dies", () => {
   it("fails the running interaction with a reason, and later reuse is refused as expired", async () => {
     const created = await ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote" } });
     const docker = new Docker();
-    const [container] = await docker.listContainers({ filters: { label: [`dev.interactions-emulator.environment=${created.environment_id}`] } });
+    const [container] = await docker.listContainers({
+      filters: { label: [`dev.interactions-emulator.environment=${created.environment_id}`] },
+    });
     assert.ok(container, "the environment's container was not found");
     const running = ai.interactions.create({ agent: AGENT, input: "Run `sleep 30`", environment: created.environment_id! });
     await new Promise((resolve) => setTimeout(resolve, 1000));

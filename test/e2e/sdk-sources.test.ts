@@ -18,7 +18,11 @@ let emulator: EmulatorProcess;
 let ai: GoogleGenAI;
 
 function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, { cwd, stdio: "ignore", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+  execFileSync("git", args, {
+    cwd,
+    stdio: "ignore",
+    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+  });
 }
 
 before(async () => {
@@ -32,7 +36,9 @@ before(async () => {
   gcs = await startFakeGcs({
     "agent-config": {
       "team/hooks.json": JSON.stringify({
-        "gcs-gate": { pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/deny.py" }] }] },
+        "gcs-gate": {
+          pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/deny.py" }] }],
+        },
       }),
       "team/deny.py": 'import json\nprint(json.dumps({"decision": "deny", "reason": "from the bucket"}))\n',
     },
@@ -51,8 +57,9 @@ after(async () => {
 });
 
 type Result = { result: string; is_error: boolean };
-const results = (steps: unknown): Result[] => (steps as Array<Record<string, any>>).filter((step) => step.type.endsWith("_result")) as Result[];
-const script = (calls: unknown[]): string => "```tool_calls\n" + JSON.stringify(calls) + "\n```";
+const results = (steps: unknown): Result[] =>
+  (steps as Array<Record<string, any>>).filter((step) => step.type.endsWith("_result")) as Result[];
+const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
 describe("repository sources", () => {
   it("are mounted read-only: a tool's write fails with an error, a hook's write changes nothing", async () => {
@@ -63,7 +70,12 @@ describe("repository sources", () => {
       agent: "antigravity-preview-05-2026",
       input: script([
         { name: "write_file", args: { path: "/workspace/repo/data.txt", content: "changed" } },
-        { name: "code_execution", args: { code: "rm -f /workspace/repo/data.txt; mv /workspace/repo /workspace/moved; cat /workspace/repo/data.txt; git -C /workspace/repo log --oneline | wc -l" } },
+        {
+          name: "code_execution",
+          args: {
+            code: "rm -f /workspace/repo/data.txt; mv /workspace/repo /workspace/moved; cat /workspace/repo/data.txt; git -C /workspace/repo log --oneline | wc -l",
+          },
+        },
         { name: "read_file", args: { path: "/workspace/repo/data.txt" } },
       ]),
       environment: {
@@ -91,7 +103,10 @@ describe("repository sources", () => {
       ai.interactions.create({
         agent: "antigravity-preview-05-2026",
         input: "Run `ls`",
-        environment: { type: "remote", sources: [{ type: "repository", source: "https://github.com/acme/missing", target: "workspace/r" }] },
+        environment: {
+          type: "remote",
+          sources: [{ type: "repository", source: "https://github.com/acme/missing", target: "workspace/r" }],
+        },
       }),
       (error: unknown) => (error as { status?: number }).status === 400 && /sources\[0\] \(repository/.test((error as Error).message),
     );

@@ -32,7 +32,7 @@ interface Received {
   at: number;
 }
 
-const script = (calls: unknown[]): string => "```tool_calls\n" + JSON.stringify(calls) + "\n```";
+const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 const bash = (code: string) => ({ name: "code_execution", args: { code, language: "bash" } });
 const statusOf = (error: unknown) => (error as { status?: number }).status;
 
@@ -105,14 +105,16 @@ function waitUntilRunning(id: string): Promise<void> {
 /** The command lines running in the environment's sandbox, seen by a later interaction. */
 async function processesIn(environmentId: string): Promise<string> {
   const listing = await ai.interactions.create({ agent: AGENT, input: script([bash("ps -eo args")]), environment: environmentId });
-  return (listing.steps?.[2] as { result: string }).result;
+  return (listing.steps?.[2] as { result: string } | undefined)?.result ?? "";
 }
 
 describe("stream: true through the SDK", () => {
   let id: string;
   let events: Event[];
 
-  it("streams every event once, each step started and stopped, output while the command runs, then closes", { timeout: 60_000 }, async () => {
+  it("streams every event once, each step started and stopped, output while the command runs, then closes", {
+    timeout: 60_000,
+  }, async () => {
     const code = "for i in 1 2 3; do echo tick $i $(date +%s%3N); sleep 1; done; echo done $(date +%s%3N)";
     const stream = await ai.interactions.create({
       agent: AGENT,
@@ -182,7 +184,9 @@ describe("stream: true through the SDK", () => {
       if (resumed || event.event_type !== "step.delta" || !/line 1/.test(event.delta.result ?? "")) return;
       // Resume from this event while the command still runs (lines 2 and 3 are a second or two away).
       resumedAfter = Number(event.event_id.slice("evt_".length));
-      resumed = ai.interactions.get(interactionId!, { stream: true, last_event_id: event.event_id }).then((resumedStream) => collect(resumedStream));
+      resumed = ai.interactions
+        .get(interactionId!, { stream: true, last_event_id: event.event_id })
+        .then((resumedStream) => collect(resumedStream));
     });
     const original = eventsOf(originalReceived);
     assert.ok(resumed, "the command's first line never arrived");
@@ -190,13 +194,18 @@ describe("stream: true through the SDK", () => {
     const tail = eventsOf(tailReceived);
     assert.ok(tailReceived[0]!.at <= originalReceived.at(-1)!.at, "the resumed stream was following live before the run ended");
     assert.deepEqual(tail, original.slice(resumedAfter));
-    assert.ok(tail.some((event) => event.event_type === "step.delta" && /line 3/.test(event.delta.result ?? "")), "live events followed");
+    assert.ok(
+      tail.some((event) => event.event_type === "step.delta" && /line 3/.test(event.delta.result ?? "")),
+      "live events followed",
+    );
     assert.equal(tail.at(-1)?.event_type, "interaction.completed");
   });
 });
 
 describe("background: true", () => {
-  it("answers at once with in_progress and the environment, shows the steps so far, then the final state", { timeout: 60_000 }, async () => {
+  it("answers at once with in_progress and the environment, shows the steps so far, then the final state", {
+    timeout: 60_000,
+  }, async () => {
     const created = await ai.interactions.create({
       agent: AGENT,
       input: script([bash("sleep 2; echo finished")]),
@@ -217,7 +226,7 @@ describe("background: true", () => {
     assert.ok(sawRunning, "a poll while it ran showed the call step");
     assert.equal(final.status, "completed");
     assert.equal(final.environment_id, created.environment_id);
-    assert.equal((final.steps?.[2] as { result: string }).result, "finished\n");
+    assert.equal((final.steps?.[2] as { result: string } | undefined)?.result, "finished\n");
     assert.match(final.output_text ?? "", /finished/);
   });
 
@@ -262,7 +271,10 @@ describe("cancel", () => {
     const hooks = {
       gate: {
         pre_tool_execution: [
-          { matcher: "code_execution", hooks: [{ type: "command", command: "if [ -f /workspace/hold ]; then echo $$ > /tmp/hook.pid; sleep 3600; fi" }] },
+          {
+            matcher: "code_execution",
+            hooks: [{ type: "command", command: "if [ -f /workspace/hold ]; then echo $$ > /tmp/hook.pid; sleep 3600; fi" }],
+          },
         ],
       },
     };
@@ -279,7 +291,11 @@ describe("cancel", () => {
       background: true,
     });
     const readInSandbox = async (path: string) => {
-      const read = await ai.interactions.create({ agent: AGENT, input: script([{ name: "read_file", args: { path } }]), environment: created.environment_id! });
+      const read = await ai.interactions.create({
+        agent: AGENT,
+        input: script([{ name: "read_file", args: { path } }]),
+        environment: created.environment_id!,
+      });
       return read.steps?.[2] as { result: string; is_error: boolean };
     };
     const pid = await waitFor("the hook to start", async () => {
@@ -290,7 +306,12 @@ describe("cancel", () => {
 
     const cancelled = await ai.interactions.cancel(created.id!);
     assert.equal(cancelled.status, "cancelled");
-    assert.deepEqual(cancelled.steps?.[2], { type: "code_execution_result", call_id: (cancelled.steps?.[1] as { id: string }).id, result: "[cancelled]", is_error: true });
+    assert.deepEqual(cancelled.steps?.[2], {
+      type: "code_execution_result",
+      call_id: (cancelled.steps?.[1] as { id: string } | undefined)?.id,
+      result: "[cancelled]",
+      is_error: true,
+    });
     assert.equal((await readInSandbox(`/proc/${pid}/cmdline`)).is_error, true, "the hook's process is gone");
   });
 
@@ -335,7 +356,9 @@ describe("store: false", () => {
     assert.equal(unary.status, "completed");
     await assert.rejects(ai.interactions.get(unary.id!), (error: unknown) => statusOf(error) === 404);
 
-    const events = eventsOf(await collect(await ai.interactions.create({ agent: AGENT, input: script([bash("echo hi")]), stream: true, store: false })));
+    const events = eventsOf(
+      await collect(await ai.interactions.create({ agent: AGENT, input: script([bash("echo hi")]), stream: true, store: false })),
+    );
     assertWellFormed(events);
     const id = events[0]!.interaction.id as string;
     assert.equal(events.at(-1)!.interaction.status, "completed");
@@ -389,7 +412,10 @@ describe("the wire, with plain fetch", () => {
     assert.deepEqual(await unary.json(), parsed.at(-1)!.data.interaction, "?stream=false is ignored: the JSON Interaction");
     const replay = await rawGet(id, "?stream=true&last_event_id=evt_2");
     assert.match(replay.headers.get("content-type") ?? "", /^text\/event-stream/);
-    assert.deepEqual(frames(await replay.text()).map((frame) => frame.data), parsed.slice(2).map((frame) => frame.data));
+    assert.deepEqual(
+      frames(await replay.text()).map((frame) => frame.data),
+      parsed.slice(2).map((frame) => frame.data),
+    );
   });
 
   it("refuses a bad stream request with Google error JSON before any event", async () => {
@@ -405,7 +431,7 @@ describe("the wire, with plain fetch", () => {
       assert.equal(body.error.status, "INVALID_ARGUMENT");
       assert.match(body.error.message, pattern);
     }
-    const refused = await postStream({ input: "```tool_calls\n[{\"name\": \"nope\"}]\n```" });
+    const refused = await postStream({ input: '```tool_calls\n[{"name": "nope"}]\n```' });
     assert.equal(refused.status, 400);
     assert.match(refused.headers.get("content-type") ?? "", /application\/json/);
   });
@@ -448,7 +474,7 @@ describe("interactions running when the emulator stops", () => {
         const errors = (after as { errors?: Array<{ code: string; message: string }> }).errors ?? [];
         assert.equal(errors[0]?.code, "ABORTED");
         assert.match(errors[0]?.message ?? "", pattern);
-        assert.match((after.steps?.[2] as { result: string }).result, /^started\n/);
+        assert.match((after.steps?.[2] as { result: string } | undefined)?.result ?? "", /^started\n/);
         const events = eventsOf(await collect(await sdk().interactions.get(created.id!, { stream: true })));
         assertWellFormed(events);
         assert.deepEqual(

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
+import type http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -67,56 +67,60 @@ async function egressLog(environmentId: string): Promise<Array<Record<string, an
 }
 
 function codeResult(steps: unknown): { result: string; is_error: boolean } {
-  return (steps as Array<Record<string, any>>).find((step) => step.type === "code_execution_result") as { result: string; is_error: boolean };
+  return (steps as Array<Record<string, any>>).find((step) => step.type === "code_execution_result") as {
+    result: string;
+    is_error: boolean;
+  };
 }
 
 // ---- The seed's audit-logging JavaScript example, verbatim ----
 // Define hook without secrets; the egress proxy injects headers dynamically
 const hooksConfig = {
-    "audit-logging": {
-        post_tool_execution: [
-            {
-                matcher: "read_file|write_file",
-                hooks: [
-                    {
-                        type: "http",
-                        url: "https://telemetry.example.com/api/v1/agent-events",
-                        timeout: 10,
-                    },
-                ],
-            },
+  "audit-logging": {
+    post_tool_execution: [
+      {
+        matcher: "read_file|write_file",
+        hooks: [
+          {
+            type: "http",
+            url: "https://telemetry.example.com/api/v1/agent-events",
+            timeout: 10,
+          },
         ],
-    },
+      },
+    ],
+  },
 };
 
 async function auditLoggingExample() {
-const interaction = await client.interactions.create({
+  const interaction = await client.interactions.create({
     agent: "antigravity-preview-05-2026",
-    input: "Use your filesystem tool to create `/workspace/audit.log` containing 'event 1', then immediately read it back using your filesystem read tool.",
+    input:
+      "Use your filesystem tool to create `/workspace/audit.log` containing 'event 1', then immediately read it back using your filesystem read tool.",
     environment: {
-        type: "remote",
-        sources: [
-            {
-                type: "inline",
-                target: ".agents/hooks.json",
-                content: JSON.stringify(hooksConfig, null, 2),
-            },
-        ],
-        network: {
-            allowlist: [
-                {
-                    domain: "telemetry.example.com",
-                    transform: {
-                        Authorization: "Bearer telemetry_secret_token_123",
-                    },
-                },
-                { domain: "*" },
-            ],
+      type: "remote",
+      sources: [
+        {
+          type: "inline",
+          target: ".agents/hooks.json",
+          content: JSON.stringify(hooksConfig, null, 2),
         },
+      ],
+      network: {
+        allowlist: [
+          {
+            domain: "telemetry.example.com",
+            transform: {
+              Authorization: "Bearer telemetry_secret_token_123",
+            },
+          },
+          { domain: "*" },
+        ],
+      },
     },
-});
-console.log(interaction.output_text);
-return interaction;
+  });
+  console.log(interaction.output_text);
+  return interaction;
 }
 // ---- end of the verbatim example ----
 
@@ -136,14 +140,18 @@ describe("the documentation's audit-logging example", () => {
     assert.deepEqual(
       events.map((event) => JSON.parse(event.body)),
       [
-        { tool_call: { name: "write_file", args: { path: "/workspace/audit.log", content: "event 1" } }, environment_id: interaction.environment_id },
+        {
+          tool_call: { name: "write_file", args: { path: "/workspace/audit.log", content: "event 1" } },
+          environment_id: interaction.environment_id,
+        },
         { tool_call: { name: "read_file", args: { path: "/workspace/audit.log" } }, environment_id: interaction.environment_id },
       ],
     );
 
     const search = await client.interactions.create({
       agent: "antigravity-preview-05-2026",
-      input: "Run `env; grep -rl telemetry_secret_token_123 / --exclude-dir=proc --exclude-dir=sys 2>/dev/null; echo done` using code_execution.",
+      input:
+        "Run `env; grep -rl telemetry_secret_token_123 / --exclude-dir=proc --exclude-dir=sys 2>/dev/null; echo done` using code_execution.",
       environment: interaction.environment_id!,
     });
     const output = codeResult(search.steps).result;
@@ -167,7 +175,12 @@ describe("HTTP hooks through the egress proxy", () => {
     gateRequests = [];
     const hooks = {
       "remote-gate": {
-        pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "http", url: "https://gate.example.com/check", headers: { "X-Event-Source": "agent-sandbox" } }] }],
+        pre_tool_execution: [
+          {
+            matcher: "code_execution",
+            hooks: [{ type: "http", url: "https://gate.example.com/check", headers: { "X-Event-Source": "agent-sandbox" } }],
+          },
+        ],
       },
     };
     const interaction = await client.interactions.create({
@@ -192,7 +205,9 @@ describe("HTTP hooks through the egress proxy", () => {
   });
 
   it("allow (fail-open) when the allowlist does not name the hook's server, and the trace says the proxy refused", async () => {
-    const hooks = { "remote-gate": { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://gate.example.com/check" }] }] } };
+    const hooks = {
+      "remote-gate": { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://gate.example.com/check" }] }] },
+    };
     const interaction = await client.interactions.create({
       agent: "antigravity-preview-05-2026",
       input: "Run `echo ran-anyway` using code_execution.",
@@ -262,6 +277,9 @@ describe("egress from a sandbox", () => {
       environment: { type: "remote" },
     });
     assert.match(codeResult(interaction.steps).result, /exit=7/);
-    assert.equal(telemetry.requests.some((request) => request.url === "/direct"), false);
+    assert.equal(
+      telemetry.requests.some((request) => request.url === "/direct"),
+      false,
+    );
   });
 });

@@ -25,20 +25,20 @@ async function hookTrace(interactionId: string): Promise<{ status: number; body:
 
 // ---- The seed's first JavaScript example, verbatim from here to the next marker ----
 const hooksConfig = {
-    "security-gate": {
-        pre_tool_execution: [
-            {
-                matcher: "code_execution",
-                hooks: [
-                    {
-                        type: "command",
-                        command: "python3 /.agents/hooks-scripts/gate.py",
-                        timeout: 10,
-                    },
-                ],
-            },
+  "security-gate": {
+    pre_tool_execution: [
+      {
+        matcher: "code_execution",
+        hooks: [
+          {
+            type: "command",
+            command: "python3 /.agents/hooks-scripts/gate.py",
+            timeout: 10,
+          },
         ],
-    },
+      },
+    ],
+  },
 };
 
 const gateScript = `#!/usr/bin/env python3
@@ -52,47 +52,47 @@ else:
 `;
 
 async function securityGateExample() {
-const interaction = await client.interactions.create({
+  const interaction = await client.interactions.create({
     agent: "antigravity-preview-05-2026",
     input: "Run `rm -rf /tmp/forbidden` using code_execution.",
     tools: [{ type: "code_execution" }],
     environment: {
-        type: "remote",
-        sources: [
-            {
-                type: "inline",
-                target: ".agents/hooks.json",
-                content: JSON.stringify(hooksConfig, null, 2),
-            },
-            {
-                type: "inline",
-                target: ".agents/hooks-scripts/gate.py",
-                content: gateScript,
-            },
-        ],
+      type: "remote",
+      sources: [
+        {
+          type: "inline",
+          target: ".agents/hooks.json",
+          content: JSON.stringify(hooksConfig, null, 2),
+        },
+        {
+          type: "inline",
+          target: ".agents/hooks-scripts/gate.py",
+          content: gateScript,
+        },
+      ],
     },
-});
-console.log(interaction.output_text);
-return interaction;
+  });
+  console.log(interaction.output_text);
+  return interaction;
 }
 // ---- end of the verbatim example ----
 
 // ---- The seed's privacy-gate JavaScript example, verbatim ----
 const privacyHooksConfig = {
-    "privacy-gate": {
-        pre_tool_execution: [
-            {
-                matcher: "read_file",
-                hooks: [
-                    {
-                        type: "command",
-                        command: "python3 /.agents/hooks-scripts/check_privacy.py",
-                        timeout: 5,
-                    },
-                ],
-            },
+  "privacy-gate": {
+    pre_tool_execution: [
+      {
+        matcher: "read_file",
+        hooks: [
+          {
+            type: "command",
+            command: "python3 /.agents/hooks-scripts/check_privacy.py",
+            timeout: 5,
+          },
         ],
-    },
+      },
+    ],
+  },
 };
 
 const checkPrivacyScript = `#!/usr/bin/env python3
@@ -112,45 +112,45 @@ print(json.dumps(resp))
 `;
 
 async function privacyGateExample() {
-const int1 = await client.interactions.create({
+  const int1 = await client.interactions.create({
     agent: "antigravity-preview-05-2026",
     input: "Use your filesystem tool to read `/workspace/private/employees.json` and summarize the employee details.",
     environment: {
-        type: "remote",
-        sources: [
-            {
-                type: "inline",
-                "target": ".agents/hooks.json",
-                content: JSON.stringify(privacyHooksConfig, null, 2),
-            },
-            {
-                type: "inline",
-                "target": ".agents/hooks-scripts/check_privacy.py",
-                content: checkPrivacyScript,
-            },
-            {
-                type: "inline",
-                "target": "workspace/private/employees.json",
-                content: '{"employees": [{"id": 1, "salary": 150000, "ssn": "000-00-0000"}]}',
-            },
-            {
-                type: "inline",
-                "target": "workspace/public/summary.json",
-                content: '{"department": "Engineering", "team_size": 42, "status": "active"}',
-            },
-        ],
+      type: "remote",
+      sources: [
+        {
+          type: "inline",
+          target: ".agents/hooks.json",
+          content: JSON.stringify(privacyHooksConfig, null, 2),
+        },
+        {
+          type: "inline",
+          target: ".agents/hooks-scripts/check_privacy.py",
+          content: checkPrivacyScript,
+        },
+        {
+          type: "inline",
+          target: "workspace/private/employees.json",
+          content: '{"employees": [{"id": 1, "salary": 150000, "ssn": "000-00-0000"}]}',
+        },
+        {
+          type: "inline",
+          target: "workspace/public/summary.json",
+          content: '{"department": "Engineering", "team_size": 42, "status": "active"}',
+        },
+      ],
     },
-});
-console.log(int1.output_text);
+  });
+  console.log(int1.output_text);
 
-const int2 = await client.interactions.create({
+  const int2 = await client.interactions.create({
     agent: "antigravity-preview-05-2026",
     input: "Understood. Please read the approved `/workspace/public/summary.json` file instead and provide the summary.",
     environment: int1.environment_id,
     previous_interaction_id: int1.id,
-});
-console.log(int2.output_text);
-return { int1, int2 };
+  });
+  console.log(int2.output_text);
+  return { int1, int2 };
 }
 // ---- end of the verbatim example ----
 
@@ -224,7 +224,9 @@ describe("the documentation's privacy gate", () => {
 describe("the hook trace endpoint", () => {
   it("answers 404 for another API key's interaction and 401 without a key", async () => {
     const created = await client.interactions.create({ agent: "antigravity-preview-05-2026", input: "hello" });
-    const other = await fetch(`${emulator.url}/emulator/interactions/${created.id}/hooks`, { headers: { "x-goog-api-key": "someone-else" } });
+    const other = await fetch(`${emulator.url}/emulator/interactions/${created.id}/hooks`, {
+      headers: { "x-goog-api-key": "someone-else" },
+    });
     assert.equal(other.status, 404);
     const anonymous = await fetch(`${emulator.url}/emulator/interactions/${created.id}/hooks`);
     assert.equal(anonymous.status, 401);

@@ -43,7 +43,11 @@ before(async () => {
     });
     proxyProcess.once("exit", (code) => reject(new Error(`the proxy exited with ${code}: ${errors}`)));
   });
-  emulator = await startEmulatorProcess({ EMULATOR_DATA_DIR: dataDir, EMULATOR_EGRESS_PROXY: `127.0.0.1:${port}`, EMULATOR_PROXY_SECRET: SECRET });
+  emulator = await startEmulatorProcess({
+    EMULATOR_DATA_DIR: dataDir,
+    EMULATOR_EGRESS_PROXY: `127.0.0.1:${port}`,
+    EMULATOR_PROXY_SECRET: SECRET,
+  });
 });
 
 after(async () => {
@@ -59,14 +63,24 @@ describe("the egress proxy as its own process", () => {
     const interaction = await ai.interactions.create({
       agent: "antigravity-preview-05-2026",
       input: "Run `curl -sS http://api.example.com/standalone -H 'X-Api-Key: from-the-sandb0x'` using code_execution.",
-      environment: { type: "remote", network: { allowlist: [{ domain: "api.example.com", transform: { "X-Api-Key": "inj3cted-value" } }] } },
+      environment: {
+        type: "remote",
+        network: { allowlist: [{ domain: "api.example.com", transform: { "X-Api-Key": "inj3cted-value" } }] },
+      },
     });
     const result = (interaction.steps as Array<Record<string, any>>).find((step) => step.type === "code_execution_result")!;
     assert.equal(result.is_error, false, result.result);
     const request = upstream.requests.find((entry) => entry.url === "/standalone");
     assert.equal(request?.headers["x-api-key"], "inj3cted-value");
-    const logged = proxyLog.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    assert.ok(logged.some((entry) => entry.host === "api.example.com" && entry.decision === "allowed" && entry.environment_id === interaction.environment_id));
+    const logged = proxyLog
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.ok(
+      logged.some(
+        (entry) => entry.host === "api.example.com" && entry.decision === "allowed" && entry.environment_id === interaction.environment_id,
+      ),
+    );
     assert.doesNotMatch(proxyLog, /inj3cted-value|from-the-sandb0x/);
   });
 });

@@ -87,8 +87,7 @@ function spawnRawExecutor() {
     diagnostics: () => diagnostics,
     send: (header: object, body?: Buffer) => child.stdin.write(encodeFrame(header, body)),
     sendBytes: (bytes: Buffer) => child.stdin.write(bytes),
-    terminal: (id: number) =>
-      waitFor((frame) => frame.header.id === id && ["exit", "result", "error"].includes(frame.header.type)),
+    terminal: (id: number) => waitFor((frame) => frame.header.id === id && ["exit", "result", "error"].includes(frame.header.type)),
     output: (id: number) => waitFor((frame) => frame.header.id === id && frame.header.type === "stdout"),
     waitForExit: async (id: number) => {
       const { header } = await waitFor((frame) => frame.header.id === id && frame.header.type === "exit");

@@ -148,7 +148,10 @@ describe("egress proxy on loopback", () => {
     });
 
     it("allows any public destination in open mode, without injecting anything", async () => {
-      const response = await proxyRequest(proxy.port, preambleFor({ mode: "open" }), { url: "http://open.example/", headers: { authorization: SANDBOX_VALUE } });
+      const response = await proxyRequest(proxy.port, preambleFor({ mode: "open" }), {
+        url: "http://open.example/",
+        headers: { authorization: SANDBOX_VALUE },
+      });
       assert.equal(response.status, 200);
       assert.equal(echoOf(response.body).headers.authorization, SANDBOX_VALUE);
     });
@@ -180,7 +183,11 @@ describe("egress proxy on loopback", () => {
       const client = await startClientTls(connect.socket, "secure.example", [ca.caCertificatePem]);
       assert.match(client.issuer, /Egress CA/);
       assert.equal(client.subjectAltName, "DNS:secure.example");
-      const response = await requestInTunnel(client.secure, { path: "/v1/things", host: "secure.example", headers: { authorization: SANDBOX_VALUE, "x-extra": "sandbox" } });
+      const response = await requestInTunnel(client.secure, {
+        path: "/v1/things",
+        host: "secure.example",
+        headers: { authorization: SANDBOX_VALUE, "x-extra": "sandbox" },
+      });
       client.secure.destroy();
       assert.equal(response.status, 200);
       const echo = echoOf(response.body);
@@ -203,7 +210,11 @@ describe("egress proxy on loopback", () => {
     it("injects into plain HTTP carried by a CONNECT tunnel (as undici's ProxyAgent sends http://)", async () => {
       const connect = await proxyConnect(proxy.port, preambleFor(standardPolicy), "auth.example:80");
       assert.equal(connect.status, 200);
-      const first = await requestInTunnel(connect.socket, { path: "/plain-in-tunnel", host: "spoofed.example", headers: { authorization: SANDBOX_VALUE } });
+      const first = await requestInTunnel(connect.socket, {
+        path: "/plain-in-tunnel",
+        host: "spoofed.example",
+        headers: { authorization: SANDBOX_VALUE },
+      });
       const second = await requestInTunnel(connect.socket, { path: "/again", host: "auth.example" });
       connect.socket.destroy();
       assert.equal(echoOf(first.body).server, "plain");
@@ -228,7 +239,11 @@ describe("egress proxy on loopback", () => {
       assert.equal(connect.status, 200);
       const client = await startClientTls(connect.socket, "tunnel.example", [upstreamPki.caPem]);
       assert.equal(client.issuer, "upstream test CA");
-      const response = await requestInTunnel(client.secure, { path: "/t", host: "tunnel.example", headers: { authorization: SANDBOX_VALUE } });
+      const response = await requestInTunnel(client.secure, {
+        path: "/t",
+        host: "tunnel.example",
+        headers: { authorization: SANDBOX_VALUE },
+      });
       client.secure.destroy();
       assert.equal(echoOf(response.body).server, "tunnelled");
       assert.equal(echoOf(response.body).headers.authorization, SANDBOX_VALUE);
@@ -243,7 +258,10 @@ describe("egress proxy on loopback", () => {
 
   describe("the destination is the URI or the CONNECT target, never the Host header", () => {
     it("sends an absolute URI with a spoofed Host header to the URI's upstream, with the URI's Host", async () => {
-      const response = await proxyRequest(proxy.port, preambleFor(standardPolicy), { url: "http://plain.example/spoof", headers: { host: "evil.example" } });
+      const response = await proxyRequest(proxy.port, preambleFor(standardPolicy), {
+        url: "http://plain.example/spoof",
+        headers: { host: "evil.example" },
+      });
       assert.equal(response.status, 200);
       const echo = echoOf(response.body);
       assert.equal(echo.server, "plain");
@@ -252,7 +270,10 @@ describe("egress proxy on loopback", () => {
     });
 
     it("refuses an absolute URI to a refused host even with an allowed Host header", async () => {
-      const response = await proxyRequest(proxy.port, preambleFor(standardPolicy), { url: "http://evil.example/", headers: { host: "plain.example" } });
+      const response = await proxyRequest(proxy.port, preambleFor(standardPolicy), {
+        url: "http://evil.example/",
+        headers: { host: "plain.example" },
+      });
       assert.equal(response.status, 403);
       assert.equal(other.requests.length, 0);
     });
@@ -299,7 +320,13 @@ describe("egress proxy on loopback", () => {
     it("removes hop-by-hop and proxy headers", async () => {
       const response = await proxyRequest(proxy.port, preambleFor(standardPolicy), {
         url: "http://plain.example/h",
-        headers: { "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive", connection: "x-private, keep-alive", "x-private": "1", "x-kept": "yes" },
+        headers: {
+          "proxy-authorization": "Basic c2VjcmV0",
+          "proxy-connection": "keep-alive",
+          connection: "x-private, keep-alive",
+          "x-private": "1",
+          "x-kept": "yes",
+        },
       });
       const echo = echoOf(response.body);
       assert.equal(echo.headers["proxy-authorization"], undefined);
@@ -393,7 +420,12 @@ describe("egress proxy on loopback", () => {
 
     it("records allowed, refused and intercepted attempts, with header names and never values", async () => {
       const environment = "env_logged";
-      await proxyRequest(proxy.port, preambleFor(standardPolicy, environment), { url: "http://auth.example/log", method: "POST", body: "12345", headers: { authorization: SANDBOX_VALUE } });
+      await proxyRequest(proxy.port, preambleFor(standardPolicy, environment), {
+        url: "http://auth.example/log",
+        method: "POST",
+        body: "12345",
+        headers: { authorization: SANDBOX_VALUE },
+      });
       await proxyRequest(proxy.port, preambleFor(standardPolicy, environment), { url: "http://evil.example/log" });
       const connect = await proxyConnect(proxy.port, preambleFor(standardPolicy, environment), "secure.example:443");
       const client = await startClientTls(connect.socket, "secure.example", [ca.caCertificatePem]);
@@ -420,7 +452,9 @@ describe("egress proxy on loopback", () => {
       assert.equal(refused.status, 403);
       assert.equal(refused.address, null);
 
-      const inner = await waitForEntry((entry) => entry.environment_id === environment && entry.host === "secure.example" && entry.method === "GET");
+      const inner = await waitForEntry(
+        (entry) => entry.environment_id === environment && entry.host === "secure.example" && entry.method === "GET",
+      );
       assert.equal(inner.intercepted, true);
       assert.equal(inner.port, 443);
       assert.deepEqual(inner.injected_header_names, ["Authorization", "X-Extra"]);

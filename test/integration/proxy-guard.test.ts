@@ -47,8 +47,20 @@ describe("the address guard in the proxy", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function withProxy(resolver: ScriptedResolver, dialer: RecordingDialer, run: (proxy: EgressProxy) => Promise<void>, hostMap = new Map<string, { host: string; port: number }>()): Promise<void> {
-    const proxy = await startEgressProxy({ secret: TEST_SECRET, certificateAuthority: ca, resolver, dialer, hostMap, refuseLocalInterfaces: false });
+  async function withProxy(
+    resolver: ScriptedResolver,
+    dialer: RecordingDialer,
+    run: (proxy: EgressProxy) => Promise<void>,
+    hostMap = new Map<string, { host: string; port: number }>(),
+  ): Promise<void> {
+    const proxy = await startEgressProxy({
+      secret: TEST_SECRET,
+      certificateAuthority: ca,
+      resolver,
+      dialer,
+      hostMap,
+      refuseLocalInterfaces: false,
+    });
     try {
       await run(proxy);
     } finally {
@@ -234,7 +246,10 @@ describe("the address guard in the proxy", () => {
       assert.deepEqual(resolver.lookups, ["rebinding.example"]);
       assert.ok(dialer.dials.length >= 1);
       assert.ok(dialer.dials.every((dial) => dial.address === PUBLIC_ADDRESS));
-      assert.equal(secureUpstream.requests.every((echo) => echo.headers["x-key"] === "k"), true);
+      assert.equal(
+        secureUpstream.requests.every((echo) => echo.headers["x-key"] === "k"),
+        true,
+      );
     });
   });
 
@@ -303,7 +318,13 @@ describe("the address guard in the proxy", () => {
       };
       const dialer = new RecordingDialer();
       const entries: EgressEntry[] = [];
-      const proxy = await startEgressProxy({ secret: TEST_SECRET, certificateAuthority: ca, resolver, dialer, onEgress: (entry) => entries.push(entry) });
+      const proxy = await startEgressProxy({
+        secret: TEST_SECRET,
+        certificateAuthority: ca,
+        resolver,
+        dialer,
+        onEgress: (entry) => entries.push(entry),
+      });
       try {
         const socket = await openProxyConnection(proxy.port, preambleFor(ALLOW_ALL));
         socket.write("GET http://slow.example/ HTTP/1.1\r\nHost: slow.example\r\n\r\n");
@@ -327,7 +348,13 @@ describe("the address guard in the proxy", () => {
     it("refuses the emulator's own addresses as self, whatever the allowlist says", async () => {
       const resolver = new ScriptedResolver(() => [PUBLIC_ADDRESS]);
       const dialer = new RecordingDialer();
-      const proxy = await startEgressProxy({ secret: TEST_SECRET, certificateAuthority: ca, resolver, dialer, selfAddresses: [PUBLIC_ADDRESS] });
+      const proxy = await startEgressProxy({
+        secret: TEST_SECRET,
+        certificateAuthority: ca,
+        resolver,
+        dialer,
+        selfAddresses: [PUBLIC_ADDRESS],
+      });
       try {
         const response = await proxyRequest(proxy.port, preambleFor(ALLOW_ALL), { url: "http://emulator-public-name.example/" });
         assert.equal(response.status, 403);

@@ -145,7 +145,12 @@ describe("the standalone proxy process", () => {
   });
 
   it("refuses to start with a malformed host map, naming it", async () => {
-    const bad = startMain({ EMULATOR_PROXY_PORT: "0", EMULATOR_DATA_DIR: dataDir, EMULATOR_PROXY_SECRET: SECRET, EMULATOR_EGRESS_HOST_MAP: "nope" });
+    const bad = startMain({
+      EMULATOR_PROXY_PORT: "0",
+      EMULATOR_DATA_DIR: dataDir,
+      EMULATOR_PROXY_SECRET: SECRET,
+      EMULATOR_EGRESS_HOST_MAP: "nope",
+    });
     const { code } = await exitOf(bad.child);
     assert.equal(code, 1);
     assert.match(bad.stderr(), /EMULATOR_EGRESS_HOST_MAP/);

@@ -9,7 +9,16 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startEgressProxy, type EgressProxy } from "../../proxy/egress-proxy.js";
 import { encodePreamble } from "../../proxy/preamble.js";
-import { noDnsResolver, openProxyConnection, preambleFor, requestOn, startEchoServer, TEST_SECRET, waitForClose, type EchoServer } from "../support/proxy-fixtures.js";
+import {
+  noDnsResolver,
+  openProxyConnection,
+  preambleFor,
+  requestOn,
+  startEchoServer,
+  TEST_SECRET,
+  waitForClose,
+  type EchoServer,
+} from "../support/proxy-fixtures.js";
 
 describe("the identity preamble", () => {
   let dataDir: string;
@@ -39,9 +48,21 @@ describe("the identity preamble", () => {
   const request = "GET http://allowed.example/ HTTP/1.1\r\nHost: allowed.example\r\n\r\n";
   const table: Array<{ name: string; bytes: string; reason: string }> = [
     { name: "a bare HTTP request (no preamble)", bytes: request, reason: "not-json" },
-    { name: "a wrong secret", bytes: encodePreamble(preambleFor({ mode: "open" }, "env_x", "wrong-secret-wrong-secret")) + request, reason: "wrong-secret" },
-    { name: "a preamble without a secret", bytes: `${JSON.stringify({ environment_id: "env_x", policy: { mode: "open" } })}\n${request}`, reason: "wrong-secret" },
-    { name: "an invalid policy", bytes: `${JSON.stringify({ secret: TEST_SECRET, environment_id: "env_x", policy: { mode: "everything" } })}\n${request}`, reason: "invalid" },
+    {
+      name: "a wrong secret",
+      bytes: encodePreamble(preambleFor({ mode: "open" }, "env_x", "wrong-secret-wrong-secret")) + request,
+      reason: "wrong-secret",
+    },
+    {
+      name: "a preamble without a secret",
+      bytes: `${JSON.stringify({ environment_id: "env_x", policy: { mode: "open" } })}\n${request}`,
+      reason: "wrong-secret",
+    },
+    {
+      name: "an invalid policy",
+      bytes: `${JSON.stringify({ secret: TEST_SECRET, environment_id: "env_x", policy: { mode: "everything" } })}\n${request}`,
+      reason: "invalid",
+    },
     { name: "an oversized preamble", bytes: `${"x".repeat(10_000)}\n`, reason: "no-preamble" },
     { name: "no newline before the deadline", bytes: '{"secret":', reason: "no-preamble" },
   ];
@@ -53,7 +74,10 @@ describe("the identity preamble", () => {
       socket.write(bytes);
       const { received } = await waitForClose(socket);
       assert.equal(received, "");
-      assert.ok(rejections.some((rejection) => rejection.reason === reason), JSON.stringify(rejections));
+      assert.ok(
+        rejections.some((rejection) => rejection.reason === reason),
+        JSON.stringify(rejections),
+      );
       assert.doesNotMatch(JSON.stringify(rejections), new RegExp(TEST_SECRET));
     });
   }

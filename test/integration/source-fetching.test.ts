@@ -17,7 +17,11 @@ let work: string;
 let gcs: FakeGcs;
 
 function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, { cwd, stdio: "ignore", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+  execFileSync("git", args, {
+    cwd,
+    stdio: "ignore",
+    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+  });
 }
 
 async function entriesOf(tar: Buffer): Promise<Map<string, { mode: number; uid: number; content: string }>> {
@@ -55,7 +59,9 @@ before(async () => {
   fs.mkdirSync(path.join(work, "gcs", "bucket-a", "dir", "sub"), { recursive: true });
   fs.writeFileSync(path.join(work, "gcs", "bucket-a", "dir", "one.txt"), "1");
   fs.writeFileSync(path.join(work, "gcs", "bucket-a", "dir", "sub", "two.txt"), "2");
-  gcs = await startFakeGcs({ "bucket-b": { "config/hooks.json": "{}", "config/scripts/gate.py": "print(1)", "other/x": "x", "configuration": "no" } });
+  gcs = await startFakeGcs({
+    "bucket-b": { "config/hooks.json": "{}", "config/scripts/gate.py": "print(1)", "other/x": "x", configuration: "no" },
+  });
 });
 
 after(async () => {
@@ -78,7 +84,10 @@ describe("repository sources", () => {
 
   it("map a URL to a local mirror through EMULATOR_REPO_MAP", async () => {
     const map = parseRepoMap(`https://github.com/acme/=${path.join(work, "mirrors")}/`);
-    assert.deepEqual(resolveRepositoryLocation("https://github.com/acme/hooks-repo", map), { kind: "local", path: path.join(work, "mirrors", "hooks-repo") });
+    assert.deepEqual(resolveRepositoryLocation("https://github.com/acme/hooks-repo", map), {
+      kind: "local",
+      path: path.join(work, "mirrors", "hooks-repo"),
+    });
     const packed = await packRepository("https://github.com/acme/hooks-repo", map, 1 << 20);
     assert.equal((await entriesOf(packed.tar)).get(".agents/hooks.json")?.content, '{"gate":{}}');
   });
@@ -111,19 +120,31 @@ describe("gcs sources", () => {
     const objects = await fetchGcsObjects("gs://bucket-b/config", { emulatorHost: gcs.host }, 1 << 20);
     assert.deepEqual(
       objects.map((object) => [object.relativePath, object.content.toString()]),
-      [["hooks.json", "{}"], ["scripts/gate.py", "print(1)"]],
+      [
+        ["hooks.json", "{}"],
+        ["scripts/gate.py", "print(1)"],
+      ],
     );
-    assert.ok(gcs.requests.some((request) => request.includes("pageToken=")), "paged listing was followed");
+    assert.ok(
+      gcs.requests.some((request) => request.includes("pageToken=")),
+      "paged listing was followed",
+    );
   });
 
   it("copy one object when the prefix names it exactly", async () => {
     const objects = await fetchGcsObjects("gs://bucket-b/config/hooks.json", { emulatorHost: gcs.host }, 1 << 20);
-    assert.deepEqual(objects.map((object) => object.relativePath), [""]);
+    assert.deepEqual(
+      objects.map((object) => object.relativePath),
+      [""],
+    );
   });
 
   it("read from EMULATOR_GCS_DIR when no emulator is set, and refuse a prefix that climbs out", async () => {
     const objects = await fetchGcsObjects("gs://bucket-a/dir", { localDir: path.join(work, "gcs") }, 1 << 20);
-    assert.deepEqual(objects.map((object) => object.relativePath), ["one.txt", "sub/two.txt"]);
+    assert.deepEqual(
+      objects.map((object) => object.relativePath),
+      ["one.txt", "sub/two.txt"],
+    );
     await assert.rejects(fetchGcsObjects("gs://bucket-a/../../etc", { localDir: path.join(work, "gcs") }, 1 << 20), /leaves the bucket/);
   });
 

@@ -92,7 +92,9 @@ export function checkLayering(files: readonly SourceFile[]): string[] {
   for (const file of files) {
     const folder = folderOf(file.path);
     if (folder !== null && !(folder in SELF_CONTAINED) && layerIndexOf(folder) < 0) {
-      problems.push(`${file.path}: the folder ${folder} is in no layer; add it to LAYERS (test/support/architecture.ts) and docs/architecture.md`);
+      problems.push(
+        `${file.path}: the folder ${folder} is in no layer; add it to LAYERS (test/support/architecture.ts) and docs/architecture.md`,
+      );
     }
   }
   const folderEdges = new Map<string, Set<string>>();

@@ -55,7 +55,8 @@ export function zip(entries: ArchiveEntry[]): Buffer {
     const type = entry.type ?? "file";
     const name = Buffer.from(type === "directory" && !entry.name.endsWith("/") ? `${entry.name}/` : entry.name, "utf8");
     const data = type === "symlink" ? Buffer.from(entry.linkname ?? "") : Buffer.from(entry.content ?? "");
-    const mode = (type === "directory" ? 0o040000 : type === "symlink" ? 0o120000 : 0o100000) | (entry.mode ?? (type === "directory" ? 0o755 : 0o644));
+    const mode =
+      (type === "directory" ? 0o040000 : type === "symlink" ? 0o120000 : 0o100000) | (entry.mode ?? (type === "directory" ? 0o755 : 0o644));
     const crc = crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);

@@ -26,7 +26,12 @@ export interface EmulatorProcess {
 
 export async function startEmulatorProcess(extraEnv: Record<string, string> = {}, reuse?: EmulatorProcess): Promise<EmulatorProcess> {
   const dataDir = reuse?.dataDir ?? extraEnv.EMULATOR_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "emu-e2e-"));
-  const instance = reuse?.instance ?? `test-${path.basename(dataDir).toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+  const instance =
+    reuse?.instance ??
+    `test-${path
+      .basename(dataDir)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "")}`;
   const env: Record<string, string> = {
     ...(reuse?.env ?? {}),
     ...extraEnv,

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { after,before } from "node:test";
+import { after, before } from "node:test";
 import { GoogleGenAI } from "@google/genai";
-import { startEmulatorProcess,type EmulatorProcess } from "./emulator-process.js";
+import { startEmulatorProcess, type EmulatorProcess } from "./emulator-process.js";
 
 export const AGENT = "antigravity-preview-05-2026";
 export const KEY = "environments-key";
@@ -93,11 +93,25 @@ export async function getEnvironment(id: string, client = ai): Promise<Environme
   return (await client.environments.get(id)) as Environment;
 }
 
-export async function listFiles(environment: string, path: string, options: { recursive?: boolean; page_size?: number; page_token?: string } = {}, client = ai) {
-  return (await client.environments.files.list({ environment, path, ...options })) as { files?: EnvironmentFile[]; next_page_token?: string };
+export async function listFiles(
+  environment: string,
+  path: string,
+  options: { recursive?: boolean; page_size?: number; page_token?: string } = {},
+  client = ai,
+) {
+  return (await client.environments.files.list({ environment, path, ...options })) as {
+    files?: EnvironmentFile[];
+    next_page_token?: string;
+  };
 }
 
-export async function upload(environment: string, path: string, file: Uint8Array | string, options: { overwrite?: boolean; extract?: boolean } = {}, client = ai) {
+export async function upload(
+  environment: string,
+  path: string,
+  file: Uint8Array | string,
+  options: { overwrite?: boolean; extract?: boolean } = {},
+  client = ai,
+) {
   const data = typeof file === "string" ? Buffer.from(file) : file;
   return (await client.environments.files.upload({ environment, path, file: data, ...options })) as { files: EnvironmentFile[] };
 }
@@ -106,7 +120,7 @@ export async function download(environment: string, path: string, client = ai): 
   return Buffer.from(await client.environments.files.download({ environment, path }));
 }
 
-export const script = (calls: unknown[]): string => "```tool_calls\n" + JSON.stringify(calls) + "\n```";
+export const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
 /** Runs bash in the environment through an interaction; returns the command's result text. */
 export async function bashIn(environment: string, code: string): Promise<string> {
@@ -135,7 +149,11 @@ export function rawGet(path: string, key = KEY): Promise<{ status: number; body:
   });
 }
 
-export async function rest(method: string, path: string, init: { body?: string | Uint8Array; headers?: Record<string, string>; key?: string } = {}) {
+export async function rest(
+  method: string,
+  path: string,
+  init: { body?: string | Uint8Array; headers?: Record<string, string>; key?: string } = {},
+) {
   const response = await fetch(`${emulator.url}${path}`, {
     method,
     headers: { "x-goog-api-key": init.key ?? KEY, ...(init.headers ?? {}) },

@@ -23,12 +23,20 @@ export async function startFakeGcs(objects: Record<string, Record<string, string
       return;
     }
     if (list) {
-      const names = Object.keys(bucket).filter((name) => name.startsWith(url.searchParams.get("prefix") ?? "")).sort();
+      const names = Object.keys(bucket)
+        .filter((name) => name.startsWith(url.searchParams.get("prefix") ?? ""))
+        .sort();
       const start = Number(url.searchParams.get("pageToken") ?? "0");
       const page = names.slice(start, start + pageSize);
       const next = start + pageSize < names.length ? String(start + pageSize) : undefined;
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ kind: "storage#objects", items: page.map((name) => ({ name, size: String(Buffer.byteLength(bucket[name]!)) })), ...(next ? { nextPageToken: next } : {}) }));
+      response.end(
+        JSON.stringify({
+          kind: "storage#objects",
+          items: page.map((name) => ({ name, size: String(Buffer.byteLength(bucket[name]!)) })),
+          ...(next ? { nextPageToken: next } : {}),
+        }),
+      );
       return;
     }
     const name = decodeURIComponent(get![2]!);

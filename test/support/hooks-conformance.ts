@@ -35,7 +35,6 @@ const WORKSPACE_CONFIG = "/workspace/.agents/hooks.json";
 const ENVIRONMENT_ID = "env_hooksconformance";
 const MiB = 1024 * 1024;
 
-
 type Handler = Record<string, unknown>;
 type Rule = { matcher?: string; hooks: Handler[] };
 type Group = { enabled?: boolean; pre_tool_execution?: Rule[]; post_tool_execution?: Rule[] };
@@ -85,10 +84,12 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
     });
 
     const run = (argv: string[]) => the().channel.run({ argv, timeoutMs: 15_000, maxOutputBytes: MiB });
-    const writeHooks = (path: string, groups: Record<string, Group>): Promise<void> => the().writeConfig(path, JSON.stringify(groups, null, 2));
+    const writeHooks = (path: string, groups: Record<string, Group>): Promise<void> =>
+      the().writeConfig(path, JSON.stringify(groups, null, 2));
     const writeHooksInOrder = (path: string, groups: Array<[string, Group]>): Promise<void> =>
       the().writeConfig(path, `{${groups.map(([name, group]) => `${JSON.stringify(name)}: ${JSON.stringify(group)}`).join(",\n")}}`);
-    const pre = (call: ToolCall, options?: HookRunOptions): Promise<PreToolHookResult> => runPreToolHooks(the().host, call, ENVIRONMENT_ID, options);
+    const pre = (call: ToolCall, options?: HookRunOptions): Promise<PreToolHookResult> =>
+      runPreToolHooks(the().host, call, ENVIRONMENT_ID, options);
     const post = (call: ToolCall, error?: string, options?: HookRunOptions): Promise<HookTrace> =>
       runPostToolHooks(the().host, call, ENVIRONMENT_ID, error, options);
 
@@ -125,7 +126,10 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
         it(`runs the hooks in ${path}`, async () => {
           await writeHooks(path, { gate: { pre_tool_execution: [{ matcher: "code_execution", hooks: [command(printJson(DENY))] }] } });
           const result = await pre(bash("rm -rf /tmp/forbidden"));
-          assert.deepEqual({ decision: result.decision, group: result.decision === "deny" ? result.group : null }, { decision: "deny", group: "gate" });
+          assert.deepEqual(
+            { decision: result.decision, group: result.decision === "deny" ? result.group : null },
+            { decision: "deny", group: "gate" },
+          );
           const file = result.trace.files.find((entry) => entry.path === path);
           assert.equal(file?.status, "loaded");
           assert.equal(file?.groups, 1);
@@ -159,12 +163,18 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
         assert.equal(result.decision, "allow");
         assert.deepEqual(await order(), ["ok"]);
         assert.equal(result.trace.files[0]?.status, "invalid_json");
-        assert.ok(result.trace.diagnostics.some((diagnostic) => diagnostic.code === "invalid_json" && diagnostic.location?.file === ROOT_CONFIG));
+        assert.ok(
+          result.trace.diagnostics.some((diagnostic) => diagnostic.code === "invalid_json" && diagnostic.location?.file === ROOT_CONFIG),
+        );
       });
 
       it("skips a broken handler, with a diagnostic, and runs its valid neighbours", async () => {
         await writeHooks(ROOT_CONFIG, {
-          g: { pre_tool_execution: [{ matcher: "*", hooks: [append("first"), { type: "command", command: 42 }, { type: "prompt" }, append("last")] }] },
+          g: {
+            pre_tool_execution: [
+              { matcher: "*", hooks: [append("first"), { type: "command", command: 42 }, { type: "prompt" }, append("last")] },
+            ],
+          },
         });
         const result = await pre(write("/workspace/x", "x"));
         assert.deepEqual(await order(), ["first", "last"]);
@@ -288,8 +298,18 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
         const expected = ["z.r0.h0", "z.r0.h1", "z.r2.h0", "10.r0.h0", "a.r0.h0", "a.r0.h1", "workspace.h0"];
         assert.deepEqual(await order(), expected);
         assert.deepEqual(
-          result.trace.handlers.map((handler) => `${handler.file === ROOT_CONFIG ? "root" : "ws"}:${handler.group}:${handler.rule_index}:${handler.handler_index}`),
-          ["root:z-group:0:0", "root:z-group:0:1", "root:z-group:2:0", "root:10:0:0", "root:a-group:0:0", "root:a-group:0:1", "ws:first:0:0"],
+          result.trace.handlers.map(
+            (handler) => `${handler.file === ROOT_CONFIG ? "root" : "ws"}:${handler.group}:${handler.rule_index}:${handler.handler_index}`,
+          ),
+          [
+            "root:z-group:0:0",
+            "root:z-group:0:1",
+            "root:z-group:2:0",
+            "root:10:0:0",
+            "root:a-group:0:0",
+            "root:a-group:0:1",
+            "ws:first:0:0",
+          ],
         );
         assert.deepEqual(
           result.trace.rules.map((rule) => [rule.group, rule.rule_index, rule.match]),
@@ -308,7 +328,14 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
         await writeHooks(ROOT_CONFIG, {
           gate: {
             pre_tool_execution: [
-              { matcher: "*", hooks: [append("before"), command(`echo denier >> ${shellQuote(at("order.log"))}; ${printJson(DENY)}`), append("after-in-rule")] },
+              {
+                matcher: "*",
+                hooks: [
+                  append("before"),
+                  command(`echo denier >> ${shellQuote(at("order.log"))}; ${printJson(DENY)}`),
+                  append("after-in-rule"),
+                ],
+              },
               { matcher: "*", hooks: [append("later-rule")] },
             ],
           },
@@ -329,7 +356,9 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
       });
 
       it('gives "no reason given" when a deny has no reason', async () => {
-        await writeHooks(ROOT_CONFIG, { terse: { pre_tool_execution: [{ matcher: "*", hooks: [command(`echo '{"decision":"deny"}'`)] }] } });
+        await writeHooks(ROOT_CONFIG, {
+          terse: { pre_tool_execution: [{ matcher: "*", hooks: [command(`echo '{"decision":"deny"}'`)] }] },
+        });
         const result = await pre(bash("ls"));
         assert.deepEqual(result.decision === "deny" ? [result.group, result.reason] : null, ["terse", "no reason given"]);
       });
@@ -462,7 +491,10 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
         assert.equal(traced?.fail_open?.code, "timeout");
         assert.equal(traced?.timeout_s, 1);
         const pids = [(await readText(at("background.pid")))?.trim() ?? "", (await readText(at("session.pid")))?.trim() ?? ""];
-        assert.ok(pids.every((pid) => /^\d+$/.test(pid)), `pids: ${pids.join(",")}`);
+        assert.ok(
+          pids.every((pid) => /^\d+$/.test(pid)),
+          `pids: ${pids.join(",")}`,
+        );
         const live = await run(["python3", "-c", PRINT_LIVE_PIDS, ...pids]);
         assert.equal(live.stdout.toString().trim(), "", "the hook's children outlived its timeout");
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 3_500 - Date.now())));
@@ -472,7 +504,9 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
 
       it("allows on an HTTP timeout", async () => {
         await http().setRoutes({ "/slow": { status: 200, body: JSON.stringify(DENY), delay: 5 } });
-        await writeHooks(ROOT_CONFIG, { slow: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: http().url("/slow"), timeout: 1 }] }] } });
+        await writeHooks(ROOT_CONFIG, {
+          slow: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: http().url("/slow"), timeout: 1 }] }] },
+        });
         const started = Date.now();
         const result = await pre(bash("ls"));
         assert.equal(result.decision, "allow");
@@ -483,7 +517,11 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
 
       it("counts every fail-open cause in the summary", async () => {
         await writeHooks(ROOT_CONFIG, {
-          g: { pre_tool_execution: [{ matcher: "*", hooks: [command("exit 3"), command("echo text"), command(printJson({ decision: "allow" }))] }] },
+          g: {
+            pre_tool_execution: [
+              { matcher: "*", hooks: [command("exit 3"), command("echo text"), command(printJson({ decision: "allow" }))] },
+            ],
+          },
         });
         const result = await pre(bash("ls"));
         assert.equal(result.decision, "allow");
@@ -503,7 +541,14 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
             pre_tool_execution: [
               {
                 matcher: "write_file",
-                hooks: [{ type: "http", url: http().url("/gate/deny"), headers: { "X-Event-Source": "agent-sandbox", "X-Trace": "a b=c" }, timeout: 5 }],
+                hooks: [
+                  {
+                    type: "http",
+                    url: http().url("/gate/deny"),
+                    headers: { "X-Event-Source": "agent-sandbox", "X-Trace": "a b=c" },
+                    timeout: 5,
+                  },
+                ],
               },
             ],
           },
@@ -519,7 +564,8 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
           request.body.toString("utf8"),
           `{"tool_call":{"name":"write_file","args":{"path":"/workspace/notes.txt","content":"quote \\" backslash \\\\ unicode é ✓\\nline"}},"environment_id":"${ENVIRONMENT_ID}"}`,
         );
-        const header = (name: string) => request.headers.filter(([key]) => key.toLowerCase() === name.toLowerCase()).map(([, value]) => value);
+        const header = (name: string) =>
+          request.headers.filter(([key]) => key.toLowerCase() === name.toLowerCase()).map(([, value]) => value);
         assert.deepEqual(header("Content-Type"), ["application/json"]);
         assert.deepEqual(header("X-Event-Source"), ["agent-sandbox"]);
         assert.deepEqual(header("X-Trace"), ["a b=c"]);
@@ -529,7 +575,14 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
       it("lets a handler's own Content-Type replace the default", async () => {
         await http().setRoutes({ "/gate/type": { status: 200, body: "{}" } });
         await writeHooks(ROOT_CONFIG, {
-          g: { post_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: http().url("/gate/type"), headers: { "content-type": "application/vnd.audit+json" } }] }] },
+          g: {
+            post_tool_execution: [
+              {
+                matcher: "*",
+                hooks: [{ type: "http", url: http().url("/gate/type"), headers: { "content-type": "application/vnd.audit+json" } }],
+              },
+            ],
+          },
         });
         await post(bash("ls"));
         const request = (await http().requests()).filter((entry) => entry.path === "/gate/type").at(-1);
@@ -544,7 +597,9 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
       const expectedPre = `{"tool_call":{"name":"code_execution","args":{"code":"echo 'hi' \\"there\\"","language":"bash"}},"environment_id":"${ENVIRONMENT_ID}"}`;
 
       it("gives a command hook the pre payload on stdin, byte for byte", async () => {
-        await writeHooks(ROOT_CONFIG, { g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`cat > ${shellQuote(at("stdin.json"))}`)] }] } });
+        await writeHooks(ROOT_CONFIG, {
+          g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`cat > ${shellQuote(at("stdin.json"))}`)] }] },
+        });
         const result = await pre(bash(`echo 'hi' "there"`));
         assert.equal(await readText(at("stdin.json")), expectedPre);
         assert.equal(result.trace.payload_bytes, Buffer.byteLength(expectedPre));
@@ -552,7 +607,11 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
 
       it('adds "error" to the post payload, last, only when the tool reported one', async () => {
         await writeHooks(ROOT_CONFIG, {
-          g: { post_tool_execution: [{ matcher: "*", hooks: [command(`cat >> ${shellQuote(at("stdin.jsonl"))}; echo >> ${shellQuote(at("stdin.jsonl"))}`)] }] },
+          g: {
+            post_tool_execution: [
+              { matcher: "*", hooks: [command(`cat >> ${shellQuote(at("stdin.jsonl"))}; echo >> ${shellQuote(at("stdin.jsonl"))}`)] },
+            ],
+          },
         });
         await post(bash(`echo 'hi' "there"`));
         await post(bash(`echo 'hi' "there"`), "ls: cannot access 'x': No such file or directory\n");
@@ -578,7 +637,12 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
               },
             ],
           },
-          also: { post_tool_execution: [{ matcher: "write_file", hooks: [append("never")] }, { matcher: "delete_file", hooks: [append("four")] }] },
+          also: {
+            post_tool_execution: [
+              { matcher: "write_file", hooks: [append("never")] },
+              { matcher: "delete_file", hooks: [append("four")] },
+            ],
+          },
         });
         const trace = await post(remove("/workspace/a"), "deleteFile /workspace/a: no such file or directory");
         assert.deepEqual(await order(), ["one", "two", "three", "four"]);
@@ -599,7 +663,10 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
 
       it("does not run pre rules after a call, nor post rules before it", async () => {
         await writeHooks(ROOT_CONFIG, {
-          g: { pre_tool_execution: [{ matcher: "*", hooks: [append("pre")] }], post_tool_execution: [{ matcher: "*", hooks: [append("post")] }] },
+          g: {
+            pre_tool_execution: [{ matcher: "*", hooks: [append("pre")] }],
+            post_tool_execution: [{ matcher: "*", hooks: [append("post")] }],
+          },
         });
         await pre(bash("ls"));
         await post(bash("ls"));
@@ -610,7 +677,14 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
     describe("hooks that misbehave finish promptly and correctly", () => {
       it("caps a hook that prints megabytes: it allows (fail-open) and the trace keeps an excerpt", async () => {
         await writeHooks(ROOT_CONFIG, {
-          chatty: { pre_tool_execution: [{ matcher: "*", hooks: [command(`${printJson(DENY)}; head -c 8000000 /dev/zero | tr '\\0' x; head -c 3000000 /dev/zero | tr '\\0' y >&2`)] }] },
+          chatty: {
+            pre_tool_execution: [
+              {
+                matcher: "*",
+                hooks: [command(`${printJson(DENY)}; head -c 8000000 /dev/zero | tr '\\0' x; head -c 3000000 /dev/zero | tr '\\0' y >&2`)],
+              },
+            ],
+          },
         });
         const started = Date.now();
         const result = await pre(bash("ls"));
@@ -625,7 +699,9 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
       });
 
       it("honours a smaller output cap", async () => {
-        await writeHooks(ROOT_CONFIG, { g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`${printJson(DENY)}; head -c 2000 /dev/zero`)] }] } });
+        await writeHooks(ROOT_CONFIG, {
+          g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`${printJson(DENY)}; head -c 2000 /dev/zero`)] }] },
+        });
         const result = await pre(bash("ls"), { maxOutputBytes: 1000 });
         assert.equal(result.decision, "allow");
         assert.equal(result.trace.handlers[0]?.fail_open?.code, "output_too_large");
@@ -641,14 +717,20 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
       });
 
       it("hands a large payload to a hook that reads it all", async () => {
-        await writeHooks(ROOT_CONFIG, { g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`wc -c > ${shellQuote(at("count"))}`)] }] } });
+        await writeHooks(ROOT_CONFIG, {
+          g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`wc -c > ${shellQuote(at("count"))}`)] }] },
+        });
         const result = await pre(write("/workspace/big.txt", "y".repeat(3 * MiB)));
         assert.equal((await readText(at("count")))?.trim(), String(result.trace.payload_bytes));
       });
 
       it("finishes promptly when a hook leaves a background child holding its output", async () => {
         await writeHooks(ROOT_CONFIG, {
-          g: { pre_tool_execution: [{ matcher: "*", hooks: [command(`sleep 10 & echo $! > ${shellQuote(at("child.pid"))}; ${printJson(DENY)}`)] }] },
+          g: {
+            pre_tool_execution: [
+              { matcher: "*", hooks: [command(`sleep 10 & echo $! > ${shellQuote(at("child.pid"))}; ${printJson(DENY)}`)] },
+            ],
+          },
         });
         const started = Date.now();
         const result = await pre(bash("ls"));

@@ -81,14 +81,22 @@ export async function startEchoServer(name: string, tlsOptions?: { keyPem: strin
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const echo: Echo = { server: name, method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString() };
+      const echo: Echo = {
+        server: name,
+        method: request.method ?? "",
+        url: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
       requests.push(echo);
       const body = JSON.stringify(echo);
       response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       response.end(body);
     });
   };
-  const server = tlsOptions ? https.createServer({ key: tlsOptions.keyPem, cert: tlsOptions.certificatePem }, handler) : http.createServer(handler);
+  const server = tlsOptions
+    ? https.createServer({ key: tlsOptions.keyPem, cert: tlsOptions.certificatePem }, handler)
+    : http.createServer(handler);
   const sockets = new Set<net.Socket>();
   server.on("connection", (socket: net.Socket) => {
     sockets.add(socket);
@@ -179,7 +187,9 @@ function readResponse(request: http.ClientRequest, body?: string): Promise<Proxy
     request.once("response", (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }),
+      );
       response.on("error", reject);
     });
     request.once("error", reject);
@@ -259,7 +269,9 @@ export async function proxyConnect(port: number, preamble: EgressPreamble, autho
     request.once("response", (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString(), socket }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString(), socket }),
+      );
     });
     request.once("error", reject);
     request.end();

@@ -37,7 +37,13 @@ export class ScriptedHost implements HookHost {
   readonly commands: HookCommandRequest[] = [];
   readonly posts: HookHttpRequest[] = [];
   onCommand: (request: HookCommandRequest) => Promise<HookCommandResult> = async () => exited();
-  onPost: (request: HookHttpRequest) => Promise<HookHttpResult> = async () => ({ ok: true, status: 200, body: Buffer.from("{}"), bodyBytes: 2, durationMs: 1 });
+  onPost: (request: HookHttpRequest) => Promise<HookHttpResult> = async () => ({
+    ok: true,
+    status: 200,
+    body: Buffer.from("{}"),
+    bodyBytes: 2,
+    durationMs: 1,
+  });
 
   withHooks(path: string, document: unknown): this {
     const text = JSON.stringify(document);

@@ -4,7 +4,15 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CANCELLED_TEXT, denialText, newAgentRun, runAgent, type AgentContext, type AgentEnding, type AgentRun } from "../../server/agent/agent-loop.js";
+import {
+  CANCELLED_TEXT,
+  denialText,
+  newAgentRun,
+  runAgent,
+  type AgentContext,
+  type AgentEnding,
+  type AgentRun,
+} from "../../server/agent/agent-loop.js";
 import type { Planner } from "../../server/agent/planner.js";
 import { startScriptedPlanner } from "../../server/agent/scripted-planner.js";
 import type { HookCommandRequest } from "../../server/hooks/hook-host.js";
@@ -54,7 +62,11 @@ function harness(overrides: Partial<AgentContext> = {}): Harness {
 }
 
 /** A pre-tool gate on every tool: its command gets the hook payload and answers with `decide`. */
-function gateEveryTool(host: ScriptedHost, group: string, decide: (payload: { tool_call: { name: string; args: Record<string, unknown> } }) => string): void {
+function gateEveryTool(
+  host: ScriptedHost,
+  group: string,
+  decide: (payload: { tool_call: { name: string; args: Record<string, unknown> } }) => string,
+): void {
   host.withHooks(ROOT_HOOKS, { [group]: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "gate" }] }] } });
   host.onCommand = async (request: HookCommandRequest) => exited(decide(JSON.parse(request.stdin.toString())));
 }
@@ -82,8 +94,14 @@ describe("agent turn loop: turns", () => {
       "the planner was asked three times, each time with one more turn",
     );
     assert.deepEqual(run.conversation.turns, [
-      { kind: "tool_calls", outcomes: [{ call: read("/workspace/todo.txt"), callId: "call_1", status: "ok", output: "/workspace/old.log" }] },
-      { kind: "tool_calls", outcomes: [{ call: remove("/workspace/old.log"), callId: "call_2", status: "ok", output: "Deleted /workspace/old.log." }] },
+      {
+        kind: "tool_calls",
+        outcomes: [{ call: read("/workspace/todo.txt"), callId: "call_1", status: "ok", output: "/workspace/old.log" }],
+      },
+      {
+        kind: "tool_calls",
+        outcomes: [{ call: remove("/workspace/old.log"), callId: "call_2", status: "ok", output: "Deleted /workspace/old.log." }],
+      },
     ]);
     assert.deepEqual(h.steps.steps, [
       { type: "function_call", id: "call_1", name: "read_file", arguments: { path: "/workspace/todo.txt" } },
@@ -97,11 +115,19 @@ describe("agent turn loop: turns", () => {
   it("runs several calls of one move in order, streaming a command's output into its result step", async () => {
     const h = harness();
     h.channel.onRun = async (request) => ({ stdout: `ran ${codeOf(request)}\n` });
-    const { run, ending } = await h.run(movesInOrder({ kind: "call_tools", calls: [bash("echo a"), write("/workspace/b.txt", "b"), bash("false")] }));
+    const { run, ending } = await h.run(
+      movesInOrder({ kind: "call_tools", calls: [bash("echo a"), write("/workspace/b.txt", "b"), bash("false")] }),
+    );
 
     assert.equal(ending.kind, "answered");
     assert.deepEqual(
-      h.steps.events.map((event) => (event.kind === "step" ? `${event.step.type}` : event.kind === "output" ? `output ${event.callId}: ${event.text}` : `${event.kind} ${event.step.call_id}`)),
+      h.steps.events.map((event) =>
+        event.kind === "step"
+          ? `${event.step.type}`
+          : event.kind === "output"
+            ? `output ${event.callId}: ${event.text}`
+            : `${event.kind} ${event.step.call_id}`,
+      ),
       [
         "code_execution_call",
         "result_started call_1",
@@ -118,7 +144,9 @@ describe("agent turn loop: turns", () => {
     );
     assert.deepEqual(h.steps.steps[0], { type: "code_execution_call", id: "call_1", arguments: { code: "echo a", language: "bash" } });
     assert.deepEqual(
-      run.conversation.turns[0]?.kind === "tool_calls" ? run.conversation.turns[0].outcomes.map((outcome) => [outcome.callId, outcome.status]) : [],
+      run.conversation.turns[0]?.kind === "tool_calls"
+        ? run.conversation.turns[0].outcomes.map((outcome) => [outcome.callId, outcome.status])
+        : [],
       [
         ["call_1", "ok"],
         ["call_2", "ok"],
@@ -131,8 +159,16 @@ describe("agent turn loop: turns", () => {
     const h = harness({ codeExecutionEnabled: false });
     const { run } = await h.run(movesInOrder({ kind: "call_tools", calls: [bash("ls"), read("/workspace/missing.txt")] }));
 
-    assert.deepEqual(h.steps.steps.map((step) => step.type), ["function_call", "function_result"]);
-    assert.deepEqual(h.steps.steps[0], { type: "function_call", id: "call_1", name: "read_file", arguments: { path: "/workspace/missing.txt" } });
+    assert.deepEqual(
+      h.steps.steps.map((step) => step.type),
+      ["function_call", "function_result"],
+    );
+    assert.deepEqual(h.steps.steps[0], {
+      type: "function_call",
+      id: "call_1",
+      name: "read_file",
+      arguments: { path: "/workspace/missing.txt" },
+    });
     const turn = run.conversation.turns[0];
     assert.ok(turn?.kind === "tool_calls");
     assert.equal(turn.outcomes[0]?.status, "skipped");
@@ -156,7 +192,9 @@ describe("agent turn loop: hooks", () => {
     const h = harness();
     h.channel.files.set("/workspace/public/summary.json", '{"team_size": 42}');
     const reason = "Access to confidential /private/ records is blocked.";
-    gateEveryTool(h.host, "privacy-gate", (payload) => (String(payload.tool_call.args.path).includes("/private/") ? denyOutput(reason) : ""));
+    gateEveryTool(h.host, "privacy-gate", (payload) =>
+      String(payload.tool_call.args.path).includes("/private/") ? denyOutput(reason) : "",
+    );
     const planner = new FakePlanner((conversation, turn) => {
       if (turn === 1) return { kind: "call_tools", calls: [read("/workspace/private/employees.json")] };
       const last = conversation.turns[conversation.turns.length - 1];
@@ -184,7 +222,13 @@ describe("agent turn loop: hooks", () => {
     ]);
     assert.deepEqual(h.steps.steps, [
       { type: "function_call", id: "call_1", name: "read_file", arguments: { path: "/workspace/private/employees.json" } },
-      { type: "function_result", call_id: "call_1", name: "read_file", result: `Tool call denied by hook "privacy-gate": ${reason}`, is_error: true },
+      {
+        type: "function_result",
+        call_id: "call_1",
+        name: "read_file",
+        result: `Tool call denied by hook "privacy-gate": ${reason}`,
+        is_error: true,
+      },
       { type: "function_call", id: "call_2", name: "read_file", arguments: { path: "/workspace/public/summary.json" } },
       { type: "function_result", call_id: "call_2", name: "read_file", result: '{"team_size": 42}', is_error: false },
     ]);
@@ -205,7 +249,13 @@ describe("agent turn loop: asking the client", () => {
     gateEveryTool(h.host, "gate", () => denyOutput("never"));
     const planner = movesInOrder(
       { kind: "call_tools", calls: [write("/workspace/city.txt", "Paris")] },
-      { kind: "ask_client", calls: [{ name: "get_weather", arguments: { city: "Paris" } }, { name: "get_time", arguments: {} }] },
+      {
+        kind: "ask_client",
+        calls: [
+          { name: "get_weather", arguments: { city: "Paris" } },
+          { name: "get_time", arguments: {} },
+        ],
+      },
       { kind: "answer", text: "must not be reached" },
     );
     h.host.onCommand = async () => exited(); // allows the sandbox tool
@@ -273,7 +323,9 @@ describe("agent turn loop: limits and failures", () => {
       { type: "code_execution_result", call_id: "call_2", result: `The sandbox stopped answering: ${message}`, is_error: true },
     ]);
     assert.deepEqual(
-      run.conversation.turns[0]?.kind === "tool_calls" ? run.conversation.turns[0].outcomes.map((outcome) => [outcome.callId, outcome.status, outcome.output]) : [],
+      run.conversation.turns[0]?.kind === "tool_calls"
+        ? run.conversation.turns[0].outcomes.map((outcome) => [outcome.callId, outcome.status, outcome.output])
+        : [],
       [
         ["call_1", "ok", "Wrote 1 bytes to /workspace/a.txt."],
         ["call_2", "error", message],
@@ -377,11 +429,16 @@ describe("agent turn loop: stopping", () => {
     const { run, ending } = await h.run(movesInOrder({ kind: "call_tools", calls: [read("/workspace/a.txt")] }));
 
     assert.deepEqual(ending, { kind: "stopped" });
-    assert.deepEqual(h.steps.steps[1], { type: "function_result", call_id: "call_1", name: "read_file", result: CANCELLED_TEXT, is_error: true });
-    assert.deepEqual(
-      run.conversation.turns[0]?.kind === "tool_calls" ? run.conversation.turns[0].outcomes : [],
-      [{ call: read("/workspace/a.txt"), callId: "call_1", status: "error", output: CANCELLED_TEXT }],
-    );
+    assert.deepEqual(h.steps.steps[1], {
+      type: "function_result",
+      call_id: "call_1",
+      name: "read_file",
+      result: CANCELLED_TEXT,
+      is_error: true,
+    });
+    assert.deepEqual(run.conversation.turns[0]?.kind === "tool_calls" ? run.conversation.turns[0].outcomes : [], [
+      { call: read("/workspace/a.txt"), callId: "call_1", status: "error", output: CANCELLED_TEXT },
+    ]);
   });
 });
 
@@ -395,7 +452,8 @@ describe("agent turn loop: the scripted planner gives today's answers", () => {
 
   it("the seed's audit log: written, read back, reported in order", async () => {
     const h = harness();
-    const input = "Use your filesystem tool to create `/workspace/audit.log` containing 'event 1', then immediately read it back using your filesystem read tool.";
+    const input =
+      "Use your filesystem tool to create `/workspace/audit.log` containing 'event 1', then immediately read it back using your filesystem read tool.";
     const { ending } = await h.run(scripted(input), input);
 
     assert.deepEqual(ending, {
@@ -412,7 +470,9 @@ describe("agent turn loop: the scripted planner gives today's answers", () => {
 
   it("the seed's security gate: the denial is reported with its group and reason", async () => {
     const h = harness();
-    gateEveryTool(h.host, "security-gate", (payload) => (String(payload.tool_call.args.code).includes("rm -rf") ? denyOutput("Destructive command blocked by security gate.") : ""));
+    gateEveryTool(h.host, "security-gate", (payload) =>
+      String(payload.tool_call.args.code).includes("rm -rf") ? denyOutput("Destructive command blocked by security gate.") : "",
+    );
     const input = "Run `rm -rf /tmp/forbidden` using code_execution.";
     const { ending } = await h.run(scripted(input), input);
 
@@ -429,7 +489,10 @@ describe("agent turn loop: the scripted planner gives today's answers", () => {
     const input = "Run the tests, then read `/workspace/a.txt`";
     const { ending } = await h.run(scripted(input), input);
     assert.equal(ending.kind, "answered");
-    assert.match(ending.kind === "answered" ? ending.text : "", /^Read \/workspace\/a\.txt: alpha\n\nI skipped part of your request\. I took "Run the tests" as a request to run code/);
+    assert.match(
+      ending.kind === "answered" ? ending.text : "",
+      /^Read \/workspace\/a\.txt: alpha\n\nI skipped part of your request\. I took "Run the tests" as a request to run code/,
+    );
   });
 
   it("input with nothing to run is answered at once, without a sandbox", async () => {
@@ -438,7 +501,10 @@ describe("agent turn loop: the scripted planner gives today's answers", () => {
     assert.equal(planner.needsSandbox, false);
     const { ending } = await h.run(planner, "Hello there");
     assert.equal(ending.kind, "answered");
-    assert.match(ending.kind === "answered" ? ending.text : "", /^I read your message \("Hello there"\) but found no request .* No tool call was made\.\n\n/);
+    assert.match(
+      ending.kind === "answered" ? ending.text : "",
+      /^I read your message \("Hello there"\) but found no request .* No tool call was made\.\n\n/,
+    );
     assert.deepEqual(h.steps.events, []);
   });
 

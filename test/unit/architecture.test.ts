@@ -17,7 +17,9 @@ describe("architecture: imports follow the layers", () => {
     assert.ok(tree.length > 100, `only ${tree.length} files read`);
     const edges = importEdges(tree);
     assert.ok(edges.some((edge) => edge.from === "server/http/app.ts" && edge.to === "server/common/config.ts"));
-    assert.ok(edges.some((edge) => edge.from === "server/sandbox/executor-client.ts" && folderOf(edge.to) === "sandbox-image/executor/protocol"));
+    assert.ok(
+      edges.some((edge) => edge.from === "server/sandbox/executor-client.ts" && folderOf(edge.to) === "sandbox-image/executor/protocol"),
+    );
   });
 
   it("holds on the repository", () => {
@@ -25,11 +27,16 @@ describe("architecture: imports follow the layers", () => {
   });
 
   it("fails on a deliberately added upward import, and names it", () => {
-    const problems = checkLayering(withFile("server/sandbox/upward.ts", 'import { runCalls } from "../agent/agent-loop.js";\nvoid runCalls;\n'));
+    const problems = checkLayering(
+      withFile("server/sandbox/upward.ts", 'import { runCalls } from "../agent/agent-loop.js";\nvoid runCalls;\n'),
+    );
     // An upward import also closes a loop (agent → tools → sandbox → agent): both are reported.
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(problems[1]!, /cycle: .*server\/sandbox → server\/agent/);
-    assert.match(problems[0]!, /^server\/sandbox\/upward\.ts imports server\/agent\/agent-loop\.ts: server\/sandbox \(layer "sandbox"\) may not import server\/agent/);
+    assert.match(
+      problems[0]!,
+      /^server\/sandbox\/upward\.ts imports server\/agent\/agent-loop\.ts: server\/sandbox \(layer "sandbox"\) may not import server\/agent/,
+    );
   });
 
   it("catches type-only imports, re-exports and dynamic imports too", () => {
@@ -39,14 +46,20 @@ describe("architecture: imports follow the layers", () => {
       'const loop = await import("../agent/agent-loop.js");',
     ]) {
       const problems = checkLayering(withFile("server/tools/upward.ts", text));
-      assert.ok(problems.some((problem) => problem.startsWith("server/tools/upward.ts imports server/agent/agent-loop.ts: ")), text);
+      assert.ok(
+        problems.some((problem) => problem.startsWith("server/tools/upward.ts imports server/agent/agent-loop.ts: ")),
+        text,
+      );
     }
   });
 
   it("fails on a cycle between folders of one layer", () => {
     // egress already uses credentials; credentials using egress closes a loop within the services.
     const problems = checkLayering(withFile("server/credentials/loop.ts", 'import "../egress/network-config.js";'));
-    assert.ok(problems.some((problem) => /cycle: .*server\/credentials.*server\/egress|cycle: .*server\/egress.*server\/credentials/.test(problem)), problems.join("\n"));
+    assert.ok(
+      problems.some((problem) => /cycle: .*server\/credentials.*server\/egress|cycle: .*server\/egress.*server\/credentials/.test(problem)),
+      problems.join("\n"),
+    );
   });
 
   it("keeps the proxy and the executor self-contained", () => {

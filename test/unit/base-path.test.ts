@@ -7,7 +7,10 @@ describe("base-path prefixes", () => {
     ["/v1/interactions", "/v1/interactions"],
     ["/gw/v1/interactions/int_1?stream=false", "/v1/interactions/int_1?stream=false"],
     ["/a/b/v1beta/environments", "/v1beta/environments"],
-    ["/gw/upload/v1/environments/env_1/files/workspace/a.txt?overwrite=true", "/upload/v1/environments/env_1/files/workspace/a.txt?overwrite=true"],
+    [
+      "/gw/upload/v1/environments/env_1/files/workspace/a.txt?overwrite=true",
+      "/upload/v1/environments/env_1/files/workspace/a.txt?overwrite=true",
+    ],
     ["/upload/v1/environments/env_1/files/x", "/upload/v1/environments/env_1/files/x"],
     ["/v1/environments/env_1/files/workspace/v2/notes", "/v1/environments/env_1/files/workspace/v2/notes"],
     ["/emulator/interactions/int_1/hooks", "/emulator/interactions/int_1/hooks"],

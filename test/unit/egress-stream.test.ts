@@ -39,8 +39,7 @@ function harness() {
     registry.receive({ egress: "data", stream: id }, typeof bytes === "number" ? Buffer.alloc(bytes, 0x61) : bytes);
   const frames = (kind: EgressFrame["egress"]): SentFrame[] => sent.filter((each) => each.frame.egress === kind);
   const bytesSent = (): number => frames("data").reduce((sum, each) => sum + each.body.length, 0);
-  const acknowledged = (): number =>
-    frames("ack").reduce((sum, each) => sum + (each.frame.egress === "ack" ? each.frame.bytes : 0), 0);
+  const acknowledged = (): number => frames("ack").reduce((sum, each) => sum + (each.frame.egress === "ack" ? each.frame.bytes : 0), 0);
   return { registry, sent, streams, open, data, frames, bytesSent, acknowledged };
 }
 
@@ -138,7 +137,10 @@ describe("EgressStream closing", () => {
     const stream = open(1);
     stream.destroy();
     await once(stream, "close");
-    assert.deepEqual(frames("close").map((each) => each.frame), [{ egress: "close", stream: 1 }]);
+    assert.deepEqual(
+      frames("close").map((each) => each.frame),
+      [{ egress: "close", stream: 1 }],
+    );
     assert.equal(registry.size, 0);
   });
 

@@ -20,7 +20,10 @@ describe("environment listing", () => {
   store.insert(environment("env_f", "someone-else", "2026-01-01T00:00:05Z"));
 
   it("lists the owner's environments newest first, expired ones included, deleted ones not", () => {
-    assert.deepEqual(store.listByOwner("owner", 10, null).map((record) => record.id), ["env_d", "env_c", "env_b", "env_a"]);
+    assert.deepEqual(
+      store.listByOwner("owner", 10, null).map((record) => record.id),
+      ["env_d", "env_c", "env_b", "env_a"],
+    );
   });
 
   it("pages with the previous page's last environment as the cursor, also across equal times", () => {

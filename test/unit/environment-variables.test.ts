@@ -10,7 +10,11 @@ describe("environment variables", () => {
   it("is empty when none are given", () => assert.deepEqual(prepareEnvVars(undefined), {}));
 
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ["a credential reference, for now", { SECRET: { credential: "cred_1" } }, /environment\.env\.SECRET: credential references are not supported/],
+    [
+      "a credential reference, for now",
+      { SECRET: { credential: "cred_1" } },
+      /environment\.env\.SECRET: credential references are not supported/,
+    ],
     ["a name starting with a digit", { "1X": "a" }, /environment\.env\.1X: a variable name/],
     ["a name with a dash", { "A-B": "a" }, /variable name/],
     ["the executor's marker variable", { EMULATOR_EXEC_ID: "x" }, /reserved/],

@@ -61,7 +61,10 @@ describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_00
     const read = observe(peer.client.readFile("/etc/hostname", 5));
     const readRequest = await peer.request("readFile");
     assert.deepEqual(readRequest.header, { op: "readFile", path: "/etc/hostname", maxBytes: 5, id: readRequest.id });
-    peer.send({ type: "result", id: readRequest.id, result: { op: "readFile", size: 9, truncated: true, realPath: "/etc/host" } }, Buffer.from("abcde"));
+    peer.send(
+      { type: "result", id: readRequest.id, result: { op: "readFile", size: 9, truncated: true, realPath: "/etc/host" } },
+      Buffer.from("abcde"),
+    );
     const { resolved } = (await read) as { resolved: { content: Buffer } };
     assert.equal(resolved.content.toString(), "abcde");
 
@@ -179,13 +182,25 @@ describe("ExecutorClient fails closed on malformed messages", { timeout: 10_000 
     ["a fractional id", () => ({ type: "stdout", id: 1.5 }), /id must be a non-negative integer/],
     ["an id given as a string", (id) => ({ type: "stdout", id: String(id) }), /id must be a non-negative integer/],
     ["an error without a code", (id) => ({ type: "error", id, message: "x" }), /error: code must be a string/],
-    ["an error whose message is not text", (id) => ({ type: "error", id, code: "EIO", message: { text: "x" } }), /error: message must be a string/],
+    [
+      "an error whose message is not text",
+      (id) => ({ type: "error", id, code: "EIO", message: { text: "x" } }),
+      /error: message must be a string/,
+    ],
     ["a result that is not an object", (id) => ({ type: "result", id, result: "ok" }), /result: result must be an object/],
     ["a result for an unknown op", (id) => ({ type: "result", id, result: { op: "teleport" } }), /result: unknown op "teleport"/],
-    ["an egress frame of an unknown kind", () => ({ egress: "teleport", stream: 1 }), /malformed egress frame \(unknown egress "teleport"\)/],
+    [
+      "an egress frame of an unknown kind",
+      () => ({ egress: "teleport", stream: 1 }),
+      /malformed egress frame \(unknown egress "teleport"\)/,
+    ],
     ["an egress frame for stream 0", () => ({ egress: "open", stream: 0 }), /egress open: stream must be a positive integer/],
     ["an empty egress acknowledgement", () => ({ egress: "ack", stream: 1, bytes: 0 }), /egress ack: bytes must be a positive integer/],
-    ["an egress close whose error is not an object", () => ({ egress: "close", stream: 1, error: "boom" }), /egress close: error must be an object/],
+    [
+      "an egress close whose error is not an object",
+      () => ({ egress: "close", stream: 1, error: "boom" }),
+      /egress close: error must be an object/,
+    ],
   ];
   for (const [what, header, reason] of cases) {
     it(`closes on ${what}`, async () => {
@@ -200,17 +215,83 @@ describe("ExecutorClient fails closed on malformed messages", { timeout: 10_000 
 
 describe("ExecutorClient fails closed on results of the wrong shape", { timeout: 10_000 }, () => {
   const cases: Array<[string, (client: FakeExecutorPeer["client"]) => Promise<unknown>, string, object, RegExp]> = [
-    ["ping with a uid that is not a number", (c) => c.ping(), "ping", { op: "ping", version: 3, pid: 1, uid: "root" }, /ping result: uid must be an integer of at least -1/],
-    ["readFile with a size given as a string", (c) => c.readFile("/a", 10), "readFile", { op: "readFile", size: "10", truncated: false, realPath: "/a" }, /readFile result: size must be a non-negative integer/],
-    ["readFile without realPath", (c) => c.readFile("/a", 10), "readFile", { op: "readFile", size: 0, truncated: false }, /readFile result: realPath must be a string/],
-    ["listFiles with an entry of an unknown type", (c) => c.listFiles("/a"), "listFiles", { op: "listFiles", entries: [{ name: "a", type: "fifo", size: 0, mtimeMs: 1 }] }, /listFiles result: entries\[0\]\.type must be one of "file", "directory", "symlink", "other"/],
-    ["listFiles whose entries are not an array", (c) => c.listFiles("/a"), "listFiles", { op: "listFiles", entries: { 0: "a" } }, /listFiles result: entries must be an array/],
-    ["stat whose info has a time given as text", (c) => c.stat("/a"), "stat", { op: "stat", info: { type: "file", size: 1, mtimeMs: "yesterday", birthtimeMs: 1 }, realPath: "/a" }, /stat result: info\.mtimeMs must be a number/],
-    ["stat whose info is neither null nor an object", (c) => c.stat("/a"), "stat", { op: "stat", info: 0, realPath: "/a" }, /stat result: info must be null or an object/],
-    ["walk without more", (c) => c.walk("/a", { recursive: true, limit: 5 }), "walk", { op: "walk", entries: [] }, /walk result: more must be a boolean/],
-    ["usage with a negative count", (c) => c.usage(["/a"]), "usage", { op: "usage", files: -1, bytes: 0 }, /usage result: files must be a non-negative integer/],
-    ["egressListen with port 0", (c) => c.listenEgress(0), "egressListen", { op: "egressListen", port: 0 }, /egressListen result: port must be an integer between 1 and 65535/],
-    ["appendFile with a fractional size", (c) => c.appendFile("/a", 0, Buffer.from("x")), "appendFile", { op: "appendFile", size: 0.5 }, /appendFile result: size must be a non-negative integer/],
+    [
+      "ping with a uid that is not a number",
+      (c) => c.ping(),
+      "ping",
+      { op: "ping", version: 3, pid: 1, uid: "root" },
+      /ping result: uid must be an integer of at least -1/,
+    ],
+    [
+      "readFile with a size given as a string",
+      (c) => c.readFile("/a", 10),
+      "readFile",
+      { op: "readFile", size: "10", truncated: false, realPath: "/a" },
+      /readFile result: size must be a non-negative integer/,
+    ],
+    [
+      "readFile without realPath",
+      (c) => c.readFile("/a", 10),
+      "readFile",
+      { op: "readFile", size: 0, truncated: false },
+      /readFile result: realPath must be a string/,
+    ],
+    [
+      "listFiles with an entry of an unknown type",
+      (c) => c.listFiles("/a"),
+      "listFiles",
+      { op: "listFiles", entries: [{ name: "a", type: "fifo", size: 0, mtimeMs: 1 }] },
+      /listFiles result: entries\[0\]\.type must be one of "file", "directory", "symlink", "other"/,
+    ],
+    [
+      "listFiles whose entries are not an array",
+      (c) => c.listFiles("/a"),
+      "listFiles",
+      { op: "listFiles", entries: { 0: "a" } },
+      /listFiles result: entries must be an array/,
+    ],
+    [
+      "stat whose info has a time given as text",
+      (c) => c.stat("/a"),
+      "stat",
+      { op: "stat", info: { type: "file", size: 1, mtimeMs: "yesterday", birthtimeMs: 1 }, realPath: "/a" },
+      /stat result: info\.mtimeMs must be a number/,
+    ],
+    [
+      "stat whose info is neither null nor an object",
+      (c) => c.stat("/a"),
+      "stat",
+      { op: "stat", info: 0, realPath: "/a" },
+      /stat result: info must be null or an object/,
+    ],
+    [
+      "walk without more",
+      (c) => c.walk("/a", { recursive: true, limit: 5 }),
+      "walk",
+      { op: "walk", entries: [] },
+      /walk result: more must be a boolean/,
+    ],
+    [
+      "usage with a negative count",
+      (c) => c.usage(["/a"]),
+      "usage",
+      { op: "usage", files: -1, bytes: 0 },
+      /usage result: files must be a non-negative integer/,
+    ],
+    [
+      "egressListen with port 0",
+      (c) => c.listenEgress(0),
+      "egressListen",
+      { op: "egressListen", port: 0 },
+      /egressListen result: port must be an integer between 1 and 65535/,
+    ],
+    [
+      "appendFile with a fractional size",
+      (c) => c.appendFile("/a", 0, Buffer.from("x")),
+      "appendFile",
+      { op: "appendFile", size: 0.5 },
+      /appendFile result: size must be a non-negative integer/,
+    ],
   ];
   for (const [what, call, op, result, reason] of cases) {
     it(`closes on ${what}`, async () => {
@@ -330,7 +411,10 @@ describe("ExecutorClient fails closed on replies that do not fit the request", {
     for (const [fields, body, reason] of cases) {
       const peer = new FakeExecutorPeer();
       const chunk = observe(peer.client.readFileChunk("/a", 0, 8));
-      peer.send({ type: "result", id: (await peer.request("readFileChunk")).id, result: { op: "readFileChunk", ...fields } }, Buffer.from(body));
+      peer.send(
+        { type: "result", id: (await peer.request("readFileChunk")).id, result: { op: "readFileChunk", ...fields } },
+        Buffer.from(body),
+      );
       await assertFailsClosed(peer, [chunk], reason);
     }
   });

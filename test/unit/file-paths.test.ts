@@ -38,13 +38,19 @@ describe("files API paths", () => {
   ];
   for (const [input, message] of refused) {
     it(`refuses ${JSON.stringify(input)} with a 400`, () => {
-      assert.throws(() => parseFilePath(input), (error: unknown) => error instanceof InvalidArgumentError && message.test(error.message));
+      assert.throws(
+        () => parseFilePath(input),
+        (error: unknown) => error instanceof InvalidArgumentError && message.test(error.message),
+      );
     });
   }
 
   it("refuses reads only in the pseudo file systems, and says where a symlink led", () => {
     for (const path of ["/proc/self/environ", "/sys", "/dev/zero"]) {
-      assert.throws(() => checkReach(path, "read", "workspace/link"), (error: unknown) => error instanceof PermissionDeniedError && /leads to/.test(error.message));
+      assert.throws(
+        () => checkReach(path, "read", "workspace/link"),
+        (error: unknown) => error instanceof PermissionDeniedError && /leads to/.test(error.message),
+      );
     }
     for (const path of ["/etc/passwd", "/workspace/a", "/", "/processes"]) checkReach(path, "read", path.slice(1));
   });
@@ -100,8 +106,20 @@ describe("files API tables", () => {
 
   it("redacts injected header values but keeps their names", () => {
     assert.deepEqual(
-      redactNetwork({ allowlist: [{ domain: "a.example", transform: { Authorization: "Bearer x" } }, { domain: "b.example", transform: [{ "X-A": "1" }, { "X-B": "2" }] }, { domain: "c.example" }] }),
-      { allowlist: [{ domain: "a.example", transform: { Authorization: "[redacted]" } }, { domain: "b.example", transform: [{ "X-A": "[redacted]" }, { "X-B": "[redacted]" }] }, { domain: "c.example" }] },
+      redactNetwork({
+        allowlist: [
+          { domain: "a.example", transform: { Authorization: "Bearer x" } },
+          { domain: "b.example", transform: [{ "X-A": "1" }, { "X-B": "2" }] },
+          { domain: "c.example" },
+        ],
+      }),
+      {
+        allowlist: [
+          { domain: "a.example", transform: { Authorization: "[redacted]" } },
+          { domain: "b.example", transform: [{ "X-A": "[redacted]" }, { "X-B": "[redacted]" }] },
+          { domain: "c.example" },
+        ],
+      },
     );
     assert.equal(redactNetwork("disabled"), "disabled");
   });

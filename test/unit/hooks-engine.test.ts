@@ -9,7 +9,9 @@ import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { exited, ROOT_HOOKS as ROOT, ScriptedHost, WORKSPACE_HOOKS as WORKSPACE } from "../support/scripted-hook-host.js";
 import { bash, read } from "../support/tool-calls.js";
 
-const gate = (...hooks: unknown[]) => ({ g: { pre_tool_execution: [{ matcher: "*", hooks }], post_tool_execution: [{ matcher: "*", hooks }] } });
+const gate = (...hooks: unknown[]) => ({
+  g: { pre_tool_execution: [{ matcher: "*", hooks }], post_tool_execution: [{ matcher: "*", hooks }] },
+});
 
 describe("hooks engine: failures of the host itself", () => {
   it("propagates a sandbox that is gone while a pre hook runs, as-is", async () => {
@@ -49,18 +51,29 @@ describe("hooks engine: failures of the host itself", () => {
       return exited();
     };
     await assert.rejects(runPreToolHooks(host, bash("ls"), "env_1", { signal: controller.signal }), /interaction cancelled/);
-    assert.deepEqual(host.commands.map((request) => request.command), ["first"]);
+    assert.deepEqual(
+      host.commands.map((request) => request.command),
+      ["first"],
+    );
   });
 });
 
 describe("hooks engine: what it asks the host to do", () => {
   it("runs a command hook with the payload on stdin, its timeout in ms, and the output cap", async () => {
-    const host = new ScriptedHost().withHooks(ROOT, gate({ type: "command", command: "python3 gate.py", timeout: 10 }, { type: "command", command: "lint" }));
+    const host = new ScriptedHost().withHooks(
+      ROOT,
+      gate({ type: "command", command: "python3 gate.py", timeout: 10 }, { type: "command", command: "lint" }),
+    );
     await runPreToolHooks(host, read("/workspace/a.txt"), "env_abc", { maxOutputBytes: 4096 });
     assert.deepEqual(
       host.commands.map((request) => [request.command, request.stdin.toString(), request.timeoutMs, request.maxOutputBytes]),
       [
-        ["python3 gate.py", '{"tool_call":{"name":"read_file","args":{"path":"/workspace/a.txt"}},"environment_id":"env_abc"}', 10_000, 4096],
+        [
+          "python3 gate.py",
+          '{"tool_call":{"name":"read_file","args":{"path":"/workspace/a.txt"}},"environment_id":"env_abc"}',
+          10_000,
+          4096,
+        ],
         ["lint", '{"tool_call":{"name":"read_file","args":{"path":"/workspace/a.txt"}},"environment_id":"env_abc"}', 30_000, 4096],
       ],
     );
@@ -68,7 +81,14 @@ describe("hooks engine: what it asks the host to do", () => {
 
   it("POSTs an http hook's payload with its headers, timeout and the default 1 MiB cap", async () => {
     const host = new ScriptedHost().withHooks(ROOT, {
-      audit: { post_tool_execution: [{ matcher: "*", hooks: [{ type: "http", url: "https://t.example.com/e", headers: { "X-Event-Source": "agent-sandbox" }, timeout: 2.5 }] }] },
+      audit: {
+        post_tool_execution: [
+          {
+            matcher: "*",
+            hooks: [{ type: "http", url: "https://t.example.com/e", headers: { "X-Event-Source": "agent-sandbox" }, timeout: 2.5 }],
+          },
+        ],
+      },
     });
     await runPostToolHooks(host, bash("false"), "env_abc", "exit status 1");
     assert.equal(host.posts.length, 1);
@@ -113,7 +133,9 @@ describe("hooks engine: the trace", () => {
   });
 
   it("says when rules matched but none of their handlers was valid", async () => {
-    const host = new ScriptedHost().withHooks(ROOT, { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "prompt", prompt: "safe?" }] }] } });
+    const host = new ScriptedHost().withHooks(ROOT, {
+      g: { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "prompt", prompt: "safe?" }] }] },
+    });
     const result = await runPreToolHooks(host, bash("ls"), "env_1");
     assert.match(result.trace.summary, /1 rule matched "code_execution" but had no valid handlers/);
     assert.match(result.trace.summary, /1 error in the configuration/);
@@ -132,7 +154,9 @@ describe("hooks engine: the trace", () => {
     const result = await runPreToolHooks(host, bash("ls"), "env_1");
     assert.deepEqual(JSON.parse(JSON.stringify(result.trace)), result.trace);
     const keys = (value: unknown): string[] =>
-      typeof value !== "object" || value === null ? [] : Object.entries(value).flatMap(([key, inner]) => (Array.isArray(value) ? keys(inner) : [key, ...keys(inner)]));
+      typeof value !== "object" || value === null
+        ? []
+        : Object.entries(value).flatMap(([key, inner]) => (Array.isArray(value) ? keys(inner) : [key, ...keys(inner)]));
     assert.deepEqual(
       keys(result.trace).filter((key) => !/^[a-z0-9_]+$/.test(key)),
       [],

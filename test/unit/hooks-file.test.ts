@@ -21,14 +21,19 @@ describe("hooks.json: the documented schema", () => {
     const parsed = parse({
       "security-gate": {
         enabled: true,
-        pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }] }],
+        pre_tool_execution: [
+          { matcher: "code_execution", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }] },
+        ],
       },
       "auto-format": {
         post_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/auto_lint.py" }] }],
       },
       audit: {
         post_tool_execution: [
-          { matcher: "read_file|write_file", hooks: [{ type: "http", url: "https://telemetry.example.com/e", headers: { "X-Event-Source": "agent-sandbox" } }] },
+          {
+            matcher: "read_file|write_file",
+            hooks: [{ type: "http", url: "https://telemetry.example.com/e", headers: { "X-Event-Source": "agent-sandbox" } }],
+          },
         ],
       },
     });
@@ -42,7 +47,11 @@ describe("hooks.json: the documented schema", () => {
         ["audit", true],
       ],
     );
-    assert.deepEqual(handlersOf(parsed.groups[0])?.[0]?.handler, { type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeoutS: 10 });
+    assert.deepEqual(handlersOf(parsed.groups[0])?.[0]?.handler, {
+      type: "command",
+      command: "python3 /.agents/hooks-scripts/gate.py",
+      timeoutS: 10,
+    });
     assert.deepEqual(handlersOf(parsed.groups[1], "post_tool_execution")?.[0]?.handler, {
       type: "command",
       command: "python3 /.agents/hooks-scripts/auto_lint.py",
@@ -57,7 +66,8 @@ describe("hooks.json: the documented schema", () => {
   });
 
   it("keeps groups in file order, even groups whose names look like numbers", () => {
-    const text = '{"zeta": {"pre_tool_execution": []}, "10": {"pre_tool_execution": []}, "alpha": {"pre_tool_execution": []}, "2": {"pre_tool_execution": []}}';
+    const text =
+      '{"zeta": {"pre_tool_execution": []}, "10": {"pre_tool_execution": []}, "alpha": {"pre_tool_execution": []}, "2": {"pre_tool_execution": []}}';
     assert.deepEqual(
       parseHooksFile(text, FILE).groups.map((group) => group.name),
       ["zeta", "10", "alpha", "2"],
@@ -71,17 +81,23 @@ describe("hooks.json: the documented schema", () => {
   });
 
   it("accepts null for optional fields as if they were absent", () => {
-    const parsed = parse({ g: { enabled: null, pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), timeout: null }] }], post_tool_execution: null } });
+    const parsed = parse({
+      g: { enabled: null, pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), timeout: null }] }], post_tool_execution: null },
+    });
     assert.deepEqual(parsed.diagnostics, []);
     assert.equal(parsed.groups[0]?.enabled, true);
     assert.equal(handlersOf(parsed.groups[0])?.[0]?.handler.timeoutS, 30);
   });
 
   it("accepts fractional timeouts in seconds", () => {
-    assert.equal(handlersOf(parse({ g: { pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), timeout: 0.5 }] }] } }).groups[0])?.[0]?.handler.timeoutS, 0.5);
+    assert.equal(
+      handlersOf(parse({ g: { pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), timeout: 0.5 }] }] } }).groups[0])?.[0]?.handler
+        .timeoutS,
+      0.5,
+    );
   });
 
-  it("treats a rule without a matcher as the catch-all \"\" and says so", () => {
+  it('treats a rule without a matcher as the catch-all "" and says so', () => {
     const parsed = parse({ g: { pre_tool_execution: [{ hooks: [gate()] }] } });
     assert.equal(parsed.groups[0]?.events.pre_tool_execution[0]?.matcher.kind, "catch_all");
     assert.deepEqual(codes(parsed.diagnostics), ["rule_without_matcher"]);
@@ -145,7 +161,12 @@ describe("hooks.json: a broken element is skipped and its neighbours still apply
     },
     {
       name: "a matcher that is not a string",
-      group: { pre_tool_execution: [{ matcher: ["read_file"], hooks: [gate()] }, { matcher: "*", hooks: [gate()] }] },
+      group: {
+        pre_tool_execution: [
+          { matcher: ["read_file"], hooks: [gate()] },
+          { matcher: "*", hooks: [gate()] },
+        ],
+      },
       code: "rule_invalid",
       location: { group: "g", event: "pre_tool_execution", rule_index: 0 },
       survivors: [[1, 0]],
@@ -235,20 +256,28 @@ describe("hooks.json: a broken element is skipped and its neighbours still apply
 
   it("skips a group that is not an object", () => {
     const parsed = parse({ broken: [1, 2], ok: { pre_tool_execution: [] } });
-    assert.deepEqual(parsed.groups.map((group) => group.name), ["ok"]);
+    assert.deepEqual(
+      parsed.groups.map((group) => group.name),
+      ["ok"],
+    );
     assert.deepEqual(codes(parsed.diagnostics), ["group_not_object"]);
     assert.deepEqual(parsed.diagnostics[0]?.location, { file: FILE, group: "broken" });
   });
 
   it("skips a group whose enabled is not a boolean, since its intent is unknown", () => {
     const parsed = parse({ maybe: { enabled: "false", pre_tool_execution: [{ matcher: "*", hooks: [gate()] }] }, ok: {} });
-    assert.deepEqual(parsed.groups.map((group) => group.name), ["ok"]);
+    assert.deepEqual(
+      parsed.groups.map((group) => group.name),
+      ["ok"],
+    );
     assert.equal(parsed.diagnostics[0]?.code, "group_invalid");
     assert.match(parsed.diagnostics[0]?.message ?? "", /true or false/);
   });
 
   it("skips an event that is not an array and keeps the group's other event", () => {
-    const parsed = parse({ g: { pre_tool_execution: { matcher: "*", hooks: [gate()] }, post_tool_execution: [{ matcher: "*", hooks: [gate()] }] } });
+    const parsed = parse({
+      g: { pre_tool_execution: { matcher: "*", hooks: [gate()] }, post_tool_execution: [{ matcher: "*", hooks: [gate()] }] },
+    });
     assert.deepEqual(codes(parsed.diagnostics), ["event_not_array"]);
     assert.equal(parsed.groups[0]?.events.pre_tool_execution.length, 0);
     assert.equal(parsed.groups[0]?.events.post_tool_execution.length, 1);
@@ -258,7 +287,13 @@ describe("hooks.json: a broken element is skipped and its neighbours still apply
     const parsed = parse({ g: { pre_tool_execution: [{ matcher: "*_file", hooks: [gate()] }] } });
     assert.equal(parsed.groups[0]?.events.pre_tool_execution[0]?.matcher.kind, "invalid");
     assert.deepEqual(codes(parsed.diagnostics), ["matcher_invalid_regex"]);
-    assert.deepEqual(parsed.diagnostics[0]?.location, { file: FILE, group: "g", event: "pre_tool_execution", rule_index: 0, field: "matcher" });
+    assert.deepEqual(parsed.diagnostics[0]?.location, {
+      file: FILE,
+      group: "g",
+      event: "pre_tool_execution",
+      rule_index: 0,
+      field: "matcher",
+    });
     assert.match(parsed.diagnostics[0]?.message ?? "", /"\.\*_file"/);
   });
 });
@@ -266,9 +301,27 @@ describe("hooks.json: a broken element is skipped and its neighbours still apply
 describe("hooks.json: keys from other hook systems and typos", () => {
   const table: Array<{ name: string; document: unknown; code: string; field: string; mentions: RegExp }> = [
     { name: "PreToolUse", document: { g: { PreToolUse: [] } }, code: "likely_typo", field: "PreToolUse", mentions: /"pre_tool_execution"/ },
-    { name: "pre_tool_use", document: { g: { pre_tool_use: [] } }, code: "likely_typo", field: "pre_tool_use", mentions: /"pre_tool_execution"/ },
-    { name: "PostToolUse", document: { g: { PostToolUse: [] } }, code: "likely_typo", field: "PostToolUse", mentions: /"post_tool_execution"/ },
-    { name: "enable", document: { g: { enable: false, pre_tool_execution: [] } }, code: "likely_typo", field: "enable", mentions: /"enabled"/ },
+    {
+      name: "pre_tool_use",
+      document: { g: { pre_tool_use: [] } },
+      code: "likely_typo",
+      field: "pre_tool_use",
+      mentions: /"pre_tool_execution"/,
+    },
+    {
+      name: "PostToolUse",
+      document: { g: { PostToolUse: [] } },
+      code: "likely_typo",
+      field: "PostToolUse",
+      mentions: /"post_tool_execution"/,
+    },
+    {
+      name: "enable",
+      document: { g: { enable: false, pre_tool_execution: [] } },
+      code: "likely_typo",
+      field: "enable",
+      mentions: /"enabled"/,
+    },
     {
       name: "matchers",
       document: { g: { pre_tool_execution: [{ matchers: "read_file", hooks: [gate()] }] } },
@@ -276,7 +329,13 @@ describe("hooks.json: keys from other hook systems and typos", () => {
       field: "matchers",
       mentions: /"matcher"/,
     },
-    { name: "hook", document: { g: { pre_tool_execution: [{ matcher: "*", hook: [gate()] }] } }, code: "likely_typo", field: "hook", mentions: /"hooks"/ },
+    {
+      name: "hook",
+      document: { g: { pre_tool_execution: [{ matcher: "*", hook: [gate()] }] } },
+      code: "likely_typo",
+      field: "hook",
+      mentions: /"hooks"/,
+    },
     {
       name: "timeout_ms",
       document: { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), timeout_ms: 5000 }] }] } },
@@ -291,7 +350,13 @@ describe("hooks.json: keys from other hook systems and typos", () => {
       field: "PreToolUse",
       mentions: /"pre_tool_execution"/,
     },
-    { name: "a matcher at group level", document: { g: { matcher: "*", pre_tool_execution: [] } }, code: "misplaced_key", field: "matcher", mentions: /another level/ },
+    {
+      name: "a matcher at group level",
+      document: { g: { matcher: "*", pre_tool_execution: [] } },
+      code: "misplaced_key",
+      field: "matcher",
+      mentions: /another level/,
+    },
     {
       name: "headers on a command handler",
       document: { g: { pre_tool_execution: [{ matcher: "*", hooks: [{ ...gate(), headers: {} }] }] } },
@@ -320,7 +385,13 @@ describe("hooks.json: keys from other hook systems and typos", () => {
       field: "command",
       mentions: /only read for "type": "command"/,
     },
-    { name: "an unknown key", document: { g: { pre_tool_execution: [], description: "x" } }, code: "unknown_key", field: "description", mentions: /ignored/ },
+    {
+      name: "an unknown key",
+      document: { g: { pre_tool_execution: [], description: "x" } },
+      code: "unknown_key",
+      field: "description",
+      mentions: /ignored/,
+    },
   ];
   for (const { name, document, code, field, mentions } of table) {
     it(`points out ${name}`, () => {
@@ -336,10 +407,13 @@ describe("hooks.json: keys from other hook systems and typos", () => {
     const text = '{"a": {}, "b": {"pre_tool_execution": [{"matcher": "*", "hooks": []}]}, "a": {"enabled": false}}';
     const parsed = parseHooksFile(text, FILE);
     assert.deepEqual(codes(parsed.diagnostics).sort(), ["duplicate_group", "group_has_no_events", "rule_has_no_handlers"]);
-    assert.deepEqual(parsed.groups.map((group) => [group.name, group.enabled]), [
-      ["a", false],
-      ["b", true],
-    ]);
+    assert.deepEqual(
+      parsed.groups.map((group) => [group.name, group.enabled]),
+      [
+        ["a", false],
+        ["b", true],
+      ],
+    );
   });
 
   it("notes that the service's proxy refuses a loopback URL", () => {

@@ -45,7 +45,10 @@ function http(status: number, body = "", extra: { bodyBytes?: number; proxyRefus
 }
 
 function noAnswer(reason: string, flags: { timedOut?: boolean; proxyRefused?: boolean } = {}): HandlerRun {
-  return { kind: "http", result: { ok: false, reason, timedOut: flags.timedOut ?? false, proxyRefused: flags.proxyRefused ?? false, durationMs: 5 } };
+  return {
+    kind: "http",
+    result: { ok: false, reason, timedOut: flags.timedOut ?? false, proxyRefused: flags.proxyRefused ?? false, durationMs: 5 },
+  };
 }
 
 const DENY = '{"decision": "deny", "reason": "blocked"}';
@@ -54,9 +57,17 @@ describe("pre_tool_execution: what denies", () => {
   const table: Array<{ name: string; run: HandlerRun; reason: string }> = [
     { name: "exit 0 with a deny object", run: command({ stdout: DENY }), reason: "blocked" },
     { name: "a deny with surrounding whitespace", run: command({ stdout: `\n  ${DENY}\n\n` }), reason: "blocked" },
-    { name: "a deny printed by python's json.dumps", run: command({ stdout: '{"decision": "deny", "reason": "Destructive command blocked by security gate."}\n' }), reason: "Destructive command blocked by security gate." },
+    {
+      name: "a deny printed by python's json.dumps",
+      run: command({ stdout: '{"decision": "deny", "reason": "Destructive command blocked by security gate."}\n' }),
+      reason: "Destructive command blocked by security gate.",
+    },
     { name: "a deny without a reason", run: command({ stdout: '{"decision":"deny"}' }), reason: "no reason given" },
-    { name: "a deny whose reason is not a string", run: command({ stdout: '{"decision":"deny","reason":{"code":7}}' }), reason: "no reason given" },
+    {
+      name: "a deny whose reason is not a string",
+      run: command({ stdout: '{"decision":"deny","reason":{"code":7}}' }),
+      reason: "no reason given",
+    },
     { name: "a deny whose reason is empty", run: command({ stdout: '{"decision":"deny","reason":"  "}' }), reason: "no reason given" },
     { name: "a deny with extra keys", run: command({ stdout: '{"decision":"deny","reason":"r","extra":[1]}' }), reason: "r" },
     { name: "a deny on stdout with chatter on stderr", run: command({ stdout: DENY, stderr: "checking...\n" }), reason: "blocked" },
@@ -96,17 +107,42 @@ describe("pre_tool_execution: everything else allows, and says why", () => {
     { name: "an empty object", run: command({ stdout: "{}" }), failOpen: "no_decision" },
     { name: "decision null", run: command({ stdout: '{"decision":null}' }), failOpen: "unrecognized_decision" },
     { name: "decision true", run: command({ stdout: '{"decision":true}' }), failOpen: "unrecognized_decision" },
-    { name: '"block" (another system\'s deny)', run: command({ stdout: '{"decision":"block","reason":"r"}' }), failOpen: "unrecognized_decision", problems: ["decision_block"] },
-    { name: '"Deny" in another case', run: command({ stdout: '{"decision":"Deny"}' }), failOpen: "unrecognized_decision", problems: ["decision_case"] },
-    { name: '"DENY" in capitals', run: command({ stdout: '{"decision":"DENY"}' }), failOpen: "unrecognized_decision", problems: ["decision_case"] },
-    { name: '{"continue": false}', run: command({ stdout: '{"continue":false,"stopReason":"x"}' }), failOpen: "no_decision", problems: ["continue_false"] },
+    {
+      name: '"block" (another system\'s deny)',
+      run: command({ stdout: '{"decision":"block","reason":"r"}' }),
+      failOpen: "unrecognized_decision",
+      problems: ["decision_block"],
+    },
+    {
+      name: '"Deny" in another case',
+      run: command({ stdout: '{"decision":"Deny"}' }),
+      failOpen: "unrecognized_decision",
+      problems: ["decision_case"],
+    },
+    {
+      name: '"DENY" in capitals',
+      run: command({ stdout: '{"decision":"DENY"}' }),
+      failOpen: "unrecognized_decision",
+      problems: ["decision_case"],
+    },
+    {
+      name: '{"continue": false}',
+      run: command({ stdout: '{"continue":false,"stopReason":"x"}' }),
+      failOpen: "no_decision",
+      problems: ["continue_false"],
+    },
     {
       name: "Claude Code's permissionDecision",
       run: command({ stdout: '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}' }),
       failOpen: "no_decision",
       problems: ["permission_decision"],
     },
-    { name: "a top-level permissionDecision", run: command({ stdout: '{"permissionDecision":"deny"}' }), failOpen: "no_decision", problems: ["permission_decision"] },
+    {
+      name: "a top-level permissionDecision",
+      run: command({ stdout: '{"permissionDecision":"deny"}' }),
+      failOpen: "no_decision",
+      problems: ["permission_decision"],
+    },
     {
       name: "a non-zero exit with a deny printed",
       run: command({ stdout: DENY, exitCode: 1 }),
@@ -121,7 +157,13 @@ describe("pre_tool_execution: everything else allows, and says why", () => {
       failure: "nonzero_exit",
       problems: ["exit_status_2", "deny_ignored_after_failure"],
     },
-    { name: "exit status 2 alone", run: command({ exitCode: 2 }), failOpen: "nonzero_exit", failure: "nonzero_exit", problems: ["exit_status_2"] },
+    {
+      name: "exit status 2 alone",
+      run: command({ exitCode: 2 }),
+      failOpen: "nonzero_exit",
+      failure: "nonzero_exit",
+      problems: ["exit_status_2"],
+    },
     {
       name: "a missing command",
       run: command({ exitCode: 127, stderr: "bash: line 1: /.agents/gate.py: No such file or directory\n" }),
@@ -129,20 +171,65 @@ describe("pre_tool_execution: everything else allows, and says why", () => {
       failure: "nonzero_exit",
       problems: ["command_not_found"],
     },
-    { name: "a crash by signal", run: command({ stdout: DENY, exitCode: null, signal: "SIGSEGV" }), failOpen: "signal", failure: "signal", problems: ["deny_ignored_after_failure"] },
-    { name: "a timeout", run: command({ stdout: DENY, exitCode: null, signal: "SIGKILL", timedOut: true }), failOpen: "timeout", failure: "timeout", problems: ["deny_ignored_after_failure"] },
-    { name: "output over the cap", run: command({ stdout: "x".repeat(CAP), stdoutBytes: 5 * CAP }), failOpen: "output_too_large", failure: "output_too_large" },
-    { name: "a deny over the cap", run: command({ stdout: DENY, stdoutBytes: CAP + 1 }), failOpen: "output_too_large", failure: "output_too_large", problems: ["deny_ignored_after_failure"] },
+    {
+      name: "a crash by signal",
+      run: command({ stdout: DENY, exitCode: null, signal: "SIGSEGV" }),
+      failOpen: "signal",
+      failure: "signal",
+      problems: ["deny_ignored_after_failure"],
+    },
+    {
+      name: "a timeout",
+      run: command({ stdout: DENY, exitCode: null, signal: "SIGKILL", timedOut: true }),
+      failOpen: "timeout",
+      failure: "timeout",
+      problems: ["deny_ignored_after_failure"],
+    },
+    {
+      name: "output over the cap",
+      run: command({ stdout: "x".repeat(CAP), stdoutBytes: 5 * CAP }),
+      failOpen: "output_too_large",
+      failure: "output_too_large",
+    },
+    {
+      name: "a deny over the cap",
+      run: command({ stdout: DENY, stdoutBytes: CAP + 1 }),
+      failOpen: "output_too_large",
+      failure: "output_too_large",
+      problems: ["deny_ignored_after_failure"],
+    },
     { name: "a deny on stderr", run: command({ stderr: `${DENY}\n` }), failOpen: "empty_output", problems: ["deny_on_stderr"] },
-    { name: "a deny after log lines", run: command({ stdout: `checking the command\n${DENY}\n` }), failOpen: "plain_text", problems: ["deny_mixed_with_other_output"] },
-    { name: "HTTP 403 with a deny body", run: http(403, DENY), failOpen: "http_status", failure: "http_status", problems: ["deny_ignored_after_http_error"] },
+    {
+      name: "a deny after log lines",
+      run: command({ stdout: `checking the command\n${DENY}\n` }),
+      failOpen: "plain_text",
+      problems: ["deny_mixed_with_other_output"],
+    },
+    {
+      name: "HTTP 403 with a deny body",
+      run: http(403, DENY),
+      failOpen: "http_status",
+      failure: "http_status",
+      problems: ["deny_ignored_after_http_error"],
+    },
     { name: "HTTP 500", run: http(500, "oops"), failOpen: "http_status", failure: "http_status" },
     { name: "HTTP 302", run: http(302), failOpen: "http_status", failure: "http_status" },
     { name: "HTTP 200 with an empty body", run: http(200), failOpen: "empty_output" },
-    { name: "HTTP 200 with a body over the cap", run: http(200, DENY, { bodyBytes: CAP + 1 }), failOpen: "output_too_large", failure: "output_too_large", problems: ["deny_ignored_after_http_error"] },
+    {
+      name: "HTTP 200 with a body over the cap",
+      run: http(200, DENY, { bodyBytes: CAP + 1 }),
+      failOpen: "output_too_large",
+      failure: "output_too_large",
+      problems: ["deny_ignored_after_http_error"],
+    },
     { name: "connection refused", run: noAnswer("could not connect"), failOpen: "connection_error", failure: "connection_error" },
     { name: "an HTTP timeout", run: noAnswer("timed out", { timedOut: true }), failOpen: "timeout", failure: "timeout" },
-    { name: "a tunnel refused by the egress proxy", run: noAnswer("CONNECT 403", { proxyRefused: true }), failOpen: "proxy_refused", failure: "proxy_refused" },
+    {
+      name: "a tunnel refused by the egress proxy",
+      run: noAnswer("CONNECT 403", { proxyRefused: true }),
+      failOpen: "proxy_refused",
+      failure: "proxy_refused",
+    },
     {
       name: "a request the egress proxy answered with a refusal",
       run: http(403, "refused", { proxyRefusal: "destination not in allowlist" }),
@@ -190,7 +277,10 @@ describe("post_tool_execution: output is ignored, failures are recorded", () => 
       assert.equal(outcome.denyReason, null);
       assert.equal(outcome.failOpen, null);
       assert.equal(outcome.failure?.code ?? null, failure);
-      assert.deepEqual(outcome.problems.map((problem) => problem.code), problems);
+      assert.deepEqual(
+        outcome.problems.map((problem) => problem.code),
+        problems,
+      );
     });
   }
 });

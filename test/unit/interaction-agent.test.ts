@@ -43,7 +43,16 @@ function newRecord(): InteractionRecord {
 async function runWithoutEnvironment(planner: Planner, maxTurns?: number): Promise<{ record: InteractionRecord; events: StreamEvent[] }> {
   const events: StreamEvent[] = [];
   const run = new InteractionRun(
-    { record: newRecord(), inputText: "hi", planner, environment: null, channel: null, codeExecutionEnabled: true, limits: LIMITS, ...(maxTurns ? { maxTurns } : {}) },
+    {
+      record: newRecord(),
+      inputText: "hi",
+      planner,
+      environment: null,
+      channel: null,
+      codeExecutionEnabled: true,
+      limits: LIMITS,
+      ...(maxTurns ? { maxTurns } : {}),
+    },
     {
       persistEvent: (event) => events.push(event),
       persistFinal: () => undefined,
@@ -58,7 +67,9 @@ async function runWithoutEnvironment(planner: Planner, maxTurns?: number): Promi
 
 describe("interaction: how the agent's run ends", () => {
   it("a planner that asks the client leaves the interaction in requires_action with the function_call steps", async () => {
-    const { record, events } = await runWithoutEnvironment(movesInOrder({ kind: "ask_client", calls: [{ name: "get_weather", arguments: { city: "Paris" } }] }));
+    const { record, events } = await runWithoutEnvironment(
+      movesInOrder({ kind: "ask_client", calls: [{ name: "get_weather", arguments: { city: "Paris" } }] }),
+    );
     assert.equal(record.status, "requires_action");
     assert.deepEqual(record.errors, []);
     assert.equal(record.steps.length, 2);
@@ -160,7 +171,10 @@ describe("interaction: the planner's state is kept and resumed", () => {
       },
     });
     // The resumed planner behaves for the new input exactly as a fresh one.
-    assert.deepEqual(stored?.steps[stored.steps.length - 1], { type: "model_output", content: [{ type: "text", text: "Read /workspace/a.txt: a" }] });
+    assert.deepEqual(stored?.steps[stored.steps.length - 1], {
+      type: "model_output",
+      content: [{ type: "text", text: "Read /workspace/a.txt: a" }],
+    });
   });
 
   it("is never part of the public Interaction", async () => {

@@ -19,7 +19,9 @@ function collector(): { events: StreamEvent[]; ended: number; subscriber: { even
     ended: 0,
     subscriber: {
       event: (event: StreamEvent) => void state.events.push(event),
-      end: () => void (state.ended += 1),
+      end: () => {
+        state.ended += 1;
+      },
     },
   };
   return state;
@@ -50,7 +52,10 @@ describe("event IDs and last_event_id", () => {
         bad,
       );
     }
-    assert.throws(() => parseLastEventId(["evt_1", "evt_2"]), (error: { httpStatus?: number }) => error.httpStatus === 400);
+    assert.throws(
+      () => parseLastEventId(["evt_1", "evt_2"]),
+      (error: { httpStatus?: number }) => error.httpStatus === 400,
+    );
   });
 });
 
@@ -136,12 +141,21 @@ describe("step events", () => {
     writer.startResult({ type: "function_result", call_id: "c2", name: "read_file", result: "" }).finish("no such file", true);
     writer.text("Done.");
     assert.deepEqual(shape(events), [
-      "step.start#0", "step.stop#0",
-      "step.start#1", "step.stop#1",
-      "step.start#2", "step.delta#2", "step.stop#2",
-      "step.start#3", "step.stop#3",
-      "step.start#4", "step.delta#4", "step.stop#4",
-      "step.start#5", "step.delta#5", "step.stop#5",
+      "step.start#0",
+      "step.stop#0",
+      "step.start#1",
+      "step.stop#1",
+      "step.start#2",
+      "step.delta#2",
+      "step.stop#2",
+      "step.start#3",
+      "step.stop#3",
+      "step.start#4",
+      "step.delta#4",
+      "step.stop#4",
+      "step.start#5",
+      "step.delta#5",
+      "step.stop#5",
     ]);
     assert.deepEqual(steps, [
       { type: "user_input", content: [{ type: "text", text: "Run `ls`" }] },
@@ -162,7 +176,10 @@ describe("step events", () => {
     result.append("two\n");
     await sleep(60);
     const deltasWhileRunning = events.filter((event) => event.event_type === "step.delta");
-    assert.deepEqual(deltasWhileRunning.map((event) => (event as { delta: unknown }).delta), [{ type: "code_execution_result", result: "one\ntwo\n" }]);
+    assert.deepEqual(
+      deltasWhileRunning.map((event) => (event as { delta: unknown }).delta),
+      [{ type: "code_execution_result", result: "one\ntwo\n" }],
+    );
     result.append("three\n");
     result.finish("\n[exit status 1]", true);
     await sleep(40);
@@ -171,7 +188,12 @@ describe("step events", () => {
       { type: "code_execution_result", result: "one\ntwo\n" },
       { type: "code_execution_result", result: "three\n\n[exit status 1]", is_error: true },
     ]);
-    assert.deepEqual(steps[0], { type: "code_execution_result", call_id: "c", result: "one\ntwo\nthree\n\n[exit status 1]", is_error: true });
+    assert.deepEqual(steps[0], {
+      type: "code_execution_result",
+      call_id: "c",
+      result: "one\ntwo\nthree\n\n[exit status 1]",
+      is_error: true,
+    });
     assert.throws(() => result.append("late"), /after the result step finished/);
   });
 

@@ -46,7 +46,7 @@ describe("stored events", () => {
     const interactions = new InteractionStore(db);
     const events = new EventStore(db);
     interactions.save(running("int_r"));
-    liveEvents.forEach((event, index) => events.append("int_r", index + 1, withEventId(index + 1, event)));
+    for (const [index, event] of liveEvents.entries()) events.append("int_r", index + 1, withEventId(index + 1, event));
     assert.equal(events.lastSeq("int_r"), liveEvents.length);
     assert.deepEqual(
       events.list("int_r", 6).map((event) => event.event_id),
@@ -65,7 +65,7 @@ describe("interactions interrupted by a restart", () => {
     const interactions = new InteractionStore(db);
     const events = new EventStore(db);
     interactions.save(running("int_r"));
-    liveEvents.forEach((event, index) => events.append("int_r", index + 1, withEventId(index + 1, event)));
+    for (const [index, event] of liveEvents.entries()) events.append("int_r", index + 1, withEventId(index + 1, event));
     interactions.save({ ...running("int_done"), status: "completed" });
 
     assert.equal(recoverInterrupted(interactions, events), 1);
@@ -80,9 +80,15 @@ describe("interactions interrupted by a restart", () => {
       stream.slice(liveEvents.length).map((event) => event.event_type),
       ["step.delta", "step.stop", "error", "interaction.completed"],
     );
-    assert.deepEqual(stream.map((event) => event.event_id), stream.map((_, index) => `evt_${index + 1}`));
+    assert.deepEqual(
+      stream.map((event) => event.event_id),
+      stream.map((_, index) => `evt_${index + 1}`),
+    );
     assert.deepEqual(foldEvents(stream).steps, record.steps);
-    assert.deepEqual(stream.at(-1), withEventId(stream.length, { event_type: "interaction.completed", interaction: renderInteraction(record) }));
+    assert.deepEqual(
+      stream.at(-1),
+      withEventId(stream.length, { event_type: "interaction.completed", interaction: renderInteraction(record) }),
+    );
     assert.equal(interactions.get("int_done", "owner-a")?.status, "completed", "finished interactions are left alone");
     assert.equal(recoverInterrupted(interactions, events), 0, "a second start finds nothing to recover");
   });
@@ -103,7 +109,10 @@ describe("an interaction stored without events", () => {
     const events = eventsOfStoredRecord(record);
     assert.equal(events[0]?.event_type, "interaction.created");
     assert.equal(events.at(-1)?.event_type, "interaction.completed");
-    assert.deepEqual(events.map((event) => event.event_id), events.map((_, index) => `evt_${index + 1}`));
+    assert.deepEqual(
+      events.map((event) => event.event_id),
+      events.map((_, index) => `evt_${index + 1}`),
+    );
     assert.deepEqual(foldEvents(events).steps, record.steps);
   });
 });

@@ -8,7 +8,14 @@ import { openMemoryDatabase } from "../../server/store/database.js";
 function storeWith(): CredentialStore {
   const store = new CredentialStore(openMemoryDatabase());
   const times = { createTime: "t", updateTime: "t" };
-  store.insert({ owner: "me", id: "bearer", type: "bearer_token", status: "active", config: { type: "bearer_token", id: "bearer", token: "tok" }, ...times });
+  store.insert({
+    owner: "me",
+    id: "bearer",
+    type: "bearer_token",
+    status: "active",
+    config: { type: "bearer_token", id: "bearer", token: "tok" },
+    ...times,
+  });
   store.insert({
     owner: "me",
     id: "custom",
@@ -91,7 +98,12 @@ describe("network configuration to egress policy", () => {
 
   it("accepts the documentation's audit-logging network", () => {
     checkNetwork(
-      { allowlist: [{ domain: "telemetry.example.com", transform: { Authorization: "Bearer telemetry_secret_token_123" } }, { domain: "*" }] },
+      {
+        allowlist: [
+          { domain: "telemetry.example.com", transform: { Authorization: "Bearer telemetry_secret_token_123" } },
+          { domain: "*" },
+        ],
+      },
       "me",
       credentials,
     );

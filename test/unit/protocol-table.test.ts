@@ -31,15 +31,24 @@ describe("parseRequest", () => {
       id: 4,
       message: "walk: limit must be an integer between 1 and 10000",
     });
-    assert.equal(problemOf({ op: "readFile", id: 1, path: "/a", maxBytes: MAX_FRAME_PART_BYTES + 1 }), `readFile: maxBytes must be an integer between 0 and ${MAX_FRAME_PART_BYTES}`);
+    assert.equal(
+      problemOf({ op: "readFile", id: 1, path: "/a", maxBytes: MAX_FRAME_PART_BYTES + 1 }),
+      `readFile: maxBytes must be an integer between 0 and ${MAX_FRAME_PART_BYTES}`,
+    );
     assert.equal(problemOf({ op: "usage", id: 1, paths: ["/a", "b\0"] }), "usage: paths[1] must be a non-empty string without NUL bytes");
-    assert.equal(problemOf({ op: "moveFile", id: 1, from: "/a", overwrite: false }), "moveFile: to must be a non-empty string without NUL bytes");
+    assert.equal(
+      problemOf({ op: "moveFile", id: 1, from: "/a", overwrite: false }),
+      "moveFile: to must be a non-empty string without NUL bytes",
+    );
     assert.equal(problemOf({ op: "teleport", id: 1 }), 'unknown op "teleport"');
   });
 
   it("applies the rules that span fields", () => {
     assert.equal(problemOf({ op: "appendFile", id: 1, path: "/a", offset: 3, create: true }), "appendFile: create needs offset 0");
-    assert.equal(problemOf({ op: "exec", id: 1, argv: ["", "x"], timeoutMs: 1, maxOutputBytes: 1 }), "exec: argv[0] must be a program name, not empty");
+    assert.equal(
+      problemOf({ op: "exec", id: 1, argv: ["", "x"], timeoutMs: 1, maxOutputBytes: 1 }),
+      "exec: argv[0] must be a program name, not empty",
+    );
   });
 
   it("checks environment names and values, and keeps a variable named __proto__ as a plain entry", () => {
@@ -65,14 +74,28 @@ describe("parseRequest", () => {
 
 describe("checkResponse", () => {
   it("accepts what the executor sends, keeping only the declared fields", () => {
-    const exit = { type: "exit", id: 2, exitCode: null, signal: "SIGTERM", timedOut: true, cancelled: false, stdoutBytes: 1, stderrBytes: 0, durationMs: 9 };
+    const exit = {
+      type: "exit",
+      id: 2,
+      exitCode: null,
+      signal: "SIGTERM",
+      timedOut: true,
+      cancelled: false,
+      stdoutBytes: 1,
+      stderrBytes: 0,
+      durationMs: 9,
+    };
     assert.deepEqual(checkResponse({ ...exit, note: "extra" }), { ok: true, value: exit });
     const stat = { type: "result", id: 3, result: { op: "stat", info: null, realPath: "/a" } };
     assert.deepEqual(checkResponse(stat), { ok: true, value: stat });
   });
 
   it("names the message and field of a problem", () => {
-    const result = checkResponse({ type: "result", id: 3, result: { op: "walk", entries: [{ path: "a", type: "file", size: 1, mtimeMs: 1 }], more: false } });
+    const result = checkResponse({
+      type: "result",
+      id: 3,
+      result: { op: "walk", entries: [{ path: "a", type: "file", size: 1, mtimeMs: 1 }], more: false },
+    });
     assert.deepEqual(result, { ok: false, problem: "walk result: entries[0].birthtimeMs must be a number" });
   });
 

@@ -94,7 +94,15 @@ describe("host literals are parsed in every spelling the resolver would accept",
   }
 
   it("formats IPv6 as RFC 5952, like the WHATWG URL parser", () => {
-    for (const text of ["1:0:0:2:0:0:0:3", "2001:db8:0:0:0:0:2:1", "0:0:0:0:0:0:0:0", "1:2:3:4:5:6:7:8", "fe80:0:0:0:0:0:0:1", "1:0:2:0:3:0:4:0", "::ffff:1.2.3.4"]) {
+    for (const text of [
+      "1:0:0:2:0:0:0:3",
+      "2001:db8:0:0:0:0:2:1",
+      "0:0:0:0:0:0:0:0",
+      "1:2:3:4:5:6:7:8",
+      "fe80:0:0:0:0:0:0:1",
+      "1:0:2:0:3:0:4:0",
+      "::ffff:1.2.3.4",
+    ]) {
       const bytes = parseIPv6Bytes(text);
       assert.ok(bytes, text);
       assert.equal(formatIPv6(bytes), new URL(`http://[${text}]/`).hostname.slice(1, -1), text);

@@ -31,14 +31,26 @@ describe("upstream request headers", () => {
       "api.example:8443",
       { Authorization: "Bearer real", "X-Goog-Api-Key": "real", "X-New": "n" },
     );
-    assert.deepEqual(headers, { authorization: "Bearer real", "x-goog-api-key": "real", "x-new": "n", accept: "*/*", host: "api.example:8443" });
+    assert.deepEqual(headers, {
+      authorization: "Bearer real",
+      "x-goog-api-key": "real",
+      "x-new": "n",
+      accept: "*/*",
+      host: "api.example:8443",
+    });
     assert.deepEqual(injectedNames, ["Authorization", "X-Goog-Api-Key", "X-New"]);
   });
 });
 
 describe("downstream response headers", () => {
   it("drops the upstream hop's headers and restates Connection for the sandbox's hop", () => {
-    const headers = { connection: "close, x-upstream-hop", "keep-alive": "timeout=1", "x-upstream-hop": "1", "proxy-authenticate": "Basic", "content-type": "text/plain" };
+    const headers = {
+      connection: "close, x-upstream-hop",
+      "keep-alive": "timeout=1",
+      "x-upstream-hop": "1",
+      "proxy-authenticate": "Basic",
+      "content-type": "text/plain",
+    };
     prepareDownstreamHeaders(headers, true);
     assert.deepEqual(headers, { connection: "keep-alive", "content-type": "text/plain" });
     prepareDownstreamHeaders(headers, false);

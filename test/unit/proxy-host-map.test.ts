@@ -35,7 +35,10 @@ describe("EMULATOR_EGRESS_HOST_MAP parsing", () => {
   ];
   for (const text of invalid) {
     it(`refuses ${JSON.stringify(text)} with a message naming the pair`, () => {
-      assert.throws(() => parseHostMap(text), (error: unknown) => error instanceof HostMapError && error.message.includes(text.split(",")[0] ?? ""));
+      assert.throws(
+        () => parseHostMap(text),
+        (error: unknown) => error instanceof HostMapError && error.message.includes(text.split(",")[0] ?? ""),
+      );
     });
   }
 });

@@ -58,7 +58,11 @@ describe("the most specific entry wins for headers", () => {
       mode: "allowlist",
       entries: [entry("api.example", { Authorization: "first", "X-A": "a" }), entry("API.example", { authorization: "second" })],
     });
-    assert.deepEqual(merged.decide("api.example"), { allowed: true, rule: "api.example", headers: { authorization: "second", "X-A": "a" } });
+    assert.deepEqual(merged.decide("api.example"), {
+      allowed: true,
+      rule: "api.example",
+      headers: { authorization: "second", "X-A": "a" },
+    });
   });
 });
 
@@ -116,6 +120,7 @@ describe("the policy schema", () => {
     { name: "", injectable: false },
   ];
   for (const { name, injectable } of names) {
-    it(`${JSON.stringify(name)} ${injectable ? "can" : "cannot"} be injected`, () => assert.equal(isInjectableHeaderName(name), injectable));
+    it(`${JSON.stringify(name)} ${injectable ? "can" : "cannot"} be injected`, () =>
+      assert.equal(isInjectableHeaderName(name), injectable));
   }
 });

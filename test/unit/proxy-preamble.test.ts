@@ -6,7 +6,11 @@ import { checkPreamble, encodePreamble, readPreambleLine, secretsMatch } from ".
 const SECRET = "s3cret-s3cret-s3cret";
 
 describe("preamble validation", () => {
-  const good = { secret: SECRET, environment_id: "env_abc", policy: { mode: "allowlist", entries: [{ domain: "*.example", headers: { Authorization: "x" } }] } };
+  const good = {
+    secret: SECRET,
+    environment_id: "env_abc",
+    policy: { mode: "allowlist", entries: [{ domain: "*.example", headers: { Authorization: "x" } }] },
+  };
 
   it("accepts a valid preamble and returns the policy", () => {
     const check = checkPreamble(JSON.stringify(good), SECRET);
@@ -27,11 +31,19 @@ describe("preamble validation", () => {
     { name: "JSON that is not an object", line: "42", reason: "wrong-secret" },
     { name: "no secret", line: JSON.stringify({ ...good, secret: undefined }), reason: "wrong-secret" },
     { name: "a wrong secret", line: JSON.stringify({ ...good, secret: "guess" }), reason: "wrong-secret" },
-    { name: "a secret with a wrong last character", line: JSON.stringify({ ...good, secret: `${SECRET.slice(0, -1)}X` }), reason: "wrong-secret" },
+    {
+      name: "a secret with a wrong last character",
+      line: JSON.stringify({ ...good, secret: `${SECRET.slice(0, -1)}X` }),
+      reason: "wrong-secret",
+    },
     { name: "a secret that is not a string", line: JSON.stringify({ ...good, secret: 1 }), reason: "wrong-secret" },
     { name: "no environment id", line: JSON.stringify({ ...good, environment_id: "" }), reason: "invalid" },
     { name: "no policy", line: JSON.stringify({ ...good, policy: undefined }), reason: "invalid" },
-    { name: "a policy injecting Host", line: JSON.stringify({ ...good, policy: { mode: "allowlist", entries: [{ domain: "a", headers: { Host: "b" } }] } }), reason: "invalid" },
+    {
+      name: "a policy injecting Host",
+      line: JSON.stringify({ ...good, policy: { mode: "allowlist", entries: [{ domain: "a", headers: { Host: "b" } }] } }),
+      reason: "invalid",
+    },
   ];
   for (const { name, line, reason } of table) {
     it(`refuses ${name} (${reason})`, () => {
@@ -90,15 +102,27 @@ describe("reading the preamble line", () => {
   });
 
   it("refuses a line longer than the limit", async () => {
-    await assert.rejects(readFrom((client) => client.write(`${"x".repeat(100)}\n`)), /too long/);
-    await assert.rejects(readFrom((client) => client.write("x".repeat(100))), /too long/);
+    await assert.rejects(
+      readFrom((client) => client.write(`${"x".repeat(100)}\n`)),
+      /too long/,
+    );
+    await assert.rejects(
+      readFrom((client) => client.write("x".repeat(100))),
+      /too long/,
+    );
   });
 
   it("refuses a connection that closes before the newline", async () => {
-    await assert.rejects(readFrom((client) => client.end('{"a":1}')), /closed before the preamble/);
+    await assert.rejects(
+      readFrom((client) => client.end('{"a":1}')),
+      /closed before the preamble/,
+    );
   });
 
   it("gives up when no preamble comes in time", async () => {
-    await assert.rejects(readFrom(() => undefined, { maxBytes: 64, timeoutMs: 50 }), /in time/);
+    await assert.rejects(
+      readFrom(() => undefined, { maxBytes: 64, timeoutMs: 50 }),
+      /in time/,
+    );
   });
 });

@@ -4,8 +4,14 @@ import { parseAbsoluteTarget, parseConnectTarget } from "../../proxy/request-tar
 
 describe("absolute-URI request targets", () => {
   const table: Array<{ url: string; expected: Record<string, unknown> }> = [
-    { url: "http://example.com/a?b=c", expected: { scheme: "http", host: "example.com", port: 80, path: "/a?b=c", authority: "example.com" } },
-    { url: "HTTP://Example.COM.:8080", expected: { scheme: "http", host: "example.com", port: 8080, path: "/", authority: "example.com:8080" } },
+    {
+      url: "http://example.com/a?b=c",
+      expected: { scheme: "http", host: "example.com", port: 80, path: "/a?b=c", authority: "example.com" },
+    },
+    {
+      url: "HTTP://Example.COM.:8080",
+      expected: { scheme: "http", host: "example.com", port: 8080, path: "/", authority: "example.com:8080" },
+    },
     { url: "https://example.com", expected: { scheme: "https", host: "example.com", port: 443, path: "/", authority: "example.com" } },
     { url: "http://example.com?x", expected: { host: "example.com", path: "/?x" } },
     { url: "http://example.com/p#fragment", expected: { path: "/p" } },

@@ -5,8 +5,12 @@ import { planFromInput } from "../../server/agent/scripted-planner.js";
 import type { ToolCall } from "../../server/tools/tool-call.js";
 import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
 
-
-const ok = (call: ToolCall, output = "", exitCode?: number): CallOutcome => ({ call, status: "ok", output, ...(exitCode === undefined ? {} : { exitCode }) });
+const ok = (call: ToolCall, output = "", exitCode?: number): CallOutcome => ({
+  call,
+  status: "ok",
+  output,
+  ...(exitCode === undefined ? {} : { exitCode }),
+});
 const denied = (call: ToolCall, group: string, reason: string): CallOutcome => ({
   call,
   status: "denied",
@@ -53,7 +57,11 @@ describe("each outcome in short", () => {
     ["a command with backticks stays a valid code span", ok(bash("echo `date`"), "x", 0), "Ran `` echo `date` `` (bash). Output: x"],
     ["multi-line output is fenced", ok(bash("ls"), "a\nb\n", 0), "Ran `ls` (bash). Output:\n```\na\nb\n```"],
     ["a fence longer than the output's backticks", ok(read("/r.md"), "```js\nx\n```"), "Read /r.md:\n````\n```js\nx\n```\n````"],
-    ["a multi-line script is described by its first line", ok(python("import os\nprint(os.getcwd())"), "/workspace\n", 0), "Ran a 2-line python script starting `import os`. Output: /workspace"],
+    [
+      "a multi-line script is described by its first line",
+      ok(python("import os\nprint(os.getcwd())"), "/workspace\n", 0),
+      "Ran a 2-line python script starting `import os`. Output: /workspace",
+    ],
     ["an empty file", ok(read("/e.txt"), ""), "Read /e.txt: the file is empty."],
     ["write counts UTF-8 bytes", ok(write("/u.txt", "héllo")), "Wrote 6 bytes to /u.txt."],
     ["a listing", ok(list("/workspace"), "a.txt (3 bytes)\nsub/"), "Listed /workspace:\n```\na.txt (3 bytes)\nsub/\n```"],
@@ -117,7 +125,11 @@ describe("several calls", () => {
 
   it("every denial appears with its group and reason verbatim", () => {
     const reasons = ["first\nreason, on two lines", 'second: "quoted" `code`'];
-    const report = reportOutcomes([denied(bash("a"), "gate-one", reasons[0] ?? ""), ok(bash("b"), "", 0), denied(write("/c", "x"), "gate two", reasons[1] ?? "")]);
+    const report = reportOutcomes([
+      denied(bash("a"), "gate-one", reasons[0] ?? ""),
+      ok(bash("b"), "", 0),
+      denied(write("/c", "x"), "gate two", reasons[1] ?? ""),
+    ]);
     assert.ok(report.includes(`by hook "gate-one": ${reasons[0]}`), report);
     assert.ok(report.includes(`by hook "gate two": ${reasons[1]}`), report);
     assert.match(report, /In short: 1 succeeded and 2 were denied by a hook\.$/);
@@ -149,7 +161,10 @@ describe("long results are shortened with a note", () => {
 
   it("keeps the first 3000 and last 1000 characters of one long line", () => {
     const shown = shorten(`${"a".repeat(3000)}${"b".repeat(5000)}${"c".repeat(1000)}`);
-    assert.equal(shown, `${"a".repeat(3000)}\n[… 5000 characters left out here; the tool's result step has the full text …]\n${"c".repeat(1000)}`);
+    assert.equal(
+      shown,
+      `${"a".repeat(3000)}\n[… 5000 characters left out here; the tool's result step has the full text …]\n${"c".repeat(1000)}`,
+    );
   });
 
   it("leaves short text alone", () => {
@@ -158,11 +173,17 @@ describe("long results are shortened with a note", () => {
 
   it("a long command output in the report carries the note", () => {
     const output = Array.from({ length: 60 }, (_, index) => `row ${index}`).join("\n");
-    assert.match(reportOutcomes([ok(bash("seq 60"), output, 0)]), /row 29\n\[… 20 lines left out here; the tool's result step has the full text …\]\nrow 50/);
+    assert.match(
+      reportOutcomes([ok(bash("seq 60"), output, 0)]),
+      /row 29\n\[… 20 lines left out here; the tool's result step has the full text …\]\nrow 50/,
+    );
   });
 
   it("a long one-line command is described, not repeated", () => {
-    assert.match(reportOutcomes([ok(bash(`echo ${"x".repeat(200)}`), "", 0)]), /^Ran a 205-character bash script starting `echo x{54}…`; it printed nothing\.$/);
+    assert.match(
+      reportOutcomes([ok(bash(`echo ${"x".repeat(200)}`), "", 0)]),
+      /^Ran a 205-character bash script starting `echo x{54}…`; it printed nothing\.$/,
+    );
   });
 });
 
@@ -187,7 +208,8 @@ describe("the answer when nothing was planned", () => {
   it("the planner's understanding reads as the start of that answer", () => {
     const plan = planFromInput("Hello there");
     assert.equal(plan.kind, "none");
-    if (plan.kind === "none") assert.match(noCallAnswer(plan.understood), /^I read your message \("Hello there"\).*No tool call was made\./);
+    if (plan.kind === "none")
+      assert.match(noCallAnswer(plan.understood), /^I read your message \("Hello there"\).*No tool call was made\./);
   });
 
   it("the help's tool_calls example is a valid script", () => {
@@ -195,11 +217,18 @@ describe("the answer when nothing was planned", () => {
   });
 
   it("the help's plain examples are understood as written", () => {
-    const examples = "Run `ls -la` using code_execution; read `/workspace/notes.txt`; create `/workspace/a.txt` containing 'hello'; list `/workspace`; delete `/workspace/a.txt`";
+    const examples =
+      "Run `ls -la` using code_execution; read `/workspace/notes.txt`; create `/workspace/a.txt` containing 'hello'; list `/workspace`; delete `/workspace/a.txt`";
     assert.ok(PHRASING_HELP.includes(examples));
     assert.deepEqual(planFromInput(examples), {
       kind: "calls",
-      calls: [bash("ls -la"), read("/workspace/notes.txt"), write("/workspace/a.txt", "hello"), list("/workspace"), remove("/workspace/a.txt")],
+      calls: [
+        bash("ls -la"),
+        read("/workspace/notes.txt"),
+        write("/workspace/a.txt", "hello"),
+        list("/workspace"),
+        remove("/workspace/a.txt"),
+      ],
       source: "phrasing",
     });
   });

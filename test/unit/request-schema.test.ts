@@ -26,9 +26,21 @@ describe("create interaction request", () => {
     ["an environment type other than remote", { agent: "a", environment: { type: "local" } }, /environment\.type: must be "remote"/],
     ["a non-string agent", { agent: 5 }, /agent: /],
     ["tools that are not an array", { agent: "a", tools: { type: "code_execution" } }, /tools: /],
-    ["a source target that is not a string", { agent: "a", environment: { type: "remote", sources: [{ target: 1 }] } }, /environment\.sources\[0\]\.target/],
-    ["a network that is neither disabled nor an object", { agent: "a", environment: { type: "remote", network: "open" } }, /environment\.network/],
-    ["an allowlist entry without a domain", { agent: "a", environment: { type: "remote", network: { allowlist: [{}] } } }, /environment\.network/],
+    [
+      "a source target that is not a string",
+      { agent: "a", environment: { type: "remote", sources: [{ target: 1 }] } },
+      /environment\.sources\[0\]\.target/,
+    ],
+    [
+      "a network that is neither disabled nor an object",
+      { agent: "a", environment: { type: "remote", network: "open" } },
+      /environment\.network/,
+    ],
+    [
+      "an allowlist entry without a domain",
+      { agent: "a", environment: { type: "remote", network: { allowlist: [{}] } } },
+      /environment\.network/,
+    ],
     ["stream that is not a boolean", { agent: "a", stream: "yes" }, /stream: /],
   ];
   for (const [what, body, pattern] of refused) {
@@ -45,7 +57,14 @@ describe("input text", () => {
   it("reads a plain string", () => assert.equal(inputText("hello"), "hello"));
   it("reads one text Content", () => assert.equal(inputText({ type: "text", text: "hi" }), "hi"));
   it("joins the text of a Content array and ignores images", () =>
-    assert.equal(inputText([{ type: "text", text: "a" }, { type: "image", data: "x" }, { type: "text", text: "b" }]), "a\nb"));
+    assert.equal(
+      inputText([
+        { type: "text", text: "a" },
+        { type: "image", data: "x" },
+        { type: "text", text: "b" },
+      ]),
+      "a\nb",
+    ));
   it("reads the last user_input step of a Step[] history", () =>
     assert.equal(
       inputText([

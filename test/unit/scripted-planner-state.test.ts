@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { newAgentRun, runAgent } from "../../server/agent/agent-loop.js";
 import type { PlannerState } from "../../server/agent/planner.js";
-import { ScriptedPlanner, startScriptedPlanner } from "../../server/agent/scripted-planner.js";
+import { type ScriptedPlanner, startScriptedPlanner } from "../../server/agent/scripted-planner.js";
 import { MAX_REMEMBERED_RUNS, rememberedRuns, type RememberedRun } from "../../server/agent/scripted-planner-state.js";
 import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
 import { RecordingStepSink } from "../support/recording-step-sink.js";
@@ -21,7 +21,9 @@ function planner(input: string, previous?: PlannerState | null): ScriptedPlanner
 /** Runs `input` through the loop over fakes (the pre hook denies every delete); returns the saved state. */
 async function runScripted(input: string, previous: PlannerState | null, codeExecutionEnabled = true): Promise<PlannerState | undefined> {
   const channel = new FakeSandboxChannel();
-  const host = new ScriptedHost().withHooks(ROOT_HOOKS, { guard: { pre_tool_execution: [{ matcher: "delete_file", hooks: [{ type: "command", command: "guard" }] }] } });
+  const host = new ScriptedHost().withHooks(ROOT_HOOKS, {
+    guard: { pre_tool_execution: [{ matcher: "delete_file", hooks: [{ type: "command", command: "guard" }] }] },
+  });
   host.onCommand = async () => exited(denyOutput("no deleting"));
   let calls = 0;
   const run = newAgentRun(input);
@@ -60,7 +62,7 @@ describe("scripted planner state", () => {
   });
 
   it("round-trips through JSON and grows by one run per interaction", async () => {
-    const first = await runScripted("```tool_calls\n[{\"name\": \"list_files\"}]\n```", null);
+    const first = await runScripted('```tool_calls\n[{"name": "list_files"}]\n```', null);
     const resumed = JSON.parse(JSON.stringify(first)) as PlannerState;
     assert.deepEqual(resumed, first);
     const second = await runScripted("Hello", resumed);
@@ -79,7 +81,15 @@ describe("scripted planner state", () => {
     const channel = new FakeSandboxChannel();
     channel.goAway("gone");
     const run = newAgentRun("read /a");
-    await runAgent(planner("read /a"), { sandbox: { environmentId: "e", channel, hooks: new ScriptedHost(), limits: { timeoutMs: 1, maxOutputBytes: 1 } }, codeExecutionEnabled: true, steps: new RecordingStepSink() }, run);
+    await runAgent(
+      planner("read /a"),
+      {
+        sandbox: { environmentId: "e", channel, hooks: new ScriptedHost(), limits: { timeoutMs: 1, maxOutputBytes: 1 } },
+        codeExecutionEnabled: true,
+        steps: new RecordingStepSink(),
+      },
+      run,
+    );
     const runs = rememberedRuns(run.plannerState);
     assert.equal(runs[0]?.failure, "sandbox executor unavailable: gone");
     assert.equal(runs[0]?.calls[0]?.status, "error");
@@ -107,9 +117,12 @@ describe("scripted planner state", () => {
   });
 
   it("reads a new input exactly as a fresh planner does", async () => {
-    const previous: PlannerState = { planner: "scripted", data: { runs: [{ read: "script", calls: [{ name: "read_file", call_id: "call_x", status: "denied" }] }] } };
+    const previous: PlannerState = {
+      planner: "scripted",
+      data: { runs: [{ read: "script", calls: [{ name: "read_file", call_id: "call_x", status: "denied" }] }] },
+    };
     const conversation = { input: { text: "" }, turns: [] };
-    for (const input of ["read `/workspace/a.txt` then run `ls`", "Hello", "```tool_calls\n[{\"name\": \"list_files\"}]\n```"]) {
+    for (const input of ["read `/workspace/a.txt` then run `ls`", "Hello", '```tool_calls\n[{"name": "list_files"}]\n```']) {
       const fresh = planner(input);
       const resumed = planner(input, previous);
       assert.deepEqual(resumed.plan, fresh.plan);

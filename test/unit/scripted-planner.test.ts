@@ -4,7 +4,6 @@ import { planFromInput } from "../../server/agent/scripted-planner.js";
 import type { ToolCall } from "../../server/tools/tool-call.js";
 import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
 
-
 const script = (json: string): string => `\`\`\`tool_calls\n${json}\n\`\`\``;
 
 function assertPhrasedCalls(input: string, expected: ToolCall[]): void {
@@ -53,7 +52,11 @@ describe("plain phrasings", () => {
     // code_execution
     ["run with a backticked command", "Run `ls -la`", [bash("ls -la")]],
     ["execute is a synonym of run", "Execute `echo hi` please.", [bash("echo hi")]],
-    ["a command in backticks keeps its exact text", "run `rm -rf /tmp/forbidden  # twice spaced`", [bash("rm -rf /tmp/forbidden  # twice spaced")]],
+    [
+      "a command in backticks keeps its exact text",
+      "run `rm -rf /tmp/forbidden  # twice spaced`",
+      [bash("rm -rf /tmp/forbidden  # twice spaced")],
+    ],
     ["python3 inside the backticks is a shell command", "run `python3 x.py`", [bash("python3 x.py")]],
     ["the word python before the code selects python", "run python `print(1)`", [python("print(1)")]],
     ["'in python' after the code selects python", "Run `print(1)` in python", [python("print(1)")]],
@@ -79,7 +82,11 @@ describe("plain phrasings", () => {
     ["create containing a quoted text", "create `/workspace/a.txt` containing 'hello'", [write("/workspace/a.txt", "hello")]],
     ["write containing double quotes", 'write /workspace/a.txt containing "x y"', [write("/workspace/a.txt", "x y")]],
     ["with content and a bare text", "create `/workspace/c.txt` with content hello there", [write("/workspace/c.txt", "hello there")]],
-    ["with the content and a quoted text", "create `/workspace/c.txt` with the content: 'x; then y'", [write("/workspace/c.txt", "x; then y")]],
+    [
+      "with the content and a quoted text",
+      "create `/workspace/c.txt` with the content: 'x; then y'",
+      [write("/workspace/c.txt", "x; then y")],
+    ],
     ["a plain with before a quote", "create `/workspace/c.txt` with 'hi'", [write("/workspace/c.txt", "hi")]],
     ["content from a fenced block", "create `/w/a.py` containing\n```python\nprint(1)\n```", [write("/w/a.py", "print(1)")]],
     ["content first, then the file", "write 'hello world' to `/workspace/h.txt`", [write("/workspace/h.txt", "hello world")]],
@@ -87,8 +94,16 @@ describe("plain phrasings", () => {
     ["save is a synonym of write", "save 'v1' into /workspace/version.txt", [write("/workspace/version.txt", "v1")]],
     ["create with no content makes an empty file", "create `/workspace/e.txt`", [write("/workspace/e.txt", "")]],
     ["an empty quoted content", "create /workspace/e.txt containing ''", [write("/workspace/e.txt", "")]],
-    ["a trailing tool phrase is not content", "create `/workspace/c.txt` with content hello there using your filesystem write tool.", [write("/workspace/c.txt", "hello there")]],
-    ["and inside a bare content stays", "create /workspace/a.txt containing salt and pepper", [write("/workspace/a.txt", "salt and pepper")]],
+    [
+      "a trailing tool phrase is not content",
+      "create `/workspace/c.txt` with content hello there using your filesystem write tool.",
+      [write("/workspace/c.txt", "hello there")],
+    ],
+    [
+      "and inside a bare content stays",
+      "create /workspace/a.txt containing salt and pepper",
+      [write("/workspace/a.txt", "salt and pepper")],
+    ],
     // list_files
     ["list the files in a path", "list the files in `/workspace/public`", [list("/workspace/public")]],
     ["list a bare path", "list /workspace", [list("/workspace")]],
@@ -104,15 +119,35 @@ describe("plain phrasings", () => {
     ["steps joined by then", "Run `ls` then read /workspace/a.txt", [bash("ls"), read("/workspace/a.txt")]],
     ["steps joined by and then", "read /a and then delete /b", [read("/a"), remove("/b")]],
     ["steps joined by a comma and then", "read /a, and then list /b", [read("/a"), list("/b")]],
-    ["steps joined by semicolons", "run python `print(1)`; list files; delete the folder /workspace/tmp", [python("print(1)"), list("."), remove("/workspace/tmp", true)]],
+    [
+      "steps joined by semicolons",
+      "run python `print(1)`; list files; delete the folder /workspace/tmp",
+      [python("print(1)"), list("."), remove("/workspace/tmp", true)],
+    ],
     ["steps in sentences", "Read /workspace/a.txt. Then delete it.", [read("/workspace/a.txt"), remove("/workspace/a.txt")]],
-    ["steps on numbered lines", "1. create `/workspace/a.txt` containing 'x'\n2. read it back\n3. delete it", [write("/workspace/a.txt", "x"), read("/workspace/a.txt"), remove("/workspace/a.txt")]],
+    [
+      "steps on numbered lines",
+      "1. create `/workspace/a.txt` containing 'x'\n2. read it back\n3. delete it",
+      [write("/workspace/a.txt", "x"), read("/workspace/a.txt"), remove("/workspace/a.txt")],
+    ],
     ["and before a verb starts a step", "run `ls` and read /etc/hostname", [bash("ls"), read("/etc/hostname")]],
-    ["and after bare content starts a step when a verb follows", "create /workspace/a.txt containing salt and pepper and read it back", [write("/workspace/a.txt", "salt and pepper"), read("/workspace/a.txt")]],
+    [
+      "and after bare content starts a step when a verb follows",
+      "create /workspace/a.txt containing salt and pepper and read it back",
+      [write("/workspace/a.txt", "salt and pepper"), read("/workspace/a.txt")],
+    ],
     ["a span after then continues the previous verb", "Run `ls` then `pwd`", [bash("ls"), bash("pwd")]],
     // references
-    ["read it back refers to the last path", "create /workspace/x.txt containing 'a', then read it back", [write("/workspace/x.txt", "a"), read("/workspace/x.txt")]],
-    ["cat it refers to the last path", "create /workspace/x.txt containing 'a', then cat it", [write("/workspace/x.txt", "a"), read("/workspace/x.txt")]],
+    [
+      "read it back refers to the last path",
+      "create /workspace/x.txt containing 'a', then read it back",
+      [write("/workspace/x.txt", "a"), read("/workspace/x.txt")],
+    ],
+    [
+      "cat it refers to the last path",
+      "create /workspace/x.txt containing 'a', then cat it",
+      [write("/workspace/x.txt", "a"), read("/workspace/x.txt")],
+    ],
     ["read the file refers to the last path", "write 'a' to /w/x.txt; read the file", [write("/w/x.txt", "a"), read("/w/x.txt")]],
     ["delete it refers to the last path", "read /a and delete it", [read("/a"), remove("/a")]],
     // negation
@@ -127,15 +162,27 @@ describe("edge cases of plain phrasings", () => {
   const cases: [string, string, ToolCall[]][] = [
     ["a path with spaces in backticks", "read `/workspace/my notes.txt`", [read("/workspace/my notes.txt")]],
     ["Windows line endings", "Run `ls`\r\nthen read /workspace/a.txt\r\n", [bash("ls"), read("/workspace/a.txt")]],
-    ["then and ; inside a backticked command do not split it", "Run `echo a then b; echo c` then read /workspace/a.txt", [bash("echo a then b; echo c"), read("/workspace/a.txt")]],
+    [
+      "then and ; inside a backticked command do not split it",
+      "Run `echo a then b; echo c` then read /workspace/a.txt",
+      [bash("echo a then b; echo c"), read("/workspace/a.txt")],
+    ],
     ["then inside quoted content does not split it", "create /a containing 'first, then second'", [write("/a", "first, then second")]],
     ["then and run inside a path are not words", "read /workspace/run/then/x", [read("/workspace/run/then/x")]],
-    ["several paths joined by and", "read '/workspace/a.txt' and \"/workspace/b.txt\"", [read("/workspace/a.txt"), read("/workspace/b.txt")]],
+    [
+      "several paths joined by and",
+      "read '/workspace/a.txt' and \"/workspace/b.txt\"",
+      [read("/workspace/a.txt"), read("/workspace/b.txt")],
+    ],
     ["several paths joined by commas", "read `/a`, `/b` and `/c`", [read("/a"), read("/b"), read("/c")]],
     ["several commands joined by and", "Run `ls` and `pwd`", [bash("ls"), bash("pwd")]],
     ["an apostrophe is not a quote", "Let's read the users' file `/workspace/u.txt`", [read("/workspace/u.txt")]],
     ["a URL is not a bare path", "read `/a` from https://example.com/docs", [read("/a")]],
-    ["typographic single quotes around content", "Create `/workspace/a.txt` containing \u2018curly\u2019, then read it.", [write("/workspace/a.txt", "curly"), read("/workspace/a.txt")]],
+    [
+      "typographic single quotes around content",
+      "Create `/workspace/a.txt` containing \u2018curly\u2019, then read it.",
+      [write("/workspace/a.txt", "curly"), read("/workspace/a.txt")],
+    ],
     ["a double-backtick span keeps inner backticks", "run `` echo `date` ``", [bash("echo `date`")]],
   ];
   for (const [behaviour, input, expected] of cases) {
@@ -162,7 +209,11 @@ describe("steps that cannot be read are skipped and explained", () => {
   });
 
   const cases: [string, string, RegExp][] = [
-    ["a run without a command", "Please run the tests", /"Please run the tests" as a request to run code, but I found no command in backticks \(write it like: Run `ls -la`/],
+    [
+      "a run without a command",
+      "Please run the tests",
+      /"Please run the tests" as a request to run code, but I found no command in backticks \(write it like: Run `ls -la`/,
+    ],
     ["a read without a path", "read the docs", /as a request to read a file, but I could not tell which path \(put the path in backticks/],
     ["a reference with no earlier path", "read it back", /"it" does not refer to any path named before it/],
     ["the file with no earlier path", "save the file", /"the file" does not refer to any path named before it/],
@@ -181,7 +232,11 @@ describe("steps that cannot be read are skipped and explained", () => {
 
 describe("input without a tool request plans nothing", () => {
   const cases: [string, string, RegExp][] = [
-    ["a greeting", "Hello there", /^I read your message \("Hello there"\) but found no request to run a command or to read, write, list or delete a file in it\.$/],
+    [
+      "a greeting",
+      "Hello there",
+      /^I read your message \("Hello there"\) but found no request to run a command or to read, write, list or delete a file in it\.$/,
+    ],
     ["an acknowledgement", "Understood, thanks.", /found no request/],
     ["an empty message", "", /^Your message was empty/],
     ["nouns that look like verbs", "Show me a list of your read tools.", /found no request/],
@@ -208,19 +263,29 @@ describe("an explicit tool_calls script runs exactly its calls", () => {
     ["language defaults to bash", script('[{"name":"code_execution","args":{"code":"ls"}}]'), [bash("ls")]],
     [
       "multi-line code with backticks and quotes, even ``` inside a string",
-      script(JSON.stringify([{ name: "code_execution", args: { code: 'echo "`date`"\nprintf \'%s\' "```"\necho \'then; done\'' } }])),
-      [bash('echo "`date`"\nprintf \'%s\' "```"\necho \'then; done\'')],
+      script(JSON.stringify([{ name: "code_execution", args: { code: "echo \"`date`\"\nprintf '%s' \"```\"\necho 'then; done'" } }])),
+      [bash("echo \"`date`\"\nprintf '%s' \"```\"\necho 'then; done'")],
     ],
     ["list_files without args lists the working folder", script('[{"name":"list_files"}]'), [list(".")]],
     ["delete_file keeps recursive", script('[{"name":"delete_file","args":{"path":"/w/t","recursive":true}}]'), [remove("/w/t", true)]],
-    ["every tool in order", script(JSON.stringify([
-      { name: "write_file", args: { path: "/a", content: "" } },
-      { name: "read_file", args: { path: "/a" } },
-      { name: "list_files", args: { path: "/" } },
-      { name: "delete_file", args: { path: "/a" } },
-    ])), [write("/a", ""), read("/a"), list("/"), remove("/a")]],
+    [
+      "every tool in order",
+      script(
+        JSON.stringify([
+          { name: "write_file", args: { path: "/a", content: "" } },
+          { name: "read_file", args: { path: "/a" } },
+          { name: "list_files", args: { path: "/" } },
+          { name: "delete_file", args: { path: "/a" } },
+        ]),
+      ),
+      [write("/a", ""), read("/a"), list("/"), remove("/a")],
+    ],
     ["Windows line endings", '```tool_calls\r\n[{"name":"list_files"}]\r\n```\r\n', [list(".")]],
-    ["phrasings around the block are ignored", `Run \`ls\` then read /a.\n${script('[{"name":"read_file","args":{"path":"/b"}}]')}`, [read("/b")]],
+    [
+      "phrasings around the block are ignored",
+      `Run \`ls\` then read /a.\n${script('[{"name":"read_file","args":{"path":"/b"}}]')}`,
+      [read("/b")],
+    ],
   ];
   for (const [behaviour, input, expected] of cases) {
     it(behaviour, () => assert.deepEqual(planFromInput(input), { kind: "calls", calls: expected, source: "script" }));
@@ -235,26 +300,82 @@ describe("a malformed tool_calls script is invalid with a message that says what
       'tool_calls item 2: unknown tool "rm_file"; emulated tools are code_execution, read_file, write_file, list_files, delete_file',
     ],
     ["not JSON", script("not json"), "the tool_calls block is not valid JSON ("],
-    ["not an array", script('"read_file"'), "the tool_calls block must hold a JSON array of calls like [{\"name\": \"read_file\", \"args\": {\"path\": \"/workspace/a.txt\"}}], got a string"],
-    ["a single call not in an array", script('{"name":"list_files"}'), "the tool_calls block must hold a JSON array; wrap the single call in [ ]"],
+    [
+      "not an array",
+      script('"read_file"'),
+      'the tool_calls block must hold a JSON array of calls like [{"name": "read_file", "args": {"path": "/workspace/a.txt"}}], got a string',
+    ],
+    [
+      "a single call not in an array",
+      script('{"name":"list_files"}'),
+      "the tool_calls block must hold a JSON array; wrap the single call in [ ]",
+    ],
     ["an empty array", script("[]"), "the tool_calls array is empty; add at least one call like"],
     ["an empty block", "```tool_calls\n\n```", "the tool_calls block is empty"],
     ["an item that is not an object", script("[1]"), "tool_calls item 1: expected an object like"],
     ["a missing name", script('[{"args":{"path":"/a"}}]'), 'tool_calls item 1: missing "name"; emulated tools are'],
     ["a name that is not a string", script('[{"name":3}]'), "tool_calls item 1: unknown tool a number"],
-    ["arguments instead of args", script('[{"name":"read_file","arguments":{"path":"/a"}}]'), 'tool_calls item 1: unknown key "arguments"; write the arguments under "args"'],
-    ["an unknown item key", script('[{"name":"read_file","args":{"path":"/a"},"id":"x"}]'), 'tool_calls item 1: unknown key "id"; an item has only "name" and "args"'],
-    ["args that are not an object", script('[{"name":"read_file","args":["/x"]}]'), 'tool_calls item 1: "args" of read_file must be an object, got an array'],
-    ["a missing argument", script('[{"name":"read_file","args":{}}]'), 'tool_calls item 1: read_file argument "path" is missing (expected string'],
-    ["a wrong argument type", script('[{"name":"code_execution","args":{"code":1}}]'), 'tool_calls item 1: code_execution argument "code" must be a string, got a number'],
-    ["an unsupported language", script('[{"name":"code_execution","args":{"code":"puts 1","language":"ruby"}}]'), 'code_execution argument "language" must be one of "bash", "python", got "ruby"'],
-    ["a misspelt argument", script('[{"name":"write_file","args":{"path":"/a","contents":"x"}}]'), 'write_file has no argument "contents"; its arguments are path, content'],
-    ["an empty path", script('[{"name":"read_file","args":{"path":""}}]'), 'tool_calls item 1: read_file argument "path" must not be empty'],
-    ["a non-boolean recursive", script('[{"name":"delete_file","args":{"path":"/x","recursive":"yes"}}]'), 'delete_file argument "recursive" must be a boolean, got a string'],
-    ["an unclosed block", '```tool_calls\n[{"name":"list_files"}]', "the tool_calls block is not closed; end it with ``` on a line by itself"],
+    [
+      "arguments instead of args",
+      script('[{"name":"read_file","arguments":{"path":"/a"}}]'),
+      'tool_calls item 1: unknown key "arguments"; write the arguments under "args"',
+    ],
+    [
+      "an unknown item key",
+      script('[{"name":"read_file","args":{"path":"/a"},"id":"x"}]'),
+      'tool_calls item 1: unknown key "id"; an item has only "name" and "args"',
+    ],
+    [
+      "args that are not an object",
+      script('[{"name":"read_file","args":["/x"]}]'),
+      'tool_calls item 1: "args" of read_file must be an object, got an array',
+    ],
+    [
+      "a missing argument",
+      script('[{"name":"read_file","args":{}}]'),
+      'tool_calls item 1: read_file argument "path" is missing (expected string',
+    ],
+    [
+      "a wrong argument type",
+      script('[{"name":"code_execution","args":{"code":1}}]'),
+      'tool_calls item 1: code_execution argument "code" must be a string, got a number',
+    ],
+    [
+      "an unsupported language",
+      script('[{"name":"code_execution","args":{"code":"puts 1","language":"ruby"}}]'),
+      'code_execution argument "language" must be one of "bash", "python", got "ruby"',
+    ],
+    [
+      "a misspelt argument",
+      script('[{"name":"write_file","args":{"path":"/a","contents":"x"}}]'),
+      'write_file has no argument "contents"; its arguments are path, content',
+    ],
+    [
+      "an empty path",
+      script('[{"name":"read_file","args":{"path":""}}]'),
+      'tool_calls item 1: read_file argument "path" must not be empty',
+    ],
+    [
+      "a non-boolean recursive",
+      script('[{"name":"delete_file","args":{"path":"/x","recursive":"yes"}}]'),
+      'delete_file argument "recursive" must be a boolean, got a string',
+    ],
+    [
+      "an unclosed block",
+      '```tool_calls\n[{"name":"list_files"}]',
+      "the tool_calls block is not closed; end it with ``` on a line by itself",
+    ],
     ["a one-line block", '```tool_calls [{"name":"list_files"}]```', "the tool_calls block must be fenced on lines of its own"],
-    ["a misspelt block marker", script('[{"name":"list_files"}]').replace("tool_calls", "tool_call"), "found a ```tool_call block; the emulated agent runs only blocks marked exactly ```tool_calls"],
-    ["two blocks", `${script('[{"name":"list_files"}]')}\n${script('[{"name":"list_files"}]')}`, "found 2 tool_calls blocks; put all the calls in one block's JSON array"],
+    [
+      "a misspelt block marker",
+      script('[{"name":"list_files"}]').replace("tool_calls", "tool_call"),
+      "found a ```tool_call block; the emulated agent runs only blocks marked exactly ```tool_calls",
+    ],
+    [
+      "two blocks",
+      `${script('[{"name":"list_files"}]')}\n${script('[{"name":"list_files"}]')}`,
+      "found 2 tool_calls blocks; put all the calls in one block's JSON array",
+    ],
   ];
   for (const [behaviour, input, expected] of cases) {
     it(behaviour, () => {

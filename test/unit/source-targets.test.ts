@@ -93,8 +93,10 @@ describe("inline sources", () => {
     assert.equal(files[1]!.mode, 0o644);
   });
 
-  it("refuses invalid base64", () => refusal([{ type: "inline", target: "a", content: "not base64!", encoding: "base64" }], /sources\[0\]\.content is not valid base64/));
-  it("refuses an unknown encoding", () => refusal([{ type: "inline", target: "a", content: "x", encoding: "hex" }], /encoding "hex" is not supported/));
+  it("refuses invalid base64", () =>
+    refusal([{ type: "inline", target: "a", content: "not base64!", encoding: "base64" }], /sources\[0\]\.content is not valid base64/));
+  it("refuses an unknown encoding", () =>
+    refusal([{ type: "inline", target: "a", content: "x", encoding: "hex" }], /encoding "hex" is not supported/));
   it("refuses two sources with the same target", () =>
     refusal(
       [
@@ -111,12 +113,15 @@ describe("inline sources", () => {
       ],
       /"\/workspace\/a" is a file/,
     ));
-  it("refuses sources larger than the limit", () => refusal([{ type: "inline", target: "a", content: "x".repeat(limit + 1) }], /larger than 1024 bytes/));
-  it("refuses unsupported source types, naming them", () => refusal([{ type: "skill_registry", source: "skills/pdf", target: "skills/pdf" }], /"skill_registry" is not supported/));
+  it("refuses sources larger than the limit", () =>
+    refusal([{ type: "inline", target: "a", content: "x".repeat(limit + 1) }], /larger than 1024 bytes/));
+  it("refuses unsupported source types, naming them", () =>
+    refusal([{ type: "skill_registry", source: "skills/pdf", target: "skills/pdf" }], /"skill_registry" is not supported/));
   it("refuses a source without a target", () => refusal([{ type: "inline", content: "x" }], /sources\[0\]\.target is required/));
   it("refuses an inline source without content", () => refusal([{ type: "inline", target: "a" }], /content is required/));
   it("refuses a source with neither type nor content", () => refusal([{ target: "a" }], /type is required/));
-  it("names the target and the reason for a path refusal", () => refusal([{ type: "inline", target: "../x", content: "" }], /sources\[0\]\.target "\.\.\/x" contains "\.\."/));
+  it("names the target and the reason for a path refusal", () =>
+    refusal([{ type: "inline", target: "../x", content: "" }], /sources\[0\]\.target "\.\.\/x" contains "\.\."/));
 });
 
 describe("path containment", () => {

@@ -67,7 +67,10 @@ describe("store", () => {
   it("keeps an interaction's planner state, and reads none when there is none", () => {
     const db = openMemoryDatabase();
     const store = new InteractionStore(db);
-    const withState: InteractionRecord = { ...record("int_3", "owner-a"), plannerState: { planner: "scripted", data: { runs: [{ read: "none", calls: [] }] } } };
+    const withState: InteractionRecord = {
+      ...record("int_3", "owner-a"),
+      plannerState: { planner: "scripted", data: { runs: [{ read: "none", calls: [] }] } },
+    };
     store.save(withState);
     assert.deepEqual(store.get("int_3", "owner-a"), withState);
     store.save(record("int_4", "owner-a"));
@@ -82,7 +85,9 @@ describe("store", () => {
       // Back to schema 4: the interactions table as it was, with an interaction in it.
       old.exec("ALTER TABLE interactions DROP COLUMN planner_state; DELETE FROM schema_migrations WHERE version = 5;");
       old
-        .prepare("INSERT INTO interactions (id, owner, status, echo, created, updated) VALUES ('int_old', 'owner-a', 'completed', '{}', 't', 't')")
+        .prepare(
+          "INSERT INTO interactions (id, owner, status, echo, created, updated) VALUES ('int_old', 'owner-a', 'completed', '{}', 't', 't')",
+        )
         .run();
       old.close();
       const upgraded = openDatabase(dir);

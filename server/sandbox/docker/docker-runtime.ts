@@ -4,14 +4,7 @@
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
 import { ExecutorClient } from "../executor-client.js";
-import type {
-  RuntimeHealth,
-  SandboxChannel,
-  SandboxFile,
-  SandboxHandle,
-  SandboxRuntime,
-  SandboxSpec,
-} from "../runtime.js";
+import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
@@ -62,7 +55,11 @@ export class DockerRuntime implements SandboxRuntime {
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
     for (const fork of forks) {
-      for (const tag of fork.RepoTags ?? []) await this.docker.getImage(tag).remove().catch(() => undefined);
+      for (const tag of fork.RepoTags ?? [])
+        await this.docker
+          .getImage(tag)
+          .remove()
+          .catch(() => undefined);
     }
   }
 
@@ -118,7 +115,11 @@ export class DockerRuntime implements SandboxRuntime {
     const { Volumes } = await this.docker.listVolumes({
       filters: { label: [`${LABEL_INSTANCE}=${this.options.instance}`, `${LABEL_ENVIRONMENT}=${environmentId}`] },
     });
-    for (const volume of Volumes ?? []) await this.docker.getVolume(volume.Name).remove().catch(() => undefined);
+    for (const volume of Volumes ?? [])
+      await this.docker
+        .getVolume(volume.Name)
+        .remove()
+        .catch(() => undefined);
   }
 
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
@@ -150,7 +151,9 @@ export class DockerRuntime implements SandboxRuntime {
       try {
         const readOnly = (info.Mounts ?? []).filter((mount) => mount.Type === "volume" && !mount.RW && mount.Name);
         for (const [index, mount] of readOnly.entries()) {
-          copies.push(await this.copyVolume(mount.Name!, `iemu-${tag}-ro${(spec.readOnlyTrees ?? []).length + index}`, mount.Destination, spec));
+          copies.push(
+            await this.copyVolume(mount.Name!, `iemu-${tag}-ro${(spec.readOnlyTrees ?? []).length + index}`, mount.Destination, spec),
+          );
         }
       } catch (error) {
         await this.removeVolumes(spec.environmentId).catch(() => undefined);
@@ -200,11 +203,7 @@ export class DockerRuntime implements SandboxRuntime {
     return { Type: "volume", Source: name, Target: target, ReadOnly: true };
   }
 
-  private async createFrom(
-    image: string,
-    spec: SandboxSpec,
-    options: { extraMounts?: Mount[] } = {},
-  ): Promise<SandboxHandle> {
+  private async createFrom(image: string, spec: SandboxSpec, options: { extraMounts?: Mount[] } = {}): Promise<SandboxHandle> {
     let mounts: Mount[];
     try {
       mounts = [...(await this.readOnlyVolumes(spec)), ...(options.extraMounts ?? [])];
@@ -212,7 +211,7 @@ export class DockerRuntime implements SandboxRuntime {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
       throw error;
     }
-    let container;
+    let container: Docker.Container;
     try {
       container = await this.docker.createContainer({
         name: `iemu-${this.options.instance}-${spec.environmentId}`,

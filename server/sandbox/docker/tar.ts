@@ -12,8 +12,23 @@ export const SANDBOX_GID = 1000;
  * sandbox user, so they are left out and only new folders below them are created (as the user).
  */
 const IMAGE_FOLDERS = new Set([
-  "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/tmp",
-  "/var", "/var/tmp", "/var/lib", "/var/log", "/var/cache", "/var/local", "/var/opt", "/var/mail", "/var/spool",
+  "/home",
+  "/media",
+  "/mnt",
+  "/opt",
+  "/root",
+  "/run",
+  "/srv",
+  "/tmp",
+  "/var",
+  "/var/tmp",
+  "/var/lib",
+  "/var/log",
+  "/var/cache",
+  "/var/local",
+  "/var/opt",
+  "/var/mail",
+  "/var/spool",
 ]);
 
 export function sourcesTar(files: SandboxFile[], mtime = new Date()): Promise<Buffer> {

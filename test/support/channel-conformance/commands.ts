@@ -92,11 +92,9 @@ export function commandBehaviours(t: ChannelSuite): void {
 
     it("runs several commands at once", async () => {
       const started = Date.now();
-      const results = await Promise.all(
-        Array.from({ length: 6 }, (_, index) => bash(`sleep 1; echo ${index}`)),
-      );
+      const results = await Promise.all(Array.from({ length: 6 }, (_, index) => bash(`sleep 1; echo ${index}`)));
       const elapsed = Date.now() - started;
-      results.forEach((result, index) => assert.equal(result.stdout.toString(), `${index}\n`));
+      for (const [index, result] of results.entries()) assert.equal(result.stdout.toString(), `${index}\n`);
       assert.ok(elapsed < 4_000, `6 one-second commands took ${elapsed} ms: not concurrent`);
     });
 
@@ -204,5 +202,4 @@ export function commandBehaviours(t: ChannelSuite): void {
       assert.equal(result.stdoutBytes, 7);
     });
   });
-
 }

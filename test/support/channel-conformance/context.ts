@@ -29,4 +29,3 @@ export interface ChannelSuite {
   /** An assert.rejects predicate: a SandboxFileError with this code (and this path in its message). */
   fileError(code: string, pathInMessage?: string): (error: unknown) => boolean;
 }
-

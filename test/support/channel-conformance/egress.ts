@@ -1,18 +1,15 @@
 // SandboxChannel conformance, part: egress streams: the listener, connections carried over the channel, flow control.
 
 import assert from "node:assert/strict";
-import { createHash,randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import type { Duplex } from "node:stream";
 import { finished } from "node:stream/promises";
-import { before,describe,it } from "node:test";
+import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EGRESS_MAX_STREAMS,EGRESS_WINDOW_BYTES } from "../../../sandbox-image/executor/protocol.js";
+import { EGRESS_MAX_STREAMS, EGRESS_WINDOW_BYTES } from "../../../sandbox-image/executor/protocol.js";
 import { EgressStream } from "../../../server/sandbox/egress-stream.js";
-import {
-SandboxEgressError,SandboxUnavailableError,type CommandResult,
-type SandboxChannel
-} from "../../../server/sandbox/runtime.js";
+import { SandboxEgressError, SandboxUnavailableError, type CommandResult, type SandboxChannel } from "../../../server/sandbox/runtime.js";
 import * as programs from "../egress-programs.js";
 import { MiB, type ChannelSuite } from "./context.js";
 
@@ -155,12 +152,12 @@ export function egressBehaviours(t: ChannelSuite): void {
         stream.end(`${received} ${digest.digest("hex")}`);
         await finished(stream);
       });
-      const report = reportOf<{ sentDuringStall: number; sha256: string; reply: string }>(
-        await runProgram(programs.UPLOAD, [total, 1.5]),
-      );
+      const report = reportOf<{ sentDuringStall: number; sha256: string; reply: string }>(await runProgram(programs.UPLOAD, [total, 1.5]));
       await server.served();
       const seconds = (Date.now() - readingStartedAt) / 1000;
-      t.diagnostic(`sent while the reader stalled: ${report.sentDuringStall} bytes; slow read of the rest: ${(total / MiB / seconds).toFixed(1)} MiB/s`);
+      t.diagnostic(
+        `sent while the reader stalled: ${report.sentDuringStall} bytes; slow read of the rest: ${(total / MiB / seconds).toFixed(1)} MiB/s`,
+      );
       assert.equal(report.reply, `${total} ${report.sha256}`, "the bytes arrived changed");
       // Window + executor socket buffers + a small kernel send buffer; far from the 20 MiB it would reach unheld.
       assert.ok(report.sentDuringStall < 4 * MiB, `the program sent ${report.sentDuringStall} bytes while nobody read`);
@@ -210,7 +207,9 @@ export function egressBehaviours(t: ChannelSuite): void {
       const report = reportOf<{ received: number; sha256: string }>(await runProgram(programs.SLOW_DOWNLOAD, [2.0]));
       await server.served();
       const seconds = (Date.now() - startedAt) / 1000 - 2;
-      t.diagnostic(`written while the reader stalled: ${writtenDuringStall} bytes; slow read of the rest: ${(total / MiB / seconds).toFixed(1)} MiB/s`);
+      t.diagnostic(
+        `written while the reader stalled: ${writtenDuringStall} bytes; slow read of the rest: ${(total / MiB / seconds).toFixed(1)} MiB/s`,
+      );
       assert.equal(report.received, total);
       assert.equal(report.sha256, createHash("sha256").update(payload).digest("hex"), "the bytes arrived changed");
       assert.ok(
@@ -241,7 +240,10 @@ export function egressBehaviours(t: ChannelSuite): void {
       });
       const replies = reportOf<string[]>(await runProgram(programs.MANY_CONNECTIONS, [count]));
       await server.served();
-      assert.deepEqual(replies, Array.from({ length: count }, (_, index) => `CONNECTION ${index}`));
+      assert.deepEqual(
+        replies,
+        Array.from({ length: count }, (_, index) => `CONNECTION ${index}`),
+      );
       assert.equal(maxOpen, count);
     });
 
@@ -390,5 +392,4 @@ export function egressBehaviours(t: ChannelSuite): void {
       });
     });
   });
-
 }

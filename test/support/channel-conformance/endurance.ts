@@ -37,5 +37,6 @@ export function enduranceBehaviours(t: ChannelSuite): void {
         }
       }
       assert.equal((await channel().ping()).version, PROTOCOL_VERSION);
-    });  });
+    });
+  });
 }

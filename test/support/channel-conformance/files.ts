@@ -162,7 +162,10 @@ export function fileBehaviours(t: ChannelSuite): void {
       await channel().writeFile(posix.join(folder, "real", "kept.txt"), Buffer.from("kept"));
       assert.equal((await run(["ln", "-s", "real", posix.join(folder, "link")])).exitCode, 0);
       await channel().deleteFile(posix.join(folder, "link"), false);
-      assert.deepEqual((await channel().listFiles(folder)).map((entry) => entry.name), ["real"]);
+      assert.deepEqual(
+        (await channel().listFiles(folder)).map((entry) => entry.name),
+        ["real"],
+      );
       assert.equal(await readText(posix.join(folder, "real", "kept.txt")), "kept");
     });
 
@@ -194,7 +197,10 @@ export function fileBehaviours(t: ChannelSuite): void {
     it("follows symlinks, and says where a missing path would be created", async () => {
       const folder = await freshFolder("stat-links");
       await channel().writeFile(posix.join(folder, "real", "target.txt"), Buffer.from("abc"));
-      assert.equal((await bash("ln -s real linkdir && ln -s real/target.txt linkfile && ln -s nowhere dangling", { cwd: folder })).exitCode, 0);
+      assert.equal(
+        (await bash("ln -s real linkdir && ln -s real/target.txt linkfile && ln -s nowhere dangling", { cwd: folder })).exitCode,
+        0,
+      );
       const viaLink = await channel().stat(posix.join(folder, "linkfile"));
       assert.equal(viaLink.info?.type, "file");
       assert.equal(viaLink.realPath, await realOf(posix.join(folder, "real", "target.txt")));
@@ -211,7 +217,12 @@ export function fileBehaviours(t: ChannelSuite): void {
     /** a.txt, b/c.txt, b/d/e.txt, b.txt, link -> b: names chosen so that "b" < "b.txt" matters. */
     const makeTree = async (label: string): Promise<string> => {
       const folder = await freshFolder(label);
-      for (const [name, content] of [["a.txt", "a"], ["b/c.txt", "cc"], ["b/d/e.txt", "eee"], ["b.txt", "bbbb"]] as const) {
+      for (const [name, content] of [
+        ["a.txt", "a"],
+        ["b/c.txt", "cc"],
+        ["b/d/e.txt", "eee"],
+        ["b.txt", "bbbb"],
+      ] as const) {
         await channel().writeFile(posix.join(folder, name), Buffer.from(content));
       }
       assert.equal((await run(["ln", "-s", "b", posix.join(folder, "link")])).exitCode, 0);
@@ -223,7 +234,10 @@ export function fileBehaviours(t: ChannelSuite): void {
       const folder = await makeTree("walk");
       const { entries, more } = await channel().walk(folder, { recursive: true, limit: 100 });
       assert.equal(more, false);
-      assert.deepEqual(entries.map((entry) => entry.path), FULL);
+      assert.deepEqual(
+        entries.map((entry) => entry.path),
+        FULL,
+      );
       const byPath = new Map(entries.map((entry) => [entry.path, entry]));
       assert.equal(byPath.get("")?.type, "directory");
       assert.equal(byPath.get("b/d/e.txt")?.size, 3);
@@ -234,7 +248,10 @@ export function fileBehaviours(t: ChannelSuite): void {
     it("lists only the children without recursive", async () => {
       const folder = await makeTree("walk-flat");
       const { entries } = await channel().walk(folder, { recursive: false, limit: 100 });
-      assert.deepEqual(entries.map((entry) => entry.path), ["", "a.txt", "b", "b.txt", "link"]);
+      assert.deepEqual(
+        entries.map((entry) => entry.path),
+        ["", "a.txt", "b", "b.txt", "link"],
+      );
     });
 
     it("pages with limit and after, in the same order", async () => {
@@ -255,15 +272,24 @@ export function fileBehaviours(t: ChannelSuite): void {
       const folder = await makeTree("walk-exclude");
       const real = (await run(["realpath", posix.join(folder, "b")])).stdout.toString().trim();
       const { entries } = await channel().walk(folder, { recursive: true, limit: 100, exclude: [real] });
-      assert.deepEqual(entries.map((entry) => entry.path), ["", "a.txt", "b", "b.txt", "link"]);
+      assert.deepEqual(
+        entries.map((entry) => entry.path),
+        ["", "a.txt", "b", "b.txt", "link"],
+      );
     });
 
     it("starts through a symlink, and lists a file start as itself", async () => {
       const folder = await makeTree("walk-start");
       const viaLink = await channel().walk(posix.join(folder, "link"), { recursive: true, limit: 100 });
-      assert.deepEqual(viaLink.entries.map((entry) => entry.path), ["", "c.txt", "d", "d/e.txt"]);
+      assert.deepEqual(
+        viaLink.entries.map((entry) => entry.path),
+        ["", "c.txt", "d", "d/e.txt"],
+      );
       const file = await channel().walk(posix.join(folder, "a.txt"), { recursive: true, limit: 100 });
-      assert.deepEqual(file.entries.map((entry) => [entry.path, entry.type, entry.size]), [["", "file", 1]]);
+      assert.deepEqual(
+        file.entries.map((entry) => [entry.path, entry.type, entry.size]),
+        [["", "file", 1]],
+      );
     });
 
     it("fails with ENOENT naming a missing start", async () => {
@@ -280,7 +306,12 @@ export function fileBehaviours(t: ChannelSuite): void {
       await channel().writeFile(posix.join(folder, "sub", "two.txt"), Buffer.alloc(24));
       await channel().writeFile(posix.join(folder, "skip", "big.bin"), Buffer.alloc(5000));
       assert.equal((await bash("ln -s sub link && ln sub/two.txt hardlink", { cwd: folder })).exitCode, 0);
-      const all = await channel().usage([folder, posix.join(folder, "sub"), posix.join(folder, "sub", "two.txt"), posix.join(folder, "missing")]);
+      const all = await channel().usage([
+        folder,
+        posix.join(folder, "sub"),
+        posix.join(folder, "sub", "two.txt"),
+        posix.join(folder, "missing"),
+      ]);
       assert.deepEqual(all, { files: 3, bytes: 6024 });
       const real = (await run(["realpath", posix.join(folder, "skip")])).stdout.toString().trim();
       assert.deepEqual(await channel().usage([folder], [real]), { files: 2, bytes: 1024 });
@@ -344,7 +375,10 @@ export function fileBehaviours(t: ChannelSuite): void {
       await channel().writeFile(target, Buffer.from("keep"));
       assert.equal((await bash("ln -s target.txt link && ln -s nowhere dangling", { cwd: folder })).exitCode, 0);
       await assert.rejects(channel().appendFile(target, 0, Buffer.from("x"), { create: true }), fileError("EEXIST"));
-      await assert.rejects(channel().appendFile(posix.join(folder, "dangling"), 0, Buffer.from("x"), { create: true }), fileError("EEXIST"));
+      await assert.rejects(
+        channel().appendFile(posix.join(folder, "dangling"), 0, Buffer.from("x"), { create: true }),
+        fileError("EEXIST"),
+      );
       await assert.rejects(channel().appendFile(posix.join(folder, "link"), 4, Buffer.from("x")), fileError("ELOOP"));
       assert.equal(await readText(target), "keep");
       assert.equal((await run(["test", "-e", posix.join(folder, "nowhere")])).exitCode, 1);
@@ -399,5 +433,4 @@ export function fileBehaviours(t: ChannelSuite): void {
       assert.equal(await readText(posix.join(folder, "dir", "inside.txt")), "x");
     });
   });
-
 }
