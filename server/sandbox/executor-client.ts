@@ -26,6 +26,7 @@ import {
   type ResultOp,
   type TreeEntry,
 } from "../../sandbox-image/executor/protocol.js";
+import { CodedError } from "../common/errors.js";
 import { EgressStreams } from "./egress-streams.js";
 import {
   SandboxEgressError,
@@ -38,15 +39,7 @@ import {
 } from "./runtime.js";
 
 /** An `exec` or `ping` the executor refused (EBADREQ): a bug on our side, not a sandbox failure. */
-export class ExecutorRequestError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ExecutorRequestError";
-  }
-}
+export class ExecutorRequestError extends CodedError {}
 
 type OutgoingRequest = Request extends infer R ? (R extends Request ? Omit<R, "id"> : never) : never;
 
