@@ -117,7 +117,7 @@ function ensureDocker() {
  * files count only while their source exists, so a test moved or deleted does not run from a stale dist/.
  */
 const TIERS_WITHOUT_DOCKER = ["unit", "integration"];
-const TIERS_WITH_DOCKER = ["docker", "e2e"];
+const TIERS_WITH_DOCKER = ["docker", "e2e", "fault"];
 
 function findTests(tier) {
   const walk = (relative) => {

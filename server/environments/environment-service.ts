@@ -4,6 +4,7 @@
 import type { EnvironmentInput } from "../api/create-interaction.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
 import { newEnvironmentId } from "../common/ids.js";
+import { RuntimeUnreachableError, SandboxUnavailableError } from "../sandbox/runtime.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
@@ -101,7 +102,9 @@ export class EnvironmentService {
       try {
         handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
       } catch (error) {
-        throw new UnavailableError(`Could not create the sandbox container: ${(error as Error).message}`);
+        throw new UnavailableError(
+          `Could not create the sandbox container (${(error as Error).message}); nothing was created. Retry in a moment.`,
+        );
       }
       const now = nowTimestamp();
       const record: EnvironmentRecord = {
@@ -236,17 +239,28 @@ export class EnvironmentService {
     return record;
   }
 
-  /** The environment's executor channel, opened once and reopened if it closed. */
+  /**
+   * The environment's executor channel, opened once and reopened if it closed. The environment expires
+   * here only when the runtime positively reports its container gone; an engine that does not answer is
+   * a 503 (retried by the SDK) and leaves the environment as it is.
+   */
   async channel(record: EnvironmentRecord): Promise<SandboxChannel> {
     const cached = this.channels.get(record.id);
     if (cached) return cached;
     const handle = { sandboxId: record.sandboxId ?? "", environmentId: record.id };
     const opening = (async () => {
-      if (!record.sandboxId || !(await this.runtime.ensureRunning(handle))) {
+      if (!(await this.sandboxExists(record, handle))) {
         this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
-        throw new FailedPreconditionError(`Environment ${record.id} has expired: its sandbox container is gone. Create a new environment.`);
+        throw new FailedPreconditionError(
+          `Environment ${record.id} has expired: its sandbox container is gone (the Docker engine reports it removed). Create a new environment.`,
+        );
       }
-      const channel = await this.runtime.connect(handle);
+      let channel: SandboxChannel;
+      try {
+        channel = await this.runtime.connect(handle);
+      } catch (error) {
+        throw unavailable(record.id, error);
+      }
       void channel.closed.then(() => this.channels.delete(record.id));
       if (this.options.egress) {
         try {
@@ -261,6 +275,16 @@ export class EnvironmentService {
     this.channels.set(record.id, opening);
     opening.catch(() => this.channels.delete(record.id));
     return opening;
+  }
+
+  /** Whether the environment's container exists (started again if it had stopped); a 503 when the engine cannot tell. */
+  private async sandboxExists(record: EnvironmentRecord, handle: SandboxHandle): Promise<boolean> {
+    if (!record.sandboxId) return false;
+    try {
+      return await this.runtime.ensureRunning(handle);
+    } catch (error) {
+      throw unavailable(record.id, error);
+    }
   }
 
   /** The egress policy of a live environment, as of now (network setting and credentials). */
@@ -290,13 +314,20 @@ export class EnvironmentService {
     for (const record of this.store.listLive()) {
       if (this.inUse.has(record.id)) continue;
       if (now - Date.parse(record.lastAccessed) <= this.options.idleTtlMs) continue;
+      if (record.sandboxId) {
+        try {
+          await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id });
+        } catch {
+          // The engine did not answer: the sandbox is still there, so the record stays; the next sweep retries.
+          continue;
+        }
+      }
       const pending = this.channels.get(record.id);
       this.channels.delete(record.id);
       void pending?.then(
         (channel) => channel.close(),
         () => undefined,
       );
-      if (record.sandboxId) await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id }).catch(() => undefined);
       this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
       expired += 1;
     }
@@ -327,4 +358,17 @@ export class EnvironmentService {
       );
     this.channels.clear();
   }
+}
+
+/** A sandbox that cannot be reached right now, as the 503 a client may retry; the environment is kept. */
+function unavailable(environmentId: string, error: unknown): unknown {
+  if (error instanceof RuntimeUnreachableError) {
+    return new UnavailableError(
+      `Environment ${environmentId} cannot be reached right now: ${error.message}. The environment and its files are kept; retry in a moment.`,
+    );
+  }
+  if (error instanceof SandboxUnavailableError) {
+    return new UnavailableError(`The sandbox of environment ${environmentId} is not answering (${error.message}); retry in a moment.`);
+  }
+  return error;
 }

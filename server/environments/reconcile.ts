@@ -1,7 +1,10 @@
 // At start-up, stored environments and the engine's containers are brought back into agreement:
 // a restart loses no environment whose container still runs, and no container outlives its record.
+// Only what the engine positively answered counts: when it could not list the containers none is
+// removed, and an environment whose container it could not look up is left as it is (checked again
+// when it is next used), so an engine that hiccups at start-up destroys nothing.
 
-import type { SandboxRuntime } from "../sandbox/runtime.js";
+import type { SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { EnvironmentStore } from "./environment-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 
@@ -10,11 +13,16 @@ export async function reconcileSandboxes(
   runtime: SandboxRuntime,
   progress: (line: string) => void,
 ): Promise<void> {
-  const containers = await runtime.list();
   const live = store.listLive();
   const liveIds = new Set(live.map((record) => record.id));
+  let containers: SandboxHandle[] | null = null;
+  try {
+    containers = await runtime.list();
+  } catch (error) {
+    progress(`sandboxes: could not list them (${(error as Error).message}); no container is removed this time`);
+  }
   let removed = 0;
-  for (const handle of containers) {
+  for (const handle of containers ?? []) {
     // A container without a stored environment was left by a request that failed half-way.
     if (!liveIds.has(handle.environmentId)) {
       await runtime.remove(handle).catch(() => undefined);
@@ -22,16 +30,25 @@ export async function reconcileSandboxes(
     }
   }
   let expired = 0;
+  let unchecked = 0;
   for (const record of live) {
     const handle = { sandboxId: record.sandboxId ?? "", environmentId: record.id };
-    if (!record.sandboxId || !(await runtime.ensureRunning(handle))) {
+    let exists: boolean;
+    try {
+      exists = record.sandboxId !== null && (await runtime.ensureRunning(handle));
+    } catch {
+      unchecked += 1;
+      continue;
+    }
+    if (!exists) {
       if (record.sandboxId) await runtime.remove(handle).catch(() => undefined);
       store.update(record.id, { status: "expired", updated: nowTimestamp() });
       expired += 1;
     }
   }
-  const kept = live.length - expired;
-  if (containers.length > 0 || live.length > 0) {
-    progress(`sandboxes: ${kept} environment(s) found again, ${expired} expired, ${removed} orphaned container(s) removed`);
+  const kept = live.length - expired - unchecked;
+  if ((containers?.length ?? 0) > 0 || live.length > 0) {
+    const notChecked = unchecked > 0 ? `, ${unchecked} not checked (the engine did not answer; kept)` : "";
+    progress(`sandboxes: ${kept} environment(s) found again, ${expired} expired${notChecked}, ${removed} orphaned container(s) removed`);
   }
 }

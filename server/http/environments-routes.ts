@@ -11,6 +11,7 @@ import type { EnvironmentRecord } from "../environments/environment-store.js";
 import { ownerOfRequest } from "./auth.js";
 import { decodePageToken, encodePageToken } from "../common/page-token.js";
 import { parseOrThrow } from "./zod-errors.js";
+import { UnavailableError } from "../common/errors.js";
 
 const listQuery = z.looseObject({
   page_size: z.coerce.number().int().min(1).max(1000).default(50),
@@ -23,11 +24,16 @@ const USAGE_CONCURRENCY = 8;
 export function environmentsRouter(service: EnvironmentService): Router {
   const router = Router();
 
-  const render = async (record: EnvironmentRecord): Promise<EnvironmentResource> => {
+  /**
+   * `unavailable: "throw"` (one environment asked for) answers 503 when its sandbox cannot be reached
+   * right now, rather than show counts of 0 for files that are still there.
+   */
+  const render = async (record: EnvironmentRecord, unavailable: "throw" | "zero" = "zero"): Promise<EnvironmentResource> => {
     let usage = { files: 0, bytes: 0 };
     try {
       usage = await service.usage(record);
-    } catch {
+    } catch (error) {
+      if (unavailable === "throw" && error instanceof UnavailableError) throw error;
       // A sandbox that just expired or stopped answering holds nothing we can count; the record says which.
     }
     return renderEnvironment(service.reload(record), usage);
@@ -49,14 +55,15 @@ export function environmentsRouter(service: EnvironmentService): Router {
     const environments: EnvironmentResource[] = new Array(shown.length);
     for (let start = 0; start < shown.length; start += USAGE_CONCURRENCY) {
       const batch = shown.slice(start, start + USAGE_CONCURRENCY);
-      for (const [index, resource] of (await Promise.all(batch.map(render))).entries()) environments[start + index] = resource;
+      for (const [index, resource] of (await Promise.all(batch.map((record) => render(record)))).entries())
+        environments[start + index] = resource;
     }
     const last = shown.at(-1);
     res.status(200).json({ environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" });
   });
 
   router.get("/environments/:id", async (req, res) => {
-    res.status(200).json(await render(service.getVisible(environmentIdOf(req.params.id), ownerOfRequest(req))));
+    res.status(200).json(await render(service.getVisible(environmentIdOf(req.params.id), ownerOfRequest(req)), "throw"));
   });
 
   router.delete("/environments/:id", async (req, res) => {

@@ -164,7 +164,7 @@ export class InteractionRun {
         return this.finishStopped();
       case "sandbox_failed":
         this.steps.text(ending.text);
-        return this.finish("failed", { code: "UNAVAILABLE", message: ending.message });
+        return this.finish("failed", { code: "UNAVAILABLE", message: sandboxFailedMessage(this.input.environment?.id, ending.message) });
       case "turn_limit":
         this.steps.text(ending.text);
         return this.finish("failed", { code: "RESOURCE_EXHAUSTED", message: ending.text });
@@ -203,4 +203,14 @@ export class InteractionRun {
       this.resolveDone(record);
     }
   }
+}
+
+/**
+ * What a run cut off by its sandbox says: what broke, that nothing stored is lost, and what to do. The
+ * channel breaks when the container or the Docker engine stops answering; neither removes the
+ * environment, which the next request reconnects (or, if its container was removed, reports expired).
+ */
+function sandboxFailedMessage(environmentId: string | undefined, detail: string): string {
+  const where = environmentId ? `The sandbox of environment ${environmentId}` : "The sandbox";
+  return `${where} stopped answering during the run (${detail}); the steps so far are kept. The environment is not given up: run the interaction again.`;
 }

@@ -76,6 +76,12 @@ export class SandboxEgressError extends CodedError {}
 /** The sandbox (or the channel to it) is gone or broken; the operation's outcome is unknown. */
 export class SandboxUnavailableError extends EmulatorError {}
 
+/**
+ * The runtime's backend (the Docker engine) did not answer, or failed, so nothing is known about the
+ * sandbox: it may well be fine. Never a reason to give an environment up; retrying later may help.
+ */
+export class RuntimeUnreachableError extends SandboxUnavailableError {}
+
 /** A live connection to one sandbox's executor. */
 export interface SandboxChannel {
   ping(): Promise<{ version: number; pid: number; uid: number }>;
@@ -146,11 +152,18 @@ export interface SandboxRuntime {
   fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle>;
   /** A channel to the sandbox's executor (opened once and reused by the caller). */
   connect(handle: SandboxHandle): Promise<SandboxChannel>;
-  /** Whether the sandbox still exists and runs. */
+  /** Whether the sandbox still exists and runs; throws RuntimeUnreachableError when the runtime cannot tell. */
   isAlive(handle: SandboxHandle): Promise<boolean>;
-  /** Starts the sandbox again if it exists but stopped (e.g. after the engine restarted); false if it is gone. */
+  /**
+   * Starts the sandbox again if it exists but stopped (e.g. after the engine restarted). False only when
+   * the runtime positively reports it gone; throws RuntimeUnreachableError when the runtime does not
+   * answer or fails, so a brief outage never passes for a lost sandbox.
+   */
   ensureRunning(handle: SandboxHandle): Promise<boolean>;
   remove(handle: SandboxHandle): Promise<void>;
-  /** Sandboxes this runtime manages for this emulator instance, e.g. to find them after a restart. */
+  /**
+   * Sandboxes this runtime manages for this emulator instance, e.g. to find them after a restart; throws
+   * (RuntimeUnreachableError) rather than answer with a list it could not get.
+   */
   list(): Promise<SandboxHandle[]>;
 }

@@ -6,6 +6,7 @@ import Docker from "dockerode";
 import { ExecutorClient } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
+import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
@@ -26,6 +27,11 @@ const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_GID}`;
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
+/** How long a look-up (inspect, list) may take before the engine counts as not answering. */
+const ENGINE_CALL_TIMEOUT_MS = 10_000;
+/** Starting a stopped container takes longer on a busy engine. */
+const ENGINE_START_TIMEOUT_MS = 30_000;
+
 type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true };
 
 export class DockerRuntime implements SandboxRuntime {
@@ -42,7 +48,7 @@ export class DockerRuntime implements SandboxRuntime {
 
   async health(): Promise<RuntimeHealth> {
     try {
-      const version = await withTimeout(this.docker.version(), 3000, "the Docker engine did not answer within 3 s");
+      const version = await withEngineTimeout(this.docker.version(), 3000, "asking its version");
       return { ok: true, detail: `Docker engine ${version.Version} (API ${version.ApiVersion})` };
     } catch (error) {
       return { ok: false, detail: `Docker engine unreachable: ${(error as Error).message}` };
@@ -273,9 +279,15 @@ export class DockerRuntime implements SandboxRuntime {
       });
       stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream;
     } catch (error) {
-      throw new SandboxUnavailableError(`cannot start the executor in sandbox ${handle.environmentId}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      // A container that answers 404 or 409 here vanished or stopped since it was looked up; anything
+      // else is the engine failing, which says nothing about the sandbox.
+      const status = (error as { statusCode?: number }).statusCode;
+      if (status === 404 || status === 409) {
+        throw new SandboxUnavailableError(`cannot start the executor in sandbox ${handle.environmentId}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      throw engineUnreachable(error, `starting the executor in the sandbox of ${handle.environmentId}`);
     }
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -292,24 +304,34 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async isAlive(handle: SandboxHandle): Promise<boolean> {
-    try {
-      const info = await this.docker.getContainer(handle.sandboxId).inspect();
-      return info.State.Running;
-    } catch {
-      return false;
-    }
+    const info = await this.inspect(handle);
+    return info?.State.Running === true;
   }
 
   async ensureRunning(handle: SandboxHandle): Promise<boolean> {
-    const container = this.docker.getContainer(handle.sandboxId);
+    const info = await this.inspect(handle);
+    if (!info) return false;
+    if (info.State.Running) return true;
+    // A stopped container keeps its files: start it again rather than lose the environment.
     try {
-      const info = await container.inspect();
-      if (info.State.Running) return true;
-      // A stopped container keeps its files: start it again rather than lose the environment.
-      await container.start();
-      return true;
-    } catch {
-      return false;
+      await withEngineTimeout(this.docker.getContainer(handle.sandboxId).start(), ENGINE_START_TIMEOUT_MS, "starting a sandbox");
+    } catch (error) {
+      if (isGone(error)) return false;
+      // 304: it was started meanwhile (another request got there first).
+      if ((error as { statusCode?: number }).statusCode === 304) return true;
+      throw engineUnreachable(error, `starting the sandbox of ${handle.environmentId}`);
+    }
+    return true;
+  }
+
+  /** The container's state; null only when the engine answered that it does not exist. */
+  private async inspect(handle: SandboxHandle): Promise<Docker.ContainerInspectInfo | null> {
+    if (!handle.sandboxId) return null;
+    try {
+      return await withEngineTimeout(this.docker.getContainer(handle.sandboxId).inspect(), ENGINE_CALL_TIMEOUT_MS, "looking up a sandbox");
+    } catch (error) {
+      if (isGone(error)) return null;
+      throw engineUnreachable(error, `looking up the sandbox of ${handle.environmentId}`);
     }
   }
 
@@ -326,18 +348,19 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async list(): Promise<SandboxHandle[]> {
-    const containers = await this.docker.listContainers({
-      all: true,
-      filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_INSTANCE}=${this.options.instance}`] },
-    });
+    let containers: Docker.ContainerInfo[];
+    try {
+      containers = await withEngineTimeout(
+        this.docker.listContainers({
+          all: true,
+          filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_INSTANCE}=${this.options.instance}`] },
+        }),
+        ENGINE_CALL_TIMEOUT_MS,
+        "listing sandboxes",
+      );
+    } catch (error) {
+      throw engineUnreachable(error, "listing sandboxes");
+    }
     return containers.map((info) => ({ sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" }));
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

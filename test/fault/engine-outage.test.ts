@@ -1,0 +1,139 @@
+// Fault: the Docker engine stops answering for a few seconds. The emulator talks to the machine's engine
+// through a socket relay the test controls (DOCKER_HOST=unix://<relay>); pausing the relay cuts every
+// connection, the executor channels (hijacked `docker exec` streams) included, and refuses new ones.
+// The real dockerd is never stopped. What the user must see: a 503 UNAVAILABLE (which the SDK retries)
+// or an interaction failed with UNAVAILABLE, never a 4xx, and afterwards the same environment with the
+// same files, working again, also across a restart of the emulator.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { GoogleGenAI } from "@google/genai";
+import { startDockerRelay, type DockerRelay } from "../support/docker-relay.js";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import {
+  AGENT,
+  assertGoogleError,
+  bash,
+  type Interaction,
+  resultsOf,
+  rest,
+  runIn,
+  script,
+  sdk,
+  waitFor,
+  writeFile,
+} from "../support/fault-harness.js";
+
+let relay: DockerRelay;
+let emulator: EmulatorProcess;
+let ai: GoogleGenAI;
+/** An environment holding /workspace/keep.txt, made before any outage. */
+let environmentId: string;
+
+before(async () => {
+  relay = await startDockerRelay();
+  emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost });
+  ai = sdk(emulator);
+  const made = (await ai.interactions.create({
+    agent: AGENT,
+    input: script([writeFile("/workspace/keep.txt", "precious\n")]),
+    environment: { type: "remote" },
+  })) as Interaction;
+  assert.equal(made.status, "completed");
+  environmentId = made.environment_id!;
+});
+
+after(async () => {
+  relay?.resume();
+  await emulator?.destroy();
+  await relay?.close();
+});
+
+/** The environment still holds the file and runs commands: the proof that nothing was lost. */
+async function assertEnvironmentWorks(): Promise<void> {
+  const check = await runIn(ai, environmentId, "cat /workspace/keep.txt");
+  assert.equal(check.status, "completed", JSON.stringify(check.errors));
+  assert.deepEqual(resultsOf(check), ["precious\n"]);
+  const resource = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+  assert.equal(resource.status, 200);
+  assert.equal(resource.body.status, "active");
+}
+
+describe("the Docker engine unreachable for a few seconds", () => {
+  it("mid-call: the interaction fails with UNAVAILABLE, its steps kept; the environment survives and works again", async () => {
+    const running = (await ai.interactions.create({
+      agent: AGENT,
+      input: script([bash("echo started; sleep 30; echo finished")]),
+      environment: environmentId,
+      background: true,
+    })) as Interaction;
+    await waitFor("the command to start", async () => {
+      const now = (await ai.interactions.get(running.id!)) as Interaction;
+      return resultsOf(now)[0]?.includes("started") ? true : undefined;
+    });
+
+    relay.pause();
+    const ended = await waitFor("the interaction to end", async () => {
+      const now = (await ai.interactions.get(running.id!)) as Interaction;
+      return now.status === "in_progress" ? undefined : now;
+    });
+    // While the engine is away, the environment is unavailable (503, retried by the SDK), not gone.
+    const during = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+    assertGoogleError(during, 503, "UNAVAILABLE", /Docker engine/);
+    const callDuring = await rest(emulator, "POST", "/v1beta/interactions", {
+      agent: AGENT,
+      input: script([bash("true")]),
+      environment: environmentId,
+    });
+    assertGoogleError(callDuring, 503, "UNAVAILABLE", /Docker engine/);
+    await sleep(2000);
+    relay.resume();
+
+    assert.equal(ended.status, "failed");
+    assert.equal(ended.errors?.[0]?.code, "UNAVAILABLE");
+    assert.match(ended.errors?.[0]?.message ?? "", /sandbox|Docker engine/);
+    assert.match(resultsOf(ended)[0] ?? "", /^started\n/, "the output so far is kept");
+    assert.deepEqual(
+      (ended.steps ?? []).map((step) => step.type),
+      ["user_input", "code_execution_call", "code_execution_result", "model_output"],
+    );
+    await assertEnvironmentWorks();
+  });
+
+  it("when an interaction is created: a 503 UNAVAILABLE that the SDK's retries get past once the engine is back", async () => {
+    relay.pause();
+    try {
+      const refused = await rest(emulator, "POST", "/v1beta/interactions", {
+        agent: AGENT,
+        input: script([bash("true")]),
+        environment: environmentId,
+      });
+      assertGoogleError(refused, 503, "UNAVAILABLE", /Docker engine/);
+      const newOne = await rest(emulator, "POST", "/v1beta/interactions", {
+        agent: AGENT,
+        input: script([bash("true")]),
+        environment: { type: "remote" },
+      });
+      assertGoogleError(newOne, 503, "UNAVAILABLE");
+    } finally {
+      // The SDK's first retry comes about half a second after the refusal, the next about a second later.
+      setTimeout(() => relay.resume(), 1500);
+    }
+    const retried = await runIn(ai, environmentId, "cat /workspace/keep.txt");
+    assert.equal(retried.status, "completed");
+    assert.deepEqual(resultsOf(retried), ["precious\n"]);
+    await assertEnvironmentWorks();
+  });
+
+  it("keeps the environment and its container across a restart of the emulator after an outage", async () => {
+    relay.pause();
+    await sleep(500);
+    relay.resume();
+    await emulator.stop();
+    emulator = await startEmulatorProcess({}, emulator);
+    ai = sdk(emulator);
+    assert.equal(await emulator.sandboxCount(), 1);
+    await assertEnvironmentWorks();
+  });
+});
