@@ -1,7 +1,9 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
+import fs from "node:fs";
 import type { Server } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./common/config.js";
 import { CredentialService } from "./credentials/credential-service.js";
@@ -17,12 +19,14 @@ import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
-import { openDatabase, type Db } from "./store/database.js";
+import { openDatabase, STORE_FILE_NAME, type Db } from "./store/database.js";
 import { EnvironmentStore } from "./environments/environment-store.js";
 import { EventStore } from "./interactions/event-store.js";
 import { InteractionStore } from "./interactions/interaction-store.js";
 import { recoverInterrupted } from "./interactions/interaction-recovery.js";
 import { reconcileSandboxes } from "./environments/reconcile.js";
+import { keepLease } from "./sandbox/lease-keeper.js";
+import { hostIdentity } from "./sandbox/docker/host-identity.js";
 
 export interface RunningEmulator {
   url: string;
@@ -31,7 +35,13 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-export function dockerRuntimeFor(config: Config): DockerRuntime {
+/**
+ * The Docker runtime for this configuration. `lease: true` (the emulator, and tests that stand in for it)
+ * ties every object to the data folder and lets the runtime keep a lease, so that another emulator can
+ * clean up once this one is gone for good; a runtime used on its own (the docker tests) leaves no such
+ * claim, and another emulator never removes what it made.
+ */
+export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = {}): DockerRuntime {
   return new DockerRuntime({
     instance: config.EMULATOR_INSTANCE,
     image: {
@@ -42,6 +52,16 @@ export function dockerRuntimeFor(config: Config): DockerRuntime {
     memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
     cpus: config.EMULATOR_SANDBOX_CPUS,
     pids: config.EMULATOR_SANDBOX_PIDS,
+    ...(options.lease
+      ? {
+          lease: {
+            dataDir: config.EMULATOR_DATA_DIR,
+            hostId: hostIdentity(),
+            leaseMs: config.EMULATOR_SANDBOX_LEASE_SECONDS * 1000,
+            storeExists: (dataDir: string) => fs.existsSync(path.join(dataDir, STORE_FILE_NAME)),
+          },
+        }
+      : {}),
   });
 }
 
@@ -50,7 +70,7 @@ export async function startEmulator(
   options: { runtime?: SandboxRuntime; progress?: (line: string) => void } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
-  const runtime = options.runtime ?? dockerRuntimeFor(config);
+  const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
   const health = await runtime.health();
   if (!health.ok) {
     throw new Error(
@@ -58,6 +78,8 @@ export async function startEmulator(
     );
   }
   await runtime.prepare(progress);
+  // Before any sandbox exists: other emulators on the engine must see this one running first.
+  const lease = await keepLease(runtime, config.EMULATOR_SANDBOX_LEASE_SECONDS * 1000, (line) => console.log(line));
 
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
   const environmentStore = new EnvironmentStore(db);
@@ -142,6 +164,7 @@ export async function startEmulator(
       await closed;
       clearTimeout(grace);
       environments?.closeChannels();
+      await lease.stop();
       await proxy.close();
       db.close();
     },

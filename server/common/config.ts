@@ -42,6 +42,9 @@ export const configSchema = z.object({
   EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
   EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
+  EMULATOR_SANDBOX_LEASE_SECONDS: positiveInt(300).describe(
+    "This emulator's lease on its sandboxes, renewed every third of it while it runs. Any emulator on the same engine and machine removes the containers, volumes and fork images of one whose lease expired and whose data folder no longer holds its store",
+  ),
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
   EMULATOR_AGENT_MAX_TURNS: positiveInt(50).describe(

@@ -141,6 +141,18 @@ export interface SandboxRuntime {
   health(): Promise<RuntimeHealth>;
   /** Make everything the runtime needs (images, …) present, reporting progress. */
   prepare(progress: (line: string) => void): Promise<void>;
+  /**
+   * Tells other emulators on the same engine that this one runs, until about the lease's length from now
+   * (see docs/environments-and-files.md#sandboxes-of-an-emulator-that-is-gone). Renewed while it runs.
+   */
+  renewLease?(): Promise<void>;
+  /** Ends the lease at a clean shutdown. */
+  dropLease?(): Promise<void>;
+  /**
+   * Removes the sandboxes, volumes and images of other emulators whose lease expired and whose data folder
+   * no longer holds their store; says what it removed.
+   */
+  removeAbandoned?(): Promise<{ instances: string[]; containers: number; volumes: number; images: number; failures: string[] } | null>;
   /** Makes sandboxes created from now on trust this CA certificate (the egress proxy's). */
   trustCertificate?(caPem: string): Promise<void>;
   /** Create and start a sandbox with its files in place; on failure nothing is left behind. */

@@ -8,9 +8,12 @@ import { migrations } from "./migrations.js";
 
 export type Db = Database.Database;
 
+/** The store's file in the data folder; while it exists, the folder's emulator may come back to its sandboxes. */
+export const STORE_FILE_NAME = "emulator.sqlite";
+
 export function openDatabase(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, "emulator.sqlite"));
+  const db = new Database(path.join(dataDir, STORE_FILE_NAME));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");

@@ -20,7 +20,7 @@ export interface EmulatorProcess {
   stop(): Promise<void>;
   /** Kills the process with SIGKILL, as a crash would (no shutdown); keeps data and containers. */
   crash(): Promise<void>;
-  /** Stops the process, removes its containers and its data folder. */
+  /** Stops the process, removes its containers, its lease and its data folder. */
   destroy(): Promise<void>;
 }
 
@@ -45,7 +45,8 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = await waitForListening(child);
-  const runtime = dockerRuntimeFor(loadConfig({ ...process.env, ...env }));
+  // With the emulator's lease settings, so destroy() can end a lease that a crash left behind.
+  const runtime = dockerRuntimeFor(loadConfig({ ...process.env, ...env }), { lease: true });
   let stopped = false;
   const end = async (signal: NodeJS.Signals) => {
     if (stopped) return;
@@ -66,6 +67,7 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     destroy: async () => {
       await stop();
       for (const handle of await runtime.list()) await runtime.remove(handle);
+      await runtime.dropLease();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

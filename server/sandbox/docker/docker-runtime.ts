@@ -7,6 +7,8 @@ import { ExecutorClient } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js";
+import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
+import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
@@ -20,6 +22,12 @@ export interface DockerRuntimeOptions {
   cpus: number;
   pids: number;
   docker?: Docker;
+  /**
+   * Keep a lease on the engine and tie every object to this data folder, so that another emulator can
+   * remove them once this one is gone for good (abandoned-sandboxes.ts). Without it (tests that drive
+   * the runtime directly) objects carry no ownership and are never removed by another emulator.
+   */
+  lease?: LeaseSettings;
 }
 
 const EXECUTOR_ARGV = ["node", "/opt/emulator/executor/main.js"];
@@ -37,6 +45,7 @@ type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true };
 export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
   private readonly docker: Docker;
+  private readonly lease: InstanceLease | null;
   private image: string | null = null;
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
@@ -44,6 +53,7 @@ export class DockerRuntime implements SandboxRuntime {
   constructor(private readonly options: DockerRuntimeOptions) {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
     this.docker = options.docker ?? new Docker();
+    this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
   }
 
   async health(): Promise<RuntimeHealth> {
@@ -85,11 +95,38 @@ export class DockerRuntime implements SandboxRuntime {
 
   private labels(spec: Pick<SandboxSpec, "environmentId" | "owner">): Record<string, string> {
     return {
-      [LABEL_MANAGED]: "true",
-      [LABEL_INSTANCE]: this.options.instance,
+      ...this.helperLabels(),
       [LABEL_ENVIRONMENT]: spec.environmentId,
       [LABEL_OWNER]: spec.owner,
     };
+  }
+
+  /**
+   * The labels of short-lived containers (filling or copying a volume): an emulator that dies while one
+   * exists leaves it behind, and these let its next start (an orphan) or another emulator find it.
+   */
+  private helperLabels(): Record<string, string> {
+    return {
+      [LABEL_MANAGED]: "true",
+      [LABEL_INSTANCE]: this.options.instance,
+      ...(this.options.lease ? ownershipLabels(this.options.lease) : {}),
+    };
+  }
+
+  /** Extends this emulator's lease (see DockerRuntimeOptions.lease); a no-op without one. */
+  async renewLease(): Promise<void> {
+    await this.lease?.renew();
+  }
+
+  /** Ends the lease at a clean shutdown. */
+  async dropLease(): Promise<void> {
+    await this.lease?.drop();
+  }
+
+  /** Removes what emulators that are gone for good left on the engine; null without a lease. */
+  async removeAbandoned(): Promise<AbandonedSweep | null> {
+    if (!this.options.lease) return null;
+    return removeAbandoned(this.docker, this.options.instance, this.options.lease);
   }
 
   /**
@@ -105,6 +142,7 @@ export class DockerRuntime implements SandboxRuntime {
       mounts.push({ Type: "volume", Source: name, Target: tree.path, ReadOnly: true });
       const filler = await this.docker.createContainer({
         Image: this.image!,
+        Labels: this.helperLabels(),
         Cmd: ["true"],
         HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: name, Target: "/fill" }] },
       });
@@ -188,6 +226,7 @@ export class DockerRuntime implements SandboxRuntime {
     await this.docker.createVolume({ Name: name, Labels: this.labels(spec) });
     const copier = await this.docker.createContainer({
       Image: this.image!,
+      Labels: this.helperLabels(),
       User: "0:0",
       Cmd: ["cp", "-a", "/from/.", "/to/"],
       HostConfig: {

@@ -5,3 +5,10 @@ export const LABEL_INSTANCE = "dev.interactions-emulator.instance";
 export const LABEL_ENVIRONMENT = "dev.interactions-emulator.environment";
 export const LABEL_OWNER = "dev.interactions-emulator.owner";
 export const LABEL_IMAGE_HASH = "dev.interactions-emulator.image-hash";
+// Set by an emulator that keeps a lease (docs/environments-and-files.md#sandboxes-of-an-emulator-that-is-gone):
+// its data folder, and the machine (and mount namespace) on which that path means something. Objects
+// without them are never removed by another emulator.
+export const LABEL_DATA_DIR = "dev.interactions-emulator.data-dir";
+export const LABEL_HOST = "dev.interactions-emulator.host";
+/** On a lease volume: until when (epoch milliseconds) its emulator counts as running. */
+export const LABEL_LEASE_EXPIRES = "dev.interactions-emulator.lease-expires";
