@@ -1,9 +1,7 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
-import fs from "node:fs";
 import type { Server } from "node:http";
-import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./common/config.js";
 import { CredentialService } from "./credentials/credential-service.js";
@@ -19,7 +17,7 @@ import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
-import { openDatabase, STORE_FILE_NAME, type Db } from "./store/database.js";
+import { openDatabase, storeMayExistIn, type Db } from "./store/database.js";
 import { EnvironmentStore } from "./environments/environment-store.js";
 import { EventStore } from "./interactions/event-store.js";
 import { InteractionStore } from "./interactions/interaction-store.js";
@@ -52,13 +50,14 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
     memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
     cpus: config.EMULATOR_SANDBOX_CPUS,
     pids: config.EMULATOR_SANDBOX_PIDS,
+    engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
     ...(options.lease
       ? {
           lease: {
             dataDir: config.EMULATOR_DATA_DIR,
             hostId: hostIdentity(),
             leaseMs: config.EMULATOR_SANDBOX_LEASE_SECONDS * 1000,
-            storeExists: (dataDir: string) => fs.existsSync(path.join(dataDir, STORE_FILE_NAME)),
+            storeExists: storeMayExistIn,
           },
         }
       : {}),

@@ -42,6 +42,9 @@ export const configSchema = z.object({
   EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
   EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
+  EMULATOR_ENGINE_TIMEOUT_SECONDS: positiveInt(10).describe(
+    "How long the Docker engine may take to answer a look-up (or to start an exec; three times this to start a container) before it counts as not answering: the request is then a 503 UNAVAILABLE and the environment is kept",
+  ),
   EMULATOR_SANDBOX_LEASE_SECONDS: positiveInt(300).describe(
     "This emulator's lease on its sandboxes, renewed every third of it while it runs. Any emulator on the same engine and machine removes the containers, volumes and fork images of one whose lease expired and whose data folder no longer holds its store",
   ),

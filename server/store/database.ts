@@ -11,6 +11,20 @@ export type Db = Database.Database;
 /** The store's file in the data folder; while it exists, the folder's emulator may come back to its sandboxes. */
 export const STORE_FILE_NAME = "emulator.sqlite";
 
+/**
+ * Whether a data folder may hold a store. Only a store positively absent (ENOENT, ENOTDIR) counts as
+ * gone: a folder this user may not look into (another user's home) could well hold one.
+ */
+export function storeMayExistIn(dataDir: string): boolean {
+  try {
+    fs.statSync(path.join(dataDir, STORE_FILE_NAME));
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== "ENOENT" && code !== "ENOTDIR";
+  }
+}
+
 export function openDatabase(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, STORE_FILE_NAME));

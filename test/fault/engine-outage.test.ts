@@ -25,6 +25,8 @@ import {
   writeFile,
 } from "../support/fault-harness.js";
 
+/** How long the engine may take to answer a look-up here (default 10 s), to keep the hung-engine case short. */
+const ENGINE_TIMEOUT_SECONDS = 3;
 let relay: DockerRelay;
 let emulator: EmulatorProcess;
 let ai: GoogleGenAI;
@@ -33,7 +35,7 @@ let environmentId: string;
 
 before(async () => {
   relay = await startDockerRelay();
-  emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost });
+  emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS) });
   ai = sdk(emulator);
   const made = (await ai.interactions.create({
     agent: AGENT,
@@ -123,6 +125,24 @@ describe("the Docker engine unreachable for a few seconds", () => {
     const retried = await runIn(ai, environmentId, "cat /workspace/keep.txt");
     assert.equal(retried.status, "completed");
     assert.deepEqual(resultsOf(retried), ["precious\n"]);
+    await assertEnvironmentWorks();
+  });
+
+  it("hung (connections accepted, never answered): a 503 UNAVAILABLE after EMULATOR_ENGINE_TIMEOUT_SECONDS, then works again", async () => {
+    relay.pause(); // cuts the open channel, so the next request must ask the engine
+    relay.stall();
+    const started = Date.now();
+    try {
+      const during = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+      const waited = Date.now() - started;
+      assertGoogleError(during, 503, "UNAVAILABLE", new RegExp(`did not answer within ${ENGINE_TIMEOUT_SECONDS} s`));
+      assert.ok(
+        waited >= ENGINE_TIMEOUT_SECONDS * 1000 - 100 && waited < ENGINE_TIMEOUT_SECONDS * 1000 + 5000,
+        `answered after ${waited} ms`,
+      );
+    } finally {
+      relay.resume();
+    }
     await assertEnvironmentWorks();
   });
 

@@ -17,6 +17,11 @@ export interface DockerRelay {
   readonly open: number;
   /** Cuts every relayed connection and refuses (accepts, then closes at once) new ones. */
   pause(): void;
+  /**
+   * A hung engine: new connections are accepted and held, never answered (connections already relayed
+   * go on). Ended by resume() or pause(), which close the held ones.
+   */
+  stall(): void;
   /** Relays new connections again. */
   resume(): void;
   close(): Promise<void>;
@@ -36,13 +41,25 @@ export async function startDockerRelay(): Promise<DockerRelay> {
   const socketPath = path.join(folder, "docker.sock");
   const target = engineAddress();
   const pairs = new Set<net.Socket>();
+  const held = new Set<net.Socket>();
   let paused = false;
+  let stalled = false;
+  const releaseHeld = () => {
+    for (const socket of held) socket.destroy();
+    held.clear();
+  };
   let accepted = 0;
 
   const server = net.createServer((client) => {
     accepted += 1;
     if (paused) {
       client.destroy();
+      return;
+    }
+    if (stalled) {
+      held.add(client);
+      client.on("error", () => undefined);
+      client.on("close", () => held.delete(client));
       return;
     }
     const upstream = net.connect(target);
@@ -76,14 +93,23 @@ export async function startDockerRelay(): Promise<DockerRelay> {
     },
     pause() {
       paused = true;
+      stalled = false;
+      releaseHeld();
       for (const socket of pairs) socket.destroy();
       pairs.clear();
     },
+    stall() {
+      stalled = true;
+      paused = false;
+    },
     resume() {
       paused = false;
+      stalled = false;
+      releaseHeld();
     },
     async close() {
       paused = true;
+      releaseHeld();
       for (const socket of pairs) socket.destroy();
       pairs.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));

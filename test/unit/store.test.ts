@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { openDatabase, openMemoryDatabase } from "../../server/store/database.js";
+import { openDatabase, openMemoryDatabase, storeMayExistIn } from "../../server/store/database.js";
 import { EnvironmentStore } from "../../server/environments/environment-store.js";
 import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
 
@@ -108,6 +108,25 @@ describe("store", () => {
       db.prepare("INSERT INTO schema_migrations (version, applied) VALUES (999, 'x')").run();
       db.close();
       assert.throws(() => openDatabase(dir), /newer emulator/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("whether a data folder may still hold a store", () => {
+  // Another emulator's sandboxes are removed only when its folder's store is positively absent.
+  it("is false only when the store is positively absent", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-presence-"));
+    try {
+      assert.equal(storeMayExistIn(path.join(dir, "missing")), false, "ENOENT");
+      fs.writeFileSync(path.join(dir, "a-file"), "");
+      assert.equal(storeMayExistIn(path.join(dir, "a-file")), false, "ENOTDIR");
+      openDatabase(path.join(dir, "data")).close();
+      assert.equal(storeMayExistIn(path.join(dir, "data")), true);
+      // Any other failure (here a symlink loop; for another user's home, EACCES) cannot tell: keep.
+      fs.symlinkSync(path.join(dir, "loop"), path.join(dir, "loop"));
+      assert.equal(storeMayExistIn(path.join(dir, "loop")), true, "ELOOP");
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

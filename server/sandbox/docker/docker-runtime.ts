@@ -28,6 +28,11 @@ export interface DockerRuntimeOptions {
    * the runtime directly) objects carry no ownership and are never removed by another emulator.
    */
   lease?: LeaseSettings;
+  /**
+   * How long a look-up or an exec may take before the engine counts as not answering (ENGINE_TIMEOUT_MS
+   * by default). Calls that move data (create, commit, archives, builds) wait for the engine.
+   */
+  engineTimeoutMs?: number;
 }
 
 const EXECUTOR_ARGV = ["node", "/opt/emulator/executor/main.js"];
@@ -35,10 +40,10 @@ const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_GID}`;
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
-/** How long a look-up (inspect, list) may take before the engine counts as not answering. */
-const ENGINE_CALL_TIMEOUT_MS = 10_000;
-/** Starting a stopped container takes longer on a busy engine. */
-const ENGINE_START_TIMEOUT_MS = 30_000;
+/** How long a look-up (inspect, list, exec) may take before the engine counts as not answering, by default. */
+const ENGINE_TIMEOUT_MS = 10_000;
+/** Starting a stopped container takes longer on a busy engine: this many look-ups' time. */
+const START_TIMEOUT_FACTOR = 3;
 
 type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true };
 
@@ -46,6 +51,7 @@ export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
   private readonly docker: Docker;
   private readonly lease: InstanceLease | null;
+  private readonly engineTimeoutMs: number;
   private image: string | null = null;
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
@@ -54,6 +60,7 @@ export class DockerRuntime implements SandboxRuntime {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
     this.docker = options.docker ?? new Docker();
     this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
+    this.engineTimeoutMs = options.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
   }
 
   async health(): Promise<RuntimeHealth> {
@@ -308,15 +315,28 @@ export class DockerRuntime implements SandboxRuntime {
     const container = this.docker.getContainer(handle.sandboxId);
     let stream: NodeJS.ReadWriteStream;
     try {
-      const exec = await container.exec({
-        Cmd: EXECUTOR_ARGV,
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        User: SANDBOX_USER,
-        WorkingDir: "/workspace",
+      const doing = "starting the executor";
+      const exec = await withEngineTimeout(
+        container.exec({
+          Cmd: EXECUTOR_ARGV,
+          AttachStdin: true,
+          AttachStdout: true,
+          AttachStderr: true,
+          User: SANDBOX_USER,
+          WorkingDir: "/workspace",
+        }),
+        this.engineTimeoutMs,
+        doing,
+      );
+      const starting = exec.start({ hijack: true, stdin: true }) as Promise<NodeJS.ReadWriteStream>;
+      stream = await withEngineTimeout(starting, this.engineTimeoutMs, doing).catch((error: unknown) => {
+        // A stream that arrives after the deadline has nobody to read it.
+        starting.then(
+          (late) => (late as unknown as { destroy(): void }).destroy(),
+          () => undefined,
+        );
+        throw error;
       });
-      stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream;
     } catch (error) {
       // A container that answers 404 or 409 here vanished or stopped since it was looked up; anything
       // else is the engine failing, which says nothing about the sandbox.
@@ -353,7 +373,11 @@ export class DockerRuntime implements SandboxRuntime {
     if (info.State.Running) return true;
     // A stopped container keeps its files: start it again rather than lose the environment.
     try {
-      await withEngineTimeout(this.docker.getContainer(handle.sandboxId).start(), ENGINE_START_TIMEOUT_MS, "starting a sandbox");
+      await withEngineTimeout(
+        this.docker.getContainer(handle.sandboxId).start(),
+        this.engineTimeoutMs * START_TIMEOUT_FACTOR,
+        "starting a sandbox",
+      );
     } catch (error) {
       if (isGone(error)) return false;
       // 304: it was started meanwhile (another request got there first).
@@ -367,7 +391,7 @@ export class DockerRuntime implements SandboxRuntime {
   private async inspect(handle: SandboxHandle): Promise<Docker.ContainerInspectInfo | null> {
     if (!handle.sandboxId) return null;
     try {
-      return await withEngineTimeout(this.docker.getContainer(handle.sandboxId).inspect(), ENGINE_CALL_TIMEOUT_MS, "looking up a sandbox");
+      return await withEngineTimeout(this.docker.getContainer(handle.sandboxId).inspect(), this.engineTimeoutMs, "looking up a sandbox");
     } catch (error) {
       if (isGone(error)) return null;
       throw engineUnreachable(error, `looking up the sandbox of ${handle.environmentId}`);
@@ -394,7 +418,7 @@ export class DockerRuntime implements SandboxRuntime {
           all: true,
           filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_INSTANCE}=${this.options.instance}`] },
         }),
-        ENGINE_CALL_TIMEOUT_MS,
+        this.engineTimeoutMs,
         "listing sandboxes",
       );
     } catch (error) {
