@@ -89,6 +89,13 @@ describe("the Docker engine unreachable for a few seconds", () => {
       environment: environmentId,
     });
     assertGoogleError(callDuring, 503, "UNAVAILABLE", /Docker engine/);
+    const fileDuring = await rest(emulator, "GET", `/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`);
+    assertGoogleError(fileDuring, 503, "UNAVAILABLE", /Docker engine/);
+    // The list is read from the store: still there, still active (its counts cannot be taken now).
+    const listed = await rest(emulator, "GET", "/v1beta/environments");
+    assert.equal(listed.status, 200);
+    const entry = (listed.body.environments as Array<{ id: string; status: string }>).find((item) => item.id === environmentId);
+    assert.equal(entry?.status, "active");
     await sleep(2000);
     relay.resume();
 
