@@ -103,7 +103,7 @@ export class EnvironmentService {
         handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
       } catch (error) {
         throw new UnavailableError(
-          `Could not create the sandbox container (${(error as Error).message}); nothing was created. Retry in a moment.`,
+          `Could not create the sandbox container (${(error as Error).message}); no environment was created. Retry in a moment.`,
         );
       }
       const now = nowTimestamp();
