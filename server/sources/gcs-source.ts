@@ -129,8 +129,16 @@ async function fromFolder(
   });
   const stat = await fs.stat(served.path);
   if (stat.isFile()) {
-    if (stat.size > limits.maxBytes) throw new GcsSourceError(`the objects under gs://${bucket}/${prefix} are larger than ${limits.maxBytes} bytes`);
-    const entry = { kind: "file" as const, name: path.basename(served.path), size: stat.size, executable: false, dev: stat.dev, ino: stat.ino };
+    if (stat.size > limits.maxBytes)
+      throw new GcsSourceError(`the objects under gs://${bucket}/${prefix} are larger than ${limits.maxBytes} bytes`);
+    const entry = {
+      kind: "file" as const,
+      name: path.basename(served.path),
+      size: stat.size,
+      executable: false,
+      dev: stat.dev,
+      ino: stat.ino,
+    };
     return [{ relativePath: "", content: await readMeasuredFile(path.dirname(served.path), entry) }];
   }
   const measured = await measureTree(served.path, limits, {

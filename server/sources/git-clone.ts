@@ -28,6 +28,7 @@ export interface CloneOptions {
 }
 
 const WATCH_INTERVAL_MS = 200;
+const KILL_GRACE_MS = 1000;
 
 /** What git may see of the server's environment: enough to run, nothing that changes where it goes. */
 function cleanEnvironment(home: string): NodeJS.ProcessEnv {
@@ -91,7 +92,18 @@ async function usageExceeds(root: string, maxBytes: number, maxEntries: number):
 }
 
 export async function cloneRepository(options: CloneOptions): Promise<void> {
-  const args = [...configArguments(options), "clone", "--depth", "1", "--quiet", "--no-tags", "--template=", "--", options.url, options.into];
+  const args = [
+    ...configArguments(options),
+    "clone",
+    "--depth",
+    "1",
+    "--quiet",
+    "--no-tags",
+    "--template=",
+    "--",
+    options.url,
+    options.into,
+  ];
   const child = spawn("git", args, { env: cleanEnvironment(options.home), detached: true, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8");
@@ -102,14 +114,23 @@ export async function cloneRepository(options: CloneOptions): Promise<void> {
   const stop = (why: string) => {
     if (stopped !== null) return;
     stopped = why;
-    // git runs helpers (git-remote-https, index-pack): the whole group goes.
+    // git runs helpers (git-remote-https, index-pack): the whole group goes. SIGTERM first, so each
+    // git can clean up and reap its own helpers; SIGKILL for whatever is still there a moment later.
+    signalGroup("SIGTERM");
+    killTimer = setTimeout(() => signalGroup("SIGKILL"), KILL_GRACE_MS);
+  };
+  let killTimer: NodeJS.Timeout | undefined;
+  const signalGroup = (signal: NodeJS.Signals) => {
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
     } catch {
       // already gone
     }
   };
-  const deadline = setTimeout(() => stop(`did not finish within ${options.timeoutMs / 1000} s (EMULATOR_REPO_CLONE_TIMEOUT_SECONDS)`), options.timeoutMs);
+  const deadline = setTimeout(
+    () => stop(`did not finish within ${options.timeoutMs / 1000} s (EMULATOR_REPO_CLONE_TIMEOUT_SECONDS)`),
+    options.timeoutMs,
+  );
   let watching = false;
   const watch = setInterval(() => {
     if (watching) return;
@@ -134,6 +155,7 @@ export async function cloneRepository(options: CloneOptions): Promise<void> {
     }
   } finally {
     clearTimeout(deadline);
+    clearTimeout(killTimer);
     clearInterval(watch);
   }
 }

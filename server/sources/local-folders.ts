@@ -24,7 +24,9 @@ export const OTHERS_READ = 0o004;
 export const OTHERS_SEARCH = 0o001;
 
 export function sharedWithOthers(stat: Stats): boolean {
-  return stat.isDirectory() ? (stat.mode & (OTHERS_READ | OTHERS_SEARCH)) === (OTHERS_READ | OTHERS_SEARCH) : (stat.mode & OTHERS_READ) !== 0;
+  return stat.isDirectory()
+    ? (stat.mode & (OTHERS_READ | OTHERS_SEARCH)) === (OTHERS_READ | OTHERS_SEARCH)
+    : (stat.mode & OTHERS_READ) !== 0;
 }
 
 /** Whether `inner` is `outer` or lies below it (both absolute and normalised). */
@@ -107,7 +109,10 @@ export async function serveLocalPath(request: ServeRequest): Promise<ServedFolde
     }
   }
   // Rule 3 for the folders on the way: each one below the root must let others in.
-  const below = path.relative(root, real).split(path.sep).filter((part) => part.length > 0);
+  const below = path
+    .relative(root, real)
+    .split(path.sep)
+    .filter((part) => part.length > 0);
   let current = root;
   for (const part of below) {
     current = path.join(current, part);

@@ -60,7 +60,8 @@ function isProtected(stat: Stats, identities: readonly FolderIdentity[]): boolea
 export async function measureTree(root: string, limits: TreeLimits, rules: TreeRules): Promise<MeasuredTree> {
   const top = await fs.lstat(root);
   if (!top.isDirectory()) throw new LocalFolderError(`${root} is not a folder`);
-  if (isProtected(top, rules.protectedIdentities)) throw new LocalFolderError("the folder is the emulator's data folder, which is never served");
+  if (isProtected(top, rules.protectedIdentities))
+    throw new LocalFolderError("the folder is the emulator's data folder, which is never served");
   const entries: MeasuredEntry[] = [];
   let bytes = 0;
   const walk = async (dir: string): Promise<void> => {
@@ -70,9 +71,7 @@ export async function measureTree(root: string, limits: TreeLimits, rules: TreeR
       names.push(dirent.name);
       // Stop reading a huge folder as soon as it alone breaks the limit.
       if (entries.length + names.length > limits.maxEntries) {
-        throw new LocalFolderError(
-          `the folder holds more than ${limits.maxEntries} files, folders and links (${rules.entriesSetting})`,
-        );
+        throw new LocalFolderError(`the folder holds more than ${limits.maxEntries} files, folders and links (${rules.entriesSetting})`);
       }
     }
     names.sort();
@@ -101,7 +100,8 @@ export async function measureTree(root: string, limits: TreeLimits, rules: TreeR
         entries.push({ kind: "symlink", name, target: await fs.readlink(full) });
       } else {
         bytes += stat.size;
-        if (bytes > limits.maxBytes) throw new LocalFolderError(`the folder is larger than ${limits.maxBytes} bytes (${rules.bytesSetting})`);
+        if (bytes > limits.maxBytes)
+          throw new LocalFolderError(`the folder is larger than ${limits.maxBytes} bytes (${rules.bytesSetting})`);
         entries.push({ kind: "file", name, size: stat.size, executable: (stat.mode & 0o111) !== 0, dev: stat.dev, ino: stat.ino });
       }
     }
@@ -132,7 +132,8 @@ export async function readMeasuredFile(root: string, entry: Extract<MeasuredEntr
     let offset = 0;
     while (offset < entry.size) {
       const { bytesRead } = await handle.read(content, offset, entry.size - offset, offset);
-      if (bytesRead === 0) throw new LocalFolderError(`"${entry.name}" changed while the folder was being read; try again once it is still`);
+      if (bytesRead === 0)
+        throw new LocalFolderError(`"${entry.name}" changed while the folder was being read; try again once it is still`);
       offset += bytesRead;
     }
     return content;

@@ -62,7 +62,8 @@ export type RepositoryLocation =
 
 /** Where to clone from: an operator's local folder (mapped or named), or an http(s) URL. */
 export function resolveRepositoryLocation(source: string, settings: Pick<RepositorySettings, "map" | "roots">): RepositoryLocation {
-  if (/[\0-\x1f\x7f]/.test(source)) throw new RepositorySourceError("the source contains control characters");
+  if ([...source].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f))
+    throw new RepositorySourceError("the source contains control characters");
   const mapped = settings.map.find((entry) => source.startsWith(entry.prefix));
   if (mapped) {
     const local = path.resolve(mapped.local);
@@ -73,7 +74,7 @@ export function resolveRepositoryLocation(source: string, settings: Pick<Reposit
       howToAllow: `it leaves the folder EMULATOR_REPO_MAP maps "${mapped.prefix}" to`,
     };
   }
-  if (/^file:/i.test(source)) {
+  if (/^file:\/\//i.test(source)) {
     let local: string;
     try {
       local = fileURLToPath(source);
@@ -112,7 +113,13 @@ export async function packRepository(source: string, settings: RepositorySetting
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "emu-repo-"));
   try {
     const checkout = path.join(work, "checkout");
-    const clone = { into: checkout, timeoutMs: settings.cloneTimeoutMs, maxBytes: limits.maxBytes, maxEntries: limits.maxEntries, home: work };
+    const clone = {
+      into: checkout,
+      timeoutMs: settings.cloneTimeoutMs,
+      maxBytes: limits.maxBytes,
+      maxEntries: limits.maxEntries,
+      home: work,
+    };
     if (location.kind === "url") {
       await cloneThroughGuard(location.url, settings, clone);
       return await packFolder(checkout, limits, { onlyShared: false, protectedIdentities: [] });

@@ -219,12 +219,12 @@ describe("local folders as repository sources (issue 9)", () => {
     const map = parseRepoMap(`https://github.com/acme/=${path.join(work, "mirrors")}/`);
     await refused("https://github.com/acme/../../../etc", { map, roots: [] }, /leaves the folder EMULATOR_REPO_MAP maps/);
     await refused("https://github.com/acme/../data", { map, roots: [] }, /leaves the folder EMULATOR_REPO_MAP maps/);
-    const escape = path.join(work, "mirrors", "escape");
-    fs.symlinkSync("/etc", escape);
+    const outward = path.join(work, "mirrors", "escape");
+    fs.symlinkSync("/etc", outward);
     try {
       await refused("https://github.com/acme/escape", { map, roots: [] }, /leads outside the folder the operator allows/);
     } finally {
-      fs.unlinkSync(escape);
+      fs.unlinkSync(outward);
     }
   });
 

@@ -67,7 +67,7 @@ export async function startGitHttpServer(root: string): Promise<GitHttpServer> {
     cgi.on("close", () => {
       const output = Buffer.concat(chunks);
       const end = output.indexOf("\r\n\r\n");
-      const headerText = output.subarray(0, end < 0 ? 0 : end).toString("latin1");
+      const headerText = output.subarray(0, Math.max(end, 0)).toString("latin1");
       let status = 200;
       const headers: Record<string, string> = {};
       for (const line of headerText.split("\r\n")) {
