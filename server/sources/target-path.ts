@@ -19,7 +19,8 @@ export function resolveTarget(target: string): TargetCheck {
   const normalised = path.normalize(target).replace(/\/+$/, "");
   if (normalised === "." || normalised === "") return { ok: false, reason: "names the sandbox root itself; give a file path" };
   // "./ " is as empty as " " once "./" is gone.
-  if (normalised.trim() === "") return { ok: false, reason: "is empty; give a path relative to the sandbox root, e.g. workspace/data.json" };
+  if (normalised.trim() === "")
+    return { ok: false, reason: "is empty; give a path relative to the sandbox root, e.g. workspace/data.json" };
   if (normalised.startsWith("/") || normalised.startsWith("..")) {
     return { ok: false, reason: "is not inside the sandbox root after normalisation" };
   }

@@ -135,9 +135,9 @@ describe("resolveRepositoryLocation (where a repository comes from), for any inp
     const source = fc.oneof(
       pathLike,
       fc.webUrl({ withQueryParameters: true, withFragments: true }),
-      fc.tuple(fc.constantFrom("file://", "file:", "http://", "https://", "git://", "ssh://", "ext::", "HTTP://", "-"), pathLike).map(
-        ([scheme, rest]) => scheme + rest,
-      ),
+      fc
+        .tuple(fc.constantFrom("file://", "file:", "http://", "https://", "git://", "ssh://", "ext::", "HTTP://", "-"), pathLike)
+        .map(([scheme, rest]) => scheme + rest),
     );
     const map = [{ prefix: "https://github.com/acme/", local: "/srv/mirrors" }];
     fc.assert(
