@@ -145,7 +145,14 @@ export async function cloneRepository(options: CloneOptions): Promise<void> {
   }, WATCH_INTERVAL_MS);
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
+      // No git on the host is the operator's fault, not the request's: a 500 that says what to install.
+      child.once("error", (error: NodeJS.ErrnoException) =>
+        reject(
+          new Error(
+            `git could not be started on the emulator's host (${error.code ?? error.message}); install git to use repository sources`,
+          ),
+        ),
+      );
       child.once("close", (exitCode) => resolve(exitCode));
     });
     if (stopped !== null) throw new GitCloneError(stopped);

@@ -27,6 +27,8 @@ export interface GitEgressForwarder {
   proxyUrl: string;
   /** What the proxy refused, in its own words ("blocked-address:loopback: 127.0.0.1 is a loopback address"). */
   refusals: string[];
+  /** Connections to the proxy itself that failed (a fault of ours, not of the request). */
+  proxyFailures: string[];
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ function refusalOf(head: Buffer): string | null {
 
 export async function openGitEgressForwarder(proxy: EgressProxyEndpoint): Promise<GitEgressForwarder> {
   const refusals: string[] = [];
+  const proxyFailures: string[] = [];
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
     sockets.add(socket);
@@ -51,6 +54,9 @@ export async function openGitEgressForwarder(proxy: EgressProxyEndpoint): Promis
     const proxySide = net.connect({ host: proxy.host, port: proxy.port, allowHalfOpen: true });
     track(proxySide);
     proxySide.setNoDelay(true);
+    proxySide.once("error", (error: NodeJS.ErrnoException) => {
+      if (proxySide.bytesRead === 0) proxyFailures.push(`${proxy.host}:${proxy.port}: ${error.code ?? error.message}`);
+    });
     proxySide.write(encodePreamble({ secret: proxy.secret, environment_id: CLONE_EGRESS_IDENTITY, policy: { mode: "open" } }));
     proxySide.once("data", (head: Buffer) => {
       const refusal = refusalOf(head);
@@ -73,6 +79,7 @@ export async function openGitEgressForwarder(proxy: EgressProxyEndpoint): Promis
   return {
     proxyUrl: `http://127.0.0.1:${port}`,
     refusals,
+    proxyFailures,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -17,7 +17,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { EmulatorError } from "../common/errors.js";
+import { EmulatorError, UnavailableError } from "../common/errors.js";
 import { tarBuffer, type TarEntry } from "../common/tar.js";
 import { cloneRepository, GitCloneError } from "./git-clone.js";
 import { openGitEgressForwarder, type EgressProxyEndpoint } from "./git-egress-forwarder.js";
@@ -157,6 +157,8 @@ async function cloneThroughGuard(
     await cloneRepository({ ...clone, url, proxyUrl: forwarder.proxyUrl });
   } catch (error) {
     if (!(error instanceof GitCloneError)) throw error;
+    const failure = forwarder.proxyFailures[0];
+    if (failure !== undefined) throw new UnavailableError(`the egress proxy that repository clones go through did not answer (${failure})`);
     const refusal = forwarder.refusals[0];
     if (refusal !== undefined) {
       throw new RepositorySourceError(

@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { extract } from "tar-stream";
 import { startEgressProxy, type EgressEntry, type EgressProxy } from "../../proxy/index.js";
+import { UnavailableError } from "../../server/common/errors.js";
 import { packRepository, type RepositorySettings } from "../../server/sources/repository-source.js";
 import { makeBareRepository, startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
 import { RecordingDialer, ScriptedResolver, TEST_SECRET } from "../support/proxy-fixtures.js";
@@ -193,6 +194,39 @@ describe("network clones of repository sources", () => {
     await assert.rejects(
       packRepository("http://git.mapped.test/big.git", settings(), { maxBytes: 50_000, maxEntries: 1000 }),
       /larger than 50000 bytes \(EMULATOR_MAX_SOURCES_BYTES\)/,
+    );
+  });
+
+  it("answer a host without git with a 5xx-class error that says what to install, not a 400", async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(work, "no-such-bin");
+    try {
+      await assert.rejects(packRepository("http://git.mapped.test/tools.git", settings(), LIMITS), (error: unknown) => {
+        assert.equal((error as Error).name, "Error", "not a RepositorySourceError, so the API answers 500");
+        assert.match((error as Error).message, /git could not be started on the emulator's host \(ENOENT\); install git/);
+        return true;
+      });
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it("answer 503 UNAVAILABLE (ours, not the request's) when the egress proxy does not answer", async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await assert.rejects(
+      packRepository(
+        "http://git.mapped.test/tools.git",
+        settings({ egressProxy: { host: "127.0.0.1", port, secret: TEST_SECRET } }),
+        LIMITS,
+      ),
+      (error: unknown) => {
+        assert.ok(error instanceof UnavailableError, String(error));
+        assert.match(error.message, /egress proxy that repository clones go through did not answer \(127\.0\.0\.1:\d+: ECONNREFUSED\)/);
+        return true;
+      },
     );
   });
 
