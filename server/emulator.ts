@@ -99,8 +99,21 @@ export async function startEmulator(
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
     credentials: credentialStore,
     remoteSources: {
-      repoMap: parseRepoMap(config.EMULATOR_REPO_MAP),
-      gcs: { emulatorHost: config.STORAGE_EMULATOR_HOST, localDir: config.EMULATOR_GCS_DIR },
+      repository: {
+        map: parseRepoMap(config.EMULATOR_REPO_MAP),
+        roots: config.EMULATOR_REPO_ROOTS,
+        // The data folder holds the egress CA's key and every key's credential tokens: never a source.
+        protectedFolders: [config.EMULATOR_DATA_DIR],
+        cloneTimeoutMs: config.EMULATOR_REPO_CLONE_TIMEOUT_SECONDS * 1000,
+        // Clones leave through the egress proxy, so they meet its address guard (issue 9).
+        egressProxy: proxy.endpoint,
+      },
+      gcs: {
+        emulatorHost: config.STORAGE_EMULATOR_HOST,
+        localDir: config.EMULATOR_GCS_DIR,
+        protectedFolders: [config.EMULATOR_DATA_DIR],
+      },
+      maxEntries: config.EMULATOR_MAX_SOURCES_FILES,
     },
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,

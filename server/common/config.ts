@@ -75,6 +75,26 @@ export const configSchema = z.object({
     .string()
     .optional()
     .describe("url-prefix=local-path pairs, comma-separated: repository sources cloned from local mirrors instead of the network"),
+  EMULATOR_REPO_ROOTS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const roots = (value ?? "")
+        .split(",")
+        .map((root) => root.trim())
+        .filter((root) => root.length > 0);
+      for (const root of roots) {
+        if (!path.isAbsolute(root)) context.addIssue({ code: "custom", message: `"${root}" is not an absolute folder` });
+      }
+      return roots;
+    })
+    .describe(
+      "Absolute folders, comma-separated, that repository sources may name by absolute path or file:// URL; unset means none (never the data folder, only world-readable files)",
+    ),
+  EMULATOR_REPO_CLONE_TIMEOUT_SECONDS: positiveInt(120).describe("Deadline of one git clone for a repository source"),
+  EMULATOR_MAX_SOURCES_FILES: positiveInt(10_000).describe(
+    "Files, folders and links the sources of one request may hold together (a repository or folder is measured before it is read)",
+  ),
   EMULATOR_GCS_DIR: z.string().optional().describe("Folder with one folder per bucket, for gcs sources when no GCS emulator is set"),
   STORAGE_EMULATOR_HOST: z.string().optional().describe("A GCS emulator (e.g. fake-gcs-server) that gcs sources are fetched from"),
   EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),

@@ -3,16 +3,19 @@
 // come from a GCS emulator over the JSON API when STORAGE_EMULATOR_HOST is set (the convention of
 // fake-gcs-server and Google's own client libraries), otherwise from EMULATOR_GCS_DIR/<bucket>/<prefix>.
 
-import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { EmulatorError } from "../common/errors.js";
+import { isInside, serveLocalPath } from "./local-folders.js";
+import { measureTree, readMeasuredFile, type TreeLimits } from "./local-tree.js";
 
 export interface GcsSettings {
   /** STORAGE_EMULATOR_HOST: "http://host:port" or "host:port". */
   emulatorHost?: string | undefined;
   /** EMULATOR_GCS_DIR: a folder holding one folder per bucket. */
   localDir?: string | undefined;
+  /** Never read from EMULATOR_GCS_DIR, nor any folder holding them: the emulator's data folder. */
+  protectedFolders?: readonly string[];
 }
 
 export interface GcsObject {
@@ -36,12 +39,12 @@ function relativeTo(prefix: string, name: string): string | null {
   return name.startsWith(folder) ? name.slice(folder.length) : null;
 }
 
-export async function fetchGcsObjects(source: string, settings: GcsSettings, maxBytes: number): Promise<GcsObject[]> {
+export async function fetchGcsObjects(source: string, settings: GcsSettings, limits: TreeLimits): Promise<GcsObject[]> {
   const { bucket, prefix } = parseGcsUri(source);
   const objects = settings.emulatorHost
-    ? await fromEmulator(settings.emulatorHost, bucket, prefix, maxBytes)
+    ? await fromEmulator(settings.emulatorHost, bucket, prefix, limits)
     : settings.localDir
-      ? await fromFolder(settings.localDir, bucket, prefix, maxBytes)
+      ? await fromFolder(settings.localDir, bucket, prefix, limits, settings.protectedFolders ?? [])
       : null;
   if (objects === null) {
     throw new GcsSourceError("no GCS is configured: set STORAGE_EMULATOR_HOST (a GCS emulator) or EMULATOR_GCS_DIR (a folder per bucket)");
@@ -50,7 +53,8 @@ export async function fetchGcsObjects(source: string, settings: GcsSettings, max
   return objects;
 }
 
-async function fromEmulator(host: string, bucket: string, prefix: string, maxBytes: number): Promise<GcsObject[]> {
+async function fromEmulator(host: string, bucket: string, prefix: string, limits: TreeLimits): Promise<GcsObject[]> {
+  const { maxBytes, maxEntries } = limits;
   const base = (/^https?:\/\//.test(host) ? host : `http://${host}`).replace(/\/+$/, "");
   const names: string[] = [];
   let pageToken: string | undefined;
@@ -60,6 +64,10 @@ async function fromEmulator(host: string, bucket: string, prefix: string, maxByt
     if (pageToken) url.searchParams.set("pageToken", pageToken);
     const page = (await getJson(url)) as { items?: Array<{ name?: string }>; nextPageToken?: string };
     for (const item of page.items ?? []) if (typeof item.name === "string") names.push(item.name);
+    // Stop listing as soon as there are too many: a huge bucket is refused, not listed to its end.
+    if (names.length > maxEntries) {
+      throw new GcsSourceError(`gs://${bucket}/${prefix} holds more than ${maxEntries} objects (EMULATOR_MAX_SOURCES_FILES)`);
+    }
     pageToken = page.nextPageToken || undefined;
   } while (pageToken);
   const objects: GcsObject[] = [];
@@ -95,33 +103,54 @@ async function fetchOrExplain(url: string): Promise<Response> {
   return response;
 }
 
-async function fromFolder(root: string, bucket: string, prefix: string, maxBytes: number): Promise<GcsObject[]> {
+async function fromFolder(
+  root: string,
+  bucket: string,
+  prefix: string,
+  limits: TreeLimits,
+  protectedFolders: readonly string[],
+): Promise<GcsObject[]> {
   const bucketDir = path.resolve(root, bucket);
   const start = path.resolve(bucketDir, prefix);
   // The prefix comes from the request: it may not climb out of the bucket's folder.
-  if (start !== bucketDir && !start.startsWith(`${bucketDir}${path.sep}`))
-    throw new GcsSourceError(`the prefix "${prefix}" leaves the bucket`);
-  let stat: Stats;
+  if (!isInside(start, bucketDir)) throw new GcsSourceError(`the prefix "${prefix}" leaves the bucket`);
   try {
-    stat = await fs.stat(start);
+    await fs.lstat(start);
   } catch {
     throw new GcsSourceError(`no objects under gs://${bucket}/${prefix} (looked in ${start})`);
   }
-  if (stat.isFile()) return [{ relativePath: "", content: await fs.readFile(start) }];
+  // The same rules as a repository's local folder: inside EMULATOR_GCS_DIR once links are resolved,
+  // never the data folder, only what other users of the host may read; measured before it is read.
+  const served = await serveLocalPath({
+    requested: start,
+    roots: [root],
+    protectedFolders,
+    howToAllow: "it leaves EMULATOR_GCS_DIR",
+  });
+  const stat = await fs.stat(served.path);
+  if (stat.isFile()) {
+    if (stat.size > limits.maxBytes)
+      throw new GcsSourceError(`the objects under gs://${bucket}/${prefix} are larger than ${limits.maxBytes} bytes`);
+    const entry = {
+      kind: "file" as const,
+      name: path.basename(served.path),
+      size: stat.size,
+      executable: false,
+      dev: stat.dev,
+      ino: stat.ino,
+    };
+    return [{ relativePath: "", content: await readMeasuredFile(path.dirname(served.path), entry) }];
+  }
+  const measured = await measureTree(served.path, limits, {
+    onlyShared: true,
+    protectedIdentities: served.protectedIdentities,
+    bytesSetting: "EMULATOR_MAX_SOURCES_BYTES",
+    entriesSetting: "EMULATOR_MAX_SOURCES_FILES",
+  });
   const objects: GcsObject[] = [];
-  let total = 0;
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) {
-        const content = await fs.readFile(full);
-        total += content.length;
-        if (total > maxBytes) throw new GcsSourceError(`the objects under gs://${bucket}/${prefix} are larger than ${maxBytes} bytes`);
-        objects.push({ relativePath: path.relative(start, full).split(path.sep).join("/"), content });
-      }
-    }
-  };
-  await walk(start);
+  for (const entry of measured.entries) {
+    // A bucket holds objects only: folders are implied by their names, links have no meaning there.
+    if (entry.kind === "file") objects.push({ relativePath: entry.name, content: await readMeasuredFile(served.path, entry) });
+  }
   return objects;
 }

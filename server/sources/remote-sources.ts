@@ -7,13 +7,16 @@ import type { ReadOnlyTree, SandboxFile } from "../sandbox/runtime.js";
 import type { SourceSummary } from "./source-summary.js";
 import { fetchGcsObjects, GcsSourceError, type GcsSettings } from "./gcs-source.js";
 import type { PreparedSources } from "./inline-sources.js";
-import { packRepository, RepositorySourceError, type RepoMap } from "./repository-source.js";
+import { LocalFolderError } from "./local-folders.js";
+import { packRepository, RepositorySourceError, type RepositorySettings } from "./repository-source.js";
 import { isWithin } from "../sandbox/layout.js";
 import { resolveTarget } from "./target-path.js";
 
 export interface RemoteSourceSettings {
   gcs: GcsSettings;
-  repoMap: RepoMap;
+  repository: RepositorySettings;
+  /** EMULATOR_MAX_SOURCES_FILES: files, folders and links of one request's sources together. */
+  maxEntries: number;
 }
 
 export interface FetchedSources {
@@ -31,11 +34,12 @@ export async function fetchRemoteSources(
   const summary = [...prepared.summary];
   const readOnlyTrees: ReadOnlyTree[] = [];
   let budget = maxTotalBytes - prepared.files.reduce((sum, file) => sum + file.content.length, 0);
+  let entryBudget = settings.maxEntries - prepared.files.length;
   for (const remote of prepared.remote) {
     const where = `environment.sources[${remote.index}]`;
     try {
       if (remote.type === "gcs") {
-        const objects = await fetchGcsObjects(remote.source, settings.gcs, budget);
+        const objects = await fetchGcsObjects(remote.source, settings.gcs, { maxBytes: budget, maxEntries: entryBudget });
         for (const object of objects) {
           const placed =
             object.relativePath === ""
@@ -45,6 +49,7 @@ export async function fetchRemoteSources(
             throw new GcsSourceError(`object "${object.relativePath}" would land outside the allowed places: ${placed.reason}`);
           files.push({ path: placed.path, content: object.content, mode: 0o644 });
           budget -= object.content.length;
+          entryBudget -= 1;
         }
         summary.push({
           type: "gcs",
@@ -53,13 +58,14 @@ export async function fetchRemoteSources(
           size_bytes: objects.reduce((sum, object) => sum + object.content.length, 0),
         });
       } else {
-        const packed = await packRepository(remote.source, settings.repoMap, budget);
+        const packed = await packRepository(remote.source, settings.repository, { maxBytes: budget, maxEntries: entryBudget });
         readOnlyTrees.push({ path: remote.path, tar: packed.tar });
         budget -= packed.bytes;
+        entryBudget -= packed.entryCount;
         summary.push({ type: "repository", target: remote.target, source: remote.source, size_bytes: packed.bytes });
       }
     } catch (error) {
-      if (error instanceof GcsSourceError || error instanceof RepositorySourceError) {
+      if (error instanceof GcsSourceError || error instanceof RepositorySourceError || error instanceof LocalFolderError) {
         throw new InvalidArgumentError(`${where} (${remote.type} ${remote.source}): ${error.message}`);
       }
       throw error;

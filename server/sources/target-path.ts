@@ -18,10 +18,14 @@ export function resolveTarget(target: string): TargetCheck {
   if (target.split("/").includes("..")) return { ok: false, reason: 'contains ".."; targets cannot leave the sandbox root' };
   const normalised = path.normalize(target).replace(/\/+$/, "");
   if (normalised === "." || normalised === "") return { ok: false, reason: "names the sandbox root itself; give a file path" };
+  // "./ " is as empty as " " once "./" is gone.
+  if (normalised.trim() === "")
+    return { ok: false, reason: "is empty; give a path relative to the sandbox root, e.g. workspace/data.json" };
   if (normalised.startsWith("/") || normalised.startsWith("..")) {
     return { ok: false, reason: "is not inside the sandbox root after normalisation" };
   }
-  if (target.endsWith("/")) return { ok: false, reason: "ends with /; give the path of a file" };
+  // "a/" and "a/." both name a folder (found by the property tests: "a/." used to be taken as "a").
+  if (target.endsWith("/") || target.endsWith("/.")) return { ok: false, reason: "ends with / or /.; give the path of a file" };
   const top = normalised.split("/")[0]!;
   if (isReservedTopLevel(top)) {
     return { ok: false, reason: `is under /${top}, a system folder; put files under workspace/ or another folder of your own` };

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
@@ -210,6 +210,8 @@ describe("environments: fork with from_environment", () => {
 
   it("copies a read-only repository source into a read-only mount of the fork's own", async () => {
     const folder = mkdtempSync(join(tmpdir(), "env-fork-repo-"));
+    // Only what every user of the host may read is served: mkdtemp makes 0700 folders.
+    chmodSync(folder, 0o755);
     try {
       writeFileSync(join(folder, "README.md"), "repository content\n");
       const withRepo = await createEnvironment({ sources: [{ type: "repository", source: folder, target: "workspace/repo" }] });

@@ -73,7 +73,8 @@ describe("repository sources", () => {
         {
           name: "code_execution",
           args: {
-            code: "rm -f /workspace/repo/data.txt; mv /workspace/repo /workspace/moved; cat /workspace/repo/data.txt; git -C /workspace/repo log --oneline | wc -l",
+            // One stream (2>&1), so the errors and the output arrive in the order they happened.
+            code: "exec 2>&1; rm -f /workspace/repo/data.txt; mv /workspace/repo /workspace/moved; cat /workspace/repo/data.txt; git -C /workspace/repo log --oneline | wc -l",
           },
         },
         { name: "read_file", args: { path: "/workspace/repo/data.txt" } },

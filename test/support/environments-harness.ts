@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
 import { after, before } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "./emulator-process.js";
@@ -45,7 +46,8 @@ export interface EnvironmentFile {
 /** Starts one emulator for the calling test file (before all its tests) and stops it after them. */
 export function useEnvironmentsEmulator(): void {
   before(async () => {
-    emulator = await startEmulatorProcess({ EMULATOR_MAX_DOWNLOAD_BYTES: String(MAX_DOWNLOAD) });
+    // Repository sources may name folders the tests make under the temporary folder (docs/security.md).
+    emulator = await startEmulatorProcess({ EMULATOR_MAX_DOWNLOAD_BYTES: String(MAX_DOWNLOAD), EMULATOR_REPO_ROOTS: tmpdir() });
     const countingFetch: typeof fetch = (input, init) => {
       if (init?.method === "POST" && String(input).includes("upload_id=")) uploadPosts += 1;
       return fetch(input, init);

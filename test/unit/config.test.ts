@@ -25,6 +25,19 @@ describe("configuration", () => {
     assert.equal(loadConfig({ EMULATOR_DATA_DIR: "/tmp/one" }).EMULATOR_INSTANCE, one);
   });
 
+  it("serves no local folder unless EMULATOR_REPO_ROOTS names absolute folders, and bounds sources and clones", () => {
+    const defaults = loadConfig({ HOME: "/home/u" });
+    assert.deepEqual(defaults.EMULATOR_REPO_ROOTS, []);
+    assert.equal(defaults.EMULATOR_MAX_SOURCES_FILES, 10_000);
+    assert.equal(defaults.EMULATOR_REPO_CLONE_TIMEOUT_SECONDS, 120);
+    assert.deepEqual(loadConfig({ EMULATOR_REPO_ROOTS: " /srv/a, /srv/b ,," }).EMULATOR_REPO_ROOTS, ["/srv/a", "/srv/b"]);
+    assert.throws(
+      () => loadConfig({ EMULATOR_REPO_ROOTS: "/srv/a,relative/b" }),
+      (error: unknown) =>
+        error instanceof ConfigError && /EMULATOR_REPO_ROOTS: "relative\/b" is not an absolute folder/.test(error.message),
+    );
+  });
+
   it("names every invalid variable", () => {
     assert.throws(
       () => loadConfig({ PORT: "eighty", EMULATOR_SANDBOX_MEMORY_MB: "-1" }),

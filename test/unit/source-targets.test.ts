@@ -27,6 +27,10 @@ describe("source targets", () => {
     ["/workspace/a.txt", /absolute/],
     ["//etc/passwd", /absolute/],
     ["../escape", /\.\./],
+    // Found by the property tests (source-paths.property.test.ts): each used to be accepted.
+    ["workspace/.", /ends with \/ or \/\./],
+    [" /.", /empty/],
+    ["./\t", /empty/],
     ["workspace/../../etc/passwd", /\.\./],
     ["workspace/..", /\.\./],
     ["etc/passwd", /system folder/],
