@@ -49,7 +49,7 @@ function setUp() {
   const service = new EnvironmentService(store, runtime as unknown as SandboxRuntime, {
     maxSourcesBytes: 1024,
     credentials: new CredentialStore(db),
-    remoteSources: { repoMap: [], gcs: {} },
+    remoteSources: { repository: { map: [], roots: [], protectedFolders: [], cloneTimeoutMs: 1000 }, gcs: {}, maxEntries: 100 },
     idleTtlMs: 1000,
   });
   const add = (id: string, lastAccessed = new Date().toISOString()): EnvironmentRecord => {
