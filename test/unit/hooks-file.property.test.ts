@@ -485,7 +485,10 @@ function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
 }
 
-/** Patterns in the part of the syntax where RE2 and JavaScript's RegExp mean the same thing. */
+/**
+ * Patterns in the part of the syntax where RE2 and JavaScript's RegExp mean the same thing. Groups
+ * are never repeated: nested quantifiers make the backtracking RegExp (not RE2) take exponential time.
+ */
 const portablePattern: fc.Arbitrary<string> = fc.letrec<{ pattern: string; atom: string }>((tie) => ({
   atom: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
@@ -496,7 +499,7 @@ const portablePattern: fc.Arbitrary<string> = fc.letrec<{ pattern: string; atom:
     fc.array(fc.tuple(tie("atom"), fc.constantFrom("", "*", "?")), { maxLength: 2 }).map((alternative) =>
       [sequence, alternative]
         .filter((part) => part.length > 0)
-        .map((part) => part.map(([atom, repeat]) => atom + repeat).join(""))
+        .map((part) => part.map(([atom, repeat]) => (atom.startsWith("(") ? atom : atom + repeat)).join(""))
         .join("|"),
     ),
   ),
@@ -565,15 +568,19 @@ describe("rule matchers: properties", () => {
 
   it("agree with an anchored JavaScript RegExp wherever the two syntaxes mean the same", () => {
     fc.assert(
-      fc.property(portablePattern, toolName, (pattern, tool) => {
-        const { matcher } = compileMatcher(pattern);
-        if (matcher.kind === "catch_all") return;
-        assert.equal(matcher.kind, "regex", pattern);
-        const expected = new RegExp(`^(?:${pattern})$`, "u").test(tool);
-        assert.equal(matchesTool(matcher, tool), expected, `${pattern} on ${JSON.stringify(tool)}`);
-        // The anchors wrap the whole alternation: RE2 itself, anchored the same way, agrees.
-        assert.equal(new RE2(`^(?:${pattern})$`, "u").test(tool), expected);
-      }),
+      fc.property(
+        portablePattern,
+        fc.oneof(toolName, fc.string({ unit: fc.constantFrom(..."acdefilnorstwx_"), maxLength: 20 })),
+        (pattern, tool) => {
+          const { matcher } = compileMatcher(pattern);
+          if (matcher.kind === "catch_all") return;
+          assert.equal(matcher.kind, "regex", pattern);
+          const expected = new RegExp(`^(?:${pattern})$`, "u").test(tool);
+          assert.equal(matchesTool(matcher, tool), expected, `${pattern} on ${JSON.stringify(tool)}`);
+          // The anchors wrap the whole alternation: RE2 itself, anchored the same way, agrees.
+          assert.equal(new RE2(`^(?:${pattern})$`, "u").test(tool), expected);
+        },
+      ),
       runs(400),
     );
   });
