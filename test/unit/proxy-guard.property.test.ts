@@ -414,18 +414,23 @@ describe("address guard: properties", () => {
     );
   });
 
-  it("lets a refused address through only when the operator's host map names it, and only that one", async () => {
+  it("sends a host-mapped address (refused or public) to the operator's target, and lets no other refused address through", async () => {
     await fc.assert(
-      fc.asyncProperty(refusedSpelled, refusedSpelled, fc.integer({ min: 1, max: 65535 }), async (mapped, other, port) => {
-        fc.pre(mapped.canonical !== other.canonical);
-        const hostMap: HostMap = new Map([[mapped.canonical, { host: "127.0.0.1", port }]]);
-        const allowed = await route(mapped.raw, { hostMap });
-        assert.ok(allowed?.ok, `${mapped.raw} is mapped`);
-        assert.equal(allowed.route.mapped, true);
-        assert.deepEqual([allowed.route.addresses, allowed.route.dialPort], [["127.0.0.1"], port]);
-        const refused = await route(other.raw, { hostMap });
-        assert.ok(refused && !refused.ok, `${other.raw} is not mapped`);
-      }),
+      fc.asyncProperty(
+        fc.oneof(refusedSpelled, publicSpelled),
+        refusedSpelled,
+        fc.integer({ min: 1, max: 65535 }),
+        async (mapped, other, port) => {
+          fc.pre(mapped.canonical !== other.canonical);
+          const hostMap: HostMap = new Map([[mapped.canonical, { host: "127.0.0.1", port }]]);
+          const allowed = await route(mapped.raw, { hostMap });
+          assert.ok(allowed?.ok, `${mapped.raw} is mapped`);
+          assert.equal(allowed.route.mapped, true);
+          assert.deepEqual([allowed.route.addresses, allowed.route.dialPort], [["127.0.0.1"], port]);
+          const refused = await route(other.raw, { hostMap });
+          assert.ok(refused && !refused.ok, `${other.raw} is not mapped`);
+        },
+      ),
       runs(300),
     );
   });
