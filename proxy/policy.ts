@@ -15,7 +15,9 @@ const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 // Headers that frame or route the message: injecting them would change where the request goes or how
-// its body is delimited, so the policy may not set them.
+// its body is delimited, so the policy may not set them. "__proto__" is a valid token, but no plain
+// JavaScript object carries it as a key (assigning it sets the prototype; the schema's record copy
+// drops it), so a policy naming it would lose the header silently: it is refused instead.
 const FORBIDDEN_INJECTED_HEADERS = new Set([
   "host",
   "content-length",
@@ -31,7 +33,7 @@ const FORBIDDEN_INJECTED_HEADERS = new Set([
 /** Whether a policy may inject a header of this name (the server can validate `transform` early). */
 export function isInjectableHeaderName(name: string): boolean {
   const lower = name.toLowerCase();
-  return HEADER_TOKEN.test(name) && !FORBIDDEN_INJECTED_HEADERS.has(lower) && !lower.startsWith("proxy-");
+  return HEADER_TOKEN.test(name) && !FORBIDDEN_INJECTED_HEADERS.has(lower) && !lower.startsWith("proxy-") && name !== "__proto__";
 }
 
 const MAX_HEADER_VALUE_LENGTH = 16384;
@@ -41,18 +43,36 @@ export function isInjectableHeaderValue(value: string): boolean {
   return value.length <= MAX_HEADER_VALUE_LENGTH && HEADER_VALUE.test(value);
 }
 
-const headerNameSchema = z
-  .string()
-  .refine(isInjectableHeaderName, "not an injectable header name (framing, hop-by-hop or proxy header, or not a token)");
+// Checked on the object as written, entry by entry: zod's record skips a "__proto__" key without
+// checking it or keeping it, which would drop an injected header silently (see above).
+const headersSchema = z
+  .custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
+    error: "must be an object of header names to strings",
+  })
+  .superRefine((headers, context) => {
+    for (const [name, value] of Object.entries(headers)) {
+      if (!isInjectableHeaderName(name)) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message: "not an injectable header name (framing, hop-by-hop or proxy header, or not a token)",
+        });
+      } else if (typeof value !== "string") {
+        context.addIssue({ code: "custom", path: [name], message: "header values must be strings" });
+      } else if (!isInjectableHeaderValue(value)) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message: `header values may not contain control characters (CR, LF, NUL…) nor exceed ${MAX_HEADER_VALUE_LENGTH} characters`,
+        });
+      }
+    }
+  })
+  .transform((headers) => Object.fromEntries(Object.entries(headers)) as Record<string, string>);
 
 export const allowlistEntrySchema = z.object({
   domain: z.string().min(1).max(255),
-  headers: z
-    .record(
-      headerNameSchema,
-      z.string().max(MAX_HEADER_VALUE_LENGTH).regex(HEADER_VALUE, "header values may not contain control characters (CR, LF, NUL…)"),
-    )
-    .default({}),
+  headers: headersSchema.default({}),
 });
 
 export const egressPolicySchema = z.discriminatedUnion("mode", [

@@ -196,7 +196,16 @@ switch (command) {
     ensureDocker();
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "sandbox-latency.js")]));
     break;
+  case "load":
+    // The bounded load test (test/load/load.ts): not part of `npm test`, which it would slow down by a minute.
+    await ensureDependencies();
+    build();
+    ensureDocker();
+    step("preparing the sandbox image…");
+    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "load", "load.js")]));
+    break;
   default:
-    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|bench [args]");
+    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|bench|load [args]");
     process.exit(2);
 }

@@ -79,12 +79,18 @@ const commandHandlerSchema = z.looseObject({
 /** RFC 9110 token: also keeps curl from reading a header that starts with "@" as a file name. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+// Checked on the object as written, not on a copy: a copy made by assigning each name into a plain
+// object loses a header named "__proto__" (a valid token) to the prototype setter, and with it the
+// checks of its value. So the input is validated entry by entry as it is, and copied afterwards with
+// Object.fromEntries (see ownHeaders), which keeps every name as an own property.
 const headersSchema = optional(
   z
-    .record(z.string(), z.string({ error: "header values must be strings" }), { error: "must be an object of header names to strings" })
+    .custom<Record<string, unknown>>(isPlainObject, { error: "must be an object of header names to strings" })
     .superRefine((headers, context) => {
       for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_NAME.test(name)) {
+        if (typeof value !== "string") {
+          context.addIssue({ code: "custom", path: [name], message: "header values must be strings" });
+        } else if (!HEADER_NAME.test(name)) {
           context.addIssue({ code: "custom", path: [name], message: `${JSON.stringify(name)} is not a valid header name` });
         } else if (/[\r\n\0]/.test(value)) {
           context.addIssue({ code: "custom", path: [name], message: "header values must not contain line breaks or NUL" });
@@ -334,7 +340,12 @@ function parseHandler(
       { ...at, field: "url" },
     );
   }
-  return { type: "http", url: parsed.data.url, headers: parsed.data.headers ?? {}, timeoutS };
+  return { type: "http", url: parsed.data.url, headers: ownHeaders(parsed.data.headers), timeoutS };
+}
+
+/** A copy of accepted headers that keeps every name as an own property, "__proto__" included. */
+function ownHeaders(headers: Record<string, unknown> | null | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {})) as Record<string, string>;
 }
 
 function reportUnknownKeys(

@@ -14,6 +14,8 @@ export interface EmulatorProcess {
   dataDir: string;
   instance: string;
   env: Record<string, string>;
+  /** The emulator's process ID (its memory is in /proc/<pid>/status). */
+  pid: number;
   /** Sandboxes (containers) this emulator currently has. */
   sandboxCount(): Promise<number>;
   /** Stops the process but keeps data and containers (for restart tests). */
@@ -61,6 +63,7 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     dataDir,
     instance,
     env,
+    pid: child.pid ?? -1,
     sandboxCount: async () => (await runtime.list()).length,
     stop,
     crash: () => end("SIGKILL"),

@@ -296,6 +296,33 @@ describe("hooks.json: a broken element is skipped and its neighbours still apply
     });
     assert.match(parsed.diagnostics[0]?.message ?? "", /"\.\*_file"/);
   });
+
+  // Found by the property test (hooks-file.property.test.ts): the header went missing with no diagnostic.
+  it('keeps a header named "__proto__" (a valid header name) rather than dropping it silently', () => {
+    const text =
+      '{"g": {"pre_tool_execution": [{"matcher": "*", "hooks": [' +
+      '{"type": "http", "url": "https://hooks.example.com/", "headers": {"__proto__": "v", "X-A": "b"}}]}]}}';
+    const parsed = parseHooksFile(text, FILE);
+    assert.deepEqual(codes(parsed.diagnostics), []);
+    const handler = parsed.groups[0]?.events.pre_tool_execution[0]?.handlers[0]?.handler;
+    assert.equal(handler?.type, "http");
+    assert.deepEqual(handler?.type === "http" ? Object.entries(handler.headers) : [], [
+      ["__proto__", "v"],
+      ["X-A", "b"],
+    ]);
+  });
+
+  it('checks the value of a header named "__proto__" like any other', () => {
+    for (const value of ['"a\\r\\nX-Injected: 1"', '"nul\\u0000"', "3"]) {
+      const text =
+        '{"g": {"pre_tool_execution": [{"matcher": "*", "hooks": [' +
+        `{"type": "http", "url": "https://hooks.example.com/", "headers": {"__proto__": ${value}}}]}]}}`;
+      const parsed = parseHooksFile(text, FILE);
+      assert.deepEqual(codes(parsed.diagnostics), ["handler_invalid"], value);
+      assert.match(parsed.diagnostics[0]?.message ?? "", /"headers\.__proto__"/);
+      assert.deepEqual(parsed.groups[0]?.events.pre_tool_execution[0]?.handlers, []);
+    }
+  });
 });
 
 describe("hooks.json: keys from other hook systems and typos", () => {

@@ -118,7 +118,14 @@ describe("the policy schema", () => {
     { name: "Proxy-Connection", injectable: false },
     { name: "X Y", injectable: false },
     { name: "", injectable: false },
+    { name: "__proto__", injectable: false },
   ];
+  // Found by the property test (proxy-policy.property.test.ts): the header was dropped silently.
+  it('refuses a preamble policy injecting "__proto__" rather than dropping the header silently', () => {
+    const text = '{"mode": "allowlist", "entries": [{"domain": "a.example", "headers": {"__proto__": "Bearer x"}}]}';
+    assert.equal(egressPolicySchema.safeParse(JSON.parse(text)).success, false);
+  });
+
   for (const { name, injectable } of names) {
     it(`${JSON.stringify(name)} ${injectable ? "can" : "cannot"} be injected`, () =>
       assert.equal(isInjectableHeaderName(name), injectable));
