@@ -34,15 +34,29 @@ export function findFencedBlocks(text: string): FencedBlock[] {
   return blocks;
 }
 
+/** The closing-fence patterns for one fence length, compiled once (an input may hold thousands of blocks). */
+const closers = new Map<number, { ownLine: RegExp; inline: RegExp }>();
+
+function closersFor(fenceLength: number): { ownLine: RegExp; inline: RegExp } {
+  let found = closers.get(fenceLength);
+  if (!found) {
+    found = { ownLine: new RegExp(`^[ \\t]*\`{${fenceLength},}[ \\t]*$`, "m"), inline: new RegExp(`\`{${fenceLength},}`) };
+    // Fence lengths are as many as the input's longest run of backticks: keep only the usual ones.
+    if (fenceLength <= 16) closers.set(fenceLength, found);
+  }
+  return found;
+}
+
 function closeFence(rest: string, fenceLength: number): { body: string; consumed: number; closed: boolean } {
+  const patterns = closersFor(fenceLength);
   // Markdown's rule first: the closing fence is a line of its own. Only that makes code or JSON that
   // contains ``` inside a string safe.
-  const ownLine = new RegExp(`^[ \\t]*\`{${fenceLength},}[ \\t]*$`, "m").exec(rest);
+  const ownLine = patterns.ownLine.exec(rest);
   if (ownLine) {
     return { body: rest.slice(0, Math.max(0, ownLine.index - 1)), consumed: ownLine.index + ownLine[0].length, closed: true };
   }
   // Chat habit: "print(1)```" closes on the last code line.
-  const inline = new RegExp(`\`{${fenceLength},}`).exec(rest);
+  const inline = patterns.inline.exec(rest);
   if (inline) return { body: rest.slice(0, inline.index).replace(/[ \t]+$/, ""), consumed: inline.index + inline[0].length, closed: true };
   return { body: rest, consumed: rest.length, closed: false };
 }

@@ -71,7 +71,9 @@ export const configSchema = z.object({
     .describe("url-prefix=local-path pairs, comma-separated: repository sources cloned from local mirrors instead of the network"),
   EMULATOR_GCS_DIR: z.string().optional().describe("Folder with one folder per bucket, for gcs sources when no GCS emulator is set"),
   STORAGE_EMULATOR_HOST: z.string().optional().describe("A GCS emulator (e.g. fake-gcs-server) that gcs sources are fetched from"),
-  EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
+  EMULATOR_MAX_BODY_BYTES: positiveInt(48 * 1024 * 1024).describe(
+    "Largest accepted JSON request body (a larger one is a 413 before it is read); the default leaves room for EMULATOR_MAX_SOURCES_BYTES of base64 inline sources. Larger files go through the files API's resumable upload",
+  ),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",

@@ -192,7 +192,9 @@ export class InteractionRun {
     try {
       this.deps.atomically(() => {
         if (error) this.emit({ event_type: "error", error });
-        this.emit({ event_type: "interaction.completed", interaction: structuredClone(renderInteraction(record)) });
+        // Nothing changes a step after this, so the snapshot may share them (no deep copy of what may be
+        // megabytes of input and output); only the list is its own.
+        this.emit({ event_type: "interaction.completed", interaction: { ...renderInteraction(record), steps: [...record.steps] } });
         this.deps.persistFinal(record);
       });
     } catch (failure) {

@@ -18,7 +18,7 @@ import type { ToolLimits } from "../tools/tool-runner.js";
 import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
 import { InteractionRun } from "./interaction-runner.js";
-import { eventsOfStoredRecord } from "./replay-events.js";
+import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
@@ -98,7 +98,7 @@ export class InteractionService {
     const record = this.interactions.get(id, owner);
     if (!record) throw new NotFoundError(`Interaction ${id} not found.`);
     const afterSeqRaw = parseLastEventId(lastEventId);
-    let events: StreamEvent[] = this.events.list(id);
+    let events: StreamEvent[] = withSnapshots(this.events.list(id), record);
     if (events.length === 0) events = eventsOfStoredRecord(record);
     const afterSeq = this.checkResumePoint(id, afterSeqRaw, events.length, true);
     return (subscriber) => {
@@ -210,7 +210,8 @@ export class InteractionService {
           if (writes()) this.events.append(record.id, seq, event);
         },
         persistFinal: (final) => {
-          if (writes()) this.interactions.save(final);
+          // Its steps were stored as its events, one by one, as they happened.
+          if (writes()) this.interactions.save(final, { stepsInEvents: true });
         },
         atomically: (work) => (writes() ? this.interactions.atomically(work) : work()),
         using: (environmentId, work) => this.environments.using(environmentId, work),
