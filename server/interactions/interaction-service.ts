@@ -8,6 +8,7 @@ import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-inte
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { yieldToEventLoop } from "../common/event-loop.js";
 import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
@@ -80,7 +81,11 @@ export class InteractionService {
 
   /** Validates and prepares the request, then starts the run; the caller waits on `done`, streams `log`, or neither. */
   async create(owner: string, request: CreateInteractionRequest): Promise<InteractionRun> {
+    // Parsing the body, reading the input and storing its first events each take a moment for a large
+    // request: other requests are let in between them (common/event-loop.ts).
+    await yieldToEventLoop();
     const prepared = await this.prepare(owner, request);
+    await yieldToEventLoop();
     return this.start(owner, request, prepared);
   }
 
