@@ -63,7 +63,7 @@ export async function startEmulator(
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
-  const egressLog = new EgressLogStore(db);
+  const egressLog = new EgressLogStore(db, config.EMULATOR_EGRESS_LOG_ENTRIES);
 
   // Sandboxes reach the egress proxy only through their executor channel (EgressGateway); the proxy
   // trusts only connections that carry the secret.

@@ -74,6 +74,9 @@ export const configSchema = z.object({
   EMULATOR_MAX_BODY_BYTES: positiveInt(48 * 1024 * 1024).describe(
     "Largest accepted JSON request body (a larger one is a 413 before it is read); the default leaves room for EMULATOR_MAX_SOURCES_BYTES of base64 inline sources. Larger files go through the files API's resumable upload",
   ),
+  EMULATOR_EGRESS_LOG_ENTRIES: positiveInt(1000).describe(
+    "Egress log entries kept per environment (GET /emulator/environments/{id}/egress); older ones are dropped",
+  ),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",
