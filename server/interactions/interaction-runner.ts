@@ -31,6 +31,8 @@ export interface RunInput {
   limits: ToolLimits;
   /** How often the planner may be asked for a move (the agent loop's default when absent). */
   maxTurns?: number;
+  /** How many tool calls the run may make (the agent loop's default when absent). */
+  maxToolCalls?: number;
 }
 
 export interface RunDependencies {
@@ -113,6 +115,7 @@ export class InteractionRun {
             steps: this.steps,
             signal,
             ...(this.input.maxTurns !== undefined ? { maxTurns: this.input.maxTurns } : {}),
+            ...(this.input.maxToolCalls !== undefined ? { maxToolCalls: this.input.maxToolCalls } : {}),
           },
           run,
         );
@@ -166,6 +169,7 @@ export class InteractionRun {
         this.steps.text(ending.text);
         return this.finish("failed", { code: "UNAVAILABLE", message: ending.message });
       case "turn_limit":
+      case "call_limit":
         this.steps.text(ending.text);
         return this.finish("failed", { code: "RESOURCE_EXHAUSTED", message: ending.text });
     }

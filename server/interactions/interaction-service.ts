@@ -2,6 +2,7 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
+import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { Planner } from "../agent/planner.js";
 import { startScriptedPlanner } from "../agent/scripted-planner.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
@@ -36,6 +37,8 @@ export interface InteractionServiceOptions {
   limits: ToolLimits;
   /** How often the agent's planner may be asked for a move in one interaction. Default: the agent loop's. */
   maxTurns?: number;
+  /** How many tool calls one interaction may make (EMULATOR_MAX_TOOL_CALLS). Default: the agent loop's. */
+  maxToolCalls?: number;
   /** How long cancel and delete wait for a run to stop before answering anyway. Default 10 s. */
   stopWaitMs?: number;
 }
@@ -170,6 +173,7 @@ export class InteractionService {
     const started = startScriptedPlanner(text, previous?.plannerState);
     if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
     const { planner } = started;
+    this.checkPlannedCalls(planner);
 
     // [choice] With no `environment`, a continued conversation stays in its environment, and a new
     // one that needs tools gets a fresh sandbox.
@@ -180,6 +184,18 @@ export class InteractionService {
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
     return { text, planner, previous, environment, channel };
+  }
+
+  /** A script with more calls than one interaction may make is refused before anything exists. */
+  private checkPlannedCalls(planner: Planner): void {
+    const max = this.options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    const planned = planner.plannedCalls ?? 0;
+    if (planned > max) {
+      throw new InvalidArgumentError(
+        `input: the request asks for ${planned} tool calls, more than one interaction may make (EMULATOR_MAX_TOOL_CALLS = ${max}). ` +
+          "Split the calls over several interactions (previous_interaction_id continues in the same environment), do the repetitive part in one code_execution call, or raise EMULATOR_MAX_TOOL_CALLS.",
+      );
+    }
   }
 
   private start(owner: string, request: CreateInteractionRequest, prepared: PreparedRun): InteractionRun {
@@ -209,6 +225,7 @@ export class InteractionService {
         codeExecutionEnabled: codeExecutionEnabled(request),
         limits: this.options.limits,
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
+        ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
       },
       {
         persistEvent: (event, seq) => {

@@ -7,6 +7,7 @@ import { ExecutorClient } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
+import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
@@ -18,6 +19,8 @@ export interface DockerRuntimeOptions {
   memoryMb: number;
   cpus: number;
   pids: number;
+  /** Disk limit per sandbox, MiB (disk-limit.ts). */
+  diskMb?: number;
   docker?: Docker;
 }
 
@@ -32,6 +35,8 @@ export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
   private readonly docker: Docker;
   private image: string | null = null;
+  /** Whether the engine enforces a storage quota per container; probed in prepare(). */
+  private storageQuota: StorageQuota = "unsupported";
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
 
@@ -51,6 +56,15 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
+    if (this.options.diskMb !== undefined) {
+      const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
+      this.storageQuota = probe.quota;
+      if (probe.quota === "unsupported") {
+        progress(
+          `sandbox disk limit: ${this.options.diskMb} MiB per file only; this engine has no storage quotas (${probe.detail}); see docs/security.md#disk`,
+        );
+      }
+    }
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
@@ -235,6 +249,7 @@ export class DockerRuntime implements SandboxRuntime {
           MemorySwap: this.options.memoryMb * 1024 * 1024,
           NanoCpus: Math.round(this.options.cpus * 1e9),
           PidsLimit: this.options.pids,
+          ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
           // The executor channel is an exec, never the main process's output; nothing to log.
           LogConfig: { Type: "none", Config: {} },
           Mounts: mounts,
