@@ -102,6 +102,13 @@ describe("limits", () => {
     })) as Interaction;
     assert.match(results(python)[0]?.result ?? "", /File too large[\s\S]*EMULATOR_SANDBOX_DISK_MB/);
 
+    // A files API upload past the limit is refused, naming the setting.
+    const upload = await refusal(
+      ai.environments.files.upload({ environment: first.id, path: "workspace/upload.bin", file: Buffer.alloc((DISK_MB + 1) << 20) }),
+    );
+    assert.equal(upload.status, 400);
+    assert.match(upload.message, /no file may grow past the sandbox's disk limit \(EMULATOR_SANDBOX_DISK_MB\)/);
+
     const freed = await run(first.id, [
       bash("rm /workspace/big /workspace/p.bin && head -c 10485760 /dev/zero > /workspace/ok && stat -c %s /workspace/ok"),
     ]);
