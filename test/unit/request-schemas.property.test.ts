@@ -82,7 +82,9 @@ const json = fc
 
 const text = fc.string({ maxLength: 40 });
 const nonEmpty = fc.string({ minLength: 1, maxLength: 40 });
-const headers = fc.dictionary(nonEmpty, text, { maxKeys: 3, noNullPrototype: true });
+/** Keys of the request's maps: any string but "__proto__", which is refused (mapOf in create-interaction.ts). */
+const mapKey = (base: fc.Arbitrary<string>) => base.filter((key) => key !== "__proto__");
+const headers = fc.dictionary(mapKey(nonEmpty), text, { maxKeys: 3, noNullPrototype: true });
 
 const source = fc.record(
   { type: fc.constantFrom("inline", "repository", "gcs", "other"), target: text, content: text, encoding: text, source: text, extra: text },
@@ -109,7 +111,7 @@ const network = fc.oneof(
 );
 
 const env = fc.dictionary(
-  nonEmpty,
+  mapKey(nonEmpty),
   fc.oneof(text, fc.record({ value: text, credential: text }, { requiredKeys: [], noNullPrototype: true })),
   { maxKeys: 3, noNullPrototype: true },
 );
@@ -141,7 +143,7 @@ const interactionRequest = fc.record(
     stream: fc.boolean(),
     store: fc.boolean(),
     background: fc.boolean(),
-    labels: fc.dictionary(text, text, { maxKeys: 3, noNullPrototype: true }),
+    labels: fc.dictionary(mapKey(text), text, { maxKeys: 3, noNullPrototype: true }),
     some_new_field: fc.jsonValue({ maxDepth: 2 }),
   },
   { requiredKeys: [], noNullPrototype: true },
@@ -289,6 +291,25 @@ describe("request schemas: well-formed requests parse, keeping what they said", 
       fc.property(credentialUpdate, (request) => assert.deepEqual(parseOrThrow(updateCredentialSchema, request), request)),
       RUNS,
     );
+  });
+});
+
+describe('request schemas: a "__proto__" key, which no JavaScript object can keep, is refused rather than lost', () => {
+  it("in labels, environment variables and injected headers", () => {
+    const bodies = [
+      '{"agent": "a", "labels": {"__proto__": "x", "team": "y"}}',
+      '{"agent": "a", "environment": {"type": "remote", "env": {"__proto__": "x"}}}',
+      '{"agent": "a", "environment": {"type": "remote", "network": {"allowlist": [{"domain": "a.com", "transform": {"__proto__": "x"}}]}}}',
+    ];
+    for (const body of bodies) {
+      assert.throws(
+        () => parseOrThrow(createInteractionSchema, JSON.parse(body)),
+        (error: unknown) =>
+          error instanceof InvalidArgumentError && /__proto__: "__proto__" cannot be used as a name here/.test(error.message),
+        body,
+      );
+    }
+    assert.throws(() => parseOrThrow(createEnvironmentSchema, JSON.parse('{"env": {"__proto__": "x"}}')), /env\.__proto__/);
   });
 });
 
