@@ -3,6 +3,7 @@
 // the server (/health keeps answering while it is processed) nor is stored more than once.
 
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
@@ -77,6 +78,32 @@ describe("large requests", () => {
       new RegExp(`${Buffer.byteLength(body)} bytes, more than this emulator accepts \\(EMULATOR_MAX_BODY_BYTES = ${BODY_LIMIT} bytes\\)`),
     );
     assert.match(error.message, /files API's resumable upload/);
+  });
+
+  it("places a 24 MiB binary inline source (base64) byte for byte, rather than failing with a 500", async () => {
+    const content = randomBytes(24 * MiB);
+    const body = JSON.stringify({
+      sources: [{ type: "inline", target: "workspace/blob.bin", content: content.toString("base64"), encoding: "base64" }],
+    });
+    const created = await request("POST", "/v1beta/environments", body);
+    assert.equal(created.status, 200, created.text.slice(0, 500));
+    const environment = JSON.parse(created.text) as { id: string };
+    const downloaded = await new Promise<Buffer>((resolve, reject) => {
+      http
+        .get(
+          `${emulator.url}/v1beta/environments/${environment.id}/files/workspace/blob.bin?alt=media`,
+          { agent: false, headers: { "x-goog-api-key": KEY } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () => resolve(Buffer.concat(chunks)));
+            res.on("error", reject);
+          },
+        )
+        .on("error", reject);
+    });
+    assert.ok(downloaded.equals(content), `downloaded ${downloaded.length} bytes, expected the ${content.length} sent`);
+    await request("DELETE", `/v1beta/environments/${environment.id}`);
   });
 
   it("keeps /health answering while it processes a body near the limit, and stores the input once", async () => {
