@@ -80,6 +80,19 @@ describe("large requests", () => {
     assert.match(error.message, /files API's resumable upload/);
   });
 
+  it("refuses a body nested deeper than 100 levels with a 400, rather than overflowing the stack (a 500)", async () => {
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    const refused = await request("POST", "/v1beta/interactions", `{"agent": "${AGENT}", "input": "hi", "generation_config": ${deep}}`);
+    assert.equal(refused.status, 400, refused.text.slice(0, 300));
+    assert.match(JSON.parse(refused.text).error.message, /nests arrays and objects more than 100 levels deep/);
+    const fine = await request(
+      "POST",
+      "/v1beta/interactions",
+      `{"agent": "${AGENT}", "input": "hi", "generation_config": ${"[".repeat(50)}${"]".repeat(50)}}`,
+    );
+    assert.equal(fine.status, 200, fine.text.slice(0, 300));
+  });
+
   it("places a 24 MiB binary inline source (base64) byte for byte, rather than failing with a 500", async () => {
     const content = randomBytes(24 * MiB);
     const body = JSON.stringify({
