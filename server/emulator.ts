@@ -61,6 +61,8 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
           },
         }
       : {}),
+
+    diskMb: config.EMULATOR_SANDBOX_DISK_MB,
   });
 }
 
@@ -84,7 +86,7 @@ export async function startEmulator(
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
-  const egressLog = new EgressLogStore(db);
+  const egressLog = new EgressLogStore(db, config.EMULATOR_EGRESS_LOG_ENTRIES);
 
   // Sandboxes reach the egress proxy only through their executor channel (EgressGateway); the proxy
   // trusts only connections that carry the secret.
@@ -117,6 +119,7 @@ export async function startEmulator(
     },
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
+    limits: { perKey: config.EMULATOR_MAX_ENVIRONMENTS_PER_KEY, total: config.EMULATOR_MAX_ENVIRONMENTS },
   });
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
   const interactionStore = new InteractionStore(db);
@@ -124,8 +127,13 @@ export async function startEmulator(
   const interrupted = recoverInterrupted(interactionStore, eventStore);
   if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
   const interactions = new InteractionService(interactionStore, eventStore, environments, {
-    limits: { timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000, maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES },
+    limits: {
+      timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000,
+      maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES,
+      diskLimitMb: config.EMULATOR_SANDBOX_DISK_MB,
+    },
     maxTurns: config.EMULATOR_AGENT_MAX_TURNS,
+    maxToolCalls: config.EMULATOR_MAX_TOOL_CALLS,
   });
   const credentials = new CredentialService(credentialStore);
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });

@@ -77,8 +77,10 @@ export async function walkTree(path: string, options: WalkOptions): Promise<{ en
     let names: string[];
     try {
       names = await readdir(folder);
-    } catch {
-      return false; // unreadable (or gone): listed, but its contents are not
+    } catch (error) {
+      // The folder asked for must be readable: an empty page would say it is empty (EACCES, a 403).
+      if (relative.length === 0) rethrowFor("walk", path)(error);
+      return false; // a subfolder that is unreadable (or gone): listed, but its contents are not
     }
     names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const name of names) {

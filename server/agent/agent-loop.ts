@@ -15,6 +15,8 @@ export { CANCELLED_TEXT, denialText, type AgentSandbox, type ToolCallHooks } fro
 
 /** How often the planner may be asked for a move in one run, unless the caller says otherwise. */
 export const DEFAULT_MAX_TURNS = 50;
+/** How many sandbox tool calls one run may make, unless the caller says otherwise (EMULATOR_MAX_TOOL_CALLS). */
+export const DEFAULT_MAX_TOOL_CALLS = 1000;
 
 export type AgentEnding =
   | { kind: "answered"; text: string }
@@ -25,7 +27,9 @@ export type AgentEnding =
   /** The sandbox stopped answering; `text` is the planner's answer that says so. */
   | { kind: "sandbox_failed"; message: string; text: string }
   /** The planner did not answer within the allowed turns. */
-  | { kind: "turn_limit"; text: string };
+  | { kind: "turn_limit"; text: string }
+  /** The planner asked for more tool calls than one run may make; the calls of that move did not run. */
+  | { kind: "call_limit"; text: string };
 
 export interface AgentRun {
   conversation: Conversation;
@@ -48,6 +52,8 @@ export interface AgentContext {
   signal?: AbortSignal;
   /** How often the planner may be asked for a move; default DEFAULT_MAX_TURNS. */
   maxTurns?: number;
+  /** How many tool calls the run may make; default DEFAULT_MAX_TOOL_CALLS. */
+  maxToolCalls?: number;
   /** Makes call IDs (call_…); tests pass a counter. */
   newCallId?: () => string;
 }
@@ -81,6 +87,8 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
     newCallId: context.newCallId ?? newCallId,
     ...(signal ? { signal } : {}),
   };
+  const maxToolCalls = context.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  let callsAsked = 0;
   for (let turn = 1; ; turn++) {
     if (signal?.aborted) return STOPPED;
     if (turn > maxTurns) return { kind: "turn_limit", text: turnLimitText(maxTurns) };
@@ -92,6 +100,10 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
       case "ask_client":
         return handToClient(move.calls, run.conversation, callContext);
       case "call_tools": {
+        // A move that would pass the limit does not start: a run never ends half-way through a move.
+        if (callsAsked + move.calls.length > maxToolCalls)
+          return { kind: "call_limit", text: callLimitText(callsAsked, move.calls.length, maxToolCalls) };
+        callsAsked += move.calls.length;
         const end = await runToolCalls(move.calls, callContext, run);
         if (end.kind === "stopped") return STOPPED;
         if (end.kind === "sandbox_failed") return concludeAfterFailure(planner, run.conversation, end.message, signal);
@@ -147,6 +159,10 @@ async function concludeAfterFailure(
   if (move === null) return STOPPED;
   const text = move.kind === "answer" ? move.text : `The sandbox stopped answering, so the run could not go on: ${message}`;
   return { kind: "sandbox_failed", message, text };
+}
+
+function callLimitText(asked: number, more: number, max: number): string {
+  return `The agent stopped: it asked for ${more} more tool calls after ${asked}, more than the ${max} one interaction may make (EMULATOR_MAX_TOOL_CALLS); those calls did not run, the steps so far are kept.`;
 }
 
 function turnLimitText(maxTurns: number): string {

@@ -9,6 +9,7 @@ import type { HookTrace } from "../hooks/trace.js";
 import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
 import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
+import { previewOfCall, type ToolCallPreview } from "./call-preview.js";
 import type { CallOutcome } from "./conversation.js";
 import type { ResultStep, ResultWriter, StepSink } from "./step-sink.js";
 import type { Step } from "./steps.js";
@@ -16,7 +17,8 @@ import type { Step } from "./steps.js";
 /** What the hooks did around one tool call, as the emulator's debug API serves it. */
 export interface ToolCallHooks {
   call_id: string;
-  tool_call: { name: string; args: Record<string, unknown> };
+  /** The call, with long arguments cut to a preview (call-preview.ts); the call's step holds them whole. */
+  tool_call: ToolCallPreview;
   pre: HookTrace;
   /** null when the call was denied (post hooks fire only after a tool ran) or never finished. */
   post: HookTrace | null;
@@ -116,7 +118,7 @@ async function runAllowedOrDenied(
 ): Promise<void> {
   const hookOptions = context.signal ? { signal: context.signal } : {};
   const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);
-  const trace: ToolCallHooks = { call_id: id, tool_call: { name: call.name, args: call.args }, pre: pre.trace, post: null };
+  const trace: ToolCallHooks = { call_id: id, tool_call: previewOfCall(call), pre: pre.trace, post: null };
   hooks.push(trace);
   if (pre.decision === "deny") {
     const text = denialText(pre.group, pre.reason);

@@ -28,7 +28,31 @@ export interface PhrasingPlan {
   notes: string[];
 }
 
+/**
+ * [choice] Plain requests are read in the first 64 KiB of the input only, whole lines of it: reading
+ * costs about half a second per MiB of prose, and the server must not stall on a pasted document. A
+ * tool_calls script is read whatever its size (that is JSON.parse, fast).
+ */
+export const MAX_PHRASED_CHARS = 64 * 1024;
+
 export function planFromPhrasing(text: string): PhrasingPlan {
+  const { read, note } = phrasedPart(text);
+  const plan = planFromReadPart(read);
+  return note === undefined ? plan : { calls: plan.calls, notes: [...plan.notes, note] };
+}
+
+/** The whole lines within MAX_PHRASED_CHARS (a cut line could name half a path), and a note when that is not all. */
+function phrasedPart(text: string): { read: string; note?: string } {
+  if (text.length <= MAX_PHRASED_CHARS) return { read: text };
+  const lastBreak = text.lastIndexOf("\n", MAX_PHRASED_CHARS);
+  const read = lastBreak < 0 ? "" : text.slice(0, lastBreak);
+  return {
+    read,
+    note: `Your message has ${text.length} characters; I read plain requests only in its first ${MAX_PHRASED_CHARS / 1024} KiB (whole lines), so the rest was not read. Put a longer request in a \`\`\`tool_calls script, which is read whole.`,
+  };
+}
+
+function planFromReadPart(text: string): PhrasingPlan {
   const masked = maskProtectedSpans(text);
   const calls: ToolCall[] = [];
   const notes: string[] = [];
@@ -61,7 +85,8 @@ function capNotes(notes: string[]): string[] {
 /** What the agent made of an input in which it found nothing to run, as sentences for the answer. */
 export function describeUnderstanding(text: string, notes: readonly string[]): string {
   if (notes.length > 0) return notes.join(" ");
-  const snippet = text.replace(/\s+/g, " ").trim();
+  // Only the start is shown: no need to rewrite the whole (possibly huge) text for it.
+  const snippet = text.slice(0, 4096).replace(/\s+/g, " ").trim();
   if (snippet === "") return "Your message was empty, so there was nothing for the emulated agent to do.";
   const shown = snippet.length > 80 ? `${snippet.slice(0, 79)}…` : snippet;
   return `I read your message ("${shown}") but found no request to run a command or to read, write, list or delete a file in it.`;

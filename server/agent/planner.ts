@@ -36,6 +36,11 @@ export interface Planner {
    */
   readonly needsSandbox: boolean;
   /**
+   * How many tool calls the planner knows up front it will ask for (a script's), when it does: a run
+   * that would make more than one interaction may is then refused before it starts.
+   */
+  readonly plannedCalls?: number;
+  /**
    * The next move, given the conversation so far. When `conversation.failure` is set the sandbox is
    * gone: the loop asks once more and takes only an answer (any other move ends the run with the
    * failure alone). A rejection that is not the signal's ends the interaction as failed.

@@ -81,6 +81,7 @@ function maskInlineCode(text: string, addSpan: AddSpan): string {
 }
 
 const QUOTE_CLOSERS: Record<string, string> = { '"': '"', "'": "'", "\u201C": "\u201D", "\u2018": "\u2019" };
+const CLOSING_QUOTES = new Set(Object.values(QUOTE_CLOSERS));
 // A quote opens only at a word's start and closes only at a word's end, so the apostrophes in
 // "don't" or "the users' files" are never taken for quotes.
 const OPENS_AFTER = /[\s([{:=,]/;
@@ -91,7 +92,7 @@ function maskQuotes(text: string, addSpan: AddSpan): string {
   const closers = new Map<string, number[]>();
   for (let i = 0; i < text.length; i++) {
     const char = text[i] ?? "";
-    if (!Object.values(QUOTE_CLOSERS).includes(char)) continue;
+    if (!CLOSING_QUOTES.has(char)) continue;
     const after = text[i + 1];
     if (after !== undefined && !CLOSES_BEFORE.test(after)) continue;
     const positions = closers.get(char) ?? [];

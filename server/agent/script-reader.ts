@@ -6,7 +6,8 @@ import { describeValueKind, parseToolCall, UNKNOWN_TOOL_HINT, type ToolCall } fr
 import { findFencedBlocks } from "./fenced-blocks.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
-const TOOL_CALLS_INFO = /^tool[_-]?calls?$/i;
+/** An info string whose first word is tool_calls or a near miss of it (tool-calls, toolcall, …). */
+const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
 
 export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: ToolCall[] } | { kind: "invalid"; message: string };
 
@@ -19,7 +20,7 @@ export function readToolCallsScript(text: string): ScriptReading {
 type ScriptSearch = { kind: "absent" } | { kind: "found"; body: string } | { kind: "invalid"; message: string };
 
 function findToolCallsScript(text: string): ScriptSearch {
-  const scripts = findFencedBlocks(text).filter((block) => TOOL_CALLS_INFO.test(block.info.split(/\s+/)[0] ?? ""));
+  const scripts = findFencedBlocks(text, (info) => TOOL_CALLS_OPENER.test(info));
   if (scripts.length === 0) {
     // A one-line ```tool_calls [...]``` has no opener line; say so rather than read it as prose.
     if (/```[ \t]*tool[_-]?calls?\b/i.test(text)) {

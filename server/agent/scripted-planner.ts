@@ -68,6 +68,10 @@ export class ScriptedPlanner implements Planner {
     return this.plan.kind === "calls";
   }
 
+  get plannedCalls(): number {
+    return this.plan.kind === "calls" ? this.plan.calls.length : 0;
+  }
+
   async next(conversation: Readonly<Conversation>): Promise<Move> {
     const { plan } = this;
     if (plan.kind === "none") return { kind: "answer", text: noCallAnswer(plan.understood) };

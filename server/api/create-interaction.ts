@@ -13,7 +13,24 @@ export const sourceSchema = z.looseObject({
 });
 export type SourceInput = z.infer<typeof sourceSchema>;
 
-const headerMap = z.record(z.string(), z.string());
+/**
+ * A map in the request (header names, variables, labels), keyed by strings. A "__proto__" key is refused
+ * rather than lost: zod (like any JavaScript object) cannot keep it as a plain key, so it would vanish
+ * from the parsed request without a word (found by test/unit/request-schemas.property.test.ts).
+ */
+export function mapOf<T extends z.ZodType>(value: T) {
+  return z.preprocess(
+    (input, context) => {
+      if (typeof input === "object" && input !== null && Object.hasOwn(input, "__proto__")) {
+        context.addIssue({ code: "custom", message: '"__proto__" cannot be used as a name here', path: ["__proto__"], input });
+      }
+      return input;
+    },
+    z.record(z.string(), value),
+  );
+}
+
+const headerMap = mapOf(z.string());
 
 export const networkSchema = z.union([
   z.literal("disabled"),
@@ -40,7 +57,7 @@ export const environmentObjectSchema = z.looseObject({
   environment_id: z.string().min(1).optional(),
   sources: z.array(sourceSchema).optional(),
   network: networkSchema.optional(),
-  env: z.record(z.string(), envVarSchema).optional(),
+  env: mapOf(envVarSchema).optional(),
 });
 export type EnvironmentInput = z.infer<typeof environmentObjectSchema>;
 
@@ -59,7 +76,7 @@ export const createInteractionSchema = z.looseObject({
   stream: z.boolean().optional(),
   store: z.boolean().optional(),
   background: z.boolean().optional(),
-  labels: z.record(z.string(), z.string()).optional(),
+  labels: mapOf(z.string()).optional(),
 });
 export type CreateInteractionRequest = z.infer<typeof createInteractionSchema>;
 

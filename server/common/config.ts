@@ -41,6 +41,9 @@ export const configSchema = z.object({
   EMULATOR_SANDBOX_MEMORY_MB: positiveInt(1024).describe("Memory limit per sandbox, MiB"),
   EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
   EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),
+  EMULATOR_SANDBOX_DISK_MB: positiveInt(10240).describe(
+    "Disk limit per sandbox, MiB: no file grows past it (RLIMIT_FSIZE), and where the engine supports storage quotas (overlay2 on xfs with pquota) the sandbox's writes in total do not either (docs/security.md#disk)",
+  ),
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_ENGINE_TIMEOUT_SECONDS: positiveInt(10).describe(
     "How long the Docker engine may take to answer a look-up (or to start an exec; three times this to start a container) before it counts as not answering: the request is then a 503 UNAVAILABLE and the environment is kept",
@@ -52,6 +55,15 @@ export const configSchema = z.object({
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
   EMULATOR_AGENT_MAX_TURNS: positiveInt(50).describe(
     "How often the agent's planner may be asked for its next move in one interaction; a run that reaches it fails",
+  ),
+  EMULATOR_MAX_TOOL_CALLS: positiveInt(1000).describe(
+    "Tool calls one interaction may make; a tool_calls script with more is a 400, a planner that asks for more ends the run failed",
+  ),
+  EMULATOR_MAX_ENVIRONMENTS_PER_KEY: positiveInt(50).describe(
+    "Environments with a sandbox (container) one API key may have at once; one more is a 400 FAILED_PRECONDITION",
+  ),
+  EMULATOR_MAX_ENVIRONMENTS: positiveInt(100).describe(
+    "Environments with a sandbox this emulator runs at once, all keys together; one more is a 400 FAILED_PRECONDITION",
   ),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
   EMULATOR_EGRESS_HOST_MAP: z
@@ -97,7 +109,12 @@ export const configSchema = z.object({
   ),
   EMULATOR_GCS_DIR: z.string().optional().describe("Folder with one folder per bucket, for gcs sources when no GCS emulator is set"),
   STORAGE_EMULATOR_HOST: z.string().optional().describe("A GCS emulator (e.g. fake-gcs-server) that gcs sources are fetched from"),
-  EMULATOR_MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).describe("Largest accepted request body"),
+  EMULATOR_MAX_BODY_BYTES: positiveInt(48 * 1024 * 1024).describe(
+    "Largest accepted JSON request body (a larger one is a 413 before it is read); the default leaves room for EMULATOR_MAX_SOURCES_BYTES of base64 inline sources. Larger files go through the files API's resumable upload",
+  ),
+  EMULATOR_EGRESS_LOG_ENTRIES: positiveInt(1000).describe(
+    "Egress log entries kept per environment (GET /emulator/environments/{id}/egress); older ones are dropped",
+  ),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",

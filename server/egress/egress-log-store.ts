@@ -9,13 +9,32 @@ export interface EgressLogEntry {
   [field: string]: unknown;
 }
 
+/** Entries kept per environment unless told otherwise (EMULATOR_EGRESS_LOG_ENTRIES). */
+export const DEFAULT_EGRESS_LOG_ENTRIES = 1000;
+
 export class EgressLogStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * [choice] Only the newest `maxPerEnvironment` entries of each environment are kept: a sandbox that
+   * loops over `curl` would otherwise grow the store without end (docs/security.md#limits).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly maxPerEnvironment = DEFAULT_EGRESS_LOG_ENTRIES,
+  ) {}
 
   append(entry: EgressLogEntry): void {
-    this.db
-      .prepare("INSERT INTO egress_log (environment_id, time, entry) VALUES (?, ?, ?)")
-      .run(entry.environment_id, entry.time, JSON.stringify(entry));
+    this.db.transaction(() => {
+      this.db
+        .prepare("INSERT INTO egress_log (environment_id, time, entry) VALUES (?, ?, ?)")
+        .run(entry.environment_id, entry.time, JSON.stringify(entry));
+      // Whatever of this environment is older than its newest N entries (nothing while it has fewer).
+      this.db
+        .prepare(
+          `DELETE FROM egress_log WHERE environment_id = ? AND seq <= (
+             SELECT seq FROM egress_log WHERE environment_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+        )
+        .run(entry.environment_id, entry.environment_id, this.maxPerEnvironment);
+    })();
   }
 
   /** Oldest first, after the entry numbered `afterSeq`. */

@@ -12,6 +12,7 @@ import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network
 import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
 import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote-sources.js";
+import { EnvironmentQuota, type EnvironmentLimits } from "./environment-quota.js";
 import type { EnvironmentRecord, EnvironmentStore } from "./environment-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { resolveTarget } from "../sources/target-path.js";
@@ -30,6 +31,8 @@ export interface EnvironmentServiceOptions {
   egress?: EgressGateway;
   /** An environment idle longer than this is removed and becomes "expired". */
   idleTtlMs: number;
+  /** How many environments may have a sandbox at once, per API key and in total; unlimited when absent. */
+  limits?: EnvironmentLimits;
 }
 
 export class EnvironmentService {
@@ -37,11 +40,15 @@ export class EnvironmentService {
   /** Environments an interaction is using right now: never expired under its feet. */
   private readonly inUse = new Map<string, number>();
 
+  private readonly quota: EnvironmentQuota;
+
   constructor(
     private readonly store: EnvironmentStore,
     private readonly runtime: SandboxRuntime,
     private readonly options: EnvironmentServiceOptions,
-  ) {}
+  ) {
+    this.quota = new EnvironmentQuota(store, options.limits ?? { perKey: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY });
+  }
 
   /** Looks up an environment the owner may use; another owner's environment does not exist for them. */
   getUsable(id: string, owner: string): EnvironmentRecord {
@@ -69,6 +76,8 @@ export class EnvironmentService {
     const network = input?.network;
     checkNetwork(network, owner, this.options.credentials);
     const existing = input?.environment_id ? this.getUsable(input.environment_id, owner) : null;
+    // A new environment needs room (refused before any source is fetched); checked again when it is made.
+    if (!existing) this.quota.check(owner);
     if (existing && prepared.remote.some((source) => source.type === "repository")) {
       throw new InvalidArgumentError(
         "repository sources are mounted read-only when an environment is created; add them in a new environment, not an update",
@@ -96,7 +105,7 @@ export class EnvironmentService {
         return this.touch(record);
       };
     }
-    return async () => {
+    return this.withRoom(owner, async () => {
       const id = newEnvironmentId();
       let handle: SandboxHandle;
       try {
@@ -118,6 +127,18 @@ export class EnvironmentService {
         lastAccessed: now,
       };
       return this.insertOrRemove(record, handle);
+    });
+  }
+
+  /** `create`, run while a place for one more environment of `owner` is held (environment-quota.ts). */
+  private withRoom(owner: string, create: () => Promise<EnvironmentRecord>): () => Promise<EnvironmentRecord> {
+    return async () => {
+      const release = this.quota.reserve(owner);
+      try {
+        return await create();
+      } finally {
+        release();
+      }
     };
   }
 
@@ -148,6 +169,8 @@ export class EnvironmentService {
   async fork(owner: string, fromId: string, network: EnvironmentInput["network"]): Promise<EnvironmentRecord> {
     const source = this.getUsable(fromId, owner);
     checkNetwork(network, owner, this.options.credentials);
+    // Held from here, so a fork counts before its container exists (environment-quota.ts).
+    const release = this.quota.reserve(owner);
     return this.using(source.id, async () => {
       // Refuses (and marks expired) a source whose container is gone, before anything is created.
       await this.channel(source);
@@ -175,7 +198,7 @@ export class EnvironmentService {
         lastAccessed: now,
       };
       return this.insertOrRemove(record, handle);
-    });
+    }).finally(release);
   }
 
   /** The record as stored now (its status may have changed meanwhile, e.g. to expired). */

@@ -101,6 +101,16 @@ export class EnvironmentStore {
     return (rows as Row[]).map(fromRow);
   }
 
+  /** How many environments have a sandbox (creating or active): of one owner, or of everyone. */
+  countLive(owner?: string): number {
+    const row = (
+      owner === undefined
+        ? this.db.prepare("SELECT COUNT(*) AS n FROM environments WHERE status IN ('creating', 'active')").get()
+        : this.db.prepare("SELECT COUNT(*) AS n FROM environments WHERE status IN ('creating', 'active') AND owner = ?").get(owner)
+    ) as { n: number };
+    return row.n;
+  }
+
   listLive(): EnvironmentRecord[] {
     const rows = this.db.prepare("SELECT * FROM environments WHERE status IN ('creating', 'active')").all() as Row[];
     return rows.map(fromRow);

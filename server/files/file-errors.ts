@@ -35,7 +35,9 @@ export function fileApiError(error: unknown, shown: string, environmentId: strin
     case "ENOSPC":
     case "EDQUOT":
     case "EFBIG":
-      return new FailedPreconditionError(`${path}: the sandbox has no room for this (${error.message}).`);
+      return new FailedPreconditionError(
+        `${path}: the sandbox has no room for this (${error.message}): no file may grow past the sandbox's disk limit (EMULATOR_SANDBOX_DISK_MB); delete files you do not need, or raise the setting.`,
+      );
     case "ELOOP":
     case "EINVAL":
     case "ENAMETOOLONG":

@@ -6,8 +6,8 @@
 import path from "node:path/posix";
 import { MAX_FILE_CHUNK_BYTES } from "../../sandbox-image/executor/protocol.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
-import type { FileInfo, SandboxChannel } from "../sandbox/runtime.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, PermissionDeniedError } from "../common/errors.js";
+import { SandboxFileError, type FileInfo, type SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
 import { fileApiError } from "./file-errors.js";
 import { mimeTypeOf } from "./mime-types.js";
@@ -93,12 +93,14 @@ export class FileService {
       // A folder is listed by its contents, a file by itself (as the SDK's typings describe the response):
       // the walk's first entry, the folder itself, is fetched in one more and left out.
       const skipsSelf = info.type === "directory" && after === undefined;
-      const page = await channel.walk(absolute, {
-        recursive: options.recursive,
-        limit: options.pageSize + (skipsSelf ? 1 : 0),
-        ...(after !== undefined ? { after } : {}),
-        exclude: PSEUDO_FOLDERS,
-      });
+      const page = await channel
+        .walk(absolute, {
+          recursive: options.recursive,
+          limit: options.pageSize + (skipsSelf ? 1 : 0),
+          ...(after !== undefined ? { after } : {}),
+          exclude: PSEUDO_FOLDERS,
+        })
+        .catch(unreadable(`"${shown}" is a folder the sandbox user may not read, so it cannot be listed`));
       const last = page.entries.at(-1);
       const files = page.entries
         .filter((entry) => !(skipsSelf && entry.path === ""))
@@ -118,23 +120,49 @@ export class FileService {
         throw new InvalidArgumentError(`"${shown}" is a folder; list it (leave out alt=media) and download its files one by one.`);
       }
       if (info.type !== "file") throw new InvalidArgumentError(`"${shown}" is not a regular file (it is a FIFO, socket or device).`);
-      if (info.size > this.options.maxDownloadBytes) {
-        throw new FailedPreconditionError(
-          `"${shown}" is ${info.size} bytes, more than this emulator downloads (EMULATOR_MAX_DOWNLOAD_BYTES = ${this.options.maxDownloadBytes}); ` +
-            "raise that setting, or split the file in the sandbox first (e.g. with split) and download the parts.",
-        );
-      }
-      const size = info.size;
+      this.checkDownloadSize(shown, info.size);
+      // The first chunk is read before anything is sent: opening the file as the sandbox user is what
+      // proves it readable, so a file that user may not read is a 403, never a 200 cut off after the headers.
+      const first = await channel
+        .readFileChunk(absolute, 0, Math.min(DOWNLOAD_CHUNK_BYTES, info.size))
+        .catch(unreadable(`"${shown}" is a file the sandbox user may not read, so it cannot be downloaded`));
+      const size = first.size;
+      this.checkDownloadSize(shown, size);
       sink.begin({ name: path.basename(absolute), size, mimeType: mimeTypeOf(path.basename(absolute)) });
-      for (let offset = 0; offset < size; ) {
-        const { content } = await channel.readFileChunk(absolute, offset, Math.min(DOWNLOAD_CHUNK_BYTES, size - offset));
+      for (let offset = 0, content = first.content; offset < size; ) {
         // Shrunk while being sent: the response cannot be completed truthfully.
         if (content.length === 0) throw new Error(`"${shown}" shrank to ${offset} bytes during the download`);
         await sink.write(content);
         offset += content.length;
+        if (offset < size) ({ content } = await channel.readFileChunk(absolute, offset, Math.min(DOWNLOAD_CHUNK_BYTES, size - offset)));
       }
     });
   }
+
+  private checkDownloadSize(shown: string, size: number): void {
+    if (size > this.options.maxDownloadBytes) {
+      throw new FailedPreconditionError(
+        `"${shown}" is ${size} bytes, more than this emulator downloads (EMULATOR_MAX_DOWNLOAD_BYTES = ${this.options.maxDownloadBytes}); ` +
+          "raise that setting, or split the file in the sandbox first (e.g. with split) and download the parts.",
+      );
+    }
+  }
+}
+
+/**
+ * A permission refusal from the sandbox as a 403 that says what was refused and why; anything else goes
+ * on to the usual mapping. Tools and the files API act as the sandbox user (uid 1000), and the
+ * operating system's permissions decide what that user may read (docs/environments-and-files.md).
+ */
+function unreadable(what: string): (error: unknown) => never {
+  return (error: unknown) => {
+    if (error instanceof SandboxFileError && (error.code === "EACCES" || error.code === "EPERM")) {
+      throw new PermissionDeniedError(
+        `${what} (${error.message}). Files and folders are read as the sandbox user (uid 1000), whom the file's permissions must allow; change them with code_execution (chmod) if the file is yours.`,
+      );
+    }
+    throw error;
+  };
 }
 
 /** Where the next page of one listing starts; the token also names the listing it belongs to. */

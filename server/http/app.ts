@@ -12,6 +12,7 @@ import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
+import { refuseDeepJson } from "./json-depth.js";
 import { credentialsRouter } from "./credentials-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
 import { environmentsRouter } from "./environments-routes.js";
@@ -45,6 +46,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   // The SDK sends content-type: application/json even on GET; parse JSON whatever the charset says.
   app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
+  app.use(refuseDeepJson);
   app.use(healthRouter(deps.health));
 
   const api = express.Router({ mergeParams: true });

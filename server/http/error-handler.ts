@@ -19,10 +19,14 @@ export function errorHandler(error: unknown, _req: Request, res: Response, _next
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   // body-parser's errors carry a `type` and an HTTP status.
-  const parserError = error as { type?: string; status?: number; limit?: number };
+  const parserError = error as { type?: string; status?: number; limit?: number; length?: number };
   if (parserError.type === "entity.parse.failed") return new InvalidArgumentError("Request body is not valid JSON.");
   if (parserError.type === "entity.too.large") {
-    return new PayloadTooLargeError(`Request body is larger than ${parserError.limit} bytes; raise EMULATOR_MAX_BODY_BYTES to allow it.`);
+    const size = typeof parserError.length === "number" && parserError.length > 0 ? `${parserError.length} bytes, ` : "";
+    return new PayloadTooLargeError(
+      `Request body is ${size}more than this emulator accepts (EMULATOR_MAX_BODY_BYTES = ${parserError.limit} bytes). ` +
+        "Send large files with the files API's resumable upload (PUT /upload/{version}/environments/{env}/files/{path}) instead of inline sources, or raise EMULATOR_MAX_BODY_BYTES.",
+    );
   }
   if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
     return new InvalidArgumentError("Request body must be UTF-8 JSON.");

@@ -4,6 +4,7 @@
 import { Router, type Request } from "express";
 import { createInteractionSchema } from "../api/create-interaction.js";
 import { InvalidArgumentError } from "../common/errors.js";
+import { yieldToEventLoop } from "../common/event-loop.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import { renderInteraction } from "../interactions/interaction-view.js";
 import { ownerOfRequest } from "./auth.js";
@@ -32,6 +33,8 @@ export function interactionsRouter(service: InteractionService): Router {
     }
     if (cancelIfAbandoned) res.on("close", () => !res.writableFinished && cancelIfAbandoned());
     const record = await run.done;
+    // Rendering a large interaction takes a moment: let the requests that waited on the run's end go first.
+    await yieldToEventLoop();
     res.status(200).json(renderInteraction(record));
   });
 

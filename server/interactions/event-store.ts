@@ -1,24 +1,44 @@
 // The stream events of stored interactions, so a stream can be resumed (GET …?stream=true&last_event_id=)
 // while the interaction runs and after it finished, also across a restart of the emulator.
+//
+// [choice] The events are the one stored copy of an interaction's steps (the interaction store folds
+// them back into steps), and the interaction snapshots of interaction.created and
+// interaction.completed are not stored with them: they repeat the record (the completed one every
+// step), so they are rebuilt from it when the events are read (replay-events.ts). A 50 MB input is
+// then stored once, not three times (docs/security.md#limits).
 
-import type { StreamEvent } from "./events.js";
+import type { InteractionEvent, StreamEvent } from "./events.js";
 import type { Db } from "../store/database.js";
+
+type SnapshotEventType = "interaction.created" | "interaction.completed";
+
+/** An event as read from the store: a snapshot event may lack its interaction (see withSnapshots). */
+export type StoredEvent =
+  | Exclude<StreamEvent, { event_type: SnapshotEventType }>
+  | { event_type: SnapshotEventType; event_id: string; interaction?: Record<string, unknown> };
+
+/** Events whose content is the interaction itself, stored without it. */
+export function isSnapshotEvent(event: { event_type: string }): event is { event_type: SnapshotEventType } {
+  return event.event_type === "interaction.created" || event.event_type === "interaction.completed";
+}
 
 export class EventStore {
   constructor(private readonly db: Db) {}
 
   append(interactionId: string, seq: number, event: StreamEvent): void {
+    let stored: StoredEvent = event;
+    if (isSnapshotEvent(event)) stored = { event_type: event.event_type, event_id: event.event_id };
     this.db
       .prepare("INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)")
-      .run(interactionId, seq, JSON.stringify(event));
+      .run(interactionId, seq, JSON.stringify(stored));
   }
 
-  /** The events after sequence number `afterSeq`, in order. */
-  list(interactionId: string, afterSeq = 0): StreamEvent[] {
+  /** The events after sequence number `afterSeq`, in order (snapshot events without their interaction). */
+  list(interactionId: string, afterSeq = 0): StoredEvent[] {
     const rows = this.db
       .prepare("SELECT event FROM interaction_events WHERE interaction_id = ? AND seq > ? ORDER BY seq")
       .all(interactionId, afterSeq) as Array<{ event: string }>;
-    return rows.map((row) => JSON.parse(row.event) as StreamEvent);
+    return rows.map((row) => JSON.parse(row.event) as StoredEvent);
   }
 
   /** The sequence number of the interaction's last event, 0 when it has none. */
@@ -28,4 +48,9 @@ export class EventStore {
     };
     return row.last ?? 0;
   }
+}
+
+/** The stored events that can be folded into steps (snapshot events carry no step content). */
+export function foldableEvents(events: readonly StoredEvent[]): InteractionEvent[] {
+  return events.filter((event): event is StreamEvent => !isSnapshotEvent(event));
 }

@@ -3,7 +3,7 @@
 // saying why, and its event log is closed the way a live run closes it, so a client resuming the
 // stream gets a proper end (an open result step is stopped, then error and interaction.completed).
 
-import type { EventStore } from "./event-store.js";
+import { foldableEvents, type EventStore } from "./event-store.js";
 import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { withEventId, type EventError, type InteractionEvent } from "./events.js";
@@ -25,7 +25,7 @@ export function recoverInterrupted(interactions: InteractionStore, events: Event
 
 function closeInterrupted(record: InteractionRecord, interactions: InteractionStore, events: EventStore): void {
   const stored = events.list(record.id);
-  const { steps, openIndex } = foldEvents(stored);
+  const { steps, openIndex } = foldEvents(foldableEvents(stored));
   let seq = stored.length;
   const append = (event: InteractionEvent) => {
     seq += 1;
@@ -45,5 +45,5 @@ function closeInterrupted(record: InteractionRecord, interactions: InteractionSt
   record.updated = nowTimestamp();
   append({ event_type: "error", error: INTERRUPTED_ERROR });
   append({ event_type: "interaction.completed", interaction: renderInteraction(record) });
-  interactions.save(record);
+  interactions.save(record, { stepsInEvents: true });
 }

@@ -31,6 +31,8 @@ export interface RunInput {
   limits: ToolLimits;
   /** How often the planner may be asked for a move (the agent loop's default when absent). */
   maxTurns?: number;
+  /** How many tool calls the run may make (the agent loop's default when absent). */
+  maxToolCalls?: number;
 }
 
 export interface RunDependencies {
@@ -113,6 +115,7 @@ export class InteractionRun {
             steps: this.steps,
             signal,
             ...(this.input.maxTurns !== undefined ? { maxTurns: this.input.maxTurns } : {}),
+            ...(this.input.maxToolCalls !== undefined ? { maxToolCalls: this.input.maxToolCalls } : {}),
           },
           run,
         );
@@ -166,6 +169,7 @@ export class InteractionRun {
         this.steps.text(ending.text);
         return this.finish("failed", { code: "UNAVAILABLE", message: sandboxFailedMessage(this.input.environment?.id, ending.message) });
       case "turn_limit":
+      case "call_limit":
         this.steps.text(ending.text);
         return this.finish("failed", { code: "RESOURCE_EXHAUSTED", message: ending.text });
     }
@@ -192,7 +196,9 @@ export class InteractionRun {
     try {
       this.deps.atomically(() => {
         if (error) this.emit({ event_type: "error", error });
-        this.emit({ event_type: "interaction.completed", interaction: structuredClone(renderInteraction(record)) });
+        // Nothing changes a step after this, so the snapshot may share them (no deep copy of what may be
+        // megabytes of input and output); only the list is its own.
+        this.emit({ event_type: "interaction.completed", interaction: { ...renderInteraction(record), steps: [...record.steps] } });
         this.deps.persistFinal(record);
       });
     } catch (failure) {

@@ -2,12 +2,14 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
+import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { Planner } from "../agent/planner.js";
 import { startScriptedPlanner } from "../agent/scripted-planner.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { yieldToEventLoop } from "../common/event-loop.js";
 import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
@@ -18,7 +20,7 @@ import type { ToolLimits } from "../tools/tool-runner.js";
 import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
 import { InteractionRun } from "./interaction-runner.js";
-import { eventsOfStoredRecord } from "./replay-events.js";
+import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
@@ -35,6 +37,8 @@ export interface InteractionServiceOptions {
   limits: ToolLimits;
   /** How often the agent's planner may be asked for a move in one interaction. Default: the agent loop's. */
   maxTurns?: number;
+  /** How many tool calls one interaction may make (EMULATOR_MAX_TOOL_CALLS). Default: the agent loop's. */
+  maxToolCalls?: number;
   /** How long cancel and delete wait for a run to stop before answering anyway. Default 10 s. */
   stopWaitMs?: number;
 }
@@ -80,7 +84,11 @@ export class InteractionService {
 
   /** Validates and prepares the request, then starts the run; the caller waits on `done`, streams `log`, or neither. */
   async create(owner: string, request: CreateInteractionRequest): Promise<InteractionRun> {
+    // Parsing the body, reading the input and storing its first events each take a moment for a large
+    // request: other requests are let in between them (common/event-loop.ts).
+    await yieldToEventLoop();
     const prepared = await this.prepare(owner, request);
+    await yieldToEventLoop();
     return this.start(owner, request, prepared);
   }
 
@@ -98,7 +106,7 @@ export class InteractionService {
     const record = this.interactions.get(id, owner);
     if (!record) throw new NotFoundError(`Interaction ${id} not found.`);
     const afterSeqRaw = parseLastEventId(lastEventId);
-    let events: StreamEvent[] = this.events.list(id);
+    let events: StreamEvent[] = withSnapshots(this.events.list(id), record);
     if (events.length === 0) events = eventsOfStoredRecord(record);
     const afterSeq = this.checkResumePoint(id, afterSeqRaw, events.length, true);
     return (subscriber) => {
@@ -165,6 +173,7 @@ export class InteractionService {
     const started = startScriptedPlanner(text, previous?.plannerState);
     if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
     const { planner } = started;
+    this.checkPlannedCalls(planner);
 
     // [choice] With no `environment`, a continued conversation stays in its environment, and a new
     // one that needs tools gets a fresh sandbox.
@@ -175,6 +184,18 @@ export class InteractionService {
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
     return { text, planner, previous, environment, channel };
+  }
+
+  /** A script with more calls than one interaction may make is refused before anything exists. */
+  private checkPlannedCalls(planner: Planner): void {
+    const max = this.options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    const planned = planner.plannedCalls ?? 0;
+    if (planned > max) {
+      throw new InvalidArgumentError(
+        `input: the request asks for ${planned} tool calls, more than one interaction may make (EMULATOR_MAX_TOOL_CALLS = ${max}). ` +
+          "Split the calls over several interactions (previous_interaction_id continues in the same environment), do the repetitive part in one code_execution call, or raise EMULATOR_MAX_TOOL_CALLS.",
+      );
+    }
   }
 
   private start(owner: string, request: CreateInteractionRequest, prepared: PreparedRun): InteractionRun {
@@ -204,13 +225,15 @@ export class InteractionService {
         codeExecutionEnabled: codeExecutionEnabled(request),
         limits: this.options.limits,
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
+        ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
       },
       {
         persistEvent: (event, seq) => {
           if (writes()) this.events.append(record.id, seq, event);
         },
         persistFinal: (final) => {
-          if (writes()) this.interactions.save(final);
+          // Its steps were stored as its events, one by one, as they happened.
+          if (writes()) this.interactions.save(final, { stepsInEvents: true });
         },
         atomically: (work) => (writes() ? this.interactions.atomically(work) : work()),
         using: (environmentId, work) => this.environments.using(environmentId, work),

@@ -1,6 +1,8 @@
 import type { Db } from "../store/database.js";
 import type { PlannerState } from "../agent/planner.js";
 import type { InteractionStatus, Step } from "../agent/steps.js";
+import { foldableEvents, type StoredEvent } from "./event-store.js";
+import { foldEvents } from "./step-accumulator.js";
 
 export interface InteractionRecord {
   id: string;
@@ -23,6 +25,14 @@ export interface InteractionRecord {
   plannerState?: PlannerState;
 }
 
+export interface SaveOptions {
+  /**
+   * The record's steps are already stored as its events (a run stores every event as it happens), so
+   * they are not written a second time: reading the record folds them from the events.
+   */
+  stepsInEvents?: boolean;
+}
+
 interface Row {
   id: string;
   owner: string;
@@ -40,7 +50,7 @@ export class InteractionStore {
   constructor(private readonly db: Db) {}
 
   /** Writes the interaction and its steps in one transaction: a reader never sees half of it. */
-  save(record: InteractionRecord): void {
+  save(record: InteractionRecord, options: SaveOptions = {}): void {
     this.db.transaction(() => {
       this.db
         .prepare(
@@ -63,7 +73,9 @@ export class InteractionStore {
         });
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
-      for (const [index, step] of record.steps.entries()) insertStep.run(record.id, index, JSON.stringify(step));
+      if (!options.stepsInEvents) {
+        for (const [index, step] of record.steps.entries()) insertStep.run(record.id, index, JSON.stringify(step));
+      }
       this.db.prepare("DELETE FROM hook_traces WHERE interaction_id = ?").run(record.id);
       const insertTrace = this.db.prepare("INSERT INTO hook_traces (interaction_id, idx, trace) VALUES (?, ?, ?)");
       for (const [index, trace] of record.hookTraces.entries()) insertTrace.run(record.id, index, JSON.stringify(trace));
@@ -93,9 +105,7 @@ export class InteractionStore {
 
   private hydrate(row: Row): InteractionRecord {
     const id = row.id;
-    const steps = (this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>).map(
-      (stepRow) => JSON.parse(stepRow.step) as Step,
-    );
+    const steps = this.stepsOf(id);
     const hookTraces = (
       this.db.prepare("SELECT trace FROM hook_traces WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ trace: string }>
     ).map((traceRow) => JSON.parse(traceRow.trace) as object);
@@ -114,5 +124,15 @@ export class InteractionStore {
     };
     if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
     return record;
+  }
+
+  /** The steps as stored with the record or, when there are none (saved with stepsInEvents), folded from its events. */
+  private stepsOf(id: string): Step[] {
+    const rows = this.db.prepare("SELECT step FROM steps WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ step: string }>;
+    if (rows.length > 0) return rows.map((stepRow) => JSON.parse(stepRow.step) as Step);
+    const events = (
+      this.db.prepare("SELECT event FROM interaction_events WHERE interaction_id = ? ORDER BY seq").all(id) as Array<{ event: string }>
+    ).map((eventRow) => JSON.parse(eventRow.event) as StoredEvent);
+    return foldEvents(foldableEvents(events)).steps;
   }
 }

@@ -1,11 +1,37 @@
-// The events of a stored interaction that has none in the store (it was stored by an emulator version
-// before streams existed): rebuilt from its steps in the order a live run emits them, so resuming its
-// stream works like for any other finished interaction.
+// Stored events as a client receives them: the interaction snapshots that the store leaves out are
+// rebuilt from the record (withSnapshots), and an interaction stored by an emulator version before
+// streams existed gets its events rebuilt from its steps (eventsOfStoredRecord), in the order a live
+// run emits them, so resuming its stream works like for any other finished interaction.
 
 import { withEventId, type InteractionEvent, type StreamEvent } from "./events.js";
+import type { StoredEvent } from "./event-store.js";
 import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
 import type { InteractionRecord } from "./interaction-store.js";
 import { StepWriter } from "./step-writer.js";
+
+/**
+ * The interaction as interaction.created showed it: in progress, as it was created (no steps, no
+ * errors; nothing else of the record changes during a run).
+ */
+export function createdSnapshotOf(record: InteractionRecord): Record<string, unknown> {
+  return renderCreatedSnapshot({ ...record, status: "in_progress", updated: record.created, errors: [] });
+}
+
+/**
+ * Stored events with their snapshots back: interaction.created as the run began, interaction.completed
+ * as the finished record (what GET returns). Events stored with a snapshot (older versions) keep it.
+ */
+export function withSnapshots(events: readonly StoredEvent[], record: InteractionRecord): StreamEvent[] {
+  return events.map((event): StreamEvent => {
+    if (event.event_type === "interaction.created" && event.interaction === undefined) {
+      return { event_type: event.event_type, event_id: event.event_id, interaction: createdSnapshotOf(record) };
+    }
+    if (event.event_type === "interaction.completed" && event.interaction === undefined) {
+      return { event_type: event.event_type, event_id: event.event_id, interaction: renderInteraction(record) };
+    }
+    return event as StreamEvent;
+  });
+}
 
 export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {
   const events: InteractionEvent[] = [

@@ -11,6 +11,8 @@ import { SandboxFileError, type SandboxChannel } from "../sandbox/runtime.js";
 export interface ToolLimits {
   timeoutMs: number;
   maxOutputBytes: number;
+  /** The sandbox's disk limit (EMULATOR_SANDBOX_DISK_MB), named when a write hits it. */
+  diskLimitMb?: number;
 }
 
 export interface ToolContext extends ToolLimits {
@@ -70,7 +72,8 @@ export async function runTool(
     }
   } catch (error) {
     if (error instanceof SandboxFileError) {
-      return { result: error.message, isError: true, errorText: error.message };
+      const full = ["EFBIG", "ENOSPC", "EDQUOT"].includes(error.code) ? diskLimitNote(limits.diskLimitMb) : "";
+      return { result: error.message + full, isError: true, errorText: error.message };
     }
     throw error;
   }
@@ -117,11 +120,23 @@ async function runCode(
     failed = true;
   } else if (run.exitCode !== 0) {
     parts.push(run.exitCode === null ? `\n[killed by ${run.signal ?? "a signal"}]` : `\n[exit status ${run.exitCode}]`);
+    // SIGXFSZ (or a shell's 128 + 25 for a child it killed), or a program that ignores the signal and
+    // reports EFBIG or ENOSPC (Python does): a write reached the disk limit.
+    if (run.signal === "SIGXFSZ" || run.exitCode === 153 || /File too large|No space left on device/.test(stderr)) {
+      parts.push(diskLimitNote(limits.diskLimitMb));
+    }
     failed = true;
   }
   const execution: ToolExecution = { result: parts.join(""), isError: failed, exitCode: run.exitCode };
   if (stderr) execution.errorText = stderr;
   return execution;
+}
+
+/** Why a write stopped at the disk limit, and what to do; the limit is named when it is known. */
+export function diskLimitNote(limitMb: number | undefined): string {
+  const limit =
+    limitMb === undefined ? "the sandbox's disk limit" : `the sandbox's disk limit of ${limitMb} MiB (EMULATOR_SANDBOX_DISK_MB)`;
+  return `\n[a write was stopped at ${limit}: no file may grow past it; delete files you do not need, or raise the setting]`;
 }
 
 function truncationNote(stream: string, kept: number, total: number): string {

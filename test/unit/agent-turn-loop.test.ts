@@ -299,6 +299,19 @@ describe("agent turn loop: limits and failures", () => {
     assert.deepEqual(run.plannerState, { planner: "fake", data: { turns: 3 } });
   });
 
+  it("stops a planner that asks for more tool calls than one run may make, before the move that would pass the limit (issue 9, defect 11)", async () => {
+    const h = harness({ maxToolCalls: 5 });
+    const planner = new FakePlanner(() => ({ kind: "call_tools", calls: [bash("true"), bash("true")] }));
+    const { ending } = await h.run(planner);
+
+    assert.equal(ending.kind, "call_limit");
+    assert.match(
+      ending.kind === "call_limit" ? ending.text : "",
+      /asked for 2 more tool calls after 4, more than the 5 one interaction may make \(EMULATOR_MAX_TOOL_CALLS\)/,
+    );
+    assert.equal(h.channel.commands.length, 4, "the move that would pass the limit did not start");
+  });
+
   it("ends with the sandbox failure mid-turn: the failed call's result says so, later calls do not run, the planner has the last word", async () => {
     const h = harness();
     h.channel.onRun = async () => {

@@ -14,6 +14,19 @@ describe("configuration", () => {
     assert.equal(config.EMULATOR_MAX_SOURCES_BYTES, 32 * 1024 * 1024);
   });
 
+  it("has the documented limits (docs/security.md#limits)", () => {
+    const config = loadConfig({ HOME: "/home/u" });
+    assert.equal(config.EMULATOR_MAX_BODY_BYTES, 48 * 1024 * 1024);
+    // Room for the largest inline sources, base64-encoded.
+    assert.ok(config.EMULATOR_MAX_BODY_BYTES > Math.ceil((config.EMULATOR_MAX_SOURCES_BYTES * 4) / 3));
+    assert.equal(config.EMULATOR_EGRESS_LOG_ENTRIES, 1000);
+    assert.equal(config.EMULATOR_MAX_TOOL_CALLS, 1000);
+    assert.equal(config.EMULATOR_MAX_ENVIRONMENTS_PER_KEY, 50);
+    assert.equal(config.EMULATOR_MAX_ENVIRONMENTS, 100);
+    assert.equal(config.EMULATOR_SANDBOX_DISK_MB, 10240);
+    assert.throws(() => loadConfig({ EMULATOR_MAX_ENVIRONMENTS: "0" }), /EMULATOR_MAX_ENVIRONMENTS/);
+  });
+
   it("splits EMULATOR_API_KEYS on commas and trims them", () => {
     assert.deepEqual(loadConfig({ EMULATOR_API_KEYS: " a, b ,,c" }).EMULATOR_API_KEYS, ["a", "b", "c"]);
   });

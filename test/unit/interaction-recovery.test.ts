@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { withEventId, type InteractionEvent } from "../../server/interactions/events.js";
 import { INTERRUPTED_ERROR, recoverInterrupted } from "../../server/interactions/interaction-recovery.js";
 import { renderInteraction } from "../../server/interactions/interaction-view.js";
-import { eventsOfStoredRecord } from "../../server/interactions/replay-events.js";
+import { eventsOfStoredRecord, withSnapshots } from "../../server/interactions/replay-events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { EventStore } from "../../server/interactions/event-store.js";
@@ -75,7 +75,7 @@ describe("interactions interrupted by a restart", () => {
     assert.match(INTERRUPTED_ERROR.message, /emulator stopped/);
     assert.deepEqual(record.steps[2], { type: "code_execution_result", call_id: "c", result: "started\n\n[interrupted]", is_error: true });
 
-    const stream = events.list("int_r");
+    const stream = withSnapshots(events.list("int_r"), record);
     assert.deepEqual(
       stream.slice(liveEvents.length).map((event) => event.event_type),
       ["step.delta", "step.stop", "error", "interaction.completed"],

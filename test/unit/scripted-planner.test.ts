@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { MAX_PHRASED_CHARS } from "../../server/agent/phrasing-reader.js";
 import { planFromInput } from "../../server/agent/scripted-planner.js";
 import type { ToolCall } from "../../server/tools/tool-call.js";
 import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
@@ -393,5 +394,41 @@ describe("a malformed tool_calls script is invalid with a message that says what
       plan.message.split("\n").map((line) => line.split(":")[0]),
       ["tool_calls item 1", "tool_calls item 3"],
     );
+  });
+});
+
+describe("a long input (issue 9, defect 8)", () => {
+  const filler = `${"Some pasted notes, nothing to run here. ".repeat(40)}\n`;
+  const longText = filler.repeat(Math.ceil((MAX_PHRASED_CHARS * 2) / filler.length));
+
+  it("has plain requests read in its first 64 KiB, whole lines only, and says the rest was not read", () => {
+    const plan = planFromInput(`read \`/workspace/a.txt\`\n${longText}then delete \`/workspace/a.txt\``);
+    assert.equal(plan.kind, "calls");
+    assert.deepEqual(plan.kind === "calls" && plan.calls, [read("/workspace/a.txt")]);
+    assert.match(
+      (plan.kind === "calls" && plan.notes?.join(" ")) || "",
+      /only in its first 64 KiB \(whole lines\), so the rest was not read/,
+    );
+  });
+
+  it("never reads half a line cut at the limit", () => {
+    const cutLine = `${"x".repeat(MAX_PHRASED_CHARS - 10)} read /workspace/a-very-long-file-name.txt`;
+    const plan = planFromInput(cutLine);
+    assert.equal(plan.kind, "none");
+    assert.match(plan.kind === "none" ? plan.understood : "", /was not read/);
+  });
+
+  it("is read in linear time: 16 MiB of prose takes well under a second", () => {
+    const text = "echo hi then ls; read it. ".repeat((16 * 1024 * 1024) / 26);
+    const started = performance.now();
+    planFromInput(text);
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 1500, `took ${Math.round(elapsed)} ms`);
+  });
+
+  it("as a tool_calls script is read whole, however long", () => {
+    const content = "y".repeat(4 * 1024 * 1024);
+    const plan = planFromInput(script(JSON.stringify([{ name: "write_file", args: { path: "/workspace/big.txt", content } }])));
+    assert.deepEqual(plan, { kind: "calls", calls: [write("/workspace/big.txt", content)], source: "script" });
   });
 });

@@ -68,6 +68,29 @@ describe("inline sources", () => {
     );
   };
 
+  it("decodes base64 content of many MiB (a regular expression overflowed the stack at a few: a 500)", () => {
+    const content = Buffer.alloc(12 * 1024 * 1024, 0xa5);
+    const prepared = prepareSources(
+      [{ type: "inline", target: "workspace/big.bin", content: content.toString("base64"), encoding: "base64" }],
+      16 * 1024 * 1024,
+    );
+    assert.ok(prepared.files[0]?.content.equals(content));
+  });
+
+  it("accepts base64 with or without padding and refuses what is not base64", () => {
+    const decoded = (content: string) =>
+      prepareSources([{ type: "inline", target: "w/a", content, encoding: "base64" }], limit).files[0]?.content;
+    assert.deepEqual(decoded("QUJD"), Buffer.from("ABC"));
+    assert.deepEqual(decoded("QUI="), Buffer.from("AB"));
+    assert.deepEqual(decoded("QUI"), Buffer.from("AB"));
+    assert.deepEqual(decoded("QQ=="), Buffer.from("A"));
+    assert.deepEqual(decoded("QQ"), Buffer.from("A"));
+    assert.deepEqual(decoded("QU JD\n"), Buffer.from("ABC"), "whitespace is ignored");
+    for (const bad of ["Q===", "QU=D", "QUJD!", "QUJDé", "QQ==QQ=="]) {
+      refusal([{ type: "inline", target: "w/a", content: bad, encoding: "base64" }], /is not valid base64/);
+    }
+  });
+
   it("decodes base64 content and keeps text as UTF-8", () => {
     const prepared = prepareSources(
       [

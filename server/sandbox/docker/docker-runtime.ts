@@ -10,6 +10,7 @@ import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js
 import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
+import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
@@ -21,6 +22,8 @@ export interface DockerRuntimeOptions {
   memoryMb: number;
   cpus: number;
   pids: number;
+  /** Disk limit per sandbox, MiB (disk-limit.ts). */
+  diskMb?: number;
   docker?: Docker;
   /**
    * Keep a lease on the engine and tie every object to this data folder, so that another emulator can
@@ -53,6 +56,8 @@ export class DockerRuntime implements SandboxRuntime {
   private readonly lease: InstanceLease | null;
   private readonly engineTimeoutMs: number;
   private image: string | null = null;
+  /** Whether the engine enforces a storage quota per container; probed in prepare(). */
+  private storageQuota: StorageQuota = "unsupported";
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
 
@@ -74,6 +79,15 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
+    if (this.options.diskMb !== undefined) {
+      const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
+      this.storageQuota = probe.quota;
+      if (probe.quota === "unsupported") {
+        progress(
+          `sandbox disk limit: ${this.options.diskMb} MiB per file only; this engine has no storage quotas (${probe.detail}); see docs/security.md#disk`,
+        );
+      }
+    }
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
@@ -287,6 +301,7 @@ export class DockerRuntime implements SandboxRuntime {
           MemorySwap: this.options.memoryMb * 1024 * 1024,
           NanoCpus: Math.round(this.options.cpus * 1e9),
           PidsLimit: this.options.pids,
+          ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
           // The executor channel is an exec, never the main process's output; nothing to log.
           LogConfig: { Type: "none", Config: {} },
           Mounts: mounts,
