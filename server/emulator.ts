@@ -42,6 +42,10 @@ export function dockerRuntimeFor(config: Config): DockerRuntime {
     memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
     cpus: config.EMULATOR_SANDBOX_CPUS,
     pids: config.EMULATOR_SANDBOX_PIDS,
+    executorDeadlines: {
+      graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
+      fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,
+    },
   });
 }
 

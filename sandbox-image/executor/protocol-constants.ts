@@ -1,7 +1,13 @@
 // The protocol's version, limits and reserved names, in a file of their own so that the tables built
 // from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
+
+/**
+ * The identities an exec may run as (the exec request's `runAs`): the sandbox user runs tools, the
+ * hooks user runs hooks from configurations nothing in the sandbox can change (docs/security.md).
+ */
+export const IDENTITY_NAMES = ["sandbox", "hooks"] as const;
 
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
 export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";

@@ -92,11 +92,13 @@ describe("a Docker sandbox", () => {
     assert.equal(info.Config.Labels["dev.interactions-emulator.environment"], "env_itestsources");
     assert.equal(info.HostConfig.NetworkMode, "none");
     assert.deepEqual(info.HostConfig.CapDrop, ["ALL"]);
+    // Root's processes (the keep-alive, the executor) keep only what starting commands as another user takes.
+    assert.deepEqual(info.HostConfig.CapAdd, ["SETUID", "SETGID"]);
     assert.deepEqual(info.HostConfig.SecurityOpt, ["no-new-privileges"]);
     assert.equal(info.HostConfig.Memory, 1024 * 1024 * 1024);
     assert.equal(info.HostConfig.PidsLimit, 256);
     assert.equal(info.HostConfig.NanoCpus, 1e9);
-    assert.equal(info.Config.User, "1000:1000");
+    assert.equal(info.Config.User, "0:0");
   });
 
   it("refuses to let tools write into system folders", async () => {

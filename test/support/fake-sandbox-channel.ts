@@ -78,7 +78,13 @@ export class FakeSandboxChannel implements SandboxChannel {
     const text = this.files.get(path);
     if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, open '${path}'`);
     const content = Buffer.from(text);
-    return { content: content.subarray(0, maxBytes), size: content.length, truncated: content.length > maxBytes, realPath: path };
+    return {
+      content: content.subarray(0, maxBytes),
+      size: content.length,
+      truncated: content.length > maxBytes,
+      realPath: path,
+      readOnlyMount: false,
+    };
   }
 
   async writeFile(path: string, content: Buffer): Promise<void> {

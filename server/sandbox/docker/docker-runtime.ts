@@ -3,14 +3,14 @@
 
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
-import { ExecutorClient } from "../executor-client.js";
+import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
-import { SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
+import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
 export interface DockerRuntimeOptions {
   instance: string;
@@ -18,11 +18,43 @@ export interface DockerRuntimeOptions {
   memoryMb: number;
   cpus: number;
   pids: number;
+  /** How long an executor may take to answer before its channel is declared broken. */
+  executorDeadlines?: Partial<ExecutorDeadlines>;
   docker?: Docker;
 }
 
-const EXECUTOR_ARGV = ["node", "/opt/emulator/executor/main.js"];
-const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_GID}`;
+const EXECUTOR_SCRIPT = "/opt/emulator/executor/main.js";
+/**
+ * The executor runs as root and acts as these identities (sandbox-image/executor/identities.ts; the
+ * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what).
+ */
+const EXECUTOR_ARGV = [
+  "node",
+  EXECUTOR_SCRIPT,
+  "--identity",
+  `sandbox=${SANDBOX_UID}:${SANDBOX_GID}:/home/sandbox`,
+  "--identity",
+  `hooks=${HOOKS_UID}:${HOOKS_GID}:/home/hooks`,
+];
+/**
+ * The container's processes (tini, the keep-alive, the executor) are root's, out of the sandbox user's
+ * reach; with only the capabilities the executor needs to start commands as its identities. Every
+ * command and file operation of the sandbox user's runs with none: the kernel clears them as the uid
+ * leaves 0, and no-new-privileges keeps setuid files and file capabilities from granting any back.
+ */
+const CONTAINER_USER = "0:0";
+const CONTAINER_CAPABILITIES = ["SETUID", "SETGID"];
+/**
+ * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
+ * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
+ * there 2 s later. Only the executor itself is touched: the pid must still be running its script.
+ */
+const REAP_EXECUTOR_SCRIPT = `
+is_executor() { tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q '^node ${EXECUTOR_SCRIPT} --identity'; }
+is_executor "$1" || exit 0
+kill -CONT "$1"; kill -TERM "$1"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do is_executor "$1" || exit 0; sleep 0.1; done
+kill -KILL "$1"`;
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
@@ -217,7 +249,8 @@ export class DockerRuntime implements SandboxRuntime {
         name: `iemu-${this.options.instance}-${spec.environmentId}`,
         Image: image,
         Labels: this.labels(spec),
-        User: SANDBOX_USER,
+        // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
+        User: CONTAINER_USER,
         WorkingDir: "/workspace",
         Cmd: ["sleep", "infinity"],
         Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
@@ -230,6 +263,7 @@ export class DockerRuntime implements SandboxRuntime {
           // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
           Init: true,
           CapDrop: ["ALL"],
+          CapAdd: CONTAINER_CAPABILITIES,
           SecurityOpt: ["no-new-privileges"],
           Memory: this.options.memoryMb * 1024 * 1024,
           MemorySwap: this.options.memoryMb * 1024 * 1024,
@@ -268,7 +302,7 @@ export class DockerRuntime implements SandboxRuntime {
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
-        User: SANDBOX_USER,
+        User: CONTAINER_USER,
         WorkingDir: "/workspace",
       });
       stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream;
@@ -286,9 +320,37 @@ export class DockerRuntime implements SandboxRuntime {
       stderr.end();
     });
     stream.on("error", (error) => stdout.destroy(error));
-    const client = new ExecutorClient(stdout, stream as unknown as NodeJS.WritableStream & import("node:stream").Writable);
-    await client.ping();
+    let executorPid: number | null = null;
+    const client = new ExecutorClient(stdout, stream as unknown as NodeJS.WritableStream & import("node:stream").Writable, {
+      deadlines: this.options.executorDeadlines,
+      onBroken: (reason) => {
+        if (executorPid === null) return;
+        process.stderr.write(`[executor ${handle.environmentId}] ending executor ${executorPid}: ${reason}\n`);
+        void this.reapExecutor(container, executorPid);
+      },
+    });
+    executorPid = (await client.ping()).pid;
     return client;
+  }
+
+  /** Best effort: the container may be gone, which ends the executor too. */
+  private async reapExecutor(container: Docker.Container, pid: number): Promise<void> {
+    try {
+      const exec = await container.exec({
+        Cmd: ["sh", "-c", REAP_EXECUTOR_SCRIPT, "reap-executor", String(pid)],
+        User: CONTAINER_USER,
+        AttachStdout: true,
+        AttachStderr: true,
+      });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      await new Promise<void>((resolve) => {
+        stream.on("end", resolve);
+        stream.on("error", () => resolve());
+        stream.resume();
+      });
+    } catch {
+      // Nothing left to end.
+    }
   }
 
   async isAlive(handle: SandboxHandle): Promise<boolean> {

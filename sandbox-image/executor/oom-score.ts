@@ -1,0 +1,69 @@
+// Under memory pressure the kernel's OOM killer takes the process with the highest badness in the
+// container's cgroup: its memory, plus oom_score_adj (-1000…1000) scaled to the cgroup's limit. Left
+// alone, every process has the same adjustment and the executor (a Node.js process of some 40 MiB) is
+// often the largest: a few smaller processes of the sandbox's own filling the memory would take the
+// executor down, and the tool call with it.
+//
+// So the sandbox user's commands start at the highest adjustment, 1000: whatever they allocate, one of
+// them is chosen before the executor, its file worker, the hooks or the container's keep-alive. A
+// child inherits the adjustment of the thread that forks it, and raising one's own is always allowed
+// (only lowering below the floor a privileged writer set needs CAP_SYS_RESOURCE, which the container
+// lacks); so around the synchronous spawn the executor raises its own adjustment, and lowers it back
+// right after. Sandbox code may lower its processes again, down to the executor's ordinary adjustment,
+// never below it: the kernel then compares sizes, and the executor's is small (docs/security.md).
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { logDiagnostic } from "./diagnostics.js";
+
+const OOM_SCORE_ADJ = "/proc/self/oom_score_adj";
+export const SANDBOX_OOM_SCORE_ADJ = 1000;
+
+export class OomScore {
+  private readonly base: number | null;
+
+  /** Probes once whether our adjustment can be raised and lowered back; if not, spawns are left as they are. */
+  constructor() {
+    this.base = probe();
+  }
+
+  get enabled(): boolean {
+    return this.base !== null;
+  }
+
+  /** Runs the synchronous `spawn` with our adjustment at SANDBOX_OOM_SCORE_ADJ, so the child starts there. */
+  raisedFor<T>(spawn: () => T): T {
+    if (this.base === null) return spawn();
+    const raised = write(SANDBOX_OOM_SCORE_ADJ);
+    try {
+      return spawn();
+    } finally {
+      if (raised && !write(this.base)) logDiagnostic(`could not lower oom_score_adj back to ${this.base}`);
+    }
+  }
+}
+
+function probe(): number | null {
+  let base: number;
+  try {
+    base = Number(readFileSync(OOM_SCORE_ADJ, "utf8").trim());
+  } catch {
+    return null; // no /proc (not Linux)
+  }
+  if (!Number.isInteger(base) || base >= SANDBOX_OOM_SCORE_ADJ) return null;
+  // One step up and back: if lowering is refused, we are left one point higher, which changes nothing.
+  if (!write(base + 1)) return null;
+  if (!write(base)) {
+    logDiagnostic(`oom_score_adj cannot be lowered back to ${base}; commands keep the executor's adjustment`);
+    return null;
+  }
+  return base;
+}
+
+function write(value: number): boolean {
+  try {
+    writeFileSync(OOM_SCORE_ADJ, String(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
