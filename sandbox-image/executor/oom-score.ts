@@ -1,16 +1,20 @@
 // Under memory pressure the kernel's OOM killer takes the process with the highest badness in the
 // container's cgroup: its memory, plus oom_score_adj (-1000…1000) scaled to the cgroup's limit. Left
-// alone, every process has the same adjustment and the executor (a Node.js process of some 40 MiB) is
-// often the largest: a few smaller processes of the sandbox's own filling the memory would take the
+// alone, every process has the same adjustment and the executor (a Node.js process of some 50 MiB) is
+// often the largest: a few smaller processes of the sandbox's own filling the memory take the
 // executor down, and the tool call with it.
 //
 // So the sandbox user's commands start at the highest adjustment, 1000: whatever they allocate, one of
 // them is chosen before the executor, its file worker, the hooks or the container's keep-alive. A
-// child inherits the adjustment of the thread that forks it, and raising one's own is always allowed
-// (only lowering below the floor a privileged writer set needs CAP_SYS_RESOURCE, which the container
-// lacks); so around the synchronous spawn the executor raises its own adjustment, and lowers it back
-// right after. Sandbox code may lower its processes again, down to the executor's ordinary adjustment,
-// never below it: the kernel then compares sizes, and the executor's is small (docs/security.md).
+// child inherits its parent's adjustment, and its floor: the lowest value it may set again without
+// CAP_SYS_RESOURCE, which is whatever a writer holding that capability last set. So around the
+// synchronous spawn the executor (which holds it) sets its own adjustment to 1000, pinning the floor
+// there for the child, and sets it back right after. Sandbox code can then neither lower its
+// processes' adjustment nor escape it by forking (docs/security.md#memory).
+//
+// Where the engine cannot grant CAP_SYS_RESOURCE (the Docker runtime says so at start) the same raise
+// still works, raising being always allowed, but the floor stays where it was: sandbox code could then
+// lower its processes back to the executor's level, and the kernel would compare sizes again.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { logDiagnostic } from "./diagnostics.js";

@@ -328,8 +328,6 @@ export class ExecutorClient implements SandboxChannel {
       () => this.shutDown(`the executor did not end ${what} within ${ms} ms`, undefined, { broken: true }),
       Math.min(ms, MAX_TIMER_DELAY_MS),
     );
-    // A deadline alone must not keep a process alive; a pending request has its streams for that.
-    pending.deadline.unref();
     pending.deadlineAt = due;
   }
 

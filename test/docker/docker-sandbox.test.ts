@@ -92,8 +92,9 @@ describe("a Docker sandbox", () => {
     assert.equal(info.Config.Labels["dev.interactions-emulator.environment"], "env_itestsources");
     assert.equal(info.HostConfig.NetworkMode, "none");
     assert.deepEqual(info.HostConfig.CapDrop, ["ALL"]);
-    // Root's processes (the keep-alive, the executor) keep only what starting commands as another user takes.
-    assert.deepEqual(info.HostConfig.CapAdd, ["SETUID", "SETGID"]);
+    // Root's processes (the keep-alive, the executor) keep only what starting commands as another user
+    // and pinning their OOM adjustment take (the latter where the engine can grant it).
+    assert.deepEqual(info.HostConfig.CapAdd, ["SETUID", "SETGID", ...(runtime.pinsOomAdjustment ? ["SYS_RESOURCE"] : [])]);
     assert.deepEqual(info.HostConfig.SecurityOpt, ["no-new-privileges"]);
     assert.equal(info.HostConfig.Memory, 1024 * 1024 * 1024);
     assert.equal(info.HostConfig.PidsLimit, 256);

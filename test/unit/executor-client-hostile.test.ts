@@ -1,6 +1,6 @@
-// ExecutorClient against an executor that lies. Sandbox code runs as the executor's user and can write
-// frames onto its stdout, so every reply is untrusted: whatever arrives that the protocol does not
-// allow must fail closed. Pending calls reject with SandboxUnavailableError naming the problem, the
+// ExecutorClient against an executor that lies. The executor lives in the sandbox (as root, out of
+// sandbox code's reach, but in the same container), so every reply is untrusted: whatever arrives that
+// the protocol does not allow must fail closed. Pending calls reject with SandboxUnavailableError naming the problem, the
 // channel closes (its input is no longer read, the executor's stdin is ended), later calls fail at once,
 // and no call ever resolves with what was not checked.
 
@@ -62,7 +62,11 @@ describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_00
     const readRequest = await peer.request("readFile");
     assert.deepEqual(readRequest.header, { op: "readFile", path: "/etc/hostname", maxBytes: 5, id: readRequest.id });
     peer.send(
-      { type: "result", id: readRequest.id, result: { op: "readFile", size: 9, truncated: true, realPath: "/etc/host" } },
+      {
+        type: "result",
+        id: readRequest.id,
+        result: { op: "readFile", size: 9, truncated: true, realPath: "/etc/host", readOnlyMount: false },
+      },
       Buffer.from("abcde"),
     );
     const { resolved } = (await read) as { resolved: { content: Buffer } };
@@ -233,8 +237,15 @@ describe("ExecutorClient fails closed on results of the wrong shape", { timeout:
       "readFile without realPath",
       (c) => c.readFile("/a", 10),
       "readFile",
-      { op: "readFile", size: 0, truncated: false },
+      { op: "readFile", size: 0, truncated: false, readOnlyMount: false },
       /readFile result: realPath must be a string/,
+    ],
+    [
+      "readFile without readOnlyMount (it decides who runs a hooks file's handlers)",
+      (c) => c.readFile("/a", 10),
+      "readFile",
+      { op: "readFile", size: 0, truncated: false, realPath: "/a" },
+      /readFile result: readOnlyMount must be a boolean/,
     ],
     [
       "listFiles with an entry of an unknown type",
@@ -398,7 +409,7 @@ describe("ExecutorClient fails closed on replies that do not fit the request", {
   it("closes on a readFile body longer than asked for", async () => {
     const peer = new FakeExecutorPeer();
     const read = observe(peer.client.readFile("/a", 4));
-    const result = { op: "readFile", size: 6, truncated: true, realPath: "/a" };
+    const result = { op: "readFile", size: 6, truncated: true, realPath: "/a", readOnlyMount: false };
     peer.send({ type: "result", id: (await peer.request("readFile")).id, result }, Buffer.from("abcdef"));
     await assertFailsClosed(peer, [read], /readFile request 1: 6 bytes of content, more than the 4 asked for/);
   });

@@ -38,12 +38,15 @@ const EXECUTOR_ARGV = [
 ];
 /**
  * The container's processes (tini, the keep-alive, the executor) are root's, out of the sandbox user's
- * reach; with only the capabilities the executor needs to start commands as its identities. Every
- * command and file operation of the sandbox user's runs with none: the kernel clears them as the uid
- * leaves 0, and no-new-privileges keeps setuid files and file capabilities from granting any back.
+ * reach, with only the capabilities the executor needs: SETUID and SETGID to start commands as its
+ * identities, and, where the engine can grant it, SYS_RESOURCE to pin their OOM adjustment where sandbox
+ * code cannot lower it (sandbox-image/executor/oom-score.ts). Every command and file operation of the
+ * sandbox user's runs with none: the kernel clears them as the uid leaves 0, and no-new-privileges
+ * keeps setuid files and file capabilities from granting any back.
  */
 const CONTAINER_USER = "0:0";
-const CONTAINER_CAPABILITIES = ["SETUID", "SETGID"];
+const REQUIRED_CAPABILITIES = ["SETUID", "SETGID"];
+const OOM_PIN_CAPABILITY = "SYS_RESOURCE";
 /**
  * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
  * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
@@ -64,6 +67,8 @@ export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
   private readonly docker: Docker;
   private image: string | null = null;
+  /** What sandbox containers get added after dropping all (see REQUIRED_CAPABILITIES); set by prepare(). */
+  private capabilities = REQUIRED_CAPABILITIES;
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
 
@@ -83,6 +88,8 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
+    if (await this.canGrant(OOM_PIN_CAPABILITY)) this.capabilities = [...REQUIRED_CAPABILITIES, OOM_PIN_CAPABILITY];
+    else progress(`the Docker engine cannot grant CAP_${OOM_PIN_CAPABILITY}: sandbox code will be able to lower its OOM adjustment`);
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
@@ -92,6 +99,32 @@ export class DockerRuntime implements SandboxRuntime {
           .getImage(tag)
           .remove()
           .catch(() => undefined);
+    }
+  }
+
+  /** Whether the capabilities sandbox containers get added, after dropping all, include CAP_SYS_RESOURCE. */
+  get pinsOomAdjustment(): boolean {
+    return this.capabilities.includes(OOM_PIN_CAPABILITY);
+  }
+
+  /**
+   * Whether a container may hold `capability`: an engine that lacks it itself (one running in a
+   * restricted container) refuses to start such containers. Asked once, with a container that only runs `true`.
+   */
+  private async canGrant(capability: string): Promise<boolean> {
+    const probe = await this.docker.createContainer({
+      Image: this.image!,
+      User: CONTAINER_USER,
+      Cmd: ["true"],
+      HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: [capability], LogConfig: { Type: "none", Config: {} } },
+    });
+    try {
+      await probe.start();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await probe.remove({ force: true }).catch(() => undefined);
     }
   }
 
@@ -263,7 +296,7 @@ export class DockerRuntime implements SandboxRuntime {
           // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
           Init: true,
           CapDrop: ["ALL"],
-          CapAdd: CONTAINER_CAPABILITIES,
+          CapAdd: this.capabilities,
           SecurityOpt: ["no-new-privileges"],
           Memory: this.options.memoryMb * 1024 * 1024,
           MemorySwap: this.options.memoryMb * 1024 * 1024,
