@@ -105,6 +105,8 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
       sendResult(request.id, { op: "cancel", found });
     } else if (request.op === "ping") {
       sendResult(request.id, { op: "ping", version: PROTOCOL_VERSION, pid: process.pid, uid: process.getuid?.() ?? -1 });
+      // After answering: the server's first request is a ping, its next ones are usually file requests.
+      if (fileWorker) setImmediate(() => fileWorker.warmUp());
     } else {
       egress.listen(request.host, request.port).then(
         (port) => sendResult(request.id, { op: "egressListen", port }),

@@ -1,5 +1,6 @@
-// The executor's side of its file worker (file-worker.ts): started at once, so the first file request
-// does not wait for a Node.js start, and again whenever it has ended (killed by the OOM killer, say).
+// The executor's side of its file worker (file-worker.ts): started once the executor has answered its
+// first request (the server's ping), so the two Node.js start-ups do not compete for the CPU and the
+// first file request rarely waits for one; started again whenever it has ended (killed, say).
 // Requests are passed on as they came and answers passed back unchanged; a request the worker had not
 // answered when it ended fails with EIO, and the server may send it again.
 
@@ -23,7 +24,10 @@ export class FileWorkerLink {
     private readonly actingAs: RunAs,
     private readonly identities: Map<RunAs, Identity>,
     private readonly answer: (message: Response, body?: Buffer) => void,
-  ) {
+  ) {}
+
+  /** Starts the worker ahead of the first file request. */
+  warmUp(): void {
     this.ensureWorker();
   }
 

@@ -16,19 +16,16 @@
 // still works, raising being always allowed, but the floor stays where it was: sandbox code could then
 // lower its processes back to the executor's level, and the kernel would compare sizes again.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { openSync, readFileSync, writeSync } from "node:fs";
 import { logDiagnostic } from "./diagnostics.js";
 
 const OOM_SCORE_ADJ = "/proc/self/oom_score_adj";
 export const SANDBOX_OOM_SCORE_ADJ = 1000;
 
 export class OomScore {
-  private readonly base: number | null;
-
-  /** Probes once whether our adjustment can be raised and lowered back; if not, spawns are left as they are. */
-  constructor() {
-    this.base = probe();
-  }
+  /** Kept open: a write through it costs a few microseconds, an open-write-close several times that. */
+  private readonly fd: number | null = openAdjustment();
+  private readonly base: number | null = this.fd === null ? null : probe(this.fd);
 
   get enabled(): boolean {
     return this.base !== null;
@@ -36,36 +33,45 @@ export class OomScore {
 
   /** Runs the synchronous `spawn` with our adjustment at SANDBOX_OOM_SCORE_ADJ, so the child starts there. */
   raisedFor<T>(spawn: () => T): T {
-    if (this.base === null) return spawn();
-    const raised = write(SANDBOX_OOM_SCORE_ADJ);
+    if (this.fd === null || this.base === null) return spawn();
+    const raised = write(this.fd, SANDBOX_OOM_SCORE_ADJ);
     try {
       return spawn();
     } finally {
-      if (raised && !write(this.base)) logDiagnostic(`could not lower oom_score_adj back to ${this.base}`);
+      if (raised && !write(this.fd, this.base)) logDiagnostic(`could not lower oom_score_adj back to ${this.base}`);
     }
   }
 }
 
-function probe(): number | null {
+function openAdjustment(): number | null {
+  try {
+    return openSync(OOM_SCORE_ADJ, "w");
+  } catch {
+    return null; // no /proc (not Linux)
+  }
+}
+
+function probe(fd: number): number | null {
   let base: number;
   try {
     base = Number(readFileSync(OOM_SCORE_ADJ, "utf8").trim());
   } catch {
-    return null; // no /proc (not Linux)
+    return null;
   }
   if (!Number.isInteger(base) || base >= SANDBOX_OOM_SCORE_ADJ) return null;
   // One step up and back: if lowering is refused, we are left one point higher, which changes nothing.
-  if (!write(base + 1)) return null;
-  if (!write(base)) {
+  if (!write(fd, base + 1)) return null;
+  if (!write(fd, base)) {
     logDiagnostic(`oom_score_adj cannot be lowered back to ${base}; commands keep the executor's adjustment`);
     return null;
   }
   return base;
 }
 
-function write(value: number): boolean {
+/** The kernel reads each write whole, whatever the file offset. */
+function write(fd: number, value: number): boolean {
   try {
-    writeFileSync(OOM_SCORE_ADJ, String(value));
+    writeSync(fd, String(value));
     return true;
   } catch {
     return false;

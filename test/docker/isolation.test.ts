@@ -83,6 +83,12 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
     if (runtime) await removeAllSandboxes(runtime);
   });
 
+  it("hands a command no descriptor of the executor's, only its standard streams", async () => {
+    // The executor keeps its own oom_score_adj open: inherited, it would let sandbox code change it.
+    // (A second command keeps bash from exec-ing ls, so $$ is bash's, not ls's with its own folder open.)
+    assert.equal(await sh(channel, "ls /proc/$$/fd; true"), "0\n1\n2\n");
+  });
+
   it("runs a tool as the sandbox user with an empty capability set and no way to gain one", async () => {
     const status = await sh(channel, "id -u; id -G; grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs):' /proc/self/status");
     assert.deepEqual(status.trim().split("\n"), [
@@ -229,6 +235,9 @@ echo "killed: $killed"`;
   it("puts the sandbox user's commands first in line for the OOM killer, and the guards last", async () => {
     const adjustments = await sh(channel, "cat /proc/self/oom_score_adj /proc/$PPID/oom_score_adj /proc/1/oom_score_adj");
     assert.deepEqual(adjustments.trim().split("\n"), ["1000", "0", "0"], "a command, the executor, the container's init");
+    const raise = await run(channel, "echo 1000 > /proc/$PPID/oom_score_adj");
+    assert.notEqual(raise.exitCode, 0, "a command made the executor the OOM killer's first choice");
+    assert.match(raise.stderr.toString(), /Permission denied/);
   });
 
   it("kills a hog, not the executor, when the sandbox runs out of memory", async () => {
