@@ -8,6 +8,7 @@
 // Without them (the local executor, for tests and debugging on a host) everything runs as the executor
 // itself: there is nothing to separate from.
 
+import { readFileSync } from "node:fs";
 import { IDENTITY_NAMES, type RunAs } from "./protocol.js";
 
 export const IDENTITY_FLAG = "--identity";
@@ -116,9 +117,23 @@ export function becomeFileWorker(identity: Identity): void {
   if (ids.geteuid() !== identity.uid) throw new Error(`could not act as uid ${identity.uid}`);
 }
 
-/** Whether this process may switch identities at all: it must be root (with CAP_SETUID and CAP_SETGID). */
-export function canSwitchIdentities(): boolean {
-  return process.geteuid?.() === 0;
+/** linux/capability.h */
+const CAP_SETGID = 6;
+const CAP_SETUID = 7;
+
+/** Why this process cannot switch identities, or null when it can: it must be root with CAP_SETUID and CAP_SETGID. */
+export function whyIdentitiesCannotBeUsed(): string | null {
+  if (process.geteuid?.() !== 0) return "the executor does not run as root";
+  let status: string;
+  try {
+    status = readFileSync("/proc/self/status", "utf8");
+  } catch {
+    return "/proc/self/status cannot be read, so the executor's capabilities are unknown";
+  }
+  const effective = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  const has = (bit: number): boolean => effective !== undefined && ((BigInt(`0x${effective}`) >> BigInt(bit)) & 1n) === 1n;
+  const missing = [...(has(CAP_SETUID) ? [] : ["CAP_SETUID"]), ...(has(CAP_SETGID) ? [] : ["CAP_SETGID"])];
+  return missing.length === 0 ? null : `the executor lacks ${missing.join(" and ")}`;
 }
 
 interface CredentialCalls {

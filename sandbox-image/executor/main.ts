@@ -10,14 +10,13 @@
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import { runExecutor } from "./executor.js";
 import { runFileWorker } from "./file-worker.js";
-import { canSwitchIdentities, parseExecutorArguments, type ExecutorArguments } from "./identities.js";
+import { parseExecutorArguments, whyIdentitiesCannotBeUsed, type ExecutorArguments } from "./identities.js";
 
 let parsed: ExecutorArguments;
 try {
   parsed = parseExecutorArguments(process.argv.slice(2));
-  if (parsed.identities.size > 0 && !canSwitchIdentities()) {
-    throw new Error("identities were given, but the executor does not run as root and cannot switch to them");
-  }
+  const problem = parsed.identities.size > 0 ? whyIdentitiesCannotBeUsed() : null;
+  if (problem !== null) throw new Error(`identities were given, but ${problem}`);
 } catch (error) {
   // Refusing to start is the only safe answer: running sandbox code as ourselves would undo the separation.
   logDiagnostic(`cannot start: ${describeError(error)}`);

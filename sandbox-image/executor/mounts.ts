@@ -16,6 +16,11 @@ export function isOnReadOnlyMount(realPath: string): boolean {
   } catch {
     return false;
   }
+  return isReadOnlyIn(table, realPath);
+}
+
+/** Whether, by this mountinfo table, the mount `realPath` lies on is read-only. */
+export function isReadOnlyIn(table: string, realPath: string): boolean {
   let best: Mount | null = null;
   for (const line of table.split("\n")) {
     const mount = parseLine(line);

@@ -18,7 +18,7 @@ import type { CommandResult, SandboxChannel, SandboxHandle, SandboxSpec } from "
 import { runTool } from "../../server/tools/tool-runner.js";
 import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
-import { bash } from "../support/tool-calls.js";
+import { bash, read } from "../support/tool-calls.js";
 
 const limits = { timeoutMs: 20_000, maxOutputBytes: 1 << 20 };
 
@@ -188,6 +188,31 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
       }
       // The loop is still at it (it did not die of anything but its own failures).
       assert.match(await sh(inside, "pgrep -fc killer.sh"), /^[1-9]/);
+    } finally {
+      inside.close();
+      await runtime.remove(guarded);
+    }
+  });
+
+  it("kills a read-only hook's whole process tree at its timeout, though it is not the sandbox user's", async () => {
+    const slow = JSON.stringify({
+      slow: { pre_tool_execution: [{ matcher: "read_file", hooks: [{ type: "command", command: "sleep 300 & sleep 301", timeout: 1 }] }] },
+    });
+    const guarded = await runtime.create({
+      environmentId: "env_itestreadonlyslow",
+      owner: "owner",
+      files: [],
+      readOnlyTrees: await readOnlyTree("/.agents", { "hooks.json": { content: slow, mode: 0o444 } }),
+    });
+    const inside = await runtime.connect(guarded);
+    try {
+      const host = new ChannelHookHost(inside, { cwd: "/workspace", env: {} });
+      const result = await runPreToolHooks(host, read("/workspace/anything.txt"), "env_itestreadonlyslow");
+      assert.equal(result.trace.files[0]?.read_only, true);
+      assert.equal(result.trace.handlers[0]?.timed_out, true);
+      // Neither sleep is left: the executor found and killed them as the hooks user.
+      const left = await run(inside, 'pgrep -u hooks -a; echo "left: $?"');
+      assert.equal(left.stdout.toString(), "left: 1\n");
     } finally {
       inside.close();
       await runtime.remove(guarded);

@@ -48,6 +48,8 @@ export function codeOf(request: CommandRequest): string {
 export class FakeSandboxChannel implements SandboxChannel {
   /** Absolute path → content. */
   readonly files = new Map<string, string>();
+  /** Paths among `files` that read as lying on a read-only mount. */
+  readonly readOnlyFiles = new Set<string>();
   /** Every command run, tools and hooks alike, in order. */
   readonly commands: CommandRequest[] = [];
   /** Answers each command; the default prints nothing and exits 0. */
@@ -83,7 +85,7 @@ export class FakeSandboxChannel implements SandboxChannel {
       size: content.length,
       truncated: content.length > maxBytes,
       realPath: path,
-      readOnlyMount: false,
+      readOnlyMount: this.readOnlyFiles.has(path),
     };
   }
 
