@@ -1,23 +1,46 @@
 // The executor's side of its file worker (file-worker.ts): started once the executor has answered its
 // first request (the server's ping), so the two Node.js start-ups do not compete for the CPU and the
 // first file request rarely waits for one; started again whenever it has ended (killed, say).
-// Requests are passed on as they came and answers passed back unchanged; a request the worker had not
-// answered when it ended fails with EIO, and the server may send it again.
+// Requests are passed on as they came and answers passed back unchanged. A request the worker had not
+// answered when it ended (it may never have arrived) is sent once more to the next worker if doing it
+// twice changes nothing; otherwise, or if that one ends too, it fails with UNAVAILABLE_CODE: its outcome
+// is unknown, which is not the same as a file that is missing or unreadable (a hooks.json read that
+// failed so must not count as "no hooks").
 
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import type { FileRequest } from "./file-requests.js";
 import { FILE_WORKER_FLAG, identityArguments, type Identity } from "./identities.js";
-import { encodeFrame, FrameDecoder, type Frame, type Response } from "./protocol.js";
-import type { RunAs } from "./protocol.js";
+import { encodeFrame, FrameDecoder, UNAVAILABLE_CODE, type Frame, type Response, type RunAs } from "./protocol.js";
 
 type WorkerProcess = ChildProcessByStdio<Writable, Readable, null>;
 
+/**
+ * Requests that end the same done once or twice: safe to send again to a new worker. Not deleteFile,
+ * moveFile or appendFile: done once already, the second attempt would fail (ENOENT, EOFFSET).
+ */
+const REPEATABLE_OPS: ReadonlySet<FileRequest["op"]> = new Set([
+  "readFile",
+  "listFiles",
+  "stat",
+  "walk",
+  "usage",
+  "readFileChunk",
+  "writeFile",
+]);
+
+interface Forwarded {
+  request: FileRequest;
+  body: Buffer;
+  /** Already sent to a worker that ended before answering. */
+  retried: boolean;
+}
+
 export class FileWorkerLink {
   private worker: WorkerProcess | null = null;
-  /** Requests the current worker has not answered yet: id → op, for the error if it ends first. */
-  private readonly pending = new Map<number, string>();
+  /** Requests the current worker has not answered yet, by id. */
+  private readonly pending = new Map<number, Forwarded>();
   private closed = false;
 
   constructor(
@@ -32,12 +55,22 @@ export class FileWorkerLink {
   }
 
   forward(request: FileRequest, body: Buffer): void {
+    this.send({ request, body, retried: false });
+  }
+
+  private send(forwarded: Forwarded): void {
+    const { request, body } = forwarded;
     const worker = this.ensureWorker();
     if (worker === null) {
-      this.answer({ type: "error", id: request.id, code: "EIO", message: `${request.op}: the file worker could not be started` });
+      this.answer({
+        type: "error",
+        id: request.id,
+        code: UNAVAILABLE_CODE,
+        message: `${request.op}: the file worker could not be started`,
+      });
       return;
     }
-    this.pending.set(request.id, request.op);
+    this.pending.set(request.id, forwarded);
     worker.stdin.write(encodeFrame(request, body));
   }
 
@@ -70,7 +103,7 @@ export class FileWorkerLink {
     }
     this.worker = worker;
     const decoder = new FrameDecoder<unknown>();
-    worker.stdin.on("error", () => {}); // it ended: reported by 'exit'
+    worker.stdin.on("error", () => {}); // it ended: reported by 'close'
     worker.stdout.on("data", (chunk: Buffer) => {
       let frames: Frame<unknown>[];
       try {
@@ -83,7 +116,8 @@ export class FileWorkerLink {
       for (const frame of frames) this.passOn(frame);
     });
     worker.on("error", (error) => logDiagnostic(`file worker: ${describeError(error)}`));
-    worker.on("exit", (code, signal) => this.onWorkerExit(worker, code, signal));
+    // close, not exit: by then every answer it wrote has been read, so none is taken for lost.
+    worker.on("close", (code, signal) => this.onWorkerExit(worker, code, signal));
     return worker;
   }
 
@@ -102,9 +136,16 @@ export class FileWorkerLink {
     this.worker = null;
     const how = signal === null ? `exited with ${code}` : `was killed by ${signal}`;
     if (!this.closed) logDiagnostic(`file worker ${how}; a new one starts with the next file request`);
-    for (const [id, op] of this.pending) {
-      this.answer({ type: "error", id, code: "EIO", message: `${op}: interrupted, the sandbox's file worker ${how}` });
-    }
+    const interrupted = [...this.pending.values()];
     this.pending.clear();
+    for (const forwarded of interrupted) {
+      const { request } = forwarded;
+      if (!this.closed && !forwarded.retried && REPEATABLE_OPS.has(request.op)) {
+        this.send({ ...forwarded, retried: true });
+        continue;
+      }
+      const message = `${request.op}: not done, the sandbox's file worker ${how}`;
+      this.answer({ type: "error", id: request.id, code: UNAVAILABLE_CODE, message });
+    }
   }
 }

@@ -18,6 +18,12 @@ export const MAX_FRAME_PART_BYTES = 64 * 1024 * 1024;
 /** Error code for a request the executor could not understand (bad shape, unknown op, id in use). */
 export const BAD_REQUEST_CODE = "EBADREQ";
 
+/**
+ * Error code for a file request the executor could not carry out at all (its file worker ended, twice
+ * for a read): nothing is known about the file, so the server must not take it for missing or unreadable.
+ */
+export const UNAVAILABLE_CODE = "EUNAVAILABLE";
+
 /** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
 export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;
 

@@ -31,6 +31,7 @@ import {
   type ResultOf,
   type ResultOp,
   type TreeEntry,
+  UNAVAILABLE_CODE,
 } from "../../sandbox-image/executor/protocol.js";
 import { CodedError } from "../common/errors.js";
 import { EgressStreams } from "./egress-streams.js";
@@ -457,6 +458,9 @@ class CappedOutput {
 }
 
 function requestError(op: ResultOp, code: string, message: string): Error {
+  // The executor could not do it at all: the outcome is unknown, which a caller must not take for a
+  // missing or unreadable file (a hooks.json that "cannot be read" would contribute no hooks).
+  if (code === UNAVAILABLE_CODE) return new SandboxUnavailableError(`sandbox executor unavailable: ${message}`);
   switch (op) {
     case "ping":
       return new ExecutorRequestError(code, message);

@@ -117,6 +117,24 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
     assert.equal((await channel.readFile("/workspace/after-stop.txt", 10)).content.toString(), "ok");
   });
 
+  it("starts the file worker again after it ended (killed as root: the sandbox user cannot)", async () => {
+    const workerPid = (await sh(channel, "pgrep -f -- '--file-[w]orker'")).trim();
+    assert.match(workerPid, /^\d+$/);
+    const container = new Docker().getContainer(handle.sandboxId);
+    const exec = await container.exec({ Cmd: ["kill", "-KILL", workerPid], User: "0:0", AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    await new Promise<void>((resolve) => {
+      stream.on("end", resolve);
+      stream.resume();
+    });
+    // Whether the executor has seen the worker end yet or not: a read or a write is sent again if need be.
+    await channel.writeFile("/workspace/after-worker.txt", Buffer.from("again"));
+    assert.equal((await channel.readFile("/workspace/after-worker.txt", 10)).content.toString(), "again");
+    const newPid = (await sh(channel, "pgrep -f -- '--file-[w]orker'")).trim();
+    assert.match(newPid, /^\d+$/);
+    assert.notEqual(newPid, workerPid);
+  });
+
   it("keeps the container up through pkill sleep and kill -9 -1, and the call says what happened", async () => {
     const pid = (await channel.ping()).pid;
     const pkill = await runTool(channel, bash('sleep 300 & sleep 0.2; pkill sleep; echo "pkill exit $?"'), limits);

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MAX_FRAME_PART_BYTES, PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
+import { MAX_FRAME_PART_BYTES, PROTOCOL_VERSION, UNAVAILABLE_CODE } from "../../sandbox-image/executor/protocol.js";
 import { SandboxFileError, SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { FakeExecutorPeer, frameOf, lengthPrefix, rawFrame } from "../support/fake-executor-peer.js";
 
@@ -85,6 +85,23 @@ describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_00
     assert.equal(ran.resolved.exitCode, 0);
     assert.equal(ran.resolved.stdout.toString(), "out");
     assert.equal(peer.executorOutput.destroyed, false);
+    peer.client.close();
+  });
+
+  it("fails a file request the executor could not carry out as unavailable, not as a file error, and stays open", async () => {
+    const peer = new FakeExecutorPeer();
+    const read = observe(peer.client.readFile("/.agents/hooks.json", 1024));
+    const id = (await peer.request("readFile")).id;
+    peer.send({
+      type: "error",
+      id,
+      code: UNAVAILABLE_CODE,
+      message: "readFile: not done, the sandbox's file worker was killed by SIGKILL",
+    });
+    const outcome = await read;
+    assert.ok("rejected" in outcome && outcome.rejected instanceof SandboxUnavailableError, JSON.stringify(outcome));
+    assert.match((outcome.rejected as Error).message, /file worker was killed/);
+    assert.equal(peer.executorOutput.destroyed, false, "one failed request does not close the channel");
     peer.client.close();
   });
 
