@@ -42,6 +42,8 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
   const isolated = identities.size > 0;
   // With identities, file operations are the sandbox user's, done by a worker acting as that user.
   const fileWorker = isolated ? new FileWorkerLink("sandbox", identities, send) : null;
+  // Now, alongside our own start: a new sandbox's first file requests (hooks.json) follow its first ping.
+  fileWorker?.warmUp();
   const oomScore = isolated ? new OomScore() : undefined;
   if (oomScore && !oomScore.enabled) logDiagnostic("commands cannot be put first in line for the OOM killer");
 
@@ -105,8 +107,6 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
       sendResult(request.id, { op: "cancel", found });
     } else if (request.op === "ping") {
       sendResult(request.id, { op: "ping", version: PROTOCOL_VERSION, pid: process.pid, uid: process.getuid?.() ?? -1 });
-      // After answering: the server's first request is a ping, its next ones are usually file requests.
-      if (fileWorker) setImmediate(() => fileWorker.warmUp());
     } else {
       egress.listen(request.host, request.port).then(
         (port) => sendResult(request.id, { op: "egressListen", port }),

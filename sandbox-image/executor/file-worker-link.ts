@@ -1,6 +1,5 @@
-// The executor's side of its file worker (file-worker.ts): started once the executor has answered its
-// first request (the server's ping), so the two Node.js start-ups do not compete for the CPU and the
-// first file request rarely waits for one; started again whenever it has ended (killed, say).
+// The executor's side of its file worker (file-worker.ts): started with the executor, so that a new
+// sandbox's first file request rarely waits for a Node.js start, and again whenever it has ended.
 // Requests are passed on as they came and answers passed back unchanged. A request the worker had not
 // answered when it ended (it may never have arrived) is sent once more to the next worker if doing it
 // twice changes nothing; otherwise, or if that one ends too, it fails with UNAVAILABLE_CODE: its outcome

@@ -8,8 +8,6 @@
 // user runs can signal, trace or stop either process.
 
 import { describeError, logDiagnostic } from "./diagnostics.js";
-import { runExecutor } from "./executor.js";
-import { runFileWorker } from "./file-worker.js";
 import { parseExecutorArguments, whyIdentitiesCannotBeUsed, type ExecutorArguments } from "./identities.js";
 
 let parsed: ExecutorArguments;
@@ -23,6 +21,8 @@ try {
   process.exit(78);
 }
 
+// Each role loads only its own modules: the file worker's start is on the way of a new sandbox's first
+// file request, and loading the executor's modules too would about double it.
 const fileWorkerIdentity = parsed.fileWorkerFor === null ? undefined : parsed.identities.get(parsed.fileWorkerFor);
-if (fileWorkerIdentity !== undefined) runFileWorker(fileWorkerIdentity);
-else runExecutor(parsed.identities);
+if (fileWorkerIdentity !== undefined) (await import("./file-worker.js")).runFileWorker(fileWorkerIdentity);
+else (await import("./executor.js")).runExecutor(parsed.identities);
