@@ -135,6 +135,28 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
     assert.notEqual(newPid, workerPid);
   });
 
+  it("refuses the executor of a sandbox made by another version of the emulator, rather than run it as root", async () => {
+    const other = await runtime.create({ environmentId: "env_itestoldexecutor", owner: "owner", files: [] });
+    try {
+      // As an older emulator's image would have it: the same executor, another protocol version.
+      const container = new Docker().getContainer(other.sandboxId);
+      const exec = await container.exec({
+        Cmd: ["sed", "-i", "s/PROTOCOL_VERSION = [0-9]*/PROTOCOL_VERSION = 3/", "/opt/emulator/executor/protocol-constants.js"],
+        User: "0:0",
+        AttachStdout: true,
+        AttachStderr: true,
+      });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      await new Promise<void>((resolve) => {
+        stream.on("end", resolve);
+        stream.resume();
+      });
+      await assert.rejects(runtime.connect(other), /speaks protocol version 3, this emulator \d+: .*create a new environment/);
+    } finally {
+      await runtime.remove(other);
+    }
+  });
+
   it("keeps the container up through pkill sleep and kill -9 -1, and the call says what happened", async () => {
     const pid = (await channel.ping()).pid;
     const pkill = await runTool(channel, bash('sleep 300 & sleep 0.2; pkill sleep; echo "pkill exit $?"'), limits);

@@ -3,6 +3,7 @@
 
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
+import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
@@ -362,7 +363,17 @@ export class DockerRuntime implements SandboxRuntime {
         void this.reapExecutor(container, executorPid);
       },
     });
-    executorPid = (await client.ping()).pid;
+    const pong = await client.ping();
+    if (pong.version !== PROTOCOL_VERSION) {
+      // A sandbox made by another version of the emulator carries that version's executor: it would
+      // misread this one's requests, or (before identities) run sandbox code as the user it starts as.
+      client.close();
+      throw new SandboxUnavailableError(
+        `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}: ` +
+          "the sandbox was made by another version of the emulator; create a new environment",
+      );
+    }
+    executorPid = pong.pid;
     return client;
   }
 
