@@ -10,7 +10,10 @@
 // CAP_SYS_RESOURCE, which is whatever a writer holding that capability last set. So around the
 // synchronous spawn the executor (which holds it) sets its own adjustment to 1000, pinning the floor
 // there for the child, and sets it back right after. Sandbox code can then neither lower its
-// processes' adjustment nor escape it by forking (docs/security.md#memory).
+// processes' adjustment nor escape it by forking (docs/security.md#memory). The price: for the moment
+// of a spawn (a fork and an exec, or longer if the machine deschedules us right then) the executor
+// itself stands at 1000; setting the child's adjustment after the spawn instead would leave the child
+// a moment to fork processes that keep the executor's.
 //
 // Where the engine cannot grant CAP_SYS_RESOURCE (the Docker runtime says so at start) the same raise
 // still works, raising being always allowed, but the floor stays where it was: sandbox code could then

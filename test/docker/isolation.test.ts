@@ -298,7 +298,14 @@ for pid in "\${pids[@]}"; do wait $pid || killed=$((killed + 1)); done
 echo "killed: $killed"`;
 
   it("puts the sandbox user's commands first in line for the OOM killer, and the guards last", async () => {
-    const adjustments = await sh(channel, "cat /proc/self/oom_score_adj /proc/$PPID/oom_score_adj /proc/1/oom_score_adj");
+    // The executor stands at 1000 itself for the moment of a spawn (this command's own, too): wait for
+    // it to be back, without spawning anything through it meanwhile.
+    const adjustments = await sh(
+      channel,
+      `cat /proc/self/oom_score_adj
+for _ in $(seq 50); do executor=$(cat /proc/$PPID/oom_score_adj); [ "$executor" = 0 ] && break; sleep 0.1; done
+echo "$executor"; cat /proc/1/oom_score_adj`,
+    );
     assert.deepEqual(adjustments.trim().split("\n"), ["1000", "0", "0"], "a command, the executor, the container's init");
     const raise = await run(channel, "echo 1000 > /proc/$PPID/oom_score_adj");
     assert.notEqual(raise.exitCode, 0, "a command made the executor the OOM killer's first choice");
