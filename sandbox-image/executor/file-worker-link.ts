@@ -1,5 +1,6 @@
-// The executor's side of its file worker (file-worker.ts): started with the executor, so that a new
-// sandbox's first file request rarely waits for a Node.js start, and again whenever it has ended.
+// The executor's side of its file worker (file-worker.ts): started with the executor, so that it is
+// usually up by a new sandbox's first file request (its hooks.json, right after the first ping), and
+// again whenever it has ended.
 // Requests are passed on as they came and answers passed back unchanged. A request the worker had not
 // answered when it ended (it may never have arrived) is sent once more to the next worker if doing it
 // twice changes nothing; otherwise, or if that one ends too, it fails with UNAVAILABLE_CODE: its outcome
@@ -11,7 +12,9 @@ import type { Readable, Writable } from "node:stream";
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import type { FileRequest } from "./file-requests.js";
 import { FILE_WORKER_FLAG, identityArguments, type Identity } from "./identities.js";
-import { encodeFrame, FrameDecoder, UNAVAILABLE_CODE, type Frame, type Response, type RunAs } from "./protocol.js";
+import { UNAVAILABLE_CODE } from "./protocol-constants.js";
+import { encodeFrame, FrameDecoder, type Frame } from "./protocol-frames.js";
+import type { Response, RunAs } from "./protocol.js";
 
 type WorkerProcess = ChildProcessByStdio<Writable, Readable, null>;
 
@@ -41,12 +44,18 @@ export class FileWorkerLink {
   /** Requests the current worker has not answered yet, by id. */
   private readonly pending = new Map<number, Forwarded>();
   private closed = false;
+  /** Where the worker's answers go: the executor's output, once it is running (see answerWith). */
+  private answer: (message: Response, body?: Buffer) => void = () => {};
 
   constructor(
     private readonly actingAs: RunAs,
     private readonly identities: Map<RunAs, Identity>,
-    private readonly answer: (message: Response, body?: Buffer) => void,
   ) {}
+
+  /** Set before the first request is forwarded; answers only ever follow requests. */
+  answerWith(answer: (message: Response, body?: Buffer) => void): void {
+    this.answer = answer;
+  }
 
   /** Starts the worker ahead of the first file request. */
   warmUp(): void {

@@ -9,7 +9,9 @@
 // itself: there is nothing to separate from.
 
 import { readFileSync } from "node:fs";
-import { IDENTITY_NAMES, type RunAs } from "./protocol.js";
+// The constants only: main.ts reads the arguments before loading the rest of either role.
+import { IDENTITY_NAMES } from "./protocol-constants.js";
+import type { RunAs } from "./protocol.js";
 
 export const IDENTITY_FLAG = "--identity";
 export const FILE_WORKER_FLAG = "--file-worker";

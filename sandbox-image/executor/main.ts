@@ -22,7 +22,7 @@ try {
 }
 
 // Each role loads only its own modules: the file worker's start is on the way of a new sandbox's first
-// file request, and loading the executor's modules too would about double it.
+// file request, and loading the executor's modules too would add half again to it.
 const fileWorkerIdentity = parsed.fileWorkerFor === null ? undefined : parsed.identities.get(parsed.fileWorkerFor);
 if (fileWorkerIdentity !== undefined) (await import("./file-worker.js")).runFileWorker(fileWorkerIdentity);
 else (await import("./executor.js")).runExecutor(parsed.identities);
