@@ -41,10 +41,10 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
   const egress = new EgressListener(send);
   const isolated = identities.size > 0;
   // With identities, file operations are the sandbox user's, done by a worker acting as that user.
-  const fileWorker = isolated ? new FileWorkerLink("sandbox", identities) : null;
-  fileWorker?.answerWith(send);
-  // Now, alongside the rest of our start: a new sandbox's first file requests (its hooks.json) follow
-  // its first ping closely (measured: sooner ready than when started after that ping, or before our modules load).
+  const fileWorker = isolated ? new FileWorkerLink("sandbox", identities, send) : null;
+  // Now, alongside the rest of our start: a new sandbox's first file request (its hooks.json) follows its
+  // first ping closely. Measured, this has it ready sooner than starting it after that ping, or before
+  // this module loads.
   fileWorker?.warmUp();
   const oomScore = isolated ? new OomScore() : undefined;
   if (oomScore && !oomScore.enabled) logDiagnostic("commands cannot be put first in line for the OOM killer");

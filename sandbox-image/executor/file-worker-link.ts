@@ -44,18 +44,13 @@ export class FileWorkerLink {
   /** Requests the current worker has not answered yet, by id. */
   private readonly pending = new Map<number, Forwarded>();
   private closed = false;
-  /** Where the worker's answers go: the executor's output, once it is running (see answerWith). */
-  private answer: (message: Response, body?: Buffer) => void = () => {};
 
   constructor(
     private readonly actingAs: RunAs,
     private readonly identities: Map<RunAs, Identity>,
+    /** Where the worker's answers go (the executor's output). */
+    private readonly answer: (message: Response, body?: Buffer) => void,
   ) {}
-
-  /** Set before the first request is forwarded; answers only ever follow requests. */
-  answerWith(answer: (message: Response, body?: Buffer) => void): void {
-    this.answer = answer;
-  }
 
   /** Starts the worker ahead of the first file request. */
   warmUp(): void {

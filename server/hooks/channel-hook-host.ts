@@ -103,7 +103,7 @@ export class ChannelHookHost implements HookHost {
 /**
  * A handler from a read-only configuration runs as the hooks user, whom sandbox code can neither signal
  * nor trace; any other handler as the sandbox user: its configuration is the sandbox's to rewrite
- * anyway, and the hooks user must never run what sandbox code wrote (docs/security.md#who-runs-what).
+ * anyway, and the hooks user must never run what sandbox code wrote (docs/security.md#who-runs-what-in-a-sandbox).
  */
 function identityFor(request: { fromReadOnlyConfig: boolean }): RunAs {
   return request.fromReadOnlyConfig ? "hooks" : "sandbox";

@@ -46,7 +46,7 @@ export interface CommandRequest {
   signal?: AbortSignal;
   /**
    * Who runs it: the sandbox user (the default), or the hooks user, whom sandbox code can neither
-   * signal nor trace (docs/security.md#who-runs-what). A runtime without identities runs both alike.
+   * signal nor trace (docs/security.md#who-runs-what-in-a-sandbox). A runtime without identities runs both alike.
    */
   runAs?: RunAs;
 }

@@ -1,7 +1,7 @@
 // Sandbox code against what guards it (issue 9, defects 5-7), with real sandboxes: it must not be able
 // to stop, kill or starve the executor, the container's keep-alive or the hooks of a read-only
 // configuration, and nothing the API does may hang on an executor that stops answering. Each scenario
-// is the issue's reproduction, run as the sandbox user would run it (docs/security.md#who-runs-what).
+// is the issue's reproduction, run as the sandbox user would run it (docs/security.md#who-runs-what-in-a-sandbox).
 
 import assert from "node:assert/strict";
 import fs from "node:fs";

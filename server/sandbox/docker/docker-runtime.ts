@@ -27,7 +27,7 @@ export interface DockerRuntimeOptions {
 const EXECUTOR_SCRIPT = "/opt/emulator/executor/main.js";
 /**
  * The executor runs as root and acts as these identities (sandbox-image/executor/identities.ts; the
- * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what).
+ * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what-in-a-sandbox).
  */
 const EXECUTOR_ARGV = [
   "node",
@@ -115,6 +115,8 @@ export class DockerRuntime implements SandboxRuntime {
   private async canGrant(capability: string): Promise<boolean> {
     const probe = await this.docker.createContainer({
       Image: this.image!,
+      // Labelled as ours: should we stop before removing it, the next start removes it as an orphan.
+      Labels: { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance },
       User: CONTAINER_USER,
       Cmd: ["true"],
       HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: [capability], LogConfig: { Type: "none", Config: {} } },
