@@ -63,6 +63,11 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
       : {}),
 
     diskMb: config.EMULATOR_SANDBOX_DISK_MB,
+
+    executorDeadlines: {
+      graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
+      fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,
+    },
   });
 }
 

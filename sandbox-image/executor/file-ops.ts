@@ -2,8 +2,9 @@
 // the security boundary, not this process. Errors keep their errno code for the API to map.
 
 import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readdir, realpath, rm, unlink, writeFile as writeWholeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readdir, readlink, realpath, rm, unlink, writeFile as writeWholeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { isOnReadOnlyMount } from "./mounts.js";
 import type { FileEntry } from "./protocol.js";
 
 /** A failure with an errno-style code and a message that names the path. */
@@ -21,7 +22,7 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 export async function readFileHead(
   path: string,
   maxBytes: number,
-): Promise<{ content: Buffer; size: number; truncated: boolean; realPath: string }> {
+): Promise<{ content: Buffer; size: number; truncated: boolean; realPath: string; readOnlyMount: boolean }> {
   // O_NONBLOCK: opening a FIFO for reading would otherwise park a libuv thread until a writer shows up.
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(rethrowFor("readFile", path));
   try {
@@ -41,12 +42,28 @@ export async function readFileHead(
     }
     const content = Buffer.concat(chunks);
     const size = Math.max(info.size, content.length);
-    // Hook discovery reads two paths that may name one file (a symlink); the real path tells them apart.
-    const realPath = await realpath(path).catch(rethrowFor("readFile", path));
-    return { content: content.subarray(0, maxBytes), size, truncated: size > maxBytes, realPath };
+    // Hook discovery reads two paths that may name one file (a symlink); the real path tells them apart,
+    // and whether it lies on a read-only mount decides who runs its hooks. Both are of the file we read:
+    // the path may have been pointed elsewhere since.
+    const realPath = await openedPath(handle.fd, path);
+    return {
+      content: content.subarray(0, maxBytes),
+      size,
+      truncated: size > maxBytes,
+      realPath,
+      readOnlyMount: isOnReadOnlyMount(realPath),
+    };
   } finally {
     await handle.close();
   }
+}
+
+/** The path of an open file, from /proc/self/fd; realpath(path) where there is no /proc (not Linux). */
+async function openedPath(fd: number, path: string): Promise<string> {
+  const linked = await readlink(`/proc/self/fd/${fd}`).catch(() => null);
+  // A file deleted since it was opened reads as "… (deleted)": like realpath, call that gone.
+  if (linked?.startsWith("/") && !linked.endsWith(" (deleted)")) return linked;
+  return realpath(path).catch(rethrowFor("readFile", path));
 }
 
 export async function writeFileCreatingParents(path: string, content: Buffer, mode?: number): Promise<number> {

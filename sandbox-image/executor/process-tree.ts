@@ -22,6 +22,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { logDiagnostic } from "./diagnostics.js";
+import { actingAs, type Identity } from "./identities.js";
 
 /** Bounds the freeze loop against a fork bomb outrunning our scans. */
 const MAX_FREEZE_ROUNDS = 20;
@@ -38,8 +39,25 @@ interface ProcessInfo {
   marked: boolean;
 }
 
-export async function killProcessTree(rootPid: number, markerEntry: string): Promise<void> {
+export async function killProcessTree(rootPid: number, markerEntry: string, owner?: Identity): Promise<void> {
   const marker = Buffer.from(`${markerEntry}\0`);
+  // As the tree's owner: root without CAP_SYS_PTRACE and CAP_KILL can neither read another user's
+  // /proc/<pid>/environ nor signal its processes (identities.ts).
+  actingAs(owner, () => freezeThenKill(rootPid, marker));
+  // A process that was inside fork() when stopped completes that fork; its new child is caught here.
+  for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
+    await sleep(KILL_ROUND_PAUSE_MS);
+    const survivors = actingAs(owner, () => {
+      const found = findTreeMembers(rootPid, marker);
+      for (const pid of found) signal(pid, "SIGKILL");
+      return found.length;
+    });
+    if (survivors === 0) return;
+  }
+  logDiagnostic(`process tree of ${rootPid} survived ${MAX_KILL_ROUNDS} kill rounds`);
+}
+
+function freezeThenKill(rootPid: number, marker: Buffer): void {
   const frozen = new Set<number>();
   try {
     signal(-rootPid, "SIGSTOP");
@@ -60,14 +78,6 @@ export async function killProcessTree(rootPid: number, markerEntry: string): Pro
     signal(-rootPid, "SIGKILL");
     for (const pid of frozen) signal(pid, "SIGKILL");
   }
-  // A process that was inside fork() when stopped completes that fork; its new child is caught here.
-  for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
-    await sleep(KILL_ROUND_PAUSE_MS);
-    const survivors = findTreeMembers(rootPid, marker);
-    if (survivors.length === 0) return;
-    for (const pid of survivors) signal(pid, "SIGKILL");
-  }
-  logDiagnostic(`process tree of ${rootPid} survived ${MAX_KILL_ROUNDS} kill rounds`);
 }
 
 function findTreeMembers(rootPid: number, marker: Buffer): number[] {

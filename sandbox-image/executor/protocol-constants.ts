@@ -1,7 +1,13 @@
 // The protocol's version, limits and reserved names, in a file of their own so that the tables built
 // from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
+
+/**
+ * The identities an exec may run as (the exec request's `runAs`): the sandbox user runs tools, the
+ * hooks user runs hooks from configurations nothing in the sandbox can change (docs/security.md).
+ */
+export const IDENTITY_NAMES = ["sandbox", "hooks"] as const;
 
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
 export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
@@ -11,6 +17,12 @@ export const MAX_FRAME_PART_BYTES = 64 * 1024 * 1024;
 
 /** Error code for a request the executor could not understand (bad shape, unknown op, id in use). */
 export const BAD_REQUEST_CODE = "EBADREQ";
+
+/**
+ * Error code for a file request the executor could not carry out at all (its file worker ended, twice
+ * for a read): nothing is known about the file, so the server must not take it for missing or unreadable.
+ */
+export const UNAVAILABLE_CODE = "EUNAVAILABLE";
 
 /** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
 export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;

@@ -4,7 +4,7 @@
 // server's reply checks are all derived from this table; adding an operation means adding an entry
 // here, then handling it in the executor's main.ts and offering it in ExecutorClient (and SandboxChannel).
 
-import { MAX_FILE_CHUNK_BYTES, MAX_FRAME_PART_BYTES, MAX_PATH_LIST, MAX_WALK_ENTRIES } from "./protocol-constants.js";
+import { IDENTITY_NAMES, MAX_FILE_CHUNK_BYTES, MAX_FRAME_PART_BYTES, MAX_PATH_LIST, MAX_WALK_ENTRIES } from "./protocol-constants.js";
 import * as field from "./protocol-fields.js";
 import type { ObjectField, TypeOf } from "./protocol-fields.js";
 
@@ -39,6 +39,13 @@ const pathList = field.array(field.path, { maxItems: MAX_PATH_LIST });
 /** A variable name the OS can hold: no "=" (it separates name from value) and no NUL. */
 const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
 
+/**
+ * Who runs an exec: the sandbox user (the default), or the hooks user, which sandbox code can neither
+ * signal nor trace. The names map to uids given to the executor at start (see identities.ts); an
+ * executor started without them (the local one, for tests) runs both as itself.
+ */
+export const runAs = field.oneOf(...IDENTITY_NAMES);
+
 // ---- The table ----
 
 interface OperationSpec {
@@ -63,6 +70,8 @@ export const operations = {
         timeoutMs: field.nonNegativeInteger,
         /** Output kept per stream; the rest is counted and dropped. */
         maxOutputBytes: field.nonNegativeInteger,
+        /** Which identity runs the command; absent means the sandbox user. */
+        runAs: field.optional(runAs),
       },
       (request) => (request.argv[0] === "" ? "argv[0] must be a program name, not empty" : null),
     ),
@@ -81,8 +90,17 @@ export const operations = {
   readFile: {
     // The content travels as one frame body, which the peer refuses past MAX_FRAME_PART_BYTES.
     request: field.object({ path: field.path, maxBytes: field.integer(0, MAX_FRAME_PART_BYTES) }),
-    /** realPath is the file's path with every symlink resolved. */
-    result: field.object({ size: field.nonNegativeInteger, truncated: field.boolean, realPath: field.text }),
+    /**
+     * realPath is the path of the file actually read, every symlink resolved. readOnlyMount: that file
+     * lies on a read-only mount, so nothing in the sandbox can change it (hooks from such a file run as
+     * the hooks user).
+     */
+    result: field.object({
+      size: field.nonNegativeInteger,
+      truncated: field.boolean,
+      realPath: field.text,
+      readOnlyMount: field.boolean,
+    }),
     resultBody: "the file's first maxBytes bytes",
   },
   writeFile: {
@@ -225,6 +243,8 @@ export type ReadFileChunkRequest = RequestOf<"readFileChunk">;
 export type AppendFileRequest = RequestOf<"appendFile">;
 export type MoveFileRequest = RequestOf<"moveFile">;
 export type EgressListenRequest = RequestOf<"egressListen">;
+
+export type RunAs = TypeOf<typeof runAs>;
 
 export type ResultPayload = TypeOf<typeof resultPayload>;
 export type ResultOf<Op extends ResultOp> = Extract<ResultPayload, { op: Op }>;

@@ -5,6 +5,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { describeError, logDiagnostic } from "./diagnostics.js";
+import type { Identity } from "./identities.js";
+import type { OomScore } from "./oom-score.js";
 import { killProcessTree } from "./process-tree.js";
 import { EXEC_MARKER_VARIABLE, type ExecRequest, type ExitMessage } from "./protocol.js";
 
@@ -31,6 +33,13 @@ export interface CommandEvents {
   exit(report: ExitReport): void;
 }
 
+export interface CommandIdentity {
+  /** Who runs the command; undefined runs it as the executor itself (no identities were given). */
+  identity?: Identity;
+  /** Set for the sandbox user's commands: they start first in line for the OOM killer. */
+  oomScore?: OomScore;
+}
+
 export class RunningCommand {
   private readonly startedAt = performance.now();
   private readonly markerEntry = `${EXEC_MARKER_VARIABLE}=${randomBytes(16).toString("hex")}`;
@@ -51,20 +60,31 @@ export class RunningCommand {
   constructor(
     private readonly request: ExecRequest,
     private readonly events: CommandEvents,
+    private readonly runAs: CommandIdentity = {},
   ) {}
 
   start(stdin: Buffer): void {
     const [program, ...args] = this.request.argv as [string, ...string[]];
     const markerValue = this.markerEntry.slice(EXEC_MARKER_VARIABLE.length + 1);
+    const { identity, oomScore } = this.runAs;
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.request.env, [EXEC_MARKER_VARIABLE]: markerValue };
+    // The hooks user's own HOME, whatever the environment's variables say: a HOME the sandbox user can
+    // write to would let sandbox code plant startup files (Python's user site, say) in the hooks' programs.
+    if (identity && identity.name !== "sandbox") env["HOME"] = identity.home;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(program, args, {
-        cwd: this.request.cwd,
-        env: { ...process.env, ...this.request.env, [EXEC_MARKER_VARIABLE]: markerValue },
-        // Own session and process group (pgid = pid), so the group can be signalled as a whole.
-        detached: true,
-        stdio: "pipe",
-      });
+      const launch = (): ChildProcessWithoutNullStreams =>
+        spawn(program, args, {
+          cwd: this.request.cwd,
+          env,
+          // Own session and process group (pgid = pid), so the group can be signalled as a whole.
+          detached: true,
+          stdio: "pipe",
+          // The child drops its supplementary groups, then sets gid and uid before exec: a process of that
+          // user with no capabilities left (the kernel clears them as the uid leaves 0).
+          ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
+        });
+      child = oomScore ? oomScore.raisedFor(launch) : launch();
     } catch (error) {
       void this.failToStart(error);
       return;
@@ -105,7 +125,7 @@ export class RunningCommand {
     if (this.killing) return this.killing;
     this.clearDeadline();
     const pid = this.child?.pid;
-    this.killing = (pid === undefined ? Promise.resolve() : killProcessTree(pid, this.markerEntry))
+    this.killing = (pid === undefined ? Promise.resolve() : killProcessTree(pid, this.markerEntry, this.runAs.identity))
       .catch((error: unknown) => logDiagnostic(`exec ${this.request.id}: killing process tree: ${describeError(error)}`))
       .then(() => {
         this.killDone = true;

@@ -53,6 +53,12 @@ export const configSchema = z.object({
   ),
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
+  EMULATOR_EXECUTOR_GRACE_SECONDS: positiveInt(10).describe(
+    "How long past a command's own deadline (or after a cancel) a sandbox's executor may take to report its end, and to answer a ping; past it the call fails with UNAVAILABLE and the next call starts a new executor",
+  ),
+  EMULATOR_EXECUTOR_FILE_SECONDS: positiveInt(60).describe(
+    "How long one file operation in a sandbox (a read, a listing, a recursive delete) may take; past it the call fails with UNAVAILABLE and the next call starts a new executor",
+  ),
   EMULATOR_AGENT_MAX_TURNS: positiveInt(50).describe(
     "How often the agent's planner may be asked for its next move in one interaction; a run that reaches it fails",
   ),

@@ -3,7 +3,8 @@
 // sandbox so the request leaves through whatever network the sandbox has (and later the egress proxy,
 // through HTTP(S)_PROXY), never from the emulator's own host.
 
-import { SandboxFileError, type CommandResult, type SandboxChannel } from "../sandbox/runtime.js";
+import { isWithin, PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import { SandboxFileError, type CommandResult, type RunAs, type SandboxChannel } from "../sandbox/runtime.js";
 import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "./hook-host.js";
 
 export interface ChannelHookHostOptions {
@@ -67,6 +68,7 @@ export class ChannelHookHost implements HookHost {
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       signal: request.signal,
+      runAs: identityFor(request),
     });
     throwIfCancelled(result, request.signal);
     return {
@@ -91,10 +93,20 @@ export class ChannelHookHost implements HookHost {
       // stderr carries curl's status line; keep room for it even under a tiny body cap.
       maxOutputBytes: Math.max(request.maxBodyBytes, 64 * 1024),
       signal: request.signal,
+      runAs: identityFor(request),
     });
     throwIfCancelled(result, request.signal);
     return interpretCurl(result, request);
   }
+}
+
+/**
+ * A handler from a read-only configuration runs as the hooks user, whom sandbox code can neither signal
+ * nor trace; any other handler as the sandbox user: its configuration is the sandbox's to rewrite
+ * anyway, and the hooks user must never run what sandbox code wrote (docs/security.md#who-runs-what-in-a-sandbox).
+ */
+function identityFor(request: { fromReadOnlyConfig: boolean }): RunAs {
+  return request.fromReadOnlyConfig ? "hooks" : "sandbox";
 }
 
 async function readConfigFromChannel(channel: SandboxChannel, path: string, maxBytes: number): Promise<HookConfigRead> {
@@ -107,7 +119,14 @@ async function readConfigFromChannel(channel: SandboxChannel, path: string, maxB
         error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json`,
       };
     }
-    return { status: "found", realPath: file.realPath, text: file.content.toString("utf8"), bytes: file.size };
+    return {
+      status: "found",
+      realPath: file.realPath,
+      text: file.content.toString("utf8"),
+      bytes: file.size,
+      // The kernel's own read-only mounts (/proc/sys, /sys) hold nothing anyone authored as hooks.
+      readOnly: file.readOnlyMount && !PSEUDO_FOLDERS.some((folder) => isWithin(file.realPath, folder)),
+    };
   } catch (error) {
     if (!(error instanceof SandboxFileError)) throw error;
     // ENOTDIR: a path component is a file (e.g. /workspace/.agents is a file), so there is no hooks.json there.

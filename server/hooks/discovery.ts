@@ -14,6 +14,8 @@ export const DEFAULT_MAX_CONFIG_BYTES = 1024 * 1024;
 export interface LoadedConfig {
   file: string;
   groups: HookGroup[];
+  /** On a read-only mount: its handlers run out of sandbox code's reach (HookHost). */
+  readOnly: boolean;
 }
 
 export interface Discovery {
@@ -29,11 +31,19 @@ export async function discoverHooks(host: HookHost, paths: readonly string[], ma
     // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
     const read = await host.readConfig(path, maxConfigBytes);
     if (read.status === "missing") {
-      discovery.files.push({ path, real_path: null, status: "missing", groups: 0, bytes: null, detail: null });
+      discovery.files.push({ path, real_path: null, status: "missing", groups: 0, bytes: null, detail: null, read_only: null });
       continue;
     }
     if (read.status === "unreadable") {
-      discovery.files.push({ path, real_path: read.realPath, status: "unreadable", groups: 0, bytes: null, detail: read.error });
+      discovery.files.push({
+        path,
+        real_path: read.realPath,
+        status: "unreadable",
+        groups: 0,
+        bytes: null,
+        detail: read.error,
+        read_only: null,
+      });
       discovery.diagnostics.push({
         severity: "error",
         code: "file_unreadable",
@@ -51,6 +61,7 @@ export async function discoverHooks(host: HookHost, paths: readonly string[], ma
         groups: 0,
         bytes: read.bytes,
         detail: `the same file as ${earlier}; its hooks run once`,
+        read_only: read.readOnly,
       });
       continue;
     }
@@ -64,8 +75,9 @@ export async function discoverHooks(host: HookHost, paths: readonly string[], ma
       groups: parsed.groups.length,
       bytes: read.bytes,
       detail: null,
+      read_only: read.readOnly,
     });
-    discovery.configs.push({ file: path, groups: parsed.groups });
+    discovery.configs.push({ file: path, groups: parsed.groups, readOnly: read.readOnly });
   }
   return discovery;
 }

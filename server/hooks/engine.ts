@@ -68,6 +68,7 @@ export async function runPostToolHooks(
 
 interface PlannedHandler {
   file: string;
+  fromReadOnlyConfig: boolean;
   group: string;
   ruleIndex: number;
   handlerIndex: number;
@@ -104,7 +105,7 @@ async function runHooks(
       continue;
     }
     options.signal?.throwIfAborted();
-    const run = await runHandler(host, step.handler, payload, maxOutputBytes, options.signal);
+    const run = await runHandler(host, step, payload, maxOutputBytes, options.signal);
     const outcome = event === "pre_tool_execution" ? interpretPreOutcome(run, maxOutputBytes) : interpretPostOutcome(run, maxOutputBytes);
     for (const problem of outcome.problems) {
       diagnostics.push({
@@ -143,7 +144,7 @@ async function runHooks(
 function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: string): { rules: HookRuleTrace[]; planned: PlannedHandler[] } {
   const rules: HookRuleTrace[] = [];
   const planned: PlannedHandler[] = [];
-  for (const { file, groups } of configs) {
+  for (const { file, groups, readOnly } of configs) {
     for (const group of groups) {
       for (const rule of group.events[event]) {
         const matched = group.enabled && matchesTool(rule.matcher, toolName);
@@ -166,7 +167,7 @@ function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: strin
         });
         if (!matched) continue;
         for (const { index, handler } of rule.handlers) {
-          planned.push({ file, group: group.name, ruleIndex: rule.index, handlerIndex: index, handler });
+          planned.push({ file, fromReadOnlyConfig: readOnly, group: group.name, ruleIndex: rule.index, handlerIndex: index, handler });
         }
       }
     }
@@ -176,14 +177,21 @@ function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: strin
 
 async function runHandler(
   host: HookHost,
-  handler: HookHandler,
+  { handler, fromReadOnlyConfig }: PlannedHandler,
   payload: Buffer,
   maxOutputBytes: number,
   signal: AbortSignal | undefined,
 ): Promise<HandlerRun> {
   const timeoutMs = Math.max(1, Math.round(handler.timeoutS * 1000));
   if (handler.type === "command") {
-    const result = await host.runCommand({ command: handler.command, stdin: payload, timeoutMs, maxOutputBytes, signal });
+    const result = await host.runCommand({
+      command: handler.command,
+      stdin: payload,
+      timeoutMs,
+      maxOutputBytes,
+      signal,
+      fromReadOnlyConfig,
+    });
     return { kind: "command", result };
   }
   const result = await host.postJson({
@@ -193,6 +201,7 @@ async function runHandler(
     timeoutMs,
     maxBodyBytes: maxOutputBytes,
     signal,
+    fromReadOnlyConfig,
   });
   return { kind: "http", result };
 }

@@ -14,6 +14,11 @@ export type HookConfigRead =
       realPath: string;
       text: string;
       bytes: number;
+      /**
+       * It lies on a read-only mount (a repository source), so nothing in the sandbox can change it: its
+       * handlers run where sandbox code cannot interfere with them.
+       */
+      readOnly: boolean;
     }
   | { status: "missing" }
   /** Exists but cannot be used: not readable, a folder, larger than the cap. */
@@ -28,6 +33,8 @@ export interface HookCommandRequest {
   maxOutputBytes: number;
   /** Cancels the run (the process tree is killed); the call then rejects. */
   signal?: AbortSignal;
+  /** The handler comes from a read-only configuration: run it where sandbox code cannot signal it. */
+  fromReadOnlyConfig: boolean;
 }
 
 export interface HookCommandResult {
@@ -50,6 +57,8 @@ export interface HookHttpRequest {
   timeoutMs: number;
   maxBodyBytes: number;
   signal?: AbortSignal;
+  /** The handler comes from a read-only configuration: run it where sandbox code cannot signal it. */
+  fromReadOnlyConfig: boolean;
 }
 
 export type HookHttpResult =
@@ -71,8 +80,9 @@ export interface HookHost {
   readConfig(path: string, maxBytes: number): Promise<HookConfigRead>;
   /**
    * Runs a command hook: the command line through a shell, with `stdin` as its standard input, in the
-   * sandbox's working folder as the sandbox user with the environment's variables. The whole process
-   * tree is killed at the deadline.
+   * sandbox's working folder with the environment's variables, as the sandbox user, or, for a handler
+   * of a read-only configuration, as a user that sandbox code cannot signal. The whole process tree is
+   * killed at the deadline.
    */
   runCommand(request: HookCommandRequest): Promise<HookCommandResult>;
   /** POSTs `body` (JSON) to `url` from inside the sandbox, through its egress path. */

@@ -45,6 +45,11 @@ export interface HookFileTrace {
   bytes: number | null;
   /** For "unreadable": why; for "duplicate": the path it duplicates. */
   detail: string | null;
+  /**
+   * Whether the file lies on a read-only mount (a repository source); its handlers then run as the
+   * hooks user, out of sandbox code's reach (docs/hooks.md#running-handlers). null when not read.
+   */
+  read_only: boolean | null;
 }
 
 export type RuleMatch =

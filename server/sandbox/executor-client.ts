@@ -1,15 +1,21 @@
 // The server's end of the executor channel: one byte stream each way, requests correlated by id.
 //
-// The executor runs inside the sandbox as the same user as the code it runs, so that code can kill
-// it, or impersonate it on the channel. Everything it sends is therefore checked against the protocol's
-// tables, and the channel fails closed: a frame of the wrong shape, an answer of the wrong kind, a reply
-// to a request never made or already ended, a body where none belongs, or a result that contradicts
-// its request closes the channel, failing every pending call with SandboxUnavailableError. No call ever
-// resolves with unchecked data. Output is capped here too.
+// In a sandbox the executor runs as root, out of reach of the code it serves (docs/security.md); still,
+// it lives in the sandbox, so everything it sends is checked against the protocol's tables, and the
+// channel fails closed: a frame of the wrong shape, an answer of the wrong kind, a reply to a request
+// never made or already ended, a body where none belongs, or a result that contradicts its request
+// closes the channel, failing every pending call with SandboxUnavailableError. No call ever resolves
+// with unchecked data. Output is capped here too.
+//
+// Nor does any call wait forever: every request has a deadline (a command's own timeout plus a grace,
+// a fixed bound for the others). An executor that misses one is taken for wedged: the channel is
+// declared broken, every pending call fails with SandboxUnavailableError, and `onBroken` lets the
+// runtime end that executor; the next call opens a new channel.
 
 import type { Duplex, Readable, Writable } from "node:stream";
 import {
   checkEgressFrame,
+  EGRESS_LISTEN_RETRY_MS,
   checkResponse,
   encodeFrame,
   FrameDecoder,
@@ -25,6 +31,7 @@ import {
   type ResultOf,
   type ResultOp,
   type TreeEntry,
+  UNAVAILABLE_CODE,
 } from "../../sandbox-image/executor/protocol.js";
 import { CodedError } from "../common/errors.js";
 import { EgressStreams } from "./egress-streams.js";
@@ -49,7 +56,36 @@ type ResultCheck<Op extends ResultOp> = (result: ResultOf<Op>, body: Buffer) => 
 interface PendingRequest {
   onResponse(message: Response, body: Buffer): void;
   onClosed(error: SandboxUnavailableError): void;
+  /** Fires when the executor has taken too long to end this request. */
+  deadline?: NodeJS.Timeout;
+  /** When it fires (Date.now() milliseconds). */
+  deadlineAt?: number;
 }
+
+/** How long the executor may take to answer, past which the channel is declared broken. */
+export interface ExecutorDeadlines {
+  /**
+   * Past a command's own timeout, or after it was cancelled, how long its exit may take (killing a
+   * process tree takes milliseconds; this is for a loaded machine). Also bounds ping and cancel.
+   */
+  graceMs: number;
+  /** How long one file operation may take (a walk, a usage count or a recursive delete of a big tree). */
+  fileOperationMs: number;
+}
+
+export const DEFAULT_EXECUTOR_DEADLINES: ExecutorDeadlines = { graceMs: 10_000, fileOperationMs: 60_000 };
+
+export interface ExecutorClientOptions {
+  deadlines?: Partial<ExecutorDeadlines>;
+  /**
+   * Called once if the channel is declared broken while the executor may still run (a missed deadline,
+   * a protocol violation), so that the runtime can end it; not when the executor exited or close() was called.
+   */
+  onBroken?: (reason: string) => void;
+}
+
+/** setTimeout treats larger delays as 1 ms. */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 export class ExecutorClient implements SandboxChannel {
   readonly closed: Promise<void>;
@@ -59,11 +95,14 @@ export class ExecutorClient implements SandboxChannel {
   private readonly pending = new Map<number, PendingRequest>();
   private readonly decoder = new FrameDecoder<unknown>();
   private readonly egressStreams = new EgressStreams((frame, body) => this.sendEgressFrame(frame, body));
+  private readonly deadlines: ExecutorDeadlines;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
+    private readonly options: ExecutorClientOptions = {},
   ) {
+    this.deadlines = { ...DEFAULT_EXECUTOR_DEADLINES, ...options.deadlines };
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
     input.on("data", (chunk: Buffer) => this.receive(chunk));
     input.on("end", () => this.shutDown("the executor closed its output"));
@@ -75,7 +114,7 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   async ping(): Promise<{ version: number; pid: number; uid: number }> {
-    const { result } = await this.call({ op: "ping" }, "ping");
+    const { result } = await this.call({ op: "ping" }, "ping", { deadlineMs: this.deadlines.graceMs });
     return { version: result.version, pid: result.pid, uid: result.uid };
   }
 
@@ -87,9 +126,13 @@ export class ExecutorClient implements SandboxChannel {
       const stderr = new CappedOutput(request.maxOutputBytes);
       let callbackError: unknown = null;
       const { signal } = request;
-      const cancel = (): void => this.cancel(id);
+      const cancel = (): void => {
+        // Cancelled, the command must be gone within the grace, however long its own timeout.
+        this.armDeadline(id, this.deadlines.graceMs, `exec request ${id} (cancelled)`, { onlyIfSooner: true });
+        this.cancel(id);
+      };
       const settle = (): void => {
-        this.pending.delete(id);
+        this.endRequest(id);
         signal?.removeEventListener("abort", cancel);
       };
       this.pending.set(id, {
@@ -135,10 +178,12 @@ export class ExecutorClient implements SandboxChannel {
           env: request.env,
           timeoutMs: request.timeoutMs,
           maxOutputBytes: request.maxOutputBytes,
+          runAs: request.runAs,
         },
         id,
         request.stdin,
       );
+      this.armDeadline(id, request.timeoutMs + this.deadlines.graceMs, `exec request ${id} (timeout ${request.timeoutMs} ms)`);
       // Checked after sending: the executor reads requests in order, so the cancel finds the exec.
       if (signal?.aborted) cancel();
       else signal?.addEventListener("abort", cancel, { once: true });
@@ -149,7 +194,13 @@ export class ExecutorClient implements SandboxChannel {
     const { result, body } = await this.call({ op: "readFile", path, maxBytes }, "readFile", {
       check: (_, content) => (content.length > maxBytes ? `${content.length} bytes of content, more than the ${maxBytes} asked for` : null),
     });
-    return { content: body, size: result.size, truncated: result.truncated, realPath: result.realPath };
+    return {
+      content: body,
+      size: result.size,
+      truncated: result.truncated,
+      realPath: result.realPath,
+      readOnlyMount: result.readOnlyMount,
+    };
   }
 
   async writeFile(path: string, content: Buffer, mode?: number): Promise<void> {
@@ -208,7 +259,10 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   async listenEgress(port: number, host = "127.0.0.1"): Promise<number> {
-    const { result } = await this.call({ op: "egressListen", host, port }, "egressListen");
+    const { result } = await this.call({ op: "egressListen", host, port }, "egressListen", {
+      // The executor retries a port still held by its predecessor for EGRESS_LISTEN_RETRY_MS.
+      deadlineMs: EGRESS_LISTEN_RETRY_MS + this.deadlines.graceMs,
+    });
     return result.port;
   }
 
@@ -230,7 +284,7 @@ export class ExecutorClient implements SandboxChannel {
   private call<Op extends ResultOp>(
     request: OutgoingRequest,
     expected: Op,
-    { body, check }: { body?: Buffer; check?: ResultCheck<Op> } = {},
+    { body, check, deadlineMs }: { body?: Buffer; check?: ResultCheck<Op>; deadlineMs?: number } = {},
   ): Promise<{ result: ResultOf<Op>; body: Buffer }> {
     return new Promise((resolve, reject) => {
       if (this.closeReason !== null) return reject(this.unavailable());
@@ -238,7 +292,7 @@ export class ExecutorClient implements SandboxChannel {
       this.pending.set(id, {
         onResponse: (message, responseBody) => {
           if (message.type === "error") {
-            this.pending.delete(id);
+            this.endRequest(id);
             return reject(requestError(expected, message.code, message.message));
           }
           if (message.type !== "result" || message.result.op !== expected) {
@@ -248,16 +302,40 @@ export class ExecutorClient implements SandboxChannel {
           const result = message.result as ResultOf<Op>;
           const problem = check?.(result, responseBody) ?? null;
           if (problem !== null) return this.protocolViolation(`${expected} request ${id}: ${problem}`);
-          this.pending.delete(id);
+          this.endRequest(id);
           resolve({ result, body: responseBody });
         },
         onClosed: (error) => {
-          this.pending.delete(id);
+          this.endRequest(id);
           reject(error);
         },
       });
       this.send(request, id, body);
+      this.armDeadline(id, deadlineMs ?? this.deadlines.fileOperationMs, `${expected} request ${id}`);
     });
+  }
+
+  /**
+   * Gives the pending request `id` until `ms` from now to end; past that the channel is broken. With
+   * onlyIfSooner, an earlier deadline already set is kept.
+   */
+  private armDeadline(id: number, ms: number, what: string, { onlyIfSooner = false } = {}): void {
+    const pending = this.pending.get(id);
+    if (pending === undefined) return;
+    const due = Date.now() + ms;
+    if (onlyIfSooner && pending.deadlineAt !== undefined && pending.deadlineAt <= due) return;
+    if (pending.deadline) clearTimeout(pending.deadline);
+    pending.deadline = setTimeout(
+      () => this.shutDown(`the executor did not end ${what} within ${ms} ms`, undefined, { broken: true }),
+      Math.min(ms, MAX_TIMER_DELAY_MS),
+    );
+    pending.deadlineAt = due;
+  }
+
+  private endRequest(id: number): void {
+    const pending = this.pending.get(id);
+    if (pending?.deadline) clearTimeout(pending.deadline);
+    this.pending.delete(id);
   }
 
   private cancel(target: number): void {
@@ -266,12 +344,13 @@ export class ExecutorClient implements SandboxChannel {
     // The exec's own `exit` (cancelled: true) is what the caller waits for; this answer only needs consuming.
     this.pending.set(id, {
       onResponse: (message) => {
-        if (message.type === "error" || (message.type === "result" && message.result.op === "cancel")) this.pending.delete(id);
+        if (message.type === "error" || (message.type === "result" && message.result.op === "cancel")) this.endRequest(id);
         else this.protocolViolation(`${describeMessage(message)} answered cancel request ${id}`);
       },
-      onClosed: () => this.pending.delete(id),
+      onClosed: () => this.endRequest(id),
     });
     this.send({ op: "cancel", target }, id);
+    this.armDeadline(id, this.deadlines.graceMs, `cancel request ${id}`);
   }
 
   private send(request: OutgoingRequest, id: number, body?: Buffer): void {
@@ -319,15 +398,22 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   private protocolViolation(detail: string): void {
-    this.shutDown(`executor protocol violation: ${detail}`);
+    this.shutDown(`executor protocol violation: ${detail}`, undefined, { broken: true });
   }
 
-  private shutDown(reason: string, cause?: unknown, options: { keepReading?: boolean } = {}): void {
+  /**
+   * keepReading: leave the executor's output to drain (a clean close). broken: the executor may still
+   * run but can no longer be trusted or waited for; the runtime is told so it can end it.
+   */
+  private shutDown(reason: string, cause?: unknown, options: { keepReading?: boolean; broken?: boolean } = {}): void {
     if (this.closeReason !== null) return;
     this.closeReason = reason;
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const request of waiting) request.onClosed(this.unavailable(cause));
+    for (const request of waiting) {
+      if (request.deadline) clearTimeout(request.deadline);
+      request.onClosed(this.unavailable(cause));
+    }
     this.egressStreams.destroyAll(this.unavailable(cause));
     try {
       this.output.end();
@@ -337,6 +423,7 @@ export class ExecutorClient implements SandboxChannel {
     // Frames still arriving are dropped by receive().
     if (!options.keepReading) this.input.destroy();
     this.markClosed();
+    if (options.broken) this.options.onBroken?.(reason);
   }
 
   private unavailable(cause?: unknown): SandboxUnavailableError {
@@ -371,6 +458,9 @@ class CappedOutput {
 }
 
 function requestError(op: ResultOp, code: string, message: string): Error {
+  // The executor could not do it at all: the outcome is unknown, which a caller must not take for a
+  // missing or unreadable file (a hooks.json that "cannot be read" would contribute no hooks).
+  if (code === UNAVAILABLE_CODE) return new SandboxUnavailableError(`sandbox executor unavailable: ${message}`);
   switch (op) {
     case "ping":
       return new ExecutorRequestError(code, message);

@@ -4,9 +4,9 @@
 
 import type { Duplex } from "node:stream";
 import { CodedError, EmulatorError } from "../common/errors.js";
-import type { FileEntry, FileInfo, TreeEntry } from "../../sandbox-image/executor/protocol.js";
+import type { FileEntry, FileInfo, RunAs, TreeEntry } from "../../sandbox-image/executor/protocol.js";
 
-export type { FileEntry, FileInfo, TreeEntry };
+export type { FileEntry, FileInfo, RunAs, TreeEntry };
 
 /** A file to place in a new sandbox, at an absolute, already validated path. */
 export interface SandboxFile {
@@ -44,6 +44,11 @@ export interface CommandRequest {
   /** Called with output as it is produced (already capped). */
   onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
   signal?: AbortSignal;
+  /**
+   * Who runs it: the sandbox user (the default), or the hooks user, whom sandbox code can neither
+   * signal nor trace (docs/security.md#who-runs-what-in-a-sandbox). A runtime without identities runs both alike.
+   */
+  runAs?: RunAs;
 }
 
 export interface CommandResult {
@@ -63,8 +68,10 @@ export interface ReadFileResult {
   content: Buffer;
   size: number;
   truncated: boolean;
-  /** The file's path with every symlink resolved (fs.realpath inside the sandbox). */
+  /** The path of the file read, every symlink resolved (inside the sandbox). */
   realPath: string;
+  /** The file lies on a read-only mount (a repository source): nothing in the sandbox can change it. */
+  readOnlyMount: boolean;
 }
 
 /** A file operation that failed inside the sandbox (ENOENT, EISDIR, EACCES, …). */

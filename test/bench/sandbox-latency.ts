@@ -6,6 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import http from "node:http";
+import { PassThrough } from "node:stream";
 import type { AddressInfo } from "node:net";
 import fs from "node:fs";
 import os from "node:os";
@@ -14,6 +15,8 @@ import Docker from "dockerode";
 import { GoogleGenAI } from "@google/genai";
 import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor, startEmulator } from "../../server/emulator.js";
+import { ExecutorClient } from "../../server/sandbox/executor-client.js";
+import type { SandboxChannel } from "../../server/sandbox/runtime.js";
 
 interface Stats {
   label: string;
@@ -34,6 +37,55 @@ async function measure(label: string, runs: number, once: () => Promise<unknown>
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
   return { label, runs, mean: times.reduce((a, b) => a + b, 0) / runs, p50: at(0.5), p95: at(0.95) };
+}
+
+/**
+ * Two measurements taken in turns, run by run (and which goes first alternating), so both see the same
+ * load on a busy machine.
+ */
+async function measurePair(
+  runs: number,
+  a: { label: string; once: () => Promise<unknown> },
+  b: { label: string; once: () => Promise<unknown> },
+): Promise<[Stats, Stats]> {
+  await a.once();
+  await b.once();
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < runs; i++) {
+    for (const index of i % 2 === 0 ? [0, 1] : [1, 0]) {
+      const start = process.hrtime.bigint();
+      await [a, b][index]!.once();
+      times[index]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  const stats = (label: string, values: number[]): Stats => {
+    values.sort((x, y) => x - y);
+    const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+    return { label, runs, mean: values.reduce((x, y) => x + y, 0) / runs, p50: at(0.5), p95: at(0.95) };
+  };
+  return [stats(a.label, times[0]), stats(b.label, times[1])];
+}
+
+/**
+ * The executor as it ran before issue 9: as the sandbox user, doing everything itself (no identities).
+ * Only for comparing costs: sandbox code can stop such an executor.
+ */
+async function unseparatedChannel(docker: Docker, containerId: string): Promise<SandboxChannel> {
+  const exec = await docker.getContainer(containerId).exec({
+    Cmd: ["node", "/opt/emulator/executor/main.js"],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    User: "1000:1000",
+    WorkingDir: "/workspace",
+  });
+  const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream;
+  const stdout = new PassThrough();
+  docker.modem.demuxStream(stream, stdout, process.stderr);
+  stream.on("end", () => stdout.end());
+  const client = new ExecutorClient(stdout, stream as unknown as import("node:stream").Writable);
+  await client.ping();
+  return client;
 }
 
 function table(title: string, rows: Stats[]): void {
@@ -95,6 +147,45 @@ try {
     await measure("executor channel: writeFile (5 bytes)", 500, () => channel.writeFile("/workspace/w.txt", Buffer.from("hello"))),
     await measure("docker exec per call: cat (5 bytes)", 30, () => dockerExec(docker, handle.sandboxId, ["cat", "/workspace/small.txt"])),
   ]);
+
+  // What separating the identities costs (docs/security.md#who-runs-what-in-a-sandbox): commands started
+  // as another user (a setuid spawn), file operations through the file worker (two more pipe hops).
+  // Two fresh executors with the same history: one that has forwarded a lot of output forks more slowly
+  // (its heap has grown), whoever it runs as.
+  const separated = await runtime.connect(handle);
+  const unseparated = await unseparatedChannel(docker, handle.sandboxId);
+  const pairs = [
+    await measurePair(
+      200,
+      {
+        label: "run `true`: as root, setuid to the sandbox user",
+        once: () => separated.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1 << 20 }),
+      },
+      {
+        label: "run `true`: executor as the sandbox user",
+        once: () => unseparated.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1 << 20 }),
+      },
+    ),
+    await measurePair(
+      500,
+      { label: "readFile (5 bytes): through the file worker", once: () => separated.readFile("/workspace/small.txt", 1024) },
+      { label: "readFile (5 bytes): in the executor itself", once: () => unseparated.readFile("/workspace/small.txt", 1024) },
+    ),
+    await measurePair(
+      500,
+      {
+        label: "writeFile (5 bytes): through the file worker",
+        once: () => separated.writeFile("/workspace/w.txt", Buffer.from("hello")),
+      },
+      {
+        label: "writeFile (5 bytes): in the executor itself",
+        once: () => unseparated.writeFile("/workspace/w2.txt", Buffer.from("hello")),
+      },
+    ),
+  ];
+  table("Separated identities (as now) vs the executor as the sandbox user (as before), measured in turns", pairs.flat());
+  separated.close();
+  unseparated.close();
   channel.close();
 
   const sources = Array.from({ length: 50 }, (_, i) => ({

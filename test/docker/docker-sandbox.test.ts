@@ -92,11 +92,14 @@ describe("a Docker sandbox", () => {
     assert.equal(info.Config.Labels["dev.interactions-emulator.environment"], "env_itestsources");
     assert.equal(info.HostConfig.NetworkMode, "none");
     assert.deepEqual(info.HostConfig.CapDrop, ["ALL"]);
+    // Root's processes (the keep-alive, the executor) keep only what starting commands as another user
+    // and pinning their OOM adjustment take (the latter where the engine can grant it).
+    assert.deepEqual(info.HostConfig.CapAdd, ["SETUID", "SETGID", ...(runtime.pinsOomAdjustment ? ["SYS_RESOURCE"] : [])]);
     assert.deepEqual(info.HostConfig.SecurityOpt, ["no-new-privileges"]);
     assert.equal(info.HostConfig.Memory, 1024 * 1024 * 1024);
     assert.equal(info.HostConfig.PidsLimit, 256);
     assert.equal(info.HostConfig.NanoCpus, 1e9);
-    assert.equal(info.Config.User, "1000:1000");
+    assert.equal(info.Config.User, "0:0");
   });
 
   it("refuses to let tools write into system folders", async () => {

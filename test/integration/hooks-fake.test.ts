@@ -38,7 +38,7 @@ class InMemoryConfigFiles {
     if (text === undefined) return { status: "missing" };
     const bytes = Buffer.byteLength(text);
     if (bytes > maxBytes) return { status: "unreadable", realPath, error: `${bytes} bytes, more than the ${maxBytes}-byte limit` };
-    return { status: "found", realPath, text, bytes };
+    return { status: "found", realPath, text, bytes, readOnly: false };
   }
 }
 

@@ -6,9 +6,15 @@ import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 
-export async function testDockerRuntime(): Promise<DockerRuntime> {
+/** settings: configuration variables over the defaults (e.g. a smaller EMULATOR_SANDBOX_MEMORY_MB). */
+export async function testDockerRuntime(settings: Record<string, string> = {}): Promise<DockerRuntime> {
   const runtime = dockerRuntimeFor(
-    loadConfig({ ...process.env, EMULATOR_INSTANCE: `itest-${randomBytes(4).toString("hex")}`, EMULATOR_SANDBOX_PIDS: "256" }),
+    loadConfig({
+      ...process.env,
+      EMULATOR_INSTANCE: `itest-${randomBytes(4).toString("hex")}`,
+      EMULATOR_SANDBOX_PIDS: "256",
+      ...settings,
+    }),
   );
   await runtime.prepare(() => undefined);
   return runtime;

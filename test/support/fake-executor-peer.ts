@@ -3,7 +3,7 @@
 
 import { PassThrough } from "node:stream";
 import { encodeFrame, FrameDecoder, type Frame } from "../../sandbox-image/executor/protocol.js";
-import { ExecutorClient } from "../../server/sandbox/executor-client.js";
+import { ExecutorClient, type ExecutorClientOptions } from "../../server/sandbox/executor-client.js";
 
 export interface SentRequest {
   id: number;
@@ -21,8 +21,8 @@ export class FakeExecutorPeer {
   private readonly unread: Frame<Record<string, unknown>>[] = [];
   private wake: Array<() => void> = [];
 
-  constructor() {
-    this.client = new ExecutorClient(this.executorOutput, this.executorInput);
+  constructor(options?: ExecutorClientOptions) {
+    this.client = new ExecutorClient(this.executorOutput, this.executorInput, options);
     this.executorInput.on("data", (chunk: Buffer) => {
       this.unread.push(...this.decoder.push(chunk));
       const waiting = this.wake;

@@ -48,6 +48,8 @@ export function codeOf(request: CommandRequest): string {
 export class FakeSandboxChannel implements SandboxChannel {
   /** Absolute path → content. */
   readonly files = new Map<string, string>();
+  /** Paths among `files` that read as lying on a read-only mount. */
+  readonly readOnlyFiles = new Set<string>();
   /** Every command run, tools and hooks alike, in order. */
   readonly commands: CommandRequest[] = [];
   /** Answers each command; the default prints nothing and exits 0. */
@@ -78,7 +80,13 @@ export class FakeSandboxChannel implements SandboxChannel {
     const text = this.files.get(path);
     if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, open '${path}'`);
     const content = Buffer.from(text);
-    return { content: content.subarray(0, maxBytes), size: content.length, truncated: content.length > maxBytes, realPath: path };
+    return {
+      content: content.subarray(0, maxBytes),
+      size: content.length,
+      truncated: content.length > maxBytes,
+      realPath: path,
+      readOnlyMount: this.readOnlyFiles.has(path),
+    };
   }
 
   async writeFile(path: string, content: Buffer): Promise<void> {

@@ -45,9 +45,10 @@ export class ScriptedHost implements HookHost {
     durationMs: 1,
   });
 
-  withHooks(path: string, document: unknown): this {
+  /** readOnly: as a file on a read-only mount (a repository source) would be read. */
+  withHooks(path: string, document: unknown, { readOnly = false } = {}): this {
     const text = JSON.stringify(document);
-    this.configs.set(path, { status: "found", realPath: path, text, bytes: text.length });
+    this.configs.set(path, { status: "found", realPath: path, text, bytes: text.length, readOnly });
     return this;
   }
 

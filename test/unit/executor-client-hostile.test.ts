@@ -1,12 +1,12 @@
-// ExecutorClient against an executor that lies. Sandbox code runs as the executor's user and can write
-// frames onto its stdout, so every reply is untrusted: whatever arrives that the protocol does not
-// allow must fail closed. Pending calls reject with SandboxUnavailableError naming the problem, the
+// ExecutorClient against an executor that lies. The executor lives in the sandbox (as root, out of
+// sandbox code's reach, but in the same container), so every reply is untrusted: whatever arrives that
+// the protocol does not allow must fail closed. Pending calls reject with SandboxUnavailableError naming the problem, the
 // channel closes (its input is no longer read, the executor's stdin is ended), later calls fail at once,
 // and no call ever resolves with what was not checked.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MAX_FRAME_PART_BYTES, PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
+import { MAX_FRAME_PART_BYTES, PROTOCOL_VERSION, UNAVAILABLE_CODE } from "../../sandbox-image/executor/protocol.js";
 import { SandboxFileError, SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { FakeExecutorPeer, frameOf, lengthPrefix, rawFrame } from "../support/fake-executor-peer.js";
 
@@ -62,7 +62,11 @@ describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_00
     const readRequest = await peer.request("readFile");
     assert.deepEqual(readRequest.header, { op: "readFile", path: "/etc/hostname", maxBytes: 5, id: readRequest.id });
     peer.send(
-      { type: "result", id: readRequest.id, result: { op: "readFile", size: 9, truncated: true, realPath: "/etc/host" } },
+      {
+        type: "result",
+        id: readRequest.id,
+        result: { op: "readFile", size: 9, truncated: true, realPath: "/etc/host", readOnlyMount: false },
+      },
       Buffer.from("abcde"),
     );
     const { resolved } = (await read) as { resolved: { content: Buffer } };
@@ -81,6 +85,23 @@ describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_00
     assert.equal(ran.resolved.exitCode, 0);
     assert.equal(ran.resolved.stdout.toString(), "out");
     assert.equal(peer.executorOutput.destroyed, false);
+    peer.client.close();
+  });
+
+  it("fails a file request the executor could not carry out as unavailable, not as a file error, and stays open", async () => {
+    const peer = new FakeExecutorPeer();
+    const read = observe(peer.client.readFile("/.agents/hooks.json", 1024));
+    const id = (await peer.request("readFile")).id;
+    peer.send({
+      type: "error",
+      id,
+      code: UNAVAILABLE_CODE,
+      message: "readFile: not done, the sandbox's file worker was killed by SIGKILL",
+    });
+    const outcome = await read;
+    assert.ok("rejected" in outcome && outcome.rejected instanceof SandboxUnavailableError, JSON.stringify(outcome));
+    assert.match((outcome.rejected as Error).message, /file worker was killed/);
+    assert.equal(peer.executorOutput.destroyed, false, "one failed request does not close the channel");
     peer.client.close();
   });
 
@@ -233,8 +254,15 @@ describe("ExecutorClient fails closed on results of the wrong shape", { timeout:
       "readFile without realPath",
       (c) => c.readFile("/a", 10),
       "readFile",
-      { op: "readFile", size: 0, truncated: false },
+      { op: "readFile", size: 0, truncated: false, readOnlyMount: false },
       /readFile result: realPath must be a string/,
+    ],
+    [
+      "readFile without readOnlyMount (it decides who runs a hooks file's handlers)",
+      (c) => c.readFile("/a", 10),
+      "readFile",
+      { op: "readFile", size: 0, truncated: false, realPath: "/a" },
+      /readFile result: readOnlyMount must be a boolean/,
     ],
     [
       "listFiles with an entry of an unknown type",
@@ -398,7 +426,7 @@ describe("ExecutorClient fails closed on replies that do not fit the request", {
   it("closes on a readFile body longer than asked for", async () => {
     const peer = new FakeExecutorPeer();
     const read = observe(peer.client.readFile("/a", 4));
-    const result = { op: "readFile", size: 6, truncated: true, realPath: "/a" };
+    const result = { op: "readFile", size: 6, truncated: true, realPath: "/a", readOnlyMount: false };
     peer.send({ type: "result", id: (await peer.request("readFile")).id, result }, Buffer.from("abcdef"));
     await assertFailsClosed(peer, [read], /readFile request 1: 6 bytes of content, more than the 4 asked for/);
   });

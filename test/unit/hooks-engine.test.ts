@@ -103,6 +103,36 @@ describe("hooks engine: what it asks the host to do", () => {
     );
   });
 
+  it("asks for the handlers of a read-only file, and only those, to run out of sandbox code's reach", async () => {
+    const host = new ScriptedHost()
+      .withHooks(ROOT, gate({ type: "command", command: "writable-gate" }, { type: "http", url: "https://w.example.com/" }))
+      .withHooks(WORKSPACE, gate({ type: "command", command: "read-only-gate" }, { type: "http", url: "https://r.example.com/" }), {
+        readOnly: true,
+      });
+    const result = await runPreToolHooks(host, bash("ls"), "env_1");
+    assert.deepEqual(
+      host.commands.map((request) => [request.command, request.fromReadOnlyConfig]),
+      [
+        ["writable-gate", false],
+        ["read-only-gate", true],
+      ],
+    );
+    assert.deepEqual(
+      host.posts.map((request) => [request.url, request.fromReadOnlyConfig]),
+      [
+        ["https://w.example.com/", false],
+        ["https://r.example.com/", true],
+      ],
+    );
+    assert.deepEqual(
+      result.trace.files.map((file) => [file.path, file.read_only]),
+      [
+        [ROOT, false],
+        [WORKSPACE, true],
+      ],
+    );
+  });
+
   it("reads the two documented paths, in order, before every call", async () => {
     const host = new ScriptedHost();
     const asked: string[] = [];
@@ -143,7 +173,7 @@ describe("hooks engine: the trace", () => {
 
   it("says when a file exists but is not JSON", async () => {
     const host = new ScriptedHost();
-    host.configs.set(ROOT, { status: "found", realPath: ROOT, text: "{nope", bytes: 5 });
+    host.configs.set(ROOT, { status: "found", realPath: ROOT, text: "{nope", bytes: 5, readOnly: false });
     const result = await runPreToolHooks(host, bash("ls"), "env_1");
     assert.match(result.trace.summary, /no usable hooks\.json: \/\.agents\/hooks\.json is invalid json/);
   });

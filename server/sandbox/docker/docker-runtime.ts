@@ -3,7 +3,8 @@
 
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
-import { ExecutorClient } from "../executor-client.js";
+import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
+import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxUnavailableError } from "../runtime.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js";
@@ -14,7 +15,7 @@ import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./dis
 import { ensureSandboxImage, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
-import { SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
+import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
 export interface DockerRuntimeOptions {
   instance: string;
@@ -24,6 +25,9 @@ export interface DockerRuntimeOptions {
   pids: number;
   /** Disk limit per sandbox, MiB (disk-limit.ts). */
   diskMb?: number;
+
+  /** How long an executor may take to answer before its channel is declared broken. */
+  executorDeadlines?: Partial<ExecutorDeadlines>;
   docker?: Docker;
   /**
    * Keep a lease on the engine and tie every object to this data folder, so that another emulator can
@@ -38,8 +42,41 @@ export interface DockerRuntimeOptions {
   engineTimeoutMs?: number;
 }
 
-const EXECUTOR_ARGV = ["node", "/opt/emulator/executor/main.js"];
-const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_GID}`;
+const EXECUTOR_SCRIPT = "/opt/emulator/executor/main.js";
+/**
+ * The executor runs as root and acts as these identities (sandbox-image/executor/identities.ts; the
+ * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what-in-a-sandbox).
+ */
+const EXECUTOR_ARGV = [
+  "node",
+  EXECUTOR_SCRIPT,
+  "--identity",
+  `sandbox=${SANDBOX_UID}:${SANDBOX_GID}:/home/sandbox`,
+  "--identity",
+  `hooks=${HOOKS_UID}:${HOOKS_GID}:/home/hooks`,
+];
+/**
+ * The container's processes (tini, the keep-alive, the executor) are root's, out of the sandbox user's
+ * reach, with only the capabilities the executor needs: SETUID and SETGID to start commands as its
+ * identities, and, where the engine can grant it, SYS_RESOURCE to pin their OOM adjustment where sandbox
+ * code cannot lower it (sandbox-image/executor/oom-score.ts). Every command and file operation of the
+ * sandbox user's runs with none: the kernel clears them as the uid leaves 0, and no-new-privileges
+ * keeps setuid files and file capabilities from granting any back.
+ */
+const CONTAINER_USER = "0:0";
+const REQUIRED_CAPABILITIES = ["SETUID", "SETGID"];
+const OOM_PIN_CAPABILITY = "SYS_RESOURCE";
+/**
+ * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
+ * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
+ * there 2 s later. Only the executor itself is touched: the pid must still be running its script.
+ */
+const REAP_EXECUTOR_SCRIPT = `
+is_executor() { tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q '^node ${EXECUTOR_SCRIPT} --identity'; }
+is_executor "$1" || exit 0
+kill -CONT "$1"; kill -TERM "$1"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do is_executor "$1" || exit 0; sleep 0.1; done
+kill -KILL "$1"`;
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
@@ -58,6 +95,9 @@ export class DockerRuntime implements SandboxRuntime {
   private image: string | null = null;
   /** Whether the engine enforces a storage quota per container; probed in prepare(). */
   private storageQuota: StorageQuota = "unsupported";
+
+  /** What sandbox containers get added after dropping all (see REQUIRED_CAPABILITIES); set by prepare(). */
+  private capabilities = REQUIRED_CAPABILITIES;
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
 
@@ -88,6 +128,9 @@ export class DockerRuntime implements SandboxRuntime {
         );
       }
     }
+
+    if (await this.canGrant(OOM_PIN_CAPABILITY)) this.capabilities = [...REQUIRED_CAPABILITIES, OOM_PIN_CAPABILITY];
+    else progress(`the Docker engine cannot grant CAP_${OOM_PIN_CAPABILITY}: sandbox code will be able to lower its OOM adjustment`);
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
@@ -97,6 +140,34 @@ export class DockerRuntime implements SandboxRuntime {
           .getImage(tag)
           .remove()
           .catch(() => undefined);
+    }
+  }
+
+  /** Whether the capabilities sandbox containers get added, after dropping all, include CAP_SYS_RESOURCE. */
+  get pinsOomAdjustment(): boolean {
+    return this.capabilities.includes(OOM_PIN_CAPABILITY);
+  }
+
+  /**
+   * Whether a container may hold `capability`: an engine that lacks it itself (one running in a
+   * restricted container) refuses to start such containers. Asked once, with a container that only runs `true`.
+   */
+  private async canGrant(capability: string): Promise<boolean> {
+    const probe = await this.docker.createContainer({
+      Image: this.image!,
+      // Labelled as ours: should we stop before removing it, the next start removes it as an orphan.
+      Labels: { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance },
+      User: CONTAINER_USER,
+      Cmd: ["true"],
+      HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: [capability], LogConfig: { Type: "none", Config: {} } },
+    });
+    try {
+      await probe.start();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await probe.remove({ force: true }).catch(() => undefined);
     }
   }
 
@@ -283,7 +354,8 @@ export class DockerRuntime implements SandboxRuntime {
         name: `iemu-${this.options.instance}-${spec.environmentId}`,
         Image: image,
         Labels: this.labels(spec),
-        User: SANDBOX_USER,
+        // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
+        User: CONTAINER_USER,
         WorkingDir: "/workspace",
         Cmd: ["sleep", "infinity"],
         Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
@@ -296,6 +368,7 @@ export class DockerRuntime implements SandboxRuntime {
           // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
           Init: true,
           CapDrop: ["ALL"],
+          CapAdd: this.capabilities,
           SecurityOpt: ["no-new-privileges"],
           Memory: this.options.memoryMb * 1024 * 1024,
           MemorySwap: this.options.memoryMb * 1024 * 1024,
@@ -337,7 +410,7 @@ export class DockerRuntime implements SandboxRuntime {
           AttachStdin: true,
           AttachStdout: true,
           AttachStderr: true,
-          User: SANDBOX_USER,
+          User: CONTAINER_USER,
           WorkingDir: "/workspace",
         }),
         this.engineTimeoutMs,
@@ -372,9 +445,47 @@ export class DockerRuntime implements SandboxRuntime {
       stderr.end();
     });
     stream.on("error", (error) => stdout.destroy(error));
-    const client = new ExecutorClient(stdout, stream as unknown as NodeJS.WritableStream & import("node:stream").Writable);
-    await client.ping();
+    let executorPid: number | null = null;
+    const client = new ExecutorClient(stdout, stream as unknown as NodeJS.WritableStream & import("node:stream").Writable, {
+      deadlines: this.options.executorDeadlines,
+      onBroken: (reason) => {
+        if (executorPid === null) return;
+        process.stderr.write(`[executor ${handle.environmentId}] ending executor ${executorPid}: ${reason}\n`);
+        void this.reapExecutor(container, executorPid);
+      },
+    });
+    const pong = await client.ping();
+    if (pong.version !== PROTOCOL_VERSION) {
+      // A sandbox made by another version of the emulator carries that version's executor: it would
+      // misread this one's requests, or (before identities) run sandbox code as the user it starts as.
+      client.close();
+      throw new SandboxUnavailableError(
+        `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}: ` +
+          "the sandbox was made by another version of the emulator; create a new environment",
+      );
+    }
+    executorPid = pong.pid;
     return client;
+  }
+
+  /** Best effort: the container may be gone, which ends the executor too. */
+  private async reapExecutor(container: Docker.Container, pid: number): Promise<void> {
+    try {
+      const exec = await container.exec({
+        Cmd: ["sh", "-c", REAP_EXECUTOR_SCRIPT, "reap-executor", String(pid)],
+        User: CONTAINER_USER,
+        AttachStdout: true,
+        AttachStderr: true,
+      });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      await new Promise<void>((resolve) => {
+        stream.on("end", resolve);
+        stream.on("error", () => resolve());
+        stream.resume();
+      });
+    } catch {
+      // Nothing left to end.
+    }
   }
 
   async isAlive(handle: SandboxHandle): Promise<boolean> {

@@ -6,12 +6,17 @@ import type { SandboxFile } from "../runtime.js";
 
 export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;
+/** The hooks user: runs the hooks of configurations nothing in the sandbox can change (docs/security.md). */
+export const HOOKS_UID = 1001;
+export const HOOKS_GID = 1001;
 
 /**
  * Folders that exist in the image and belong to root. A tar entry for them would hand them to the
  * sandbox user, so they are left out and only new folders below them are created (as the user).
+ * /workspace is root's (writable for the sandbox group) so that the sandbox user cannot chmod it.
  */
 const IMAGE_FOLDERS = new Set([
+  "/workspace",
   "/home",
   "/media",
   "/mnt",

@@ -1,0 +1,158 @@
+// The executor: requests arrive as frames on stdin and are handled concurrently; each is answered on
+// stdout with exactly one terminal message. Commands run as the identity their request names; file
+// operations run here (no identities: the local executor) or in the file worker (file-worker-link.ts).
+
+import { describeError, logDiagnostic } from "./diagnostics.js";
+import { EgressListener } from "./egress-listener.js";
+import { answerFileRequest, isFileRequest, type FileRequest } from "./file-requests.js";
+import { FileWorkerLink } from "./file-worker-link.js";
+import type { Identity } from "./identities.js";
+import { OomScore } from "./oom-score.js";
+import {
+  BAD_REQUEST_CODE,
+  encodeFrame,
+  FrameDecoder,
+  isEgressFrameHeader,
+  parseEgressFrame,
+  parseRequest,
+  PROTOCOL_VERSION,
+  type EgressFrame,
+  type ExecRequest,
+  type Frame,
+  type Response,
+  type ResultPayload,
+  type RunAs,
+} from "./protocol.js";
+import { RunningCommand, type CommandIdentity } from "./run-command.js";
+
+/** identities: empty to run everything as this process (see identities.ts). */
+export function runExecutor(identities: Map<RunAs, Identity>): void {
+  const running = new Map<number, RunningCommand>();
+  const decoder = new FrameDecoder<unknown>();
+  let shuttingDown = false;
+
+  const send = (message: Response | EgressFrame, body?: Buffer): void => {
+    if (shuttingDown) return;
+    process.stdout.write(encodeFrame(message, body));
+  };
+  const sendResult = (id: number, result: ResultPayload, body?: Buffer): void => send({ type: "result", id, result }, body);
+  const sendError = (id: number, code: string, message: string): void => send({ type: "error", id, code, message });
+
+  const egress = new EgressListener(send);
+  const isolated = identities.size > 0;
+  // With identities, file operations are the sandbox user's, done by a worker acting as that user.
+  const fileWorker = isolated ? new FileWorkerLink("sandbox", identities, send) : null;
+  // Now, alongside the rest of our start: a new sandbox's first file request (its hooks.json) follows its
+  // first ping closely. Measured, this has it ready sooner than starting it after that ping, or before
+  // this module loads.
+  fileWorker?.warmUp();
+  const oomScore = isolated ? new OomScore() : undefined;
+  if (oomScore && !oomScore.enabled) logDiagnostic("commands cannot be put first in line for the OOM killer");
+
+  const identityFor = (request: ExecRequest): CommandIdentity => {
+    const name = request.runAs ?? "sandbox";
+    const identity = identities.get(name);
+    // Only the sandbox user's commands go first to the OOM killer: hooks are guards, like us.
+    return { identity, oomScore: name === "sandbox" ? oomScore : undefined };
+  };
+
+  const startCommand = (request: ExecRequest, stdin: Buffer): void => {
+    // Cancel addresses commands by id, so two live commands must never share one.
+    if (running.has(request.id)) {
+      sendError(request.id, BAD_REQUEST_CODE, `exec: id ${request.id} is already running`);
+      return;
+    }
+    const command = new RunningCommand(
+      request,
+      {
+        output: (stream, chunk) => send({ type: stream, id: request.id }, chunk),
+        exit: (report) => {
+          running.delete(request.id);
+          send({ type: "exit", id: request.id, ...report });
+        },
+      },
+      identityFor(request),
+    );
+    running.set(request.id, command);
+    command.start(stdin);
+  };
+
+  const handleFileRequest = (request: FileRequest, body: Buffer): void => {
+    if (fileWorker) return fileWorker.forward(request, body);
+    void answerFileRequest(request, body).then((answer) => {
+      if (answer.ok) sendResult(request.id, answer.result, answer.body);
+      else sendError(request.id, answer.code, answer.message);
+    });
+  };
+
+  const handleFrame = (frame: Frame<unknown>): void => {
+    if (isEgressFrameHeader(frame.header)) {
+      const egressFrame = parseEgressFrame(frame.header);
+      // Stream frames have no request id to answer an error to; a bad one is a server bug, logged and dropped.
+      if (egressFrame === null || egressFrame.egress === "open") logDiagnostic("ignoring a malformed egress frame");
+      else egress.receive(egressFrame, frame.body);
+      return;
+    }
+    const parsed = parseRequest(frame.header);
+    if (!parsed.ok) {
+      if (parsed.id === null) logDiagnostic(`ignoring frame without a usable id: ${parsed.message}`);
+      else sendError(parsed.id, BAD_REQUEST_CODE, parsed.message);
+      return;
+    }
+    const request = parsed.request;
+    if (isFileRequest(request)) {
+      handleFileRequest(request, frame.body);
+    } else if (request.op === "exec") {
+      startCommand(request, frame.body);
+    } else if (request.op === "cancel") {
+      const found = running.get(request.target)?.cancel() ?? false;
+      sendResult(request.id, { op: "cancel", found });
+    } else if (request.op === "ping") {
+      sendResult(request.id, { op: "ping", version: PROTOCOL_VERSION, pid: process.pid, uid: process.getuid?.() ?? -1 });
+    } else {
+      egress.listen(request.host, request.port).then(
+        (port) => sendResult(request.id, { op: "egressListen", port }),
+        (error: NodeJS.ErrnoException) => sendError(request.id, error.code ?? "EIO", `egressListen: ${describeError(error)}`),
+      );
+    }
+  };
+
+  /**
+   * Commands run in their own sessions, so they would outlive us: kill every tree before exiting.
+   * Bounded, because a wedged kill must not keep a dead channel's executor around forever.
+   */
+  const shutdown = async (exitCode: number, reason: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    if (exitCode !== 0) logDiagnostic(reason);
+    // First, so programs see their proxy connections reset at once and the port is free for the next executor.
+    egress.closeAll();
+    fileWorker?.close();
+    const kills = Promise.all([...running.values()].map((command) => command.kill()));
+    await Promise.race([kills, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    process.exit(exitCode);
+  };
+
+  process.stdin.on("data", (chunk: Buffer) => {
+    if (shuttingDown) return;
+    let frames: Frame<unknown>[];
+    try {
+      frames = decoder.push(chunk);
+    } catch (error) {
+      // Framing is lost: nothing after this point can be trusted to be a request.
+      void shutdown(2, `corrupt request stream: ${describeError(error)}`);
+      return;
+    }
+    for (const frame of frames) handleFrame(frame);
+  });
+  process.stdin.on("end", () => void shutdown(0, "stdin closed"));
+  process.stdin.on("error", (error) => void shutdown(1, `stdin: ${describeError(error)}`));
+  // EPIPE: the server stopped listening, which is one way of closing the channel; nobody is left to answer.
+  process.stdout.on(
+    "error",
+    (error: NodeJS.ErrnoException) => void shutdown(error.code === "EPIPE" ? 0 : 1, `stdout: ${describeError(error)}`),
+  );
+  process.on("SIGTERM", () => void shutdown(143, "SIGTERM"));
+  process.on("SIGINT", () => void shutdown(130, "SIGINT"));
+  process.on("uncaughtException", (error) => void shutdown(70, `internal error: ${error.stack ?? describeError(error)}`));
+}

@@ -1,0 +1,498 @@
+// Sandbox code against what guards it (issue 9, defects 5-7), with real sandboxes: it must not be able
+// to stop, kill or starve the executor, the container's keep-alive or the hooks of a read-only
+// configuration, and nothing the API does may hang on an executor that stops answering. Each scenario
+// is the issue's reproduction, run as the sandbox user would run it (docs/security.md#who-runs-what-in-a-sandbox).
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import Docker from "dockerode";
+import { GoogleGenAI } from "@google/genai";
+import { tarBuffer } from "../../server/common/tar.js";
+import { ChannelHookHost } from "../../server/hooks/channel-hook-host.js";
+import { runPreToolHooks } from "../../server/hooks/engine.js";
+import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+import type { CommandResult, SandboxChannel, SandboxHandle, SandboxSpec } from "../../server/sandbox/runtime.js";
+import { runTool } from "../../server/tools/tool-runner.js";
+import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { bash, read } from "../support/tool-calls.js";
+
+const limits = { timeoutMs: 20_000, maxOutputBytes: 1 << 20 };
+
+async function run(channel: SandboxChannel, script: string, timeoutMs = 20_000): Promise<CommandResult> {
+  return channel.run({ argv: ["bash", "-c", script], cwd: "/workspace", timeoutMs, maxOutputBytes: 1 << 20 });
+}
+
+async function sh(channel: SandboxChannel, script: string): Promise<string> {
+  const result = await run(channel, script);
+  assert.equal(result.exitCode, 0, `${script}\n${result.stderr.toString()}`);
+  return result.stdout.toString("utf8");
+}
+
+// ---- The gate of a read-only hooks configuration, and the loop that hunts it ----
+
+/** Slow enough that a loop of pkill surely finds it while it runs; denies what mentions the marker. */
+const GATE_SCRIPT = `#!/bin/bash
+payload=$(cat)
+sleep 0.5
+case "$payload" in
+  *forbidden-marker*) printf '{"decision":"deny","reason":"blocked by the gate, as uid %s"}\\n' "$(id -u)";;
+  *) echo '{"decision":"allow"}';;
+esac
+`;
+const gateConfig = (scriptPath: string): string =>
+  JSON.stringify({
+    gate: {
+      pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: `bash ${scriptPath}`, timeout: 20 }] }],
+    },
+  });
+/**
+ * The issue's loop, left running in the background by one call. Its own command line must not contain
+ * "deny-gate", or pkill would kill the loop itself: the pattern is assembled when the script is written.
+ */
+const START_KILLER = `printf 'while true; do pkill -KILL -f deny-%s; done\\n' gate > /tmp/killer.sh
+nohup bash /tmp/killer.sh >/dev/null 2>&1 &
+for _ in $(seq 50); do pgrep -f killer.sh >/dev/null && { echo hunting; exit 0; }; sleep 0.1; done; exit 1`;
+
+async function readOnlyTree(
+  folder: string,
+  files: Record<string, { content: string; mode: number }>,
+): Promise<SandboxSpec["readOnlyTrees"]> {
+  const root = { uid: 0, gid: 0, mtime: new Date() };
+  const tar = await tarBuffer(
+    Object.entries(files).map(([name, file]) => ({ header: { name, mode: file.mode, ...root }, content: Buffer.from(file.content) })),
+  );
+  return [{ path: folder, tar }];
+}
+
+describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 300_000 }, () => {
+  let runtime: DockerRuntime;
+  let handle: SandboxHandle;
+  let channel: SandboxChannel;
+
+  before(async () => {
+    runtime = await testDockerRuntime();
+    handle = await runtime.create({ environmentId: "env_itestisolation", owner: "owner", files: [] });
+    channel = await runtime.connect(handle);
+  });
+  after(async () => {
+    channel?.close();
+    if (runtime) await removeAllSandboxes(runtime);
+  });
+
+  it("hands a command no descriptor of the executor's, only its standard streams", async () => {
+    // The executor keeps its own oom_score_adj open: inherited, it would let sandbox code change it.
+    // (A second command keeps bash from exec-ing ls, so $$ is bash's, not ls's with its own folder open.)
+    assert.equal(await sh(channel, "ls /proc/$$/fd; true"), "0\n1\n2\n");
+  });
+
+  it("runs a tool as the sandbox user with an empty capability set and no way to gain one", async () => {
+    const status = await sh(channel, "id -u; id -G; grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs):' /proc/self/status");
+    assert.deepEqual(status.trim().split("\n"), [
+      "1000",
+      "1000",
+      "CapInh:\t0000000000000000",
+      "CapPrm:\t0000000000000000",
+      "CapEff:\t0000000000000000",
+      "CapAmb:\t0000000000000000",
+      "NoNewPrivs:\t1",
+    ]);
+  });
+
+  it("leaves the executor and its file worker out of the sandbox user's reach: kill -STOP $PPID has no effect", async () => {
+    const before = await channel.ping();
+    assert.equal(before.uid, 0, "the executor runs as root");
+    const stop = await run(channel, 'kill -STOP $PPID; echo "kill: $?"; cat /proc/$PPID/environ >/dev/null; echo "environ: $?"');
+    assert.equal(stop.stdout.toString(), "kill: 1\nenviron: 1\n");
+    assert.match(stop.stderr.toString(), /Operation not permitted[\s\S]*Permission denied/);
+    const worker = await run(channel, 'pid=$(pgrep -f -- \'--file-[w]orker\'); test -n "$pid" && kill -KILL $pid; echo "kill: $?"');
+    assert.equal(worker.stdout.toString(), "kill: 1\n");
+    assert.match(worker.stderr.toString(), /Operation not permitted/);
+    // Still there and answering: the same executor, and file operations through the same worker.
+    assert.equal((await channel.ping()).pid, before.pid);
+    await channel.writeFile("/workspace/after-stop.txt", Buffer.from("ok"));
+    assert.equal((await channel.readFile("/workspace/after-stop.txt", 10)).content.toString(), "ok");
+  });
+
+  it("starts the file worker again after it ended (killed as root: the sandbox user cannot)", async () => {
+    const workerPid = (await sh(channel, "pgrep -f -- '--file-[w]orker'")).trim();
+    assert.match(workerPid, /^\d+$/);
+    const container = new Docker().getContainer(handle.sandboxId);
+    const exec = await container.exec({ Cmd: ["kill", "-KILL", workerPid], User: "0:0", AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    await new Promise<void>((resolve) => {
+      stream.on("end", resolve);
+      stream.resume();
+    });
+    // Whether the executor has seen the worker end yet or not: a read or a write is sent again if need be.
+    await channel.writeFile("/workspace/after-worker.txt", Buffer.from("again"));
+    assert.equal((await channel.readFile("/workspace/after-worker.txt", 10)).content.toString(), "again");
+    const newPid = (await sh(channel, "pgrep -f -- '--file-[w]orker'")).trim();
+    assert.match(newPid, /^\d+$/);
+    assert.notEqual(newPid, workerPid);
+  });
+
+  it("refuses the executor of a sandbox made by another version of the emulator, rather than run it as root", async () => {
+    const other = await runtime.create({ environmentId: "env_itestoldexecutor", owner: "owner", files: [] });
+    try {
+      // As an older emulator's image would have it: the same executor, another protocol version.
+      const container = new Docker().getContainer(other.sandboxId);
+      const exec = await container.exec({
+        Cmd: ["sed", "-i", "s/PROTOCOL_VERSION = [0-9]*/PROTOCOL_VERSION = 3/", "/opt/emulator/executor/protocol-constants.js"],
+        User: "0:0",
+        AttachStdout: true,
+        AttachStderr: true,
+      });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      await new Promise<void>((resolve) => {
+        stream.on("end", resolve);
+        stream.resume();
+      });
+      await assert.rejects(runtime.connect(other), /speaks protocol version 3, this emulator \d+: .*create a new environment/);
+    } finally {
+      await runtime.remove(other);
+    }
+  });
+
+  it("keeps the container up through pkill sleep and kill -9 -1, and the call says what happened", async () => {
+    const pid = (await channel.ping()).pid;
+    const pkill = await runTool(channel, bash('sleep 300 & sleep 0.2; pkill sleep; echo "pkill exit $?"'), limits);
+    // The sandbox user's own sleep goes; the keep-alive (root's) refuses.
+    assert.match(pkill.result, /killing pid \d+ failed: Operation not permitted/);
+    const killAll = await runTool(channel, bash("echo before; sleep 300 & sh -c 'kill -9 -1'; echo never"), limits);
+    assert.equal(killAll.isError, true);
+    assert.match(killAll.result, /^before\n[\s\S]*\[killed by SIGKILL\]/);
+    assert.doesNotMatch(killAll.result, /never/);
+    assert.equal(await runtime.isAlive(handle), true, "the container stopped");
+    assert.equal((await channel.ping()).pid, pid, "the executor was replaced");
+    assert.equal(await sh(channel, "echo still here"), "still here\n");
+  });
+
+  it("lets a pkill loop left by one call kill a hook of a writable configuration: it is the sandbox's own", async () => {
+    // The control for the next test: the loop does find and kill a gate it may signal, which then fails open.
+    const writable = await runtime.create({
+      environmentId: "env_itestwritablegate",
+      owner: "owner",
+      files: [
+        { path: "/.agents/hooks.json", content: Buffer.from(gateConfig("/.agents/deny-gate.sh")), mode: 0o644 },
+        { path: "/.agents/deny-gate.sh", content: Buffer.from(GATE_SCRIPT), mode: 0o755 },
+      ],
+    });
+    const inside = await runtime.connect(writable);
+    try {
+      assert.equal(await sh(inside, START_KILLER), "hunting\n");
+      const host = new ChannelHookHost(inside, { cwd: "/workspace", env: {} });
+      const result = await runPreToolHooks(host, bash("touch /workspace/forbidden-marker"), "env_itestwritablegate");
+      assert.equal(result.decision, "allow");
+      assert.equal(result.trace.files[0]?.read_only, false);
+      assert.equal(result.trace.handlers[0]?.signal, "SIGKILL");
+      assert.equal(result.trace.handlers[0]?.fail_open?.code, "signal");
+    } finally {
+      inside.close();
+      await runtime.remove(writable);
+    }
+  });
+
+  it("runs a hook of a read-only configuration as the hooks user, where the same loop cannot touch it", async () => {
+    const guarded = await runtime.create({
+      environmentId: "env_itestreadonlygate",
+      owner: "owner",
+      files: [],
+      readOnlyTrees: await readOnlyTree("/workspace/.agents", {
+        "hooks.json": { content: gateConfig("/workspace/.agents/deny-gate.sh"), mode: 0o444 },
+        "deny-gate.sh": { content: GATE_SCRIPT, mode: 0o555 },
+      }),
+    });
+    const inside = await runtime.connect(guarded);
+    try {
+      assert.equal(await sh(inside, START_KILLER), "hunting\n");
+      const host = new ChannelHookHost(inside, { cwd: "/workspace", env: {} });
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const result = await runPreToolHooks(host, bash("touch /workspace/forbidden-marker"), "env_itestreadonlygate");
+        assert.deepEqual(
+          { decision: result.decision, reason: result.decision === "deny" ? result.reason : null },
+          { decision: "deny", reason: "blocked by the gate, as uid 1001" },
+        );
+        assert.deepEqual(
+          result.trace.files.map((file) => [file.path, file.status, file.read_only]),
+          [
+            ["/.agents/hooks.json", "missing", null],
+            ["/workspace/.agents/hooks.json", "loaded", true],
+          ],
+        );
+        assert.equal(result.trace.handlers[0]?.exit_code, 0);
+        assert.equal(result.trace.handlers[0]?.fail_open, null);
+      }
+      // The loop is still at it (it did not die of anything but its own failures).
+      assert.match(await sh(inside, "pgrep -fc killer.sh"), /^[1-9]/);
+    } finally {
+      inside.close();
+      await runtime.remove(guarded);
+    }
+  });
+
+  it("kills a read-only hook's whole process tree at its timeout, though it is not the sandbox user's", async () => {
+    const slow = JSON.stringify({
+      slow: { pre_tool_execution: [{ matcher: "read_file", hooks: [{ type: "command", command: "sleep 300 & sleep 301", timeout: 1 }] }] },
+    });
+    const guarded = await runtime.create({
+      environmentId: "env_itestreadonlyslow",
+      owner: "owner",
+      files: [],
+      readOnlyTrees: await readOnlyTree("/.agents", { "hooks.json": { content: slow, mode: 0o444 } }),
+    });
+    const inside = await runtime.connect(guarded);
+    try {
+      const host = new ChannelHookHost(inside, { cwd: "/workspace", env: {} });
+      const result = await runPreToolHooks(host, read("/workspace/anything.txt"), "env_itestreadonlyslow");
+      assert.equal(result.trace.files[0]?.read_only, true);
+      assert.equal(result.trace.handlers[0]?.timed_out, true);
+      // Neither sleep is left: the executor found and killed them as the hooks user.
+      const left = await run(inside, 'pgrep -u hooks -a; echo "left: $?"');
+      assert.equal(left.stdout.toString(), "left: 1\n");
+    } finally {
+      inside.close();
+      await runtime.remove(guarded);
+    }
+  });
+});
+
+describe("memory pressure in a Docker sandbox", { timeout: 300_000 }, () => {
+  let runtime: DockerRuntime;
+  let handle: SandboxHandle;
+  let channel: SandboxChannel;
+
+  before(async () => {
+    // A small sandbox, so the hogs fill it quickly.
+    runtime = await testDockerRuntime({ EMULATOR_SANDBOX_MEMORY_MB: "256" });
+    handle = await runtime.create({ environmentId: "env_itestoom", owner: "owner", files: [] });
+    channel = await runtime.connect(handle);
+  });
+  after(async () => {
+    channel?.close();
+    if (runtime) await removeAllSandboxes(runtime);
+  });
+
+  /**
+   * 30 processes of 20 MiB each in a 256 MiB sandbox: each is smaller than the executor (about 50 MiB),
+   * so by size alone the OOM killer would take the executor first. Prints how many were killed.
+   */
+  const hogs = (lowerFirst: boolean): string => `pids=()
+for i in $(seq 30); do
+  python3 -c '
+import time
+if ${lowerFirst ? "True" : "False"}:
+    try:
+        open("/proc/self/oom_score_adj", "w").write("0")
+    except OSError:
+        pass
+x = bytearray(20 * 2**20)
+time.sleep(4)' &
+  pids+=($!)
+done
+killed=0
+for pid in "\${pids[@]}"; do wait $pid || killed=$((killed + 1)); done
+echo "killed: $killed"`;
+
+  it("puts the sandbox user's commands first in line for the OOM killer, and the guards last", async () => {
+    // The executor stands at 1000 itself for the moment of a spawn (this command's own, too): wait for
+    // it to be back, without spawning anything through it meanwhile.
+    const adjustments = await sh(
+      channel,
+      `cat /proc/self/oom_score_adj
+for _ in $(seq 50); do executor=$(cat /proc/$PPID/oom_score_adj); [ "$executor" = 0 ] && break; sleep 0.1; done
+echo "$executor"; cat /proc/1/oom_score_adj`,
+    );
+    assert.deepEqual(adjustments.trim().split("\n"), ["1000", "0", "0"], "a command, the executor, the container's init");
+    const raise = await run(channel, "echo 1000 > /proc/$PPID/oom_score_adj");
+    assert.notEqual(raise.exitCode, 0, "a command made the executor the OOM killer's first choice");
+    assert.match(raise.stderr.toString(), /Permission denied/);
+  });
+
+  it("kills a hog, not the executor, when the sandbox runs out of memory", async () => {
+    const pid = (await channel.ping()).pid;
+    const result = await run(channel, hogs(false), 60_000);
+    assert.equal(result.exitCode, 0, result.stderr.toString());
+    const killed = Number(/killed: (\d+)/.exec(result.stdout.toString())?.[1]);
+    assert.ok(killed > 0, `no hog was killed, so memory never ran out: ${result.stdout}`);
+    assert.equal((await channel.ping()).pid, pid, "the executor was killed");
+    assert.equal(await runtime.isAlive(handle), true);
+    assert.equal(await sh(channel, "echo still here"), "still here\n");
+  });
+
+  it("keeps a command from lowering its OOM adjustment, so hogs that try still go first", async (t) => {
+    if (!runtime.pinsOomAdjustment) {
+      // Pinning takes CAP_SYS_RESOURCE, which an engine can only grant if it holds it itself.
+      t.skip("this Docker engine cannot grant CAP_SYS_RESOURCE, so commands may lower their adjustment (docs/security.md#memory)");
+      return;
+    }
+    const lower = await run(channel, "echo 0 > /proc/self/oom_score_adj");
+    assert.notEqual(lower.exitCode, 0);
+    assert.match(lower.stderr.toString(), /Permission denied/);
+    const pid = (await channel.ping()).pid;
+    const result = await run(channel, hogs(true), 60_000);
+    assert.match(result.stdout.toString(), /killed: [1-9]/);
+    assert.equal((await channel.ping()).pid, pid, "the executor was killed");
+  });
+});
+
+describe("an executor that stops answering, through the SDK", { timeout: 300_000 }, () => {
+  const KEY = "isolation-key";
+  const AGENT = "antigravity-preview-05-2026";
+  let emulator: EmulatorProcess;
+  let ai: GoogleGenAI;
+  let work: string;
+  const docker = new Docker();
+
+  const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
+  const results = (steps: unknown): Array<{ result: string; is_error: boolean }> =>
+    (steps as Array<Record<string, any>>).filter((step) => step.type.endsWith("_result")) as Array<{ result: string; is_error: boolean }>;
+  const runIn = (environment: string, code: string) =>
+    ai.interactions.create({ agent: AGENT, input: script([{ name: "code_execution", args: { code } }]), environment });
+  const containerOf = async (environmentId: string): Promise<Docker.Container> => {
+    const [container] = await docker.listContainers({ filters: { label: [`dev.interactions-emulator.environment=${environmentId}`] } });
+    assert.ok(container, `no container for ${environmentId}`);
+    return docker.getContainer(container.Id);
+  };
+  /** As root in the container, which is what it takes: the sandbox user cannot stop the executor. */
+  const stopAsRoot = async (container: Docker.Container, pid: string): Promise<void> => {
+    const exec = await container.exec({ Cmd: ["kill", "-STOP", pid], User: "0:0", AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    await new Promise<void>((resolve) => {
+      stream.on("end", resolve);
+      stream.resume();
+    });
+    assert.equal((await exec.inspect()).ExitCode, 0, "kill -STOP as root failed");
+  };
+  const getEnvironment = async (id: string): Promise<number> =>
+    (await fetch(`${emulator.url}/v1beta/environments/${id}`, { headers: { "x-goog-api-key": KEY } })).status;
+
+  before(async () => {
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "emu-isolation-"));
+    const gate = path.join(work, "gate");
+    fs.mkdirSync(gate);
+    fs.writeFileSync(path.join(gate, "hooks.json"), gateConfig("/workspace/.agents/deny-gate.sh"));
+    fs.writeFileSync(path.join(gate, "deny-gate.sh"), GATE_SCRIPT, { mode: 0o755 });
+    emulator = await startEmulatorProcess({
+      EMULATOR_TOOL_TIMEOUT_SECONDS: "4",
+      EMULATOR_EXECUTOR_GRACE_SECONDS: "2",
+      EMULATOR_EXECUTOR_FILE_SECONDS: "4",
+      EMULATOR_REPO_MAP: `https://hooks.example.com/=${work}/`,
+    });
+    ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
+  });
+  after(async () => {
+    await emulator?.destroy();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it("kill -STOP $PPID from code_execution changes nothing: the interaction completes and the next one runs", async () => {
+    const first = await ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote" } });
+    const environment = first.environment_id!;
+    const started = Date.now();
+    const stopped = await runIn(environment, 'kill -STOP $PPID; echo "kill exit $?"');
+    assert.equal(stopped.status, "completed");
+    const [result] = results(stopped.steps);
+    assert.match(result!.result, /kill exit 1/);
+    assert.match(result!.result, /Operation not permitted/);
+    const next = await runIn(environment, "echo next");
+    assert.equal(results(next.steps)[0]!.result, "next\n");
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+  });
+
+  it("fails a call to a wedged executor with UNAVAILABLE at its deadline; GET answers, the next interaction runs", async () => {
+    const created = await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: "echo $PPID" } }]),
+      environment: { type: "remote" },
+    });
+    const environment = created.environment_id!;
+    const executorPid = results(created.steps)[0]!.result.trim();
+    assert.match(executorPid, /^\d+$/);
+    const container = await containerOf(environment);
+
+    const started = Date.now();
+    const running = runIn(environment, "echo started; sleep 30");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // A wedge the sandbox user cannot cause any more, made by hand: the executor stops answering.
+    await stopAsRoot(container, executorPid);
+    const environmentStatus = getEnvironment(environment);
+    const failed = await running;
+    const tookMs = Date.now() - started;
+    assert.equal(failed.status, "failed");
+    assert.equal((failed as { errors?: Array<{ code: string }> }).errors?.[0]?.code, "UNAVAILABLE");
+    // The command's own timeout (4 s) plus the grace (2 s), plus start-up and slack on a loaded machine.
+    assert.ok(tookMs < 15_000, `the interaction took ${tookMs} ms to fail`);
+    assert.ok([200, 503].includes(await environmentStatus), "GET of the environment did not answer properly");
+
+    // The stopped executor is ended; a new one serves the environment, files and all.
+    const next = await runIn(environment, "echo next; test -d /workspace && echo workspace");
+    assert.equal(next.status, "completed");
+    assert.equal(results(next.steps)[0]!.result, "next\nworkspace\n");
+    assert.equal(await getEnvironment(environment), 200);
+    const survivors = await container.exec({
+      Cmd: ["sh", "-c", `test -d /proc/${executorPid} && echo alive || echo gone`],
+      AttachStdout: true,
+    });
+    const stream = await survivors.start({ hijack: true, stdin: false });
+    const output = await new Promise<string>((resolve) => {
+      let text = "";
+      stream.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+      stream.on("end", () => resolve(text));
+    });
+    assert.match(output, /gone/, "the wedged executor is still there");
+  });
+
+  it("ends a cancelled interaction whose executor stopped answering within the grace", async () => {
+    const created = await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: "echo $PPID" } }]),
+      environment: { type: "remote" },
+    });
+    const environment = created.environment_id!;
+    const executorPid = results(created.steps)[0]!.result.trim();
+    const container = await containerOf(environment);
+    const background = await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: "sleep 30" } }]),
+      environment,
+      background: true,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await stopAsRoot(container, executorPid);
+    const started = Date.now();
+    const response = await fetch(`${emulator.url}/v1beta/interactions/${background.id}/cancel`, {
+      method: "POST",
+      headers: { "x-goog-api-key": KEY },
+    });
+    const cancelled = (await response.json()) as { status: string };
+    const tookMs = Date.now() - started;
+    assert.equal(response.status, 200);
+    assert.ok(["cancelled", "failed"].includes(cancelled.status), `status ${cancelled.status}`);
+    // Without deadlines this waited 10 s and cancelled nothing.
+    assert.ok(tookMs < 8_000, `cancel took ${tookMs} ms`);
+  });
+
+  it("lets a read-only gate deny through a pkill loop a previous call left behind: the denied command never runs", async () => {
+    const first = await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: START_KILLER } }]),
+      environment: {
+        type: "remote",
+        sources: [{ type: "repository", source: "https://hooks.example.com/gate", target: "workspace/.agents" }],
+      },
+    });
+    assert.equal(results(first.steps)[0]!.result, "hunting\n");
+    const environment = first.environment_id!;
+    const denied = await runIn(environment, "touch /workspace/forbidden-marker");
+    const [result] = results(denied.steps);
+    assert.equal(result?.is_error, true);
+    assert.equal(result?.result, 'Tool call denied by hook "gate": blocked by the gate, as uid 1001');
+    const check = await runIn(environment, "ls -a /workspace; pgrep -fc killer.sh");
+    assert.doesNotMatch(results(check.steps)[0]!.result, /forbidden/, "the denied command ran");
+    assert.match(results(check.steps)[0]!.result, /\n[1-9]\d*\n$/, "the loop had stopped");
+  });
+});
