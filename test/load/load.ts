@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import Docker from "dockerode";
 import { GoogleGenAI } from "@google/genai";
-import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { LABEL_INSTANCE, LABEL_LEASE_EXPIRES } from "../../server/sandbox/docker/labels.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 
 const AGENT = "antigravity-preview-05-2026";
@@ -156,11 +156,17 @@ async function allEnvironmentIds(ai: GoogleGenAI): Promise<string[]> {
   return ids;
 }
 
-/** Containers and volumes the engine still has for this emulator instance. */
-async function leftovers(docker: Docker, instance: string): Promise<{ containers: number; volumes: number }> {
+/**
+ * Containers and volumes the engine still has for this emulator instance. While the emulator runs, its
+ * own lease (a volume: docs/environments-and-files.md#sandboxes-of-an-emulator-that-is-gone) is not a
+ * leftover; once it has stopped, nothing may remain.
+ */
+async function leftovers(docker: Docker, instance: string, running: boolean): Promise<{ containers: number; volumes: number }> {
   const filters = { label: [`${LABEL_INSTANCE}=${instance}`] };
   const containers = await docker.listContainers({ all: true, filters });
-  const volumes = (await docker.listVolumes({ filters })).Volumes ?? [];
+  const volumes = ((await docker.listVolumes({ filters })).Volumes ?? []).filter(
+    (volume) => !(running && volume.Labels?.[LABEL_LEASE_EXPIRES] !== undefined),
+  );
   return { containers: containers.length, volumes: volumes.length };
 }
 
@@ -213,7 +219,7 @@ async function main(): Promise<number> {
     });
     const remaining = await allEnvironmentIds(ai);
     if (remaining.length > 0) failures.push(`${remaining.length} environments are still listed after deleting them`);
-    const left = await leftovers(docker, emulator.instance);
+    const left = await leftovers(docker, emulator.instance, true);
     if (left.containers > 0 || left.volumes > 0)
       failures.push(`${left.containers} containers and ${left.volumes} volumes of this instance are left`);
     const afterCleanup = memoryOf(emulator.pid);
@@ -235,6 +241,12 @@ async function main(): Promise<number> {
     failures.push(`the load test itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     await emulator?.destroy();
+  }
+  if (emulator) {
+    const after = await leftovers(docker, emulator.instance, false);
+    if (after.containers > 0 || after.volumes > 0) {
+      failures.push(`${after.containers} containers and ${after.volumes} volumes of this instance are left after it stopped`);
+    }
   }
   if (failures.length > 0) {
     console.error(`\n${failures.length} errors:`);
