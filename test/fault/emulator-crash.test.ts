@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
-import { AGENT, bash, type Interaction, resultsOf, rest, runIn, script, sdk, waitFor, writeFile } from "../support/fault-harness.js";
+import { AGENT, type Interaction, resultsOf, rest, runIn, script, sdk, startLongCall, writeFile } from "../support/fault-harness.js";
 
 let emulator: EmulatorProcess | undefined;
 
@@ -27,22 +27,13 @@ describe("the emulator killed with SIGKILL mid-run", () => {
       environment: { type: "remote" },
     })) as Interaction;
     const environmentId = writer.environment_id!;
-    const running = (await ai.interactions.create({
-      agent: AGENT,
-      input: script([bash("echo started; sleep 3600")]),
-      environment: environmentId,
-      background: true,
-    })) as Interaction;
-    await waitFor("the command to start", async () => {
-      const now = (await ai.interactions.get(running.id!)) as Interaction;
-      return resultsOf(now)[0]?.includes("started") ? true : undefined;
-    });
+    const runningId = await startLongCall(ai, environmentId, "echo started; sleep 3600");
 
     await emulator.crash();
     emulator = await startEmulatorProcess({}, emulator);
     ai = sdk(emulator);
 
-    const ended = (await ai.interactions.get(running.id!)) as Interaction;
+    const ended = (await ai.interactions.get(runningId)) as Interaction;
     assert.equal(ended.status, "failed");
     assert.equal(ended.errors?.[0]?.code, "ABORTED");
     assert.match(ended.errors?.[0]?.message ?? "", /emulator stopped/);

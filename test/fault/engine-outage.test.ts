@@ -23,6 +23,7 @@ import {
   sdk,
   waitFor,
   writeFile,
+  startLongCall,
 } from "../support/fault-harness.js";
 
 /** How long the engine may take to answer a look-up here (default 10 s), to keep the hung-engine case short. */
@@ -64,20 +65,11 @@ async function assertEnvironmentWorks(): Promise<void> {
 
 describe("the Docker engine unreachable for a few seconds", () => {
   it("mid-call: the interaction fails with UNAVAILABLE, its steps kept; the environment survives and works again", async () => {
-    const running = (await ai.interactions.create({
-      agent: AGENT,
-      input: script([bash("echo started; sleep 30; echo finished")]),
-      environment: environmentId,
-      background: true,
-    })) as Interaction;
-    await waitFor("the command to start", async () => {
-      const now = (await ai.interactions.get(running.id!)) as Interaction;
-      return resultsOf(now)[0]?.includes("started") ? true : undefined;
-    });
+    const runningId = await startLongCall(ai, environmentId, "echo started; sleep 30; echo finished");
 
     relay.pause();
     const ended = await waitFor("the interaction to end", async () => {
-      const now = (await ai.interactions.get(running.id!)) as Interaction;
+      const now = (await ai.interactions.get(runningId)) as Interaction;
       return now.status === "in_progress" ? undefined : now;
     });
     // While the engine is away, the environment is unavailable (503, retried by the SDK), not gone.

@@ -25,6 +25,7 @@ import {
   sdk,
   waitFor,
   writeFile,
+  startLongCall,
 } from "../support/fault-harness.js";
 
 const docker = new Docker();
@@ -63,21 +64,6 @@ async function containerOf(environmentId: string): Promise<Docker.Container> {
   });
   assert.ok(info, `no container for ${environmentId}`);
   return docker.getContainer(info.Id);
-}
-
-/** Starts a long command in the environment and returns once it has printed "started". */
-async function startLongCall(environmentId: string): Promise<string> {
-  const running = (await ai.interactions.create({
-    agent: AGENT,
-    input: script([bash("echo started; sleep 60; echo finished")]),
-    environment: environmentId,
-    background: true,
-  })) as Interaction;
-  await waitFor("the command to start", async () => {
-    const now = (await ai.interactions.get(running.id!)) as Interaction;
-    return resultsOf(now)[0]?.includes("started") ? true : undefined;
-  });
-  return running.id!;
 }
 
 async function endOf(interactionId: string): Promise<Interaction> {
@@ -146,7 +132,7 @@ describe("the sandbox container killed", () => {
 
   it("during a call: that call fails with UNAVAILABLE, and the environment works again with its files", async () => {
     const { environmentId, writer } = await newEnvironment("survives a kill mid-call\n");
-    const running = await startLongCall(environmentId);
+    const running = await startLongCall(ai, environmentId, "echo started; sleep 60; echo finished");
     await (await containerOf(environmentId)).kill();
     assertCutOff(await endOf(running));
     await assertWorksWithFile(environmentId, "survives a kill mid-call\n");
@@ -166,7 +152,7 @@ describe("the sandbox container removed", () => {
 
   it("during a call: that call fails with UNAVAILABLE, then the environment is expired", async () => {
     const { environmentId, writer } = await newEnvironment("gone mid-call\n");
-    const running = await startLongCall(environmentId);
+    const running = await startLongCall(ai, environmentId, "echo started; sleep 60; echo finished");
     await (await containerOf(environmentId)).remove({ force: true });
     assertCutOff(await endOf(running));
     await assertExpiredWhenUsed(environmentId);

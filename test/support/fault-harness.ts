@@ -90,3 +90,21 @@ export const resultsOf = (interaction: Interaction): string[] =>
 export async function runIn(ai: GoogleGenAI, environment: string, code: string): Promise<Interaction> {
   return (await ai.interactions.create({ agent: AGENT, input: script([bash(code)]), environment })) as Interaction;
 }
+
+/**
+ * Starts `code` (which must print "started" first) as a background interaction in the environment and
+ * returns the interaction's id once that line has arrived, so a fault hits a call that is really running.
+ */
+export async function startLongCall(ai: GoogleGenAI, environmentId: string, code: string): Promise<string> {
+  const running = (await ai.interactions.create({
+    agent: AGENT,
+    input: script([bash(code)]),
+    environment: environmentId,
+    background: true,
+  })) as Interaction;
+  await waitFor("the command to start", async () => {
+    const now = (await ai.interactions.get(running.id!)) as Interaction;
+    return resultsOf(now)[0]?.includes("started") ? true : undefined;
+  });
+  return running.id!;
+}
