@@ -6,17 +6,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Planner } from "../../server/agent/planner.js";
-import { openMemoryDatabase, type Db } from "../../server/store/database.js";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
-import type { EnvironmentService } from "../../server/environments/environment-service.js";
-import { EnvironmentStore, type EnvironmentRecord } from "../../server/environments/environment-store.js";
-import { EventStore } from "../../server/interactions/event-store.js";
 import { InteractionRun } from "../../server/interactions/interaction-runner.js";
-import { InteractionService } from "../../server/interactions/interaction-service.js";
-import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
+import type { InteractionService } from "../../server/interactions/interaction-service.js";
+import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
 import { renderInteraction } from "../../server/interactions/interaction-view.js";
 import type { StreamEvent } from "../../server/interactions/events.js";
-import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
+import { serviceWithFakeSandbox } from "../support/fake-interaction-service.js";
 import { FakePlanner, movesInOrder } from "../support/fake-planners.js";
 
 const OWNER = "owner-agent-test";
@@ -112,31 +108,6 @@ describe("interaction: how the agent's run ends", () => {
   });
 });
 
-/** An InteractionService over an in-memory store whose one environment is a fake sandbox. */
-function serviceWithFakeSandbox(): { service: InteractionService; interactions: InteractionStore; channel: FakeSandboxChannel; db: Db } {
-  const db = openMemoryDatabase();
-  const environment: EnvironmentRecord = {
-    id: "env_fake",
-    owner: OWNER,
-    status: "active",
-    sandboxId: "fake",
-    config: { sources: [] },
-    created: "t",
-    updated: "t",
-    lastAccessed: "t",
-  };
-  new EnvironmentStore(db).insert(environment);
-  const channel = new FakeSandboxChannel();
-  // Only what the interaction service asks of its environments when the request names none.
-  const environments = {
-    plan: async () => async () => environment,
-    channel: async () => channel,
-    using: <T>(_id: string, work: () => Promise<T>) => work(),
-  } as unknown as EnvironmentService;
-  const interactions = new InteractionStore(db);
-  return { service: new InteractionService(interactions, new EventStore(db), environments, { limits: LIMITS }), interactions, channel, db };
-}
-
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
 async function create(service: InteractionService, request: Partial<CreateInteractionRequest>): Promise<InteractionRecord> {
@@ -146,7 +117,7 @@ async function create(service: InteractionService, request: Partial<CreateIntera
 
 describe("interaction: the planner's state is kept and resumed", () => {
   it("is saved with the interaction and resumed by the next one that names it", async () => {
-    const { service, interactions, channel } = serviceWithFakeSandbox();
+    const { service, interactions, channel } = serviceWithFakeSandbox(OWNER);
     const first = await create(service, { input: script([{ name: "write_file", args: { path: "/workspace/a.txt", content: "a" } }]) });
     assert.equal(first.status, "completed");
     assert.equal(channel.files.get("/workspace/a.txt"), "a");
@@ -178,14 +149,14 @@ describe("interaction: the planner's state is kept and resumed", () => {
   });
 
   it("is never part of the public Interaction", async () => {
-    const { service } = serviceWithFakeSandbox();
+    const { service } = serviceWithFakeSandbox(OWNER);
     const record = await create(service, { input: "Hello" });
     assert.ok(record.plannerState);
     assert.equal(JSON.stringify(renderInteraction(record)).includes("planner"), false);
   });
 
   it("with store: false, lives only in memory with the rest of the interaction", async () => {
-    const { service, interactions, db } = serviceWithFakeSandbox();
+    const { service, interactions, db } = serviceWithFakeSandbox(OWNER);
     const record = await create(service, { input: "Hello", store: false });
     assert.deepEqual(record.plannerState, { planner: "scripted", data: { runs: [{ read: "none", calls: [] }] } });
     assert.equal(interactions.get(record.id, OWNER), null);

@@ -5,47 +5,19 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openMemoryDatabase, type Db } from "../../server/store/database.js";
+import type { Db } from "../../server/store/database.js";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
-import type { EnvironmentService } from "../../server/environments/environment-service.js";
-import { EnvironmentStore, type EnvironmentRecord } from "../../server/environments/environment-store.js";
-import { EventStore } from "../../server/interactions/event-store.js";
-import { InteractionService } from "../../server/interactions/interaction-service.js";
-import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
+import type { InteractionService } from "../../server/interactions/interaction-service.js";
+import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
 import { renderInteraction } from "../../server/interactions/interaction-view.js";
 import type { StreamEvent } from "../../server/interactions/events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import type { ToolCallHooks } from "../../server/agent/guarded-call.js";
-import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
+import { serviceWithFakeSandbox } from "../support/fake-interaction-service.js";
 
 const OWNER = "owner-storage-test";
 const AGENT = "antigravity-preview-05-2026";
 const MiB = 1024 * 1024;
-
-function serviceWithFakeSandbox(): { service: InteractionService; db: Db; channel: FakeSandboxChannel } {
-  const db = openMemoryDatabase();
-  const environment: EnvironmentRecord = {
-    id: "env_fake",
-    owner: OWNER,
-    status: "active",
-    sandboxId: "fake",
-    config: { sources: [] },
-    created: "t",
-    updated: "t",
-    lastAccessed: "t",
-  };
-  new EnvironmentStore(db).insert(environment);
-  const channel = new FakeSandboxChannel();
-  const environments = {
-    plan: async () => async () => environment,
-    channel: async () => channel,
-    using: <T>(_id: string, work: () => Promise<T>) => work(),
-  } as unknown as EnvironmentService;
-  const service = new InteractionService(new InteractionStore(db), new EventStore(db), environments, {
-    limits: { timeoutMs: 5_000, maxOutputBytes: MiB },
-  });
-  return { service, db, channel };
-}
 
 async function create(service: InteractionService, request: Partial<CreateInteractionRequest>): Promise<InteractionRecord> {
   const run = await service.create(OWNER, { agent: AGENT, ...request } as CreateInteractionRequest);
@@ -71,7 +43,7 @@ function replay(service: InteractionService, id: string): StreamEvent[] {
 
 describe("storing a large interaction", () => {
   it("keeps a 4 MiB input once, and GET and the replayed stream still return all of it", async () => {
-    const { service, db } = serviceWithFakeSandbox();
+    const { service, db } = serviceWithFakeSandbox(OWNER);
     const input = `Hello. ${"lorem ipsum ".repeat((4 * MiB) / 12)}`;
     const record = await create(service, { input, system_instruction: "be brief" });
     assert.equal(record.status, "completed");
@@ -105,7 +77,7 @@ describe("storing a large interaction", () => {
   });
 
   it("keeps a 2 MiB write_file script as the input and the call's arguments, and only a preview in the hook trace", async () => {
-    const { service, db, channel } = serviceWithFakeSandbox();
+    const { service, db, channel } = serviceWithFakeSandbox(OWNER);
     const content = "é".repeat(MiB); // 2 MiB in UTF-8
     const input = `\`\`\`tool_calls\n${JSON.stringify([{ name: "write_file", args: { path: "/workspace/big.txt", content } }])}\n\`\`\``;
     const record = await create(service, { input });
@@ -131,7 +103,7 @@ describe("storing a large interaction", () => {
   });
 
   it("keeps short arguments whole in the hook trace, without `truncated`", async () => {
-    const { service } = serviceWithFakeSandbox();
+    const { service } = serviceWithFakeSandbox(OWNER);
     const input = `\`\`\`tool_calls\n${JSON.stringify([{ name: "write_file", args: { path: "/workspace/a.txt", content: "x".repeat(2048) } }])}\n\`\`\``;
     const record = await create(service, { input });
     const traced = (service.get(record.id, OWNER).hookTraces as ToolCallHooks[])[0]?.tool_call;
