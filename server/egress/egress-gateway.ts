@@ -38,18 +38,28 @@ export class EgressGateway {
       sandboxSide.destroy();
       return;
     }
-    const proxySide = net.connect({ host: this.proxy.host, port: this.proxy.port, allowHalfOpen: true });
-    proxySide.setNoDelay(true);
-    proxySide.write(encodePreamble({ secret: this.proxy.secret, environment_id: environmentId, policy }));
-    // pipe() carries half-closes both ways (end → end), and each side closes once both directions are
-    // done. Only an error tears both down: destroying on 'close' would drop a response's buffered tail.
-    sandboxSide.pipe(proxySide);
-    proxySide.pipe(sandboxSide);
-    const teardown = () => {
-      sandboxSide.destroy();
-      proxySide.destroy();
-    };
-    sandboxSide.on("error", teardown);
-    proxySide.on("error", teardown);
+    joinToProxy(this.proxy, environmentId, policy, sandboxSide);
   }
+}
+
+/**
+ * Opens a connection to the proxy for `clientSide`, states who it comes from (`identity`, the egress
+ * log's environment) and under which policy, then pipes bytes both ways. Returns the proxy side, for a
+ * caller that watches the proxy's answer.
+ */
+export function joinToProxy(proxy: ProxyEndpoint, identity: string, policy: EgressPolicy, clientSide: Duplex): net.Socket {
+  const proxySide = net.connect({ host: proxy.host, port: proxy.port, allowHalfOpen: true });
+  proxySide.setNoDelay(true);
+  proxySide.write(encodePreamble({ secret: proxy.secret, environment_id: identity, policy }));
+  // pipe() carries half-closes both ways (end → end), and each side closes once both directions are
+  // done. Only an error tears both down: destroying on 'close' would drop a response's buffered tail.
+  clientSide.pipe(proxySide);
+  proxySide.pipe(clientSide);
+  const teardown = () => {
+    clientSide.destroy();
+    proxySide.destroy();
+  };
+  clientSide.on("error", teardown);
+  proxySide.on("error", teardown);
+  return proxySide;
 }

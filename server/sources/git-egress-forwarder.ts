@@ -10,14 +10,8 @@
 // (`x-proxy-error`), so the API can say why a clone failed instead of passing on git's "403".
 
 import net from "node:net";
-import { encodePreamble, PROXY_ERROR_HEADER } from "../../proxy/index.js";
-
-/** Where the egress proxy listens and the secret its preambles carry (the egress gateway's endpoint). */
-export interface EgressProxyEndpoint {
-  host: string;
-  port: number;
-  secret: string;
-}
+import { PROXY_ERROR_HEADER } from "../../proxy/index.js";
+import { joinToProxy, type ProxyEndpoint } from "../egress/egress-gateway.js";
 
 /** The name under which clone traffic appears in the proxy's egress log (no environment has a "/"). */
 export const CLONE_EGRESS_IDENTITY = "emulator/repository-source";
@@ -41,7 +35,7 @@ function refusalOf(head: Buffer): string | null {
   return body.replace(/^egress (?:refused|failed): /, "") || "refused by the egress proxy";
 }
 
-export async function openGitEgressForwarder(proxy: EgressProxyEndpoint): Promise<GitEgressForwarder> {
+export async function openGitEgressForwarder(proxy: ProxyEndpoint): Promise<GitEgressForwarder> {
   const refusals: string[] = [];
   const proxyFailures: string[] = [];
   const sockets = new Set<net.Socket>();
@@ -51,25 +45,15 @@ export async function openGitEgressForwarder(proxy: EgressProxyEndpoint): Promis
   };
   const server = net.createServer({ allowHalfOpen: true }, (gitSide) => {
     track(gitSide);
-    const proxySide = net.connect({ host: proxy.host, port: proxy.port, allowHalfOpen: true });
+    const proxySide = joinToProxy(proxy, CLONE_EGRESS_IDENTITY, { mode: "open" }, gitSide);
     track(proxySide);
-    proxySide.setNoDelay(true);
     proxySide.once("error", (error: NodeJS.ErrnoException) => {
       if (proxySide.bytesRead === 0) proxyFailures.push(`${proxy.host}:${proxy.port}: ${error.code ?? error.message}`);
     });
-    proxySide.write(encodePreamble({ secret: proxy.secret, environment_id: CLONE_EGRESS_IDENTITY, policy: { mode: "open" } }));
     proxySide.once("data", (head: Buffer) => {
       const refusal = refusalOf(head);
       if (refusal !== null) refusals.push(refusal);
     });
-    gitSide.pipe(proxySide);
-    proxySide.pipe(gitSide);
-    const teardown = () => {
-      gitSide.destroy();
-      proxySide.destroy();
-    };
-    gitSide.on("error", teardown);
-    proxySide.on("error", teardown);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -20,7 +20,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { EmulatorError, UnavailableError } from "../common/errors.js";
 import { tarBuffer, type TarEntry } from "../common/tar.js";
 import { cloneRepository, GitCloneError } from "./git-clone.js";
-import { openGitEgressForwarder, type EgressProxyEndpoint } from "./git-egress-forwarder.js";
+import type { ProxyEndpoint } from "../egress/egress-gateway.js";
+import { openGitEgressForwarder } from "./git-egress-forwarder.js";
 import { LocalFolderError, serveLocalPath, sharedWithOthers } from "./local-folders.js";
 import { measureTree, readMeasuredFile, type MeasuredTree, type TreeLimits, type TreeRules } from "./local-tree.js";
 
@@ -36,7 +37,7 @@ export interface RepositorySettings {
   protectedFolders: readonly string[];
   cloneTimeoutMs: number;
   /** The egress proxy, through which network clones go; without it only local repositories are served. */
-  egressProxy?: EgressProxyEndpoint | undefined;
+  egressProxy?: ProxyEndpoint | undefined;
 }
 
 export function parseRepoMap(text: string | undefined): RepoMap {
