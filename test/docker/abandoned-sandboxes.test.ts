@@ -16,9 +16,8 @@ import { loadConfig } from "../../server/common/config.js";
 import { tarBuffer } from "../../server/common/tar.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
-import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { STORE_FILE_NAME } from "../../server/store/database.js";
-import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
+import { objectsOfInstance, removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
 
 const docker = new Docker();
 const folders: string[] = [];
@@ -40,17 +39,6 @@ function leasedRuntime(name: string): { runtime: DockerRuntime; dataDir: string;
   const runtime = dockerRuntimeFor(config, { lease: true });
   runtimes.push(runtime);
   return { runtime, dataDir, instance };
-}
-
-/** Everything on the engine labelled with the instance: containers, volumes, images. */
-async function objectsOf(instance: string): Promise<{ containers: number; volumes: number; images: number }> {
-  const filters = { label: [`${LABEL_INSTANCE}=${instance}`] };
-  const [containers, volumes, images] = await Promise.all([
-    docker.listContainers({ all: true, filters }),
-    docker.listVolumes({ filters }),
-    docker.listImages({ filters }),
-  ]);
-  return { containers: containers.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
 }
 
 let gone: ReturnType<typeof leasedRuntime>;
@@ -89,7 +77,7 @@ after(async () => {
 
 describe("removing what a stopped emulator left behind", () => {
   it("starts with the other emulator's containers, read-only volumes, fork image and lease on the engine", async () => {
-    assert.deepEqual(await objectsOf(gone.instance), { containers: 2, volumes: 3, images: 1 });
+    assert.deepEqual(await objectsOfInstance(gone.instance), { containers: 2, volumes: 3, images: 1 });
   });
 
   it("keeps them while its lease runs, even with its data folder gone", async () => {
@@ -98,7 +86,7 @@ describe("removing what a stopped emulator left behind", () => {
     fs.rmSync(path.join(gone.dataDir, STORE_FILE_NAME));
     const sweep = await sweeper.runtime.removeAbandoned();
     assert.deepEqual(sweep?.instances, []);
-    assert.deepEqual(await objectsOf(gone.instance), { containers: 2, volumes: 3, images: 1 });
+    assert.deepEqual(await objectsOfInstance(gone.instance), { containers: 2, volumes: 3, images: 1 });
   });
 
   it("keeps them once its lease expired while its data folder still holds its store", async () => {
@@ -106,7 +94,7 @@ describe("removing what a stopped emulator left behind", () => {
     await sleep(1200);
     const sweep = await sweeper.runtime.removeAbandoned();
     assert.ok(!sweep?.instances.includes(gone.instance));
-    assert.deepEqual(await objectsOf(gone.instance), { containers: 2, volumes: 3, images: 1 });
+    assert.deepEqual(await objectsOfInstance(gone.instance), { containers: 2, volumes: 3, images: 1 });
   });
 
   it("removes all of them once the lease expired and the data folder is gone, and only them", async () => {
@@ -114,9 +102,9 @@ describe("removing what a stopped emulator left behind", () => {
     const sweep = await sweeper.runtime.removeAbandoned();
     assert.ok(sweep?.instances.includes(gone.instance));
     assert.deepEqual(sweep?.failures, []);
-    assert.deepEqual(await objectsOf(gone.instance), { containers: 0, volumes: 0, images: 0 });
+    assert.deepEqual(await objectsOfInstance(gone.instance), { containers: 0, volumes: 0, images: 0 });
     // The sweeper's own lease, the runtime without a lease and the other machine's emulator are untouched.
-    assert.equal((await objectsOf(sweeper.instance)).volumes, 1);
+    assert.equal((await objectsOfInstance(sweeper.instance)).volumes, 1);
     assert.equal((await unleased.list()).length, 1);
   });
 
@@ -143,6 +131,6 @@ describe("removing what a stopped emulator left behind", () => {
     await other.create({ environmentId: "env_itestelsewhere", owner: "owner", files: [] });
     const sweep = await sweeper.runtime.removeAbandoned();
     assert.ok(!sweep?.instances.includes(instance));
-    assert.equal((await objectsOf(instance)).containers, 1);
+    assert.equal((await objectsOfInstance(instance)).containers, 1);
   });
 });

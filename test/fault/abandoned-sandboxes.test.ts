@@ -12,14 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { GoogleGenAI } from "@google/genai";
-import Docker from "dockerode";
-import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { objectsOfInstance } from "../support/docker-fixture.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { AGENT, KEY, type Interaction, resultsOf, runIn, script, sdk, waitFor, writeFile } from "../support/fault-harness.js";
 
 const LEASE_SECONDS = 3;
 const lease = { EMULATOR_SANDBOX_LEASE_SECONDS: String(LEASE_SECONDS) };
-const docker = new Docker();
 let work: string;
 const emulators: EmulatorProcess[] = [];
 
@@ -40,16 +38,6 @@ async function environmentWithFile(
   const made = (await sdk(emulator).interactions.create(request as CreateRequest)) as Interaction;
   assert.equal(made.status, "completed", JSON.stringify(made.errors));
   return made.environment_id!;
-}
-
-async function objectsOf(instance: string): Promise<{ containers: number; volumes: number; images: number }> {
-  const filters = { label: [`${LABEL_INSTANCE}=${instance}`] };
-  const [containers, volumes, images] = await Promise.all([
-    docker.listContainers({ all: true, filters }),
-    docker.listVolumes({ filters }),
-    docker.listImages({ filters }),
-  ]);
-  return { containers: containers.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
 }
 
 before(() => {
@@ -98,7 +86,7 @@ describe("sandboxes of an emulator that is gone for good", () => {
       body: JSON.stringify({ from_environment: `environments/${gonerEnvironment}` }),
     });
     assert.equal(fork.status, 200, await fork.clone().text());
-    assert.deepEqual(await objectsOf(goner.instance), { containers: 2, volumes: 3, images: 1 });
+    assert.deepEqual(await objectsOfInstance(goner.instance), { containers: 2, volumes: 3, images: 1 });
 
     await goner.crash();
     fs.rmSync(goner.dataDir, { recursive: true, force: true });
@@ -106,7 +94,7 @@ describe("sandboxes of an emulator that is gone for good", () => {
     await waitFor(
       "the gone emulator's containers, volumes and images to be removed",
       async () => {
-        const left = await objectsOf(goner.instance);
+        const left = await objectsOfInstance(goner.instance);
         return left.containers + left.volumes + left.images === 0 ? true : undefined;
       },
       60_000,
@@ -118,8 +106,8 @@ describe("sandboxes of an emulator that is gone for good", () => {
     assert.ok(elapsed <= LEASE_SECONDS * 1000 + (LEASE_SECONDS * 1000) / 3 + 5000, `took ${elapsed} ms`);
 
     // Nothing of the others: the killed one's lease has long run out, but its data folder is there.
-    assert.deepEqual(await objectsOf(killedKept.instance), { containers: 1, volumes: 1, images: 0 });
-    assert.equal((await objectsOf(folderDeleted.instance)).containers, 1);
+    assert.deepEqual(await objectsOfInstance(killedKept.instance), { containers: 1, volumes: 1, images: 0 });
+    assert.equal((await objectsOfInstance(folderDeleted.instance)).containers, 1);
     for (const [emulator, environment, content] of [
       [running, runningEnvironment, "running\n"],
       [folderDeleted, folderDeletedEnvironment, "folder deleted under it\n"],

@@ -8,12 +8,11 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { extract } from "tar-stream";
 import { startEgressProxy, type EgressEntry, type EgressProxy } from "../../proxy/index.js";
 import { UnavailableError } from "../../server/common/errors.js";
 import { packRepository, type RepositorySettings } from "../../server/sources/repository-source.js";
+import { readTar } from "../support/archives.js";
 import { makeBareRepository, startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
 import { RecordingDialer, ScriptedResolver, TEST_SECRET } from "../support/proxy-fixtures.js";
 
@@ -47,25 +46,6 @@ function settings(over: Partial<RepositorySettings> = {}): RepositorySettings {
     egressProxy: { host: proxy.host, port: proxy.port, secret: TEST_SECRET },
     ...over,
   };
-}
-
-async function fileNames(tar: Buffer): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  await new Promise<void>((resolve, reject) => {
-    const reader = extract();
-    reader.on("entry", (header, stream, next) => {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
-      stream.on("end", () => {
-        files.set(header.name, Buffer.concat(chunks).toString());
-        next();
-      });
-    });
-    reader.on("finish", resolve);
-    reader.on("error", reject);
-    Readable.from([tar]).pipe(reader);
-  });
-  return files;
 }
 
 before(async () => {
@@ -148,8 +128,8 @@ describe("network clones of repository sources", () => {
   it("clone through the operator's host map (the git server sees the mapped name)", async () => {
     const before = server.requests.length;
     const packed = await packRepository("http://git.mapped.test/tools.git", settings(), LIMITS);
-    const files = await fileNames(packed.tar);
-    assert.equal(files.get("README.md"), "tools\n");
+    const files = await readTar(packed.tar);
+    assert.equal(files.get("README.md")?.content, "tools\n");
     assert.ok(files.has(".git/shallow"), "shallow");
     const seen = server.requests.slice(before);
     assert.ok(seen.length > 0 && seen.every((request) => request.endsWith(" git.mapped.test")), seen.join("\n"));
@@ -158,7 +138,7 @@ describe("network clones of repository sources", () => {
   it("clone a public name at the address its one lookup gave (pinned: no second resolution)", async () => {
     const lookupsBefore = resolver.lookups.filter((host) => host === "git.public.test").length;
     const packed = await packRepository("http://git.public.test/tools.git", settings(), LIMITS);
-    assert.equal((await fileNames(packed.tar)).get(".agents/hooks.json"), "{}");
+    assert.equal((await readTar(packed.tar)).get(".agents/hooks.json")?.content, "{}");
     assert.ok(dialer.dials.some((dial) => dial.address === PUBLIC_ADDRESS && dial.port === 80));
     assert.ok(resolver.lookups.filter((host) => host === "git.public.test").length > lookupsBefore);
   });

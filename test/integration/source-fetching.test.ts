@@ -10,8 +10,6 @@ import os from "node:os";
 import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { extract } from "tar-stream";
-import { Readable } from "node:stream";
 import { fetchGcsObjects, GcsSourceError, parseGcsUri } from "../../server/sources/gcs-source.js";
 import { LocalFolderError } from "../../server/sources/local-folders.js";
 import { measureTree, readMeasuredFile } from "../../server/sources/local-tree.js";
@@ -22,6 +20,7 @@ import {
   resolveRepositoryLocation,
   type RepositorySettings,
 } from "../../server/sources/repository-source.js";
+import { readTar } from "../support/archives.js";
 import { startFakeGcs, type FakeGcs } from "../support/fake-gcs-server.js";
 
 let work: string;
@@ -40,25 +39,6 @@ function git(cwd: string, ...args: string[]): void {
     stdio: "ignore",
     env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
   });
-}
-
-async function entriesOf(tar: Buffer): Promise<Map<string, { mode: number; uid: number; content: string }>> {
-  const out = new Map<string, { mode: number; uid: number; content: string }>();
-  await new Promise<void>((resolve, reject) => {
-    const reader = extract();
-    reader.on("entry", (header, stream, next) => {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
-      stream.on("end", () => {
-        out.set(header.name, { mode: header.mode ?? 0, uid: header.uid ?? -1, content: Buffer.concat(chunks).toString("utf8") });
-        next();
-      });
-    });
-    reader.on("finish", resolve);
-    reader.on("error", reject);
-    Readable.from([tar]).pipe(reader);
-  });
-  return out;
 }
 
 before(async () => {
@@ -95,7 +75,7 @@ after(async () => {
 describe("repository sources", () => {
   it("clone a local git repository shallow, as root-owned read-only files with the newest content", async () => {
     const packed = await packRepository(path.join(work, "mirrors", "hooks-repo"), settings(), LIMITS);
-    const entries = await entriesOf(packed.tar);
+    const entries = await readTar(packed.tar);
     assert.equal(entries.get("run.sh")?.content, "#!/bin/sh\necho second\n");
     assert.equal(entries.get("run.sh")?.mode, 0o555);
     assert.equal(entries.get(".agents/hooks.json")?.mode, 0o444);
@@ -115,12 +95,12 @@ describe("repository sources", () => {
     });
     // Mapped folders need no EMULATOR_REPO_ROOTS.
     const packed = await packRepository("https://github.com/acme/hooks-repo", settings({ map, roots: [] }), LIMITS);
-    assert.equal((await entriesOf(packed.tar)).get(".agents/hooks.json")?.content, '{"gate":{}}');
+    assert.equal((await readTar(packed.tar)).get(".agents/hooks.json")?.content, '{"gate":{}}');
   });
 
   it("copy a plain folder that is not a repository", async () => {
     const packed = await packRepository(path.join(work, "plain"), settings(), LIMITS);
-    assert.equal((await entriesOf(packed.tar)).get("notes.md")?.content, "# notes");
+    assert.equal((await readTar(packed.tar)).get("notes.md")?.content, "# notes");
     assert.equal(packed.fileCount, 1);
   });
 
@@ -242,7 +222,7 @@ describe("local folders as repository sources (issue 9)", () => {
     await refused(path.join(folder, "sub"), {}, /half-private\/sub is not readable by other users/);
     fs.chmodSync(path.join(folder, "sub"), 0o755);
     const packed = await packRepository(folder, settings(), LIMITS);
-    assert.equal((await entriesOf(packed.tar)).get("sub/id_rsa")?.content, "PRIVATE");
+    assert.equal((await readTar(packed.tar)).get("sub/id_rsa")?.content, "PRIVATE");
   });
 
   it("refuse a folder holding a FIFO or a UNIX socket with the file's name, at once", async () => {

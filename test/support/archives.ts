@@ -1,7 +1,10 @@
 // Archives built in memory for upload tests (no host tools): tar.gz through tar-stream and zlib, and a
 // minimal stored (uncompressed) zip writer. Entry names are written exactly as given, "../x" included.
+// And the reverse for tests of what the emulator packs: a tar read back into its entries.
 
+import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
+import { extract } from "tar-stream";
 import { tarBuffer } from "../../server/common/tar.js";
 
 export interface ArchiveEntry {
@@ -96,4 +99,30 @@ export function zip(entries: ArchiveEntry[]): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
+}
+
+export interface TarEntryRead {
+  mode: number;
+  uid: number;
+  content: string;
+}
+
+/** The entries of a tar, by name, with their mode, owner and content as UTF-8 text. */
+export async function readTar(tar: Buffer): Promise<Map<string, TarEntryRead>> {
+  const out = new Map<string, TarEntryRead>();
+  await new Promise<void>((resolve, reject) => {
+    const reader = extract();
+    reader.on("entry", (header, stream, next) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
+      stream.on("end", () => {
+        out.set(header.name, { mode: header.mode ?? 0, uid: header.uid ?? -1, content: Buffer.concat(chunks).toString("utf8") });
+        next();
+      });
+    });
+    reader.on("finish", resolve);
+    reader.on("error", reject);
+    Readable.from([tar]).pipe(reader);
+  });
+  return out;
 }
