@@ -5,3 +5,11 @@ import path from "node:path";
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const sandboxImageDir = path.join(projectRoot, "sandbox-image");
 export const compiledExecutorDir = path.join(projectRoot, "dist", "sandbox-image", "executor");
+
+/**
+ * Whether `child` is `folder` or lies under it (both absolute or both relative, normalised; "/" holds
+ * everything). For paths in a sandbox and on the host alike: both are POSIX paths.
+ */
+export function isWithin(child: string, folder: string): boolean {
+  return child === folder || child.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}

@@ -16,7 +16,8 @@ import { EnvironmentQuota, type EnvironmentLimits } from "./environment-quota.js
 import type { EnvironmentRecord, EnvironmentStore } from "./environment-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { resolveTarget } from "../sources/target-path.js";
-import { isWithin, PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import { isWithin } from "../common/paths.js";
+import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
 
 /** Folders whose files always count towards an environment's file_count and size_bytes. */
 const USAGE_ROOTS = ["/workspace", "/.agents"];

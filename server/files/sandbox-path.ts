@@ -6,7 +6,8 @@
 
 import path from "node:path/posix";
 import { InvalidArgumentError, PermissionDeniedError } from "../common/errors.js";
-import { isWithin, PSEUDO_FOLDERS, reservedFolderOf } from "../sandbox/layout.js";
+import { isWithin } from "../common/paths.js";
+import { PSEUDO_FOLDERS, reservedFolderOf } from "../sandbox/layout.js";
 
 export type Access = "read" | "write";
 

@@ -3,7 +3,8 @@
 // sandbox so the request leaves through whatever network the sandbox has (and later the egress proxy,
 // through HTTP(S)_PROXY), never from the emulator's own host.
 
-import { isWithin, PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import { isWithin } from "../common/paths.js";
+import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
 import { SandboxFileError, type CommandResult, type RunAs, type SandboxChannel } from "../sandbox/runtime.js";
 import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "./hook-host.js";
 

@@ -3,6 +3,8 @@
 // API and the tools all decide against this one description, so a folder reserved here is reserved
 // everywhere.
 
+import { isWithin } from "../common/paths.js";
+
 /** Where tools and hook commands run, and what relative paths resolve against. */
 export const SANDBOX_WORKDIR = "/workspace";
 
@@ -35,11 +37,6 @@ export const UNWRITABLE_FOLDERS = [
 /** Whether a top-level folder name (no slashes) is a system folder: the fixed list and lib, lib32, lib64, libx32. */
 export function isReservedTopLevel(top: string): boolean {
   return RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top);
-}
-
-/** Whether `child` is `folder` or lies under it (both absolute or both relative, normalised; "/" holds everything). */
-export function isWithin(child: string, folder: string): boolean {
-  return child === folder || child.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
 
 /**

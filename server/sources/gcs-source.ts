@@ -6,7 +6,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { EmulatorError } from "../common/errors.js";
-import { isInside, serveLocalPath } from "./local-folders.js";
+import { isWithin } from "../common/paths.js";
+import { serveLocalPath } from "./local-folders.js";
 import { measureTree, readMeasuredFile, type TreeLimits } from "./local-tree.js";
 
 export interface GcsSettings {
@@ -113,7 +114,7 @@ async function fromFolder(
   const bucketDir = path.resolve(root, bucket);
   const start = path.resolve(bucketDir, prefix);
   // The prefix comes from the request: it may not climb out of the bucket's folder.
-  if (!isInside(start, bucketDir)) throw new GcsSourceError(`the prefix "${prefix}" leaves the bucket`);
+  if (!isWithin(start, bucketDir)) throw new GcsSourceError(`the prefix "${prefix}" leaves the bucket`);
   try {
     await fs.lstat(start);
   } catch {

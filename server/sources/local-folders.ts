@@ -16,6 +16,7 @@ import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { EmulatorError } from "../common/errors.js";
+import { isWithin } from "../common/paths.js";
 
 export class LocalFolderError extends EmulatorError {}
 
@@ -27,13 +28,6 @@ export function sharedWithOthers(stat: Stats): boolean {
   return stat.isDirectory()
     ? (stat.mode & (OTHERS_READ | OTHERS_SEARCH)) === (OTHERS_READ | OTHERS_SEARCH)
     : (stat.mode & OTHERS_READ) !== 0;
-}
-
-/** Whether `inner` is `outer` or lies below it (both absolute and normalised). */
-export function isInside(inner: string, outer: string): boolean {
-  if (inner === outer) return true;
-  const prefix = outer.endsWith(path.sep) ? outer : `${outer}${path.sep}`;
-  return inner.startsWith(prefix);
 }
 
 /** A folder's identity on disk, so it is recognised however it is reached (bind mounts included). */
@@ -89,7 +83,7 @@ export interface ServeRequest {
 /** Checks rules 1–3 for a folder (or a file, for GCS objects) and returns where it really is. */
 export async function serveLocalPath(request: ServeRequest): Promise<ServedFolder> {
   const requested = path.resolve(request.requested);
-  const lexicalRoot = request.roots.map((root) => path.resolve(root)).find((root) => isInside(requested, root));
+  const lexicalRoot = request.roots.map((root) => path.resolve(root)).find((root) => isWithin(requested, root));
   if (lexicalRoot === undefined) {
     throw new LocalFolderError(`${request.requested} is not in a folder the operator allows; ${request.howToAllow}`);
   }
@@ -97,14 +91,14 @@ export async function serveLocalPath(request: ServeRequest): Promise<ServedFolde
   if (root === null) throw new LocalFolderError(`the allowed folder holding ${request.requested} does not exist on the emulator's host`);
   const real = await realpathOrNull(requested);
   if (real === null) throw new LocalFolderError(`${request.requested} does not exist`);
-  if (!isInside(real, root)) {
+  if (!isWithin(real, root)) {
     throw new LocalFolderError(`${request.requested} leads outside the folder the operator allows (through a symbolic link)`);
   }
   const guarded = await protectedFolders(request.protectedFolders);
   for (const folder of guarded.paths) {
-    if (isInside(real, folder) || isInside(folder, real)) {
+    if (isWithin(real, folder) || isWithin(folder, real)) {
       throw new LocalFolderError(
-        `${request.requested} ${isInside(real, folder) ? "is inside" : "holds"} the emulator's data folder, which is never served`,
+        `${request.requested} ${isWithin(real, folder) ? "is inside" : "holds"} the emulator's data folder, which is never served`,
       );
     }
   }

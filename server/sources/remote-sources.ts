@@ -9,7 +9,7 @@ import { fetchGcsObjects, GcsSourceError, type GcsSettings } from "./gcs-source.
 import type { PreparedSources } from "./inline-sources.js";
 import { LocalFolderError } from "./local-folders.js";
 import { packRepository, RepositorySourceError, type RepositorySettings } from "./repository-source.js";
-import { isWithin } from "../sandbox/layout.js";
+import { isWithin } from "../common/paths.js";
 import { resolveTarget } from "./target-path.js";
 
 export interface RemoteSourceSettings {

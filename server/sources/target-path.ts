@@ -4,7 +4,8 @@
 // put files: no "..", no absolute paths, nothing under the system's own folders.
 
 import path from "node:path/posix";
-import { isReservedTopLevel, isWithin, RESERVED_PREFIXES } from "../sandbox/layout.js";
+import { isWithin } from "../common/paths.js";
+import { isReservedTopLevel, RESERVED_PREFIXES } from "../sandbox/layout.js";
 
 export type TargetCheck = { ok: true; path: string } | { ok: false; reason: string };
 

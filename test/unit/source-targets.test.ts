@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { prepareSources } from "../../server/sources/inline-sources.js";
-import { isWithin } from "../../server/sandbox/layout.js";
+import { isWithin } from "../../server/common/paths.js";
 import { resolveTarget } from "../../server/sources/target-path.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 
