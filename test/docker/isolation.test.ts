@@ -358,14 +358,31 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
     return docker.getContainer(container.Id);
   };
   /** As root in the container, which is what it takes: the sandbox user cannot stop the executor. */
-  const stopAsRoot = async (container: Docker.Container, pid: string): Promise<void> => {
-    const exec = await container.exec({ Cmd: ["kill", "-STOP", pid], User: "0:0", AttachStdout: true, AttachStderr: true });
+  /** Runs argv in the container as root, beside the sandbox; its output (both streams, raw) and exit code. */
+  const execAsRoot = async (container: Docker.Container, argv: string[]): Promise<{ output: string; exitCode: number | null }> => {
+    const exec = await container.exec({ Cmd: argv, User: "0:0", AttachStdout: true, AttachStderr: true });
     const stream = await exec.start({ hijack: true, stdin: false });
-    await new Promise<void>((resolve) => {
-      stream.on("end", resolve);
-      stream.resume();
+    const output = await new Promise<string>((resolve) => {
+      let text = "";
+      stream.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+      stream.on("end", () => resolve(text));
     });
-    assert.equal((await exec.inspect()).ExitCode, 0, "kill -STOP as root failed");
+    return { output, exitCode: (await exec.inspect()).ExitCode ?? null };
+  };
+  const stopAsRoot = async (container: Docker.Container, pid: string): Promise<void> => {
+    assert.equal((await execAsRoot(container, ["kill", "-STOP", pid])).exitCode, 0, "kill -STOP as root failed");
+  };
+  /** A new environment, and the pid of the executor serving it (the parent of a command it runs). */
+  const environmentWithExecutor = async (): Promise<{ environment: string; executorPid: string; container: Docker.Container }> => {
+    const created = await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: "echo $PPID" } }]),
+      environment: { type: "remote" },
+    });
+    const environment = created.environment_id!;
+    const executorPid = results(created.steps)[0]!.result.trim();
+    assert.match(executorPid, /^\d+$/);
+    return { environment, executorPid, container: await containerOf(environment) };
   };
   const getEnvironment = async (id: string): Promise<number> =>
     (await fetch(`${emulator.url}/v1beta/environments/${id}`, { headers: { "x-goog-api-key": KEY } })).status;
@@ -404,15 +421,7 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
   });
 
   it("fails a call to a wedged executor with UNAVAILABLE at its deadline; GET answers, the next interaction runs", async () => {
-    const created = await ai.interactions.create({
-      agent: AGENT,
-      input: script([{ name: "code_execution", args: { code: "echo $PPID" } }]),
-      environment: { type: "remote" },
-    });
-    const environment = created.environment_id!;
-    const executorPid = results(created.steps)[0]!.result.trim();
-    assert.match(executorPid, /^\d+$/);
-    const container = await containerOf(environment);
+    const { environment, executorPid, container } = await environmentWithExecutor();
 
     const started = Date.now();
     const running = runIn(environment, "echo started; sleep 30");
@@ -433,28 +442,12 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
     assert.equal(next.status, "completed");
     assert.equal(results(next.steps)[0]!.result, "next\nworkspace\n");
     assert.equal(await getEnvironment(environment), 200);
-    const survivors = await container.exec({
-      Cmd: ["sh", "-c", `test -d /proc/${executorPid} && echo alive || echo gone`],
-      AttachStdout: true,
-    });
-    const stream = await survivors.start({ hijack: true, stdin: false });
-    const output = await new Promise<string>((resolve) => {
-      let text = "";
-      stream.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
-      stream.on("end", () => resolve(text));
-    });
+    const { output } = await execAsRoot(container, ["sh", "-c", `test -d /proc/${executorPid} && echo alive || echo gone`]);
     assert.match(output, /gone/, "the wedged executor is still there");
   });
 
   it("ends a cancelled interaction whose executor stopped answering within the grace", async () => {
-    const created = await ai.interactions.create({
-      agent: AGENT,
-      input: script([{ name: "code_execution", args: { code: "echo $PPID" } }]),
-      environment: { type: "remote" },
-    });
-    const environment = created.environment_id!;
-    const executorPid = results(created.steps)[0]!.result.trim();
-    const container = await containerOf(environment);
+    const { environment, executorPid, container } = await environmentWithExecutor();
     const background = await ai.interactions.create({
       agent: AGENT,
       input: script([{ name: "code_execution", args: { code: "sleep 30" } }]),
