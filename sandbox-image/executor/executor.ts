@@ -3,10 +3,12 @@
 // operations run here (no identities: the local executor) or in the file worker (file-worker-link.ts).
 
 import { describeError, logDiagnostic } from "./diagnostics.js";
+import { DiskGuard, type DiskReading } from "./disk-guard.js";
 import { EgressListener } from "./egress-listener.js";
 import { answerFileRequest, isFileRequest, type FileRequest } from "./file-requests.js";
 import { FileWorkerLink } from "./file-worker-link.js";
 import type { Identity } from "./identities.js";
+import { killAllOf } from "./identity-processes.js";
 import { OomScore } from "./oom-score.js";
 import {
   BAD_REQUEST_CODE,
@@ -25,8 +27,17 @@ import {
 } from "./protocol.js";
 import { RunningCommand, type CommandIdentity } from "./run-command.js";
 
-/** identities: empty to run everything as this process (see identities.ts). */
-export function runExecutor(identities: Map<RunAs, Identity>): void {
+const MIB = 1024 * 1024;
+/** File operations that add bytes: refused while the sandbox's files are past its disk limit. */
+const GROWING_OPS = new Set<FileRequest["op"]>(["writeFile", "appendFile"]);
+/** File operations after which the disk guard measures again. */
+const CHANGING_OPS = new Set<FileRequest["op"]>(["writeFile", "appendFile", "moveFile", "deleteFile"]);
+
+/**
+ * identities: empty to run everything as this process (see identities.ts). diskLimitMb: set when the
+ * engine cannot bound the sandbox's disk use in total, so the executor guards it (disk-guard.ts).
+ */
+export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: number | null = null): void {
   const running = new Map<number, RunningCommand>();
   const decoder = new FrameDecoder<unknown>();
   let shuttingDown = false;
@@ -49,6 +60,17 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
   const oomScore = isolated ? new OomScore() : undefined;
   if (oomScore && !oomScore.enabled) logDiagnostic("commands cannot be put first in line for the OOM killer");
 
+  // Every process of the sandbox's users goes, the running commands' exits saying why: a writer left in
+  // the background would otherwise go on filling the disk.
+  const stopEverything = async (reading: DiskReading): Promise<void> => {
+    logDiagnostic(`disk guard: the sandbox's files take ${describeReading(reading)}; stopping every process of the sandbox's`);
+    for (const command of running.values()) command.markOverDiskLimit();
+    for (const identity of identities.values()) await killAllOf(identity);
+  };
+  const diskGuard =
+    isolated && diskLimitMb !== null ? new DiskGuard(diskLimitMb * MIB, [...identities.values()], { overLimit: stopEverything }) : null;
+  diskGuard?.start();
+
   const identityFor = (request: ExecRequest): CommandIdentity => {
     const name = request.runAs ?? "sandbox";
     const identity = identities.get(name);
@@ -68,6 +90,7 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
         output: (stream, chunk) => send({ type: stream, id: request.id }, chunk),
         exit: (report) => {
           running.delete(request.id);
+          diskGuard?.noteActivity();
           send({ type: "exit", id: request.id, ...report });
         },
       },
@@ -75,9 +98,16 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
     );
     running.set(request.id, command);
     command.start(stdin);
+    diskGuard?.noteActivity();
   };
 
   const handleFileRequest = (request: FileRequest, body: Buffer): void => {
+    const over = GROWING_OPS.has(request.op) ? diskGuard?.overLimit : null;
+    if (over) {
+      sendError(request.id, "ENOSPC", `the sandbox's files take ${describeReading(over)}; delete files to make room`);
+      return;
+    }
+    if (CHANGING_OPS.has(request.op)) diskGuard?.noteActivity();
     if (fileWorker) return fileWorker.forward(request, body);
     void answerFileRequest(request, body).then((answer) => {
       if (answer.ok) sendResult(request.id, answer.result, answer.body);
@@ -127,6 +157,7 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
     if (exitCode !== 0) logDiagnostic(reason);
     // First, so programs see their proxy connections reset at once and the port is free for the next executor.
     egress.closeAll();
+    diskGuard?.stop();
     fileWorker?.close();
     const kills = Promise.all([...running.values()].map((command) => command.kill()));
     await Promise.race([kills, new Promise((resolve) => setTimeout(resolve, 5000))]);
@@ -155,4 +186,9 @@ export function runExecutor(identities: Map<RunAs, Identity>): void {
   process.on("SIGTERM", () => void shutdown(143, "SIGTERM"));
   process.on("SIGINT", () => void shutdown(130, "SIGINT"));
   process.on("uncaughtException", (error) => void shutdown(70, `internal error: ${error.stack ?? describeError(error)}`));
+}
+
+function describeReading(reading: DiskReading): string {
+  const mib = (bytes: number): string => (bytes / MIB).toFixed(1);
+  return `${mib(reading.bytes)} MiB, past the sandbox's disk limit of ${mib(reading.limitBytes)} MiB in total`;
 }

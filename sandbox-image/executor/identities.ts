@@ -15,6 +15,8 @@ import type { RunAs } from "./protocol.js";
 
 export const IDENTITY_FLAG = "--identity";
 export const FILE_WORKER_FLAG = "--file-worker";
+/** The sandbox's disk limit in total, for an engine that cannot enforce one itself (disk-guard.ts). */
+export const DISK_LIMIT_FLAG = "--disk-limit-mb";
 
 export interface Identity {
   name: RunAs;
@@ -29,12 +31,15 @@ export interface ExecutorArguments {
   identities: Map<RunAs, Identity>;
   /** Set when this process is the file worker of an executor, acting as that identity. */
   fileWorkerFor: RunAs | null;
+  /** Set when the executor guards the sandbox's disk use in total (disk-guard.ts). */
+  diskLimitMb: number | null;
 }
 
 /** Parses the executor's argv (after the script); throws with a message naming what is wrong. */
 export function parseExecutorArguments(argv: readonly string[]): ExecutorArguments {
   const identities = new Map<RunAs, Identity>();
   let fileWorkerFor: RunAs | null = null;
+  let diskLimitMb: number | null = null;
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index];
     const value = argv[index + 1];
@@ -45,6 +50,9 @@ export function parseExecutorArguments(argv: readonly string[]): ExecutorArgumen
       identities.set(identity.name, identity);
     } else if (flag === FILE_WORKER_FLAG) {
       fileWorkerFor = identityName(value);
+    } else if (flag === DISK_LIMIT_FLAG) {
+      if (!/^[1-9]\d{0,8}$/.test(value)) throw new Error(`${DISK_LIMIT_FLAG} ${value}: expected a whole number of MiB`);
+      diskLimitMb = Number(value);
     } else {
       throw new Error(`unknown argument ${flag}`);
     }
@@ -55,7 +63,9 @@ export function parseExecutorArguments(argv: readonly string[]): ExecutorArgumen
   }
   if (fileWorkerFor !== null && !identities.has(fileWorkerFor))
     throw new Error(`${FILE_WORKER_FLAG} ${fileWorkerFor} has no ${IDENTITY_FLAG}`);
-  return { identities, fileWorkerFor };
+  if (diskLimitMb !== null && identities.size === 0)
+    throw new Error(`${DISK_LIMIT_FLAG} needs identities: the guard measures what they hold`);
+  return { identities, fileWorkerFor, diskLimitMb };
 }
 
 /** The flags that give a child executor process (the file worker) the same identities. */

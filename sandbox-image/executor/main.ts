@@ -25,4 +25,4 @@ try {
 // file request, and loading the executor's modules too would add half again to it.
 const fileWorkerIdentity = parsed.fileWorkerFor === null ? undefined : parsed.identities.get(parsed.fileWorkerFor);
 if (fileWorkerIdentity !== undefined) (await import("./file-worker.js")).runFileWorker(fileWorkerIdentity);
-else (await import("./executor.js")).runExecutor(parsed.identities);
+else (await import("./executor.js")).runExecutor(parsed.identities, parsed.diskLimitMb);

@@ -138,7 +138,8 @@ function readProcess(pid: number, marker: Buffer): ProcessInfo | null {
   return info;
 }
 
-function signal(pid: number, name: NodeJS.Signals): void {
+/** Sends a signal, ignoring a process that is gone or not ours to signal. */
+export function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);
   } catch (error) {

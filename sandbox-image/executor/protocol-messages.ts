@@ -21,6 +21,8 @@ export const responseMessage = field.taggedUnion(
         signal: field.nullable(field.string({ nonEmpty: true })),
         timedOut: field.boolean,
         cancelled: field.boolean,
+        /** Killed because the sandbox's files passed its disk limit in total (the executor's disk guard). */
+        overDiskLimit: field.boolean,
         /** Total bytes the process wrote, including what was dropped past maxOutputBytes. */
         stdoutBytes: field.nonNegativeInteger,
         stderrBytes: field.nonNegativeInteger,

@@ -48,6 +48,7 @@ export class RunningCommand {
   private readonly written = { stdout: 0, stderr: 0 };
   private timedOut = false;
   private cancelled = false;
+  private overDiskLimit = false;
   private startFailed = false;
   private exitStatus: { code: number | null; signal: string | null } | null = null;
   private pipesClosed = false;
@@ -120,6 +121,16 @@ export class RunningCommand {
     return true;
   }
 
+  /** The disk guard is about to kill every process of the sandbox's: the exit says why. */
+  markOverDiskLimit(): void {
+    if (!this.finished) this.overDiskLimit = true;
+  }
+
+  /** Whose command this is: the disk guard stops the commands of the identities it guards. */
+  get identity(): Identity | undefined {
+    return this.runAs.identity;
+  }
+
   /** Kill the whole process tree; the exit is reported once the tree is gone. */
   kill(): Promise<void> {
     if (this.killing) return this.killing;
@@ -180,6 +191,7 @@ export class RunningCommand {
       signal,
       timedOut: this.timedOut,
       cancelled: this.cancelled,
+      overDiskLimit: this.overDiskLimit,
       stdoutBytes: this.written.stdout,
       stderrBytes: this.written.stderr,
       durationMs: Math.round(performance.now() - this.startedAt),

@@ -42,7 +42,7 @@ export const configSchema = z.object({
   EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
   EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),
   EMULATOR_SANDBOX_DISK_MB: positiveInt(10240).describe(
-    "Disk limit per sandbox, MiB: no file grows past it (RLIMIT_FSIZE), and where the engine supports storage quotas (overlay2 on xfs with pquota) the sandbox's writes in total do not either (docs/security.md#disk)",
+    "Disk limit per sandbox, MiB: no file grows past it (RLIMIT_FSIZE), nor do the sandbox's files in total (the engine's storage quota where it has one, overlay2 on xfs with pquota; the executor's disk guard elsewhere) (docs/security.md#disk)",
   ),
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_ENGINE_TIMEOUT_SECONDS: positiveInt(10).describe(

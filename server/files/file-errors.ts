@@ -36,7 +36,7 @@ export function fileApiError(error: unknown, shown: string, environmentId: strin
     case "EDQUOT":
     case "EFBIG":
       return new FailedPreconditionError(
-        `${path}: the sandbox has no room for this (${error.message}): no file may grow past the sandbox's disk limit (EMULATOR_SANDBOX_DISK_MB); delete files you do not need, or raise the setting.`,
+        `${path}: the sandbox has no room for this (${error.message}): no file, nor all of the sandbox's files together, may grow past the sandbox's disk limit (EMULATOR_SANDBOX_DISK_MB); delete files you do not need, or raise the setting.`,
       );
     case "ELOOP":
     case "EINVAL":

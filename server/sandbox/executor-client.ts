@@ -477,6 +477,7 @@ function commandResult(exit: ExitMessage, stdout: Buffer, stderr: Buffer): Comma
     signal: exit.signal,
     timedOut: exit.timedOut,
     cancelled: exit.cancelled,
+    overDiskLimit: exit.overDiskLimit,
     stdout,
     stderr,
     stdoutBytes: exit.stdoutBytes,

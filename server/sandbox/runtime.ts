@@ -56,6 +56,8 @@ export interface CommandResult {
   signal: string | null;
   timedOut: boolean;
   cancelled: boolean;
+  /** Killed because the sandbox's files passed its disk limit in total (the executor's disk guard). */
+  overDiskLimit: boolean;
   stdout: Buffer;
   stderr: Buffer;
   /** Total bytes written, including what was dropped past maxOutputBytes. */

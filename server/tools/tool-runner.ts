@@ -115,6 +115,9 @@ async function runCode(
   if (run.timedOut) {
     parts.push(`\n[killed: the command ran longer than ${Math.round(limits.timeoutMs / 1000)} s]`);
     failed = true;
+  } else if (run.overDiskLimit) {
+    parts.push(`\n[killed: ${overDiskLimitNote(limits.diskLimitMb)}]`);
+    failed = true;
   } else if (run.cancelled) {
     parts.push("\n[cancelled]");
     failed = true;
@@ -136,7 +139,13 @@ async function runCode(
 export function diskLimitNote(limitMb: number | undefined): string {
   const limit =
     limitMb === undefined ? "the sandbox's disk limit" : `the sandbox's disk limit of ${limitMb} MiB (EMULATOR_SANDBOX_DISK_MB)`;
-  return `\n[a write was stopped at ${limit}: no file may grow past it; delete files you do not need, or raise the setting]`;
+  return `\n[a write was stopped at ${limit}: no file, nor the sandbox's files together, may grow past it; delete files you do not need, or raise the setting]`;
+}
+
+/** Why the disk guard stopped everything of the sandbox's, and what to do. */
+function overDiskLimitNote(limitMb: number | undefined): string {
+  const limit = limitMb === undefined ? "its disk limit" : `its disk limit of ${limitMb} MiB (EMULATOR_SANDBOX_DISK_MB)`;
+  return `the sandbox's files passed ${limit} in total, so every process of the sandbox's was stopped; delete files you do not need, or raise the setting`;
 }
 
 function truncationNote(stream: string, kept: number, total: number): string {

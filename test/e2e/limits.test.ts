@@ -57,6 +57,15 @@ function results(interaction: Interaction): Step[] {
   return (interaction.steps ?? []).filter((step) => step.type === "code_execution_result" || step.type === "function_result");
 }
 
+/** Polls `check` until it holds (or 20 s pass): the disk guard measures about once a second. */
+async function waitFor(check: () => Promise<boolean>): Promise<boolean> {
+  for (let tries = 0; tries < 80; tries++) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return false;
+}
+
 /** The SDK error's HTTP status and the Google error inside it (the generated client keeps the parsed body). */
 async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
   try {
@@ -107,7 +116,10 @@ describe("limits", () => {
       ai.environments.files.upload({ environment: first.id, path: "workspace/upload.bin", file: Buffer.alloc((DISK_MB + 1) << 20) }),
     );
     assert.equal(upload.status, 400);
-    assert.match(upload.message, /no file may grow past the sandbox's disk limit \(EMULATOR_SANDBOX_DISK_MB\)/);
+    assert.match(
+      upload.message,
+      /no file, nor all of the sandbox.s files together, may grow past the sandbox.s disk limit \(EMULATOR_SANDBOX_DISK_MB\)/,
+    );
 
     const freed = await run(first.id, [
       bash("rm /workspace/big /workspace/p.bin && head -c 10485760 /dev/zero > /workspace/ok && stat -c %s /workspace/ok"),
@@ -116,6 +128,58 @@ describe("limits", () => {
       results(freed).map((step) => [step.result, step.is_error]),
       [["10485760\n", false]],
     );
+  });
+
+  it("bounds the sandbox's files in total on an engine without storage quotas: every writer stopped, writes refused until files are deleted", async (t) => {
+    const container = new Docker().getContainer(`iemu-${emulator.instance}-${first.id}`);
+    if ((await container.inspect()).HostConfig.StorageOpt?.["size"] !== undefined) {
+      t.skip("this engine enforces storage quotas: the kernel bounds the total, the executor's guard is not started");
+      return;
+    }
+    // Many files, each well under the per-file limit, from a foreground command and a background job it
+    // leaves behind; one more hidden where a walk cannot see it: in a folder its owner locked, and a
+    // deleted file held open.
+    const background = "nohup bash -c 'for i in $(seq 1 400); do head -c 1M /dev/zero > /tmp/bg$i; sleep 0.05; done' >/dev/null 2>&1 &";
+    const filled = await run(first.id, [
+      bash(background),
+      bash(
+        "mkdir -p /workspace/locked && head -c 20M /dev/zero > /workspace/locked/x && chmod 000 /workspace/locked && " +
+          "exec 3>/tmp/held && rm /tmp/held && head -c 20M /dev/zero >&3 && " +
+          "for i in $(seq 1 40); do head -c 4M /dev/zero > /workspace/f$i; done; sleep 60; echo never",
+      ),
+    ]);
+    assert.equal(filled.status, "completed");
+    const stopped = results(filled)[1];
+    assert.equal(stopped?.is_error, true);
+    assert.match(
+      stopped?.result ?? "",
+      /\[killed: the sandbox's files passed its disk limit of 64 MiB \(EMULATOR_SANDBOX_DISK_MB\) in total, so every process of the sandbox's was stopped; delete files you do not need, or raise the setting\]/,
+    );
+    assert.doesNotMatch(stopped?.result ?? "", /never/);
+
+    // The background job went too, and nothing of the sandbox's writes on.
+    const after = await run(first.id, [bash("pgrep -u sandbox -f 'seq 1 40[0]' || echo none; chmod 700 /workspace/locked")]);
+    assert.equal(results(after)[0]?.result, "none\n");
+
+    // Past the limit, writes through the executor are refused, saying why.
+    const upload = await refusal(
+      ai.environments.files.upload({ environment: first.id, path: "workspace/small.txt", file: Buffer.from("x") }),
+    );
+    assert.equal(upload.status, 400);
+    assert.match(upload.message, /the sandbox's files take \d+\.\d MiB, past the sandbox's disk limit of 64\.0 MiB in total/);
+
+    // Deleting makes room again.
+    const freed = await run(first.id, [bash("rm -rf /workspace/f* /workspace/locked /workspace/ok /tmp/bg*; du -sm /workspace | cut -f1")]);
+    assert.equal(results(freed)[0]?.is_error, false);
+    const uploaded = await waitFor(async () => {
+      try {
+        await ai.environments.files.upload({ environment: first.id, path: "workspace/small.txt", file: Buffer.from("x") });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    assert.ok(uploaded, "an upload succeeds once the files are back under the limit");
   });
 
   it("sets the limit on the container: RLIMIT_FSIZE, which the sandbox cannot raise", async () => {

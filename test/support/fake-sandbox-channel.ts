@@ -31,6 +31,7 @@ export function commandResult(output: ScriptedOutput = {}, extra: Partial<Comman
     signal: null,
     timedOut: false,
     cancelled: false,
+    overDiskLimit: false,
     stdout,
     stderr,
     stdoutBytes: stdout.length,

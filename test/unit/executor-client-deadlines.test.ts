@@ -38,7 +38,16 @@ function assertBroken(error: unknown, what: RegExp): void {
   assert.match(error.message, what);
 }
 
-const exitOk = { exitCode: 0, signal: null, timedOut: false, cancelled: false, stdoutBytes: 0, stderrBytes: 0, durationMs: 1 };
+const exitOk = {
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  cancelled: false,
+  overDiskLimit: false,
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  durationMs: 1,
+};
 
 describe("ExecutorClient deadlines", { timeout: 20_000 }, () => {
   it("fails a ping that is never answered after the grace, and every call after it at once", async () => {

@@ -48,7 +48,16 @@ async function assertFailsClosed(peer: FakeExecutorPeer, calls: Array<Promise<Ou
 }
 
 const pingResult = (id: number) => ({ type: "result", id, result: { op: "ping", version: PROTOCOL_VERSION, pid: 10, uid: 1000 } });
-const validExit = { exitCode: 0, signal: null, timedOut: false, cancelled: false, stdoutBytes: 0, stderrBytes: 0, durationMs: 5 };
+const validExit = {
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  cancelled: false,
+  overDiskLimit: false,
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  durationMs: 5,
+};
 const command = { argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1024 };
 
 describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_000 }, () => {

@@ -21,6 +21,11 @@ describe("the executor's identities", () => {
     assert.equal(parseExecutorArguments([]).identities.size, 0);
   });
 
+  it("reads the disk limit it guards, when it is given one", () => {
+    assert.equal(parseExecutorArguments(["--identity", SANDBOX, "--identity", HOOKS, "--disk-limit-mb", "64"]).diskLimitMb, 64);
+    assert.equal(parseExecutorArguments(["--identity", SANDBOX, "--identity", HOOKS]).diskLimitMb, null);
+  });
+
   it("gives its file worker the same identities, and names the one it acts as", () => {
     const { identities } = parseExecutorArguments(["--identity", SANDBOX, "--identity", HOOKS]);
     const worker = parseExecutorArguments(["--file-worker", "sandbox", ...identityArguments(identities)]);
@@ -38,6 +43,9 @@ describe("the executor's identities", () => {
       [["--identity"], /needs a value/],
       [["--as-root", "yes"], /unknown argument --as-root/],
       [["--file-worker", "sandbox"], /has no --identity/],
+      [["--disk-limit-mb", "64"], /--disk-limit-mb needs identities/],
+      [["--identity", SANDBOX, "--identity", HOOKS, "--disk-limit-mb", "0"], /expected a whole number of MiB/],
+      [["--identity", SANDBOX, "--identity", HOOKS, "--disk-limit-mb", "1e3"], /expected a whole number of MiB/],
     ];
     for (const [argv, reason] of refusals) assert.throws(() => parseExecutorArguments(argv), reason, argv.join(" "));
   });

@@ -81,6 +81,7 @@ describe("checkResponse", () => {
       signal: "SIGTERM",
       timedOut: true,
       cancelled: false,
+      overDiskLimit: false,
       stdoutBytes: 1,
       stderrBytes: 0,
       durationMs: 9,

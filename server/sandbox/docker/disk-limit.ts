@@ -9,7 +9,8 @@
 //   and everything it starts: no one file grows past the limit (a writer gets SIGXFSZ or EFBIG), and a
 //   process cannot raise its hard limit without CAP_SYS_RESOURCE.
 //
-// Without a quota the total of many files is not bounded by the kernel; docs/security.md says so.
+// Without a quota the kernel does not bound the total of many files: the executor's disk guard does
+// (sandbox-image/executor/disk-guard.ts), started by the Docker runtime with --disk-limit-mb.
 
 import type Docker from "dockerode";
 

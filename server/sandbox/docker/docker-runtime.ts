@@ -67,6 +67,11 @@ const CONTAINER_USER = "0:0";
 const REQUIRED_CAPABILITIES = ["SETUID", "SETGID"];
 const OOM_PIN_CAPABILITY = "SYS_RESOURCE";
 /**
+ * For the executor's disk guard (engines without storage quotas): reads every folder of the sandbox's,
+ * one its user locked with a chmod included, so that nothing written can hide from the measurement.
+ */
+const DISK_GUARD_CAPABILITY = "DAC_READ_SEARCH";
+/**
  * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
  * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
  * there 2 s later. Only the executor itself is touched: the pid must still be running its script.
@@ -129,8 +134,13 @@ export class DockerRuntime implements SandboxRuntime {
       }
     }
 
-    if (await this.canGrant(OOM_PIN_CAPABILITY)) this.capabilities = [...REQUIRED_CAPABILITIES, OOM_PIN_CAPABILITY];
-    else progress(`the Docker engine cannot grant CAP_${OOM_PIN_CAPABILITY}: sandbox code will be able to lower its OOM adjustment`);
+    const wanted = [OOM_PIN_CAPABILITY, ...(this.guardsDisk ? [DISK_GUARD_CAPABILITY] : [])];
+    const granted = await this.grantable(wanted);
+    this.capabilities = [...REQUIRED_CAPABILITIES, ...granted];
+    if (!granted.includes(OOM_PIN_CAPABILITY))
+      progress(`the Docker engine cannot grant CAP_${OOM_PIN_CAPABILITY}: sandbox code will be able to lower its OOM adjustment`);
+    if (this.guardsDisk && !granted.includes(DISK_GUARD_CAPABILITY))
+      progress(`the Docker engine cannot grant CAP_${DISK_GUARD_CAPABILITY}: the disk guard will not see into folders sandbox code locks`);
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
@@ -149,17 +159,39 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /**
-   * Whether a container may hold `capability`: an engine that lacks it itself (one running in a
+   * Whether the executor guards the sandbox's disk use in total: a limit is set and the engine cannot
+   * enforce it with a storage quota (sandbox-image/executor/disk-guard.ts). Known after prepare().
+   */
+  private get guardsDisk(): boolean {
+    return this.options.diskMb !== undefined && this.storageQuota === "unsupported";
+  }
+
+  /** The executor's command line: its identities, and the disk limit it guards when it must. */
+  private executorArgv(): string[] {
+    return [...EXECUTOR_ARGV, ...(this.guardsDisk ? ["--disk-limit-mb", String(this.options.diskMb)] : [])];
+  }
+
+  /** Which of `capabilities` containers may hold: all of them asked at once, each alone only if that fails. */
+  private async grantable(capabilities: string[]): Promise<string[]> {
+    if (await this.canGrant(capabilities)) return capabilities;
+    if (capabilities.length === 1) return [];
+    const granted: string[] = [];
+    for (const capability of capabilities) if (await this.canGrant([capability])) granted.push(capability);
+    return granted;
+  }
+
+  /**
+   * Whether a container may hold `capabilities`: an engine that lacks one itself (one running in a
    * restricted container) refuses to start such containers. Asked once, with a container that only runs `true`.
    */
-  private async canGrant(capability: string): Promise<boolean> {
+  private async canGrant(capabilities: string[]): Promise<boolean> {
     const probe = await this.docker.createContainer({
       Image: this.image!,
       // Labelled as ours: should we stop before removing it, the next start removes it as an orphan.
       Labels: { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance },
       User: CONTAINER_USER,
       Cmd: ["true"],
-      HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: [capability], LogConfig: { Type: "none", Config: {} } },
+      HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: capabilities, LogConfig: { Type: "none", Config: {} } },
     });
     try {
       await probe.start();
@@ -406,7 +438,7 @@ export class DockerRuntime implements SandboxRuntime {
       const doing = "starting the executor";
       const exec = await withEngineTimeout(
         container.exec({
-          Cmd: EXECUTOR_ARGV,
+          Cmd: this.executorArgv(),
           AttachStdin: true,
           AttachStdout: true,
           AttachStderr: true,
