@@ -92,9 +92,14 @@ describe("a Docker sandbox", () => {
     assert.equal(info.Config.Labels["dev.interactions-emulator.environment"], "env_itestsources");
     assert.equal(info.HostConfig.NetworkMode, "none");
     assert.deepEqual(info.HostConfig.CapDrop, ["ALL"]);
-    // Root's processes (the keep-alive, the executor) keep only what starting commands as another user
-    // and pinning their OOM adjustment take (the latter where the engine can grant it).
-    assert.deepEqual(info.HostConfig.CapAdd, ["SETUID", "SETGID", ...(runtime.pinsOomAdjustment ? ["SYS_RESOURCE"] : [])]);
+    // Root's processes (the keep-alive, the executor) keep only what starting commands as another user,
+    // pinning their OOM adjustment and the disk guard's reading take (the latter two where the engine can grant them).
+    assert.deepEqual(info.HostConfig.CapAdd, [
+      "SETUID",
+      "SETGID",
+      ...(runtime.pinsOomAdjustment ? ["SYS_RESOURCE"] : []),
+      ...(runtime.guardSeesLockedFolders ? ["DAC_READ_SEARCH"] : []),
+    ]);
     assert.deepEqual(info.HostConfig.SecurityOpt, ["no-new-privileges"]);
     assert.equal(info.HostConfig.Memory, 1024 * 1024 * 1024);
     assert.equal(info.HostConfig.PidsLimit, 256);

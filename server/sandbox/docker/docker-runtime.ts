@@ -153,6 +153,11 @@ export class DockerRuntime implements SandboxRuntime {
     }
   }
 
+  /** Whether the executor's disk guard runs and may read folders sandbox code locked (CAP_DAC_READ_SEARCH). */
+  get guardSeesLockedFolders(): boolean {
+    return this.capabilities.includes(DISK_GUARD_CAPABILITY);
+  }
+
   /** Whether the capabilities sandbox containers get added, after dropping all, include CAP_SYS_RESOURCE. */
   get pinsOomAdjustment(): boolean {
     return this.capabilities.includes(OOM_PIN_CAPABILITY);
