@@ -3,7 +3,6 @@
 // is a 400 naming the field rather than a surprise later.
 
 import { z } from "zod";
-import { generationConfigSchema } from "./generation-config.js";
 
 export const sourceSchema = z.looseObject({
   type: z.string().optional().describe("inline, repository, gcs, …; inline when omitted and content is given"),
@@ -71,7 +70,6 @@ export const createInteractionSchema = z.looseObject({
   agent_config: z.looseObject({ type: z.string() }).optional(),
   input: z.union([z.string(), contentSchema, z.array(stepOrContentSchema)]).optional(),
   system_instruction: z.string().optional(),
-  generation_config: generationConfigSchema.optional(),
   tools: z.array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") })).optional(),
   environment: z.union([z.string().min(1), environmentObjectSchema]).optional(),
   previous_interaction_id: z.string().min(1).optional(),

@@ -1,8 +1,11 @@
 // `generation_config` of a model interaction, as the SDK types it (GenerationConfig in genai.d.ts): each
 // known field is checked for its type, so a mistake is a 400 naming the field, and the whole object is
 // echoed on the Interaction as sent. The emulated model is scripted: it uses none of these settings.
+// [choice] Only a model interaction's is checked: an agent interaction has no generation_config in the
+// SDK, so there it stays an unknown field, tolerated and echoed as before.
 
 import { z } from "zod";
+import { toInvalidArgument } from "./zod-issues.js";
 
 const speechConfig = z.looseObject({ language: z.string().optional(), speaker: z.string().optional(), voice: z.string().optional() });
 
@@ -33,3 +36,10 @@ export const generationConfigSchema = z.looseObject({
     .optional(),
   video_config: z.looseObject({}).optional(),
 });
+
+/** Refuses a generation_config that does not fit the SDK's type, naming the fields that do not (400). */
+export function checkGenerationConfig(value: unknown): void {
+  if (value === undefined) return;
+  const parsed = generationConfigSchema.safeParse(value);
+  if (!parsed.success) throw toInvalidArgument(parsed.error, ["generation_config"]);
+}

@@ -4,6 +4,7 @@
 // Interaction echoes (`agent` or `model`).
 
 import type { CreateInteractionRequest } from "../api/create-interaction.js";
+import { checkGenerationConfig } from "../api/generation-config.js";
 import { InvalidArgumentError } from "../common/errors.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
@@ -16,7 +17,10 @@ export const EXAMPLE_MODELS = ["gemini-3-flash-preview", "gemini-2.5-flash", "ge
 
 const ACCEPTED = `an agent named antigravity-* (e.g. ${KNOWN_AGENTS.join(", ")}) or a model named gemini-* (e.g. ${EXAMPLE_MODELS.join(", ")})`;
 
-/** Refuses a request that names no one, both, or an agent or model the emulator does not run. */
+/**
+ * Refuses a request that names no one, both, or an agent or model the emulator does not run, and a
+ * model interaction whose generation_config does not fit the SDK's type.
+ */
 export function checkAgentOrModel(request: CreateInteractionRequest): void {
   const { agent, model } = request;
   if (agent !== undefined && model !== undefined) {
@@ -31,10 +35,14 @@ export function checkAgentOrModel(request: CreateInteractionRequest): void {
     );
   }
   if (model !== undefined) {
-    if (model.startsWith(EMULATED_MODEL_PREFIX)) return;
-    throw new InvalidArgumentError(
-      `model "${model}" is not emulated; this emulator runs any model named gemini-*, e.g. ${EXAMPLE_MODELS.join(", ")} (or, with agent instead of model, the antigravity-* agents, e.g. ${KNOWN_AGENTS[0]}).`,
-    );
+    if (!model.startsWith(EMULATED_MODEL_PREFIX)) {
+      throw new InvalidArgumentError(
+        `model "${model}" is not emulated; this emulator runs any model named gemini-*, e.g. ${EXAMPLE_MODELS.join(", ")} (or, with agent instead of model, the antigravity-* agents, e.g. ${KNOWN_AGENTS[0]}).`,
+      );
+    }
+    // A model interaction's own field (an agent interaction has none in the SDK, so there it is not checked).
+    checkGenerationConfig((request as { generation_config?: unknown }).generation_config);
+    return;
   }
   throw new InvalidArgumentError(`agent or model is required, and neither was given; use ${ACCEPTED}.`);
 }

@@ -147,7 +147,19 @@ describe("model interactions", () => {
 
   it("refuse a generation_config field of the wrong type, naming it", async () => {
     const message = await refusal(create(harness(), { model: MODEL, input: "hi", generation_config: { temperature: "hot" } }));
-    assert.match(message, /generation_config\.temperature/);
+    assert.match(message, /generation_config\.temperature: /);
+    const nested = { tool_choice: { allowed_tools: { tools: ["ok", 5] } } };
+    assert.match(
+      await refusal(create(harness(), { model: MODEL, input: "hi", generation_config: nested })),
+      /generation_config\.tool_choice\.allowed_tools\.tools\[1\]: /,
+    );
+  });
+
+  it("leave an agent interaction's generation_config unchecked and echoed, as before (agents have none in the SDK)", async () => {
+    const h = harness();
+    const record = await create(h, { agent: AGENT, input: "hi", generation_config: [[["anything"]]] });
+    assert.equal(record.status, "completed");
+    assert.deepEqual(renderInteraction(h.service.get(record.id, OWNER)).generation_config, [[["anything"]]]);
   });
 
   it("refuse both agent and model, neither, and a model that is not gemini-*, saying what is accepted", async () => {
