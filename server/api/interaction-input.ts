@@ -41,7 +41,7 @@ export interface ReadInput {
   unread: UnreadPart[];
 }
 
-/** Content types the SDK knows (Content_2); any other type in a list makes it a list of Steps, or is kept as an unknown part. */
+/** Content types the SDK knows (Content_2). A Content item of another type (and not a Step type) is kept and named as an unknown part. */
 const CONTENT_TYPES = new Set(["text", "image", "audio", "document", "video"]);
 const MEDIA_TYPES = new Set(["image", "audio", "document", "video"]);
 
