@@ -10,6 +10,7 @@ import { newConversation, type CallOutcome, type ClientFunctionCall, type Conver
 import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import type { StepSink } from "./step-sink.js";
+import type { UnreadPart } from "./unread-parts.js";
 
 export { CANCELLED_TEXT, denialText, type AgentSandbox, type ToolCallHooks } from "./guarded-call.js";
 
@@ -58,8 +59,8 @@ export interface AgentContext {
   newCallId?: () => string;
 }
 
-export function newAgentRun(inputText: string): AgentRun {
-  return { conversation: newConversation(inputText), hooks: [] };
+export function newAgentRun(inputText: string, unread: readonly UnreadPart[] = []): AgentRun {
+  return { conversation: newConversation(inputText, unread), hooks: [] };
 }
 
 /**

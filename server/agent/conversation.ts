@@ -4,6 +4,7 @@
 // and plain JSON so a planner may keep any part of it in its saved state.
 
 import type { ToolCall } from "../tools/tool-call.js";
+import type { UnreadPart } from "./unread-parts.js";
 
 /** One tool call the agent made (or meant to make) and how it ended. */
 export interface CallOutcome {
@@ -40,6 +41,8 @@ export type Turn =
 export interface ConversationInput {
   /** The text of the interaction's input, as the agent reads it (docs/wire-protocol.md#input-forms). */
   text: string;
+  /** The parts of that input which are not text (images, …): kept, but not readable by the agent. */
+  unread?: UnreadPart[];
 }
 
 export interface Conversation {
@@ -53,8 +56,8 @@ export interface Conversation {
   failure?: string;
 }
 
-export function newConversation(text: string): Conversation {
-  return { input: { text }, turns: [] };
+export function newConversation(text: string, unread: readonly UnreadPart[] = []): Conversation {
+  return { input: { text, ...(unread.length > 0 ? { unread: [...unread] } : {}) }, turns: [] };
 }
 
 /** Every tool call of the run so far, in the order they were made. */

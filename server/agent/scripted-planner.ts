@@ -12,6 +12,7 @@ import type { Move, Planner, PlannerState } from "./planner.js";
 import { noCallAnswer, reportAfterSandboxFailure, reportOutcomes } from "./report.js";
 import { readToolCallsScript } from "./script-reader.js";
 import { rememberedRuns, rememberRun, scriptedState, SCRIPTED_PLANNER, type RememberedRun } from "./scripted-planner-state.js";
+import { unreadOnlySentence, unreadSentence, withUnreadParts } from "./unread-parts.js";
 
 export type PlanResult =
   | {
@@ -74,7 +75,8 @@ export class ScriptedPlanner implements Planner {
 
   async next(conversation: Readonly<Conversation>): Promise<Move> {
     const { plan } = this;
-    if (plan.kind === "none") return { kind: "answer", text: noCallAnswer(plan.understood) };
+    const { unread } = conversation.input;
+    if (plan.kind === "none") return { kind: "answer", text: noCallAnswer(understoodWithUnread(plan.understood, conversation.input)) };
     if (conversation.turns.length === 0) return { kind: "call_tools", calls: plan.calls };
     const outcomes = outcomesOf(conversation);
     const notes = plan.notes ?? [];
@@ -82,11 +84,22 @@ export class ScriptedPlanner implements Planner {
       conversation.failure === undefined
         ? reportOutcomes(outcomes, notes)
         : reportAfterSandboxFailure(outcomes, notes, conversation.failure);
-    return { kind: "answer", text };
+    return { kind: "answer", text: withUnreadParts(text, unread) };
   }
 
   saveState(conversation: Readonly<Conversation>): PlannerState {
     const read = this.plan.kind === "calls" ? this.plan.source : "none";
     return scriptedState([...this.earlierRuns, rememberRun(read, outcomesOf(conversation), conversation.failure)]);
   }
+}
+
+/**
+ * What the agent made of an input in which it found nothing to run, with the parts it could not read
+ * (docs/api.md#whole-inputs): an input of only images is not "empty", it is unreadable, and says so.
+ */
+function understoodWithUnread(understood: string, input: Readonly<Conversation["input"]>): string {
+  const unread = input.unread ?? [];
+  if (unread.length === 0) return understood;
+  if (input.text.trim() === "") return unreadOnlySentence(unread);
+  return `${understood.trim()} ${unreadSentence(unread)}`;
 }

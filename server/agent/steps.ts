@@ -8,11 +8,33 @@ export interface TextContent {
 }
 
 /**
+ * A part of the input that is not text, kept verbatim as the client sent it (docs/api.md#whole-inputs):
+ * its bytes as base64 `data` or a `uri`, and whatever else the SDK's Content types carry. A part of a
+ * type the SDK does not know is kept the same way.
+ */
+export interface MediaContent {
+  type: "image" | "audio" | "document" | "video";
+  data?: string;
+  uri?: string;
+  mime_type?: string;
+  [field: string]: unknown;
+}
+
+/** What a user_input step holds: the input's Content, in the order sent. */
+export type InputContent = TextContent | MediaContent;
+
+/**
+ * A step of an input given as a list of steps (a history), recorded verbatim; only its `type` is
+ * known to be a string.
+ */
+export type InputStep = { type: string } & Record<string, unknown>;
+
+/**
  * `is_error` is absent only while a result step is still streaming (step.start sends the result step
  * empty; its last step.delta carries `is_error`). Every finished step has it.
  */
 export type Step =
-  | { type: "user_input"; content: TextContent[] }
+  | { type: "user_input"; content: InputContent[] }
   | { type: "model_output"; content: TextContent[] }
   | { type: "code_execution_call"; id: string; arguments: { code: string; language: "bash" | "python" } }
   | { type: "code_execution_result"; call_id: string; result: string; is_error?: boolean }

@@ -45,7 +45,7 @@ export function interactionsRouter(service: InteractionService): Router {
       sendEventStream(res, service.openEvents(req.params.id, owner, req.query.last_event_id));
       return;
     }
-    res.status(200).json(renderInteraction(service.get(req.params.id, owner)));
+    res.status(200).json(renderInteraction(service.get(req.params.id, owner), { includeInput: req.query.include_input === "true" }));
   });
 
   router.post("/interactions/:id/cancel", async (req, res) => {

@@ -5,6 +5,8 @@
 
 import { newAgentRun, runAgent, type AgentEnding, type AgentSandbox } from "../agent/agent-loop.js";
 import type { Planner } from "../agent/planner.js";
+import type { InputStep, Step } from "../agent/steps.js";
+import type { UnreadPart } from "../agent/unread-parts.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
@@ -22,6 +24,10 @@ export interface RunInput {
   /** The interaction as it starts: status in_progress, no steps. */
   record: InteractionRecord;
   inputText: string;
+  /** The steps that record the input verbatim (a user_input step with just `inputText` when absent). */
+  inputSteps?: InputStep[];
+  /** The input's parts the agent cannot read (images, …), which its answer names. */
+  unreadParts?: UnreadPart[];
   /** Ready to plan this run; resumed from the previous interaction's state when the request named one. */
   planner: Planner;
   environment: EnvironmentRecord | null;
@@ -83,7 +89,9 @@ export class InteractionRun {
     const { record } = this.input;
     this.emit({ event_type: "interaction.created", interaction: renderCreatedSnapshot(record) });
     this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status: "in_progress" });
-    this.steps.complete({ type: "user_input", content: [{ type: "text", text: this.input.inputText }] });
+    const inputSteps = this.input.inputSteps ?? [{ type: "user_input", content: [{ type: "text", text: this.input.inputText }] }];
+    // A history's steps are the client's, recorded as sent (docs/api.md#whole-inputs).
+    for (const step of inputSteps) this.steps.complete(step as Step);
     void this.execute();
   }
 
@@ -101,7 +109,7 @@ export class InteractionRun {
   private async execute(): Promise<void> {
     const { planner } = this.input;
     const { signal } = this.controller;
-    const run = newAgentRun(this.input.inputText);
+    const run = newAgentRun(this.input.inputText, this.input.unreadParts);
     // The live record shows the hook traces as they are made (the debug API reads them).
     this.record.hookTraces = run.hooks;
     try {

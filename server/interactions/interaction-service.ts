@@ -6,7 +6,7 @@ import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { Planner } from "../agent/planner.js";
 import { startScriptedPlanner } from "../agent/scripted-planner.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
-import { inputText } from "../api/input-text.js";
+import { readInput, type ReadInput } from "../api/interaction-input.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
@@ -19,13 +19,12 @@ import { nowTimestamp } from "../common/timestamps.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
 import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
+import { checkAgentOrModel } from "./agent-or-model.js";
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
 
-/** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
-export const EMULATED_AGENT_PREFIX = "antigravity-";
-export const KNOWN_AGENTS = ["antigravity-preview-05-2026", "antigravity-preview-09-2026"];
+export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "./agent-or-model.js";
 
 export const SHUTDOWN_ERROR: EventError = {
   code: "ABORTED",
@@ -57,6 +56,8 @@ interface LiveInteraction {
 
 interface PreparedRun {
   text: string;
+  /** The input read whole: the steps that record it, its shape, and the parts the agent cannot read. */
+  input: ReadInput;
   planner: Planner;
   previous: InteractionRecord | null;
   environment: EnvironmentRecord | null;
@@ -165,10 +166,11 @@ export class InteractionService {
 
   /** Everything that can be refused is refused here, before a record exists or anything runs. */
   private async prepare(owner: string, request: CreateInteractionRequest): Promise<PreparedRun> {
-    checkAgent(request);
+    checkAgentOrModel(request);
     checkModes(request);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
-    const text = inputText(request.input);
+    const input = readInput(request.input);
+    const { text } = input;
     // A continued conversation resumes the planner from the state its previous interaction kept.
     const started = startScriptedPlanner(text, previous?.plannerState);
     if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
@@ -183,7 +185,7 @@ export class InteractionService {
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
-    return { text, planner, previous, environment, channel };
+    return { text, input, planner, previous, environment, channel };
   }
 
   /** A script with more calls than one interaction may make is refused before anything exists. */
@@ -212,6 +214,7 @@ export class InteractionService {
       updated: created,
       steps: [],
       hookTraces: [],
+      inputShape: prepared.input.shape,
     };
     const stored = request.store !== false;
     const writes = () => stored && !live.deleted;
@@ -219,6 +222,8 @@ export class InteractionService {
       {
         record,
         inputText: prepared.text,
+        inputSteps: prepared.input.steps,
+        unreadParts: prepared.input.unread,
         planner: prepared.planner,
         environment: prepared.environment,
         channel: prepared.channel,
@@ -254,18 +259,6 @@ function checkModes(request: CreateInteractionRequest): void {
   if (request.background === true && request.store === false) {
     throw new InvalidArgumentError(
       "background: true needs the interaction to be stored, but store is false: a background interaction can only be read with GET, and store: false keeps nothing to read. Leave store out (or true), or drop background.",
-    );
-  }
-}
-
-function checkAgent(request: CreateInteractionRequest): void {
-  if (request.agent === undefined) {
-    const hint = request.model ? ` (model "${request.model}" was given: this emulator runs agents, not models)` : "";
-    throw new InvalidArgumentError(`agent is required${hint}; use one of: ${KNOWN_AGENTS.join(", ")}.`);
-  }
-  if (!request.agent.startsWith(EMULATED_AGENT_PREFIX)) {
-    throw new InvalidArgumentError(
-      `agent "${request.agent}" is not emulated; this emulator runs the antigravity-* agents, e.g. ${KNOWN_AGENTS.join(", ")}.`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { Db } from "../store/database.js";
 import type { PlannerState } from "../agent/planner.js";
+import type { InputShape } from "../api/interaction-input.js";
 import type { InteractionStatus, Step } from "../agent/steps.js";
 import { foldableEvents, type StoredEvent } from "./event-store.js";
 import { foldEvents } from "./step-accumulator.js";
@@ -23,6 +24,12 @@ export interface InteractionRecord {
    * when the run has ended; never part of the public Interaction.
    */
   plannerState?: PlannerState;
+  /**
+   * How the input was given (a string, Content, a list of Steps) and how many of the first steps record
+   * it, so GET ?include_input=true can give it back as sent without storing it twice. Absent for
+   * interactions stored before inputs were kept whole.
+   */
+  inputShape?: InputShape;
 }
 
 export interface SaveOptions {
@@ -44,6 +51,7 @@ interface Row {
   created: string;
   updated: string;
   planner_state: string | null;
+  input_shape: string | null;
 }
 
 export class InteractionStore {
@@ -54,8 +62,8 @@ export class InteractionStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state)
-           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState)
+          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, input_shape)
+           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState, @inputShape)
            ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
              environment_id = excluded.environment_id, planner_state = excluded.planner_state`,
         )
@@ -70,6 +78,7 @@ export class InteractionStore {
           created: record.created,
           updated: record.updated,
           plannerState: record.plannerState === undefined ? null : JSON.stringify(record.plannerState),
+          inputShape: record.inputShape === undefined ? null : JSON.stringify(record.inputShape),
         });
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
@@ -123,6 +132,7 @@ export class InteractionStore {
       hookTraces,
     };
     if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
+    if (row.input_shape !== null) record.inputShape = JSON.parse(row.input_shape) as InputShape;
     return record;
   }
 

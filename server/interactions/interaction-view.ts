@@ -1,9 +1,19 @@
 // The Interaction resource in wire form (docs/wire-protocol.md#the-interaction-resource), and the
 // snapshots the stream events carry. The SDK computes output_text itself.
 
+import { inputAsSent } from "../api/interaction-input.js";
 import type { InteractionRecord } from "./interaction-store.js";
 
-export function renderInteraction(record: InteractionRecord): Record<string, unknown> {
+export interface RenderOptions {
+  /**
+   * GET ?include_input=true: the Interaction carries `input`, exactly as the request sent it, rebuilt
+   * from the steps that record it (it is stored once, as those steps). Without it there is no `input`.
+   */
+  includeInput?: boolean;
+}
+
+export function renderInteraction(record: InteractionRecord, options: RenderOptions = {}): Record<string, unknown> {
+  const input = options.includeInput ? inputOf(record) : undefined;
   return {
     id: record.id,
     object: "interaction",
@@ -11,6 +21,7 @@ export function renderInteraction(record: InteractionRecord): Record<string, unk
     created: record.created,
     updated: record.updated,
     ...record.echo,
+    ...(input !== undefined ? { input } : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
     steps: record.steps,
@@ -26,4 +37,14 @@ export function renderInteraction(record: InteractionRecord): Record<string, unk
 export function renderCreatedSnapshot(record: InteractionRecord): Record<string, unknown> {
   const { steps: _steps, ...rest } = renderInteraction(record);
   return rest;
+}
+
+/**
+ * The input as sent. An interaction stored before inputs were kept whole has no shape: its user_input
+ * step's content is the best there is.
+ */
+function inputOf(record: InteractionRecord): unknown {
+  if (record.inputShape) return inputAsSent(record.inputShape, record.steps);
+  const first = record.steps[0];
+  return first?.type === "user_input" ? first.content : undefined;
 }

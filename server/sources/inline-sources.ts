@@ -1,6 +1,7 @@
 // Turns the request's sources into the files a sandbox receives, refusing bad ones before anything
 // is created (a refused request leaves no container and no stored environment).
 
+import { isBase64 } from "../common/base64.js";
 import { InvalidArgumentError } from "../common/errors.js";
 import type { SourceInput } from "../api/create-interaction.js";
 import type { SandboxFile } from "../sandbox/runtime.js";
@@ -8,24 +9,6 @@ import type { SourceSummary } from "./source-summary.js";
 import { resolveTarget } from "./target-path.js";
 
 const SUPPORTED_TYPES = ["inline", "repository", "gcs"];
-/** 1 for the characters of standard base64 (A–Z, a–z, 0–9, +, /), by char code. */
-const BASE64_ALPHABET = new Uint8Array(128);
-for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") BASE64_ALPHABET[char.charCodeAt(0)] = 1;
-const BASE64_URL = /^[A-Za-z0-9_-]*={0,2}$/;
-
-/**
- * Standard base64: groups of four, the last one may be "xx==", "xxx=" or, unpadded, "xx" or "xxx".
- * Checked by counting rather than by one regular expression with a repeated group, which V8 runs
- * recursively: that overflowed the stack on content of a few MiB and made a valid source a 500.
- */
-function isBase64(compact: string): boolean {
-  const padding = compact.endsWith("==") ? 2 : compact.endsWith("=") ? 1 : 0;
-  const body = compact.slice(0, compact.length - padding);
-  // A plain loop: several times faster than a regular expression over tens of MiB.
-  for (let index = 0; index < body.length; index++) if (BASE64_ALPHABET[body.charCodeAt(index)] !== 1) return false;
-  const rest = body.length % 4;
-  return padding === 0 ? rest !== 1 : rest === 4 - padding;
-}
 
 /** A repository or gcs source: its shape is checked now, its content fetched before anything is created. */
 export interface RemoteSource {
@@ -100,7 +83,7 @@ function decode(content: string, encoding: string | undefined, where: string): B
     throw new InvalidArgumentError(`${where}.encoding "${encoding}" is not supported; use "base64" or leave it out for plain text`);
   }
   const compact = content.replace(/\s+/g, "");
-  if (!isBase64(compact) && !BASE64_URL.test(compact)) {
+  if (!isBase64(compact)) {
     throw new InvalidArgumentError(`${where}.content is not valid base64 (encoding is "base64")`);
   }
   return Buffer.from(compact, compact.includes("-") || compact.includes("_") ? "base64url" : "base64");

@@ -74,4 +74,8 @@ export const migrations: readonly string[] = [
   -- The agent's planner state after a run (JSON), for a later interaction that continues it.
   ALTER TABLE interactions ADD COLUMN planner_state TEXT;
   `,
+  `
+  -- How the input was given and how many steps record it (JSON), for GET ?include_input=true.
+  ALTER TABLE interactions ADD COLUMN input_shape TEXT;
+  `,
 ];

@@ -81,8 +81,23 @@ describe("REST API", () => {
   const refusals: Array<[string, string, string, unknown, number, RegExp]> = [
     ["a body that is not JSON", "POST", "/v1/interactions", "{not json", 400, /not valid JSON/],
     ["a body that is not an object", "POST", "/v1/interactions", [1, 2], 400, /JSON object/],
-    ["a missing agent", "POST", "/v1/interactions", { input: "hi" }, 400, /agent is required/],
-    ["a model instead of an agent", "POST", "/v1/interactions", { model: "gemini-3.5-flash", input: "hi" }, 400, /runs agents, not models/],
+    ["neither agent nor model", "POST", "/v1/interactions", { input: "hi" }, 400, /agent or model is required/],
+    [
+      "a model that is not gemini-*",
+      "POST",
+      "/v1/interactions",
+      { model: "gpt-4o", input: "hi" },
+      400,
+      /model "gpt-4o" is not emulated.*gemini-\*/,
+    ],
+    [
+      "both agent and model",
+      "POST",
+      "/v1/interactions",
+      { agent: "antigravity-x", model: "gemini-3.5-flash", input: "hi" },
+      400,
+      /both given; an interaction is run by an agent or by a model, not both/,
+    ],
     ["a wrongly typed field", "POST", "/v1/interactions", { agent: "antigravity-x", tools: "code_execution" }, 400, /tools: /],
     [
       "a malformed tool_calls script",
