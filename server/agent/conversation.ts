@@ -4,6 +4,9 @@
 // and plain JSON so a planner may keep any part of it in its saved state.
 
 import type { ToolCall } from "../tools/tool-call.js";
+import type { FunctionResultValue } from "./steps.js";
+
+export type { FunctionResultValue };
 
 /** One tool call the agent made (or meant to make) and how it ended. */
 export interface CallOutcome {
@@ -30,6 +33,15 @@ export interface PendingClientCall extends ClientFunctionCall {
   id: string;
 }
 
+/** The client's answer to one function call of the previous interaction (docs/api.md#function-calling). */
+export interface ClientFunctionResult {
+  callId: string;
+  /** The called function's name, from the call (the client may leave it out of its result). */
+  name: string;
+  result: FunctionResultValue;
+  isError: boolean;
+}
+
 /** What one move of the planner led to. */
 export type Turn =
   /** The tools asked for ran (or were denied, skipped, or failed), in order. */
@@ -40,6 +52,11 @@ export type Turn =
 export interface ConversationInput {
   /** The text of the interaction's input, as the agent reads it (docs/wire-protocol.md#input-forms). */
   text: string;
+  /**
+   * Set when the input answers the function calls the previous interaction handed to the client: one
+   * result per call, in the order the client sent them.
+   */
+  functionResults?: ClientFunctionResult[];
 }
 
 export interface Conversation {
@@ -53,8 +70,8 @@ export interface Conversation {
   failure?: string;
 }
 
-export function newConversation(text: string): Conversation {
-  return { input: { text }, turns: [] };
+export function newConversation(text: string, functionResults?: ClientFunctionResult[]): Conversation {
+  return { input: functionResults ? { text, functionResults } : { text }, turns: [] };
 }
 
 /** Every tool call of the run so far, in the order they were made. */
