@@ -121,8 +121,8 @@ function describeError(error: ErrorObject): string {
     case "additionalProperties":
       return `${argumentPath(`${error.instancePath}/${escapePointer(String(params.additionalProperty))}`)} is not a declared parameter (the schema allows no other properties)`;
     case "type": {
-      const expected = Array.isArray(params.type) ? params.type.join(" or ") : String(params.type);
-      return `${path} must be ${expected}, got ${describeValueKind(error.data)}`;
+      const types = Array.isArray(params.type) ? params.type.map(String) : [String(params.type)];
+      return `${path} must be ${types.map(withArticle).join(" or ")}, got ${describeValueKind(error.data)}`;
     }
     case "enum":
       return `${path} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(", ")}, got ${JSON.stringify(error.data)}`;
@@ -144,6 +144,11 @@ export function argumentPath(pointer: string): string {
     else path += `[${JSON.stringify(segment)}]`;
   }
   return path;
+}
+
+function withArticle(type: string): string {
+  if (type === "null") return "null";
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
 function escapePointer(segment: string): string {

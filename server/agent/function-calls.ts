@@ -41,11 +41,15 @@ export class FunctionCallChecker {
   /**
    * The call of the declared function `name` with `args` (missing args count as {}), or why it cannot be
    * made: the name is not declared, declared twice, or the arguments do not fit its parameters.
+   * `named` says what the input called the name: any tool (a script's item), or a function (a phrasing).
    */
-  check(name: string, args: unknown): FunctionCallCheck {
+  check(name: string, args: unknown, named: "tool" | "function" = "tool"): FunctionCallCheck {
     const declarations = declarationsOf(this.functions, name);
     const [declaration] = declarations;
-    if (!declaration) return { ok: false, message: `unknown tool "${name}"; ${this.hint}` };
+    if (!declaration) {
+      const what = named === "function" ? `no function "${name}" is declared` : `unknown tool "${name}"`;
+      return { ok: false, message: `${what}; ${this.hint}` };
+    }
     if (declarations.length > 1) {
       const where = declarations.map((each) => `tools[${each.toolIndex}]`).join(", ");
       return { ok: false, message: `function ${name} is declared ${declarations.length} times (${where}); declare each function once` };

@@ -74,7 +74,7 @@ function planFromReadPart(text: string, functions: FunctionCallChecker): Phrasin
       for (const call of reading.calls) {
         if (!isFunctionCall(call)) calls.push(call);
         else {
-          const checked = functions.check(call.name, call.args);
+          const checked = functions.check(call.name, call.args, "function");
           if (checked.ok) calls.push(checked.call);
           else invalid.push(`${quoteStep(step)}: ${checked.message}`);
         }
