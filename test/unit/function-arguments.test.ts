@@ -75,6 +75,11 @@ describe("function arguments against the declared parameters", () => {
     const started = Date.now();
     assert.deepEqual(check({ text: `${"a".repeat(40)}!` }, evil), ['arguments.text must match pattern "^(a+)+$"']);
     assert.ok(Date.now() - started < 1000, "RE2 runs in linear time");
+    const lookahead = declared({ type: "object", properties: { text: { type: "string", pattern: "^(?=a)" } } }, 2);
+    assert.match(
+      check({ text: "a" }, lookahead)[0] ?? "",
+      /^its declaration's parameters \(tools\[2\]\.parameters\) are not a JSON Schema .*: /,
+    );
   });
 
   it("says when the declared parameters are no JSON Schema it can use, pointing at the declaration", () => {
