@@ -6,7 +6,15 @@
 
 import { newCallId } from "../common/ids.js";
 import type { ToolCall } from "../tools/tool-call.js";
-import { newConversation, type CallOutcome, type ClientFunctionCall, type Conversation, type PendingClientCall } from "./conversation.js";
+import { clientCallHooks, type ClientCallHooks } from "./client-call-trace.js";
+import {
+  newConversation,
+  type CallOutcome,
+  type ClientFunctionCall,
+  type ClientFunctionResult,
+  type Conversation,
+  type PendingClientCall,
+} from "./conversation.js";
 import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import type { StepSink } from "./step-sink.js";
@@ -36,6 +44,11 @@ export interface AgentRun {
   conversation: Conversation;
   /** One entry per tool call that reached the hooks, in order. */
   hooks: ToolCallHooks[];
+  /**
+   * The hook trace of the run: the entries of `hooks`, and one per function call handed to the client
+   * (no hook ran for it, and the entry says why), in the order the calls were made.
+   */
+  trace: Array<ToolCallHooks | ClientCallHooks>;
   /** Set when the loop has returned. */
   ending?: AgentEnding;
   /** The planner's saved state, set when the loop has returned (also after a stop or a failure). */
@@ -59,8 +72,12 @@ export interface AgentContext {
   newCallId?: () => string;
 }
 
-export function newAgentRun(inputText: string, unread: readonly UnreadPart[] = []): AgentRun {
-  return { conversation: newConversation(inputText, unread), hooks: [] };
+/**
+ * `unread`: the input's parts the agent cannot read. `functionResults`: the client's answers to the
+ * previous interaction's function calls, when the input holds them.
+ */
+export function newAgentRun(inputText: string, unread: readonly UnreadPart[] = [], functionResults?: ClientFunctionResult[]): AgentRun {
+  return { conversation: newConversation(inputText, unread, functionResults), hooks: [], trace: [] };
 }
 
 /**
@@ -99,7 +116,7 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
       case "answer":
         return { kind: "answered", text: move.text };
       case "ask_client":
-        return handToClient(move.calls, run.conversation, callContext);
+        return handToClient(move.calls, run, callContext);
       case "call_tools": {
         // A move that would pass the limit does not start: a run never ends half-way through a move.
         if (callsAsked + move.calls.length > maxToolCalls)
@@ -129,7 +146,12 @@ async function runToolCalls(calls: readonly ToolCall[], context: CallContext, ru
   run.conversation.turns.push({ kind: "tool_calls", outcomes });
   for (const call of calls) {
     if (context.signal?.aborted) return { kind: "stopped" };
-    const end = await runGuardedCall(call, context, outcomes, run.hooks);
+    const end = await runGuardedCall(call, context, outcomes, {
+      push: (...entries) => {
+        run.trace.push(...entries);
+        return run.hooks.push(...entries);
+      },
+    });
     if (end.kind !== "done") return end;
   }
   return { kind: "done" };
@@ -138,13 +160,16 @@ async function runToolCalls(calls: readonly ToolCall[], context: CallContext, ru
 /**
  * [choice] Function calls for the client are recorded as function_call steps and end the run; the
  * interaction then waits in requires_action, the status the API uses for it. Hooks do not fire for
- * them: they guard only the sandbox's built-in tools (docs/hooks.md).
+ * them: they guard only the sandbox's built-in tools (docs/hooks.md); the hook trace says so for each.
  */
-function handToClient(calls: readonly ClientFunctionCall[], conversation: Conversation, context: CallContext): AgentEnding {
+function handToClient(calls: readonly ClientFunctionCall[], run: AgentRun, context: CallContext): AgentEnding {
   if (calls.length === 0) throw new Error("the planner asked the client for nothing: an ask_client move needs at least one function call");
   const pending: PendingClientCall[] = calls.map((call) => ({ id: context.newCallId(), name: call.name, arguments: call.arguments }));
-  for (const call of pending) context.steps.complete({ type: "function_call", id: call.id, name: call.name, arguments: call.arguments });
-  conversation.turns.push({ kind: "ask_client", calls: pending });
+  for (const call of pending) {
+    context.steps.complete({ type: "function_call", id: call.id, name: call.name, arguments: call.arguments });
+    run.trace.push(clientCallHooks(call));
+  }
+  run.conversation.turns.push({ kind: "ask_client", calls: pending });
   return { kind: "asked_client", calls: pending };
 }
 

@@ -13,7 +13,7 @@ export interface ToolCallPreview {
   truncated?: Record<string, number>;
 }
 
-export function previewOfCall(call: ToolCall): ToolCallPreview {
+export function previewOfCall(call: Pick<ToolCall, "args"> & { name: string }): ToolCallPreview {
   const args: Record<string, unknown> = {};
   const truncated: Record<string, number> = {};
   for (const [name, value] of Object.entries(call.args)) {

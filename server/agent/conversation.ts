@@ -5,6 +5,9 @@
 
 import type { ToolCall } from "../tools/tool-call.js";
 import type { UnreadPart } from "./unread-parts.js";
+import type { FunctionResultValue } from "./steps.js";
+
+export type { FunctionResultValue };
 
 /** One tool call the agent made (or meant to make) and how it ended. */
 export interface CallOutcome {
@@ -31,6 +34,15 @@ export interface PendingClientCall extends ClientFunctionCall {
   id: string;
 }
 
+/** The client's answer to one function call of the previous interaction (docs/api.md#function-calling). */
+export interface ClientFunctionResult {
+  callId: string;
+  /** The called function's name, from the call (the client may leave it out of its result). */
+  name: string;
+  result: FunctionResultValue;
+  isError: boolean;
+}
+
 /** What one move of the planner led to. */
 export type Turn =
   /** The tools asked for ran (or were denied, skipped, or failed), in order. */
@@ -43,6 +55,11 @@ export interface ConversationInput {
   text: string;
   /** The parts of that input which are not text (images, …): kept, but not readable by the agent. */
   unread?: UnreadPart[];
+  /**
+   * Set when the input answers the function calls the previous interaction handed to the client: one
+   * result per call, in the order the client sent them.
+   */
+  functionResults?: ClientFunctionResult[];
 }
 
 export interface Conversation {
@@ -56,8 +73,11 @@ export interface Conversation {
   failure?: string;
 }
 
-export function newConversation(text: string, unread: readonly UnreadPart[] = []): Conversation {
-  return { input: { text, ...(unread.length > 0 ? { unread: [...unread] } : {}) }, turns: [] };
+export function newConversation(text: string, unread: readonly UnreadPart[] = [], functionResults?: ClientFunctionResult[]): Conversation {
+  return {
+    input: { text, ...(unread.length > 0 ? { unread: [...unread] } : {}), ...(functionResults ? { functionResults } : {}) },
+    turns: [],
+  };
 }
 
 /** Every tool call of the run so far, in the order they were made. */

@@ -60,7 +60,7 @@ export async function runGuardedCall(
   call: ToolCall,
   context: CallContext,
   outcomes: CallOutcome[],
-  hooks: ToolCallHooks[],
+  hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<CallEnd> {
   const { signal, sandbox } = context;
   if (call.name === "code_execution" && !context.codeExecutionEnabled) return skip(call, CODE_EXECUTION_DISABLED, outcomes);
@@ -114,7 +114,7 @@ async function runAllowedOrDenied(
   context: CallContext,
   result: LazyResult,
   outcomes: CallOutcome[],
-  hooks: ToolCallHooks[],
+  hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<void> {
   const hookOptions = context.signal ? { signal: context.signal } : {};
   const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);

@@ -2,13 +2,16 @@
 // code_execution.", "read `PATH`", "create PATH containing TEXT, then read it back";
 // docs/api.md#the-emulated-agent). The text is masked (protected-spans.ts), split into steps on "then",
 // ";", sentence ends and lines, and each step is read from its verb (phrasing-steps.ts). Steps that
-// cannot be read come back as notes for the final answer instead of invented calls.
+// cannot be read come back as notes for the final answer instead of invented calls. A step that calls a
+// function explicitly ("call the function `NAME` with {json}") is as exact as a script, so a call that
+// does not fit the request's declared functions refuses the request instead (`invalid`).
 
-import type { ToolCall } from "../tools/tool-call.js";
+import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "./function-calls.js";
 import { maskProtectedSpans, type MaskedText } from "./protected-spans.js";
 import {
   findVerb,
   isCodeToken,
+  quoteStep,
   isPathToken,
   joinedTokens,
   NOT_AFTER,
@@ -24,8 +27,10 @@ import {
 } from "./phrasing-steps.js";
 
 export interface PhrasingPlan {
-  calls: ToolCall[];
+  calls: PlannedCall[];
   notes: string[];
+  /** Function calls that do not fit the declared functions, one sentence each; the request is refused. */
+  invalid?: string[];
 }
 
 /**
@@ -35,10 +40,10 @@ export interface PhrasingPlan {
  */
 export const MAX_PHRASED_CHARS = 64 * 1024;
 
-export function planFromPhrasing(text: string): PhrasingPlan {
+export function planFromPhrasing(text: string, functions: FunctionCallChecker = new FunctionCallChecker()): PhrasingPlan {
   const { read, note } = phrasedPart(text);
-  const plan = planFromReadPart(read);
-  return note === undefined ? plan : { calls: plan.calls, notes: [...plan.notes, note] };
+  const plan = planFromReadPart(read, functions);
+  return note === undefined ? plan : { ...plan, notes: [...plan.notes, note] };
 }
 
 /** The whole lines within MAX_PHRASED_CHARS (a cut line could name half a path), and a note when that is not all. */
@@ -52,26 +57,37 @@ function phrasedPart(text: string): { read: string; note?: string } {
   };
 }
 
-function planFromReadPart(text: string): PhrasingPlan {
+function planFromReadPart(text: string, functions: FunctionCallChecker): PhrasingPlan {
   const masked = maskProtectedSpans(text);
-  const calls: ToolCall[] = [];
+  const calls: PlannedCall[] = [];
   const notes: string[] = [];
+  const invalid: string[] = [];
   let context: StepContext = { lastPath: undefined };
   let previousAction: Action | undefined;
 
   for (const segment of splitIntoSegments(masked).flatMap((part) => splitBeforeChainedVerbs(part, masked))) {
     const verb = findVerb(segment) ?? continuedVerb(segment, masked, previousAction);
     if (!verb) continue; // "Understood.", "and summarize the details": no request, nothing to say.
-    const reading = readStep({ segment, masked, verb, context });
+    const step = { segment, masked, verb, context };
+    const reading = readStep(step);
     if (reading.kind === "calls") {
-      calls.push(...reading.calls);
+      for (const call of reading.calls) {
+        if (!isFunctionCall(call)) calls.push(call);
+        else {
+          const checked = functions.check(call.name, call.args, "function");
+          if (checked.ok) calls.push(checked.call);
+          else invalid.push(`${quoteStep(step)}: ${checked.message}`);
+        }
+      }
       context = { lastPath: reading.lastPath };
       previousAction = verb.action;
     } else if (reading.kind === "unreadable") {
       notes.push(reading.note);
+    } else if (reading.kind === "invalid") {
+      invalid.push(reading.message);
     }
   }
-  return { calls, notes: capNotes(notes) };
+  return { calls, notes: capNotes(notes), ...(invalid.length > 0 ? { invalid } : {}) };
 }
 
 const MAX_NOTES = 10;
@@ -156,7 +172,7 @@ function splitBeforeChainedVerbs(segment: string, masked: MaskedText): string[] 
 /**
  * "run `a` then `b`", "read `/a`; `/b`": a step made only of spans or paths (and perhaps "using …")
  * continues the previous step's verb. A lone ```bash or ```python block is a request to run it.
- * Writes never continue: a bare path after a write is too likely to be something else.
+ * Writes never continue: a bare path after a write is too likely to be something else; nor do function calls.
  */
 function continuedVerb(segment: string, masked: MaskedText, previousAction: Action | undefined): VerbAt | undefined {
   const tokenStart = /^(?:(?:and|also|next|finally)\s+)?/i.exec(segment)?.[0].length ?? 0;
@@ -164,7 +180,8 @@ function continuedVerb(segment: string, masked: MaskedText, previousAction: Acti
   const first = tokens.find((token) => token.start === tokenStart);
   if (!first) return undefined;
   const runnableFence = first.kind === "fence" && (PYTHON_FENCE.test(first.info) || SHELL_FENCE.test(first.info));
-  const action = previousAction === "write" ? undefined : (previousAction ?? (runnableFence ? "run" : undefined));
+  const action =
+    previousAction === "write" || previousAction === "call" ? undefined : (previousAction ?? (runnableFence ? "run" : undefined));
   if (action === undefined) return undefined;
   const joined = joinedTokens(segment, tokens, tokenStart, action === "run" ? isCodeToken : isPathToken);
   const last = joined[joined.length - 1];

@@ -3,6 +3,8 @@
 // or which path to use is reported as unreadable, never completed with a guess.
 
 import { isToolName, type CodeLanguage, type ToolCall } from "../tools/tool-call.js";
+import type { PlannedCall } from "./function-calls.js";
+import { namesAFunction, readFunctionPhrasing } from "./function-phrasing.js";
 import { resolvePlaceholders, type MaskedText, type ProtectedSpan } from "./protected-spans.js";
 
 // Word edges that also respect paths: "then" in "/workspace/then/x" or "read" in "read_file" is no word.
@@ -22,6 +24,8 @@ const VERB_ACTIONS = {
   list: "list",
   delete: "delete",
   remove: "delete",
+  // Only before "the function `NAME`" (function-phrasing.ts): "call it done" is no request.
+  call: "call",
 } as const;
 
 export type Action = (typeof VERB_ACTIONS)[keyof typeof VERB_ACTIONS];
@@ -49,6 +53,7 @@ export function findVerb(segment: string): VerbAt | undefined {
     // The few words before the verb are enough, and keep long inputs linear.
     const before = segment.slice(Math.max(0, match.index - 40), match.index);
     if (DETERMINER_BEFORE.test(before) || NEGATION_BEFORE.test(before) || TOOL_WORD_AFTER.test(segment.slice(end))) continue;
+    if (word === "call" && !namesAFunction(segment.slice(end))) continue;
     return { action: VERB_ACTIONS[word], word, end };
   }
   return undefined;
@@ -129,8 +134,10 @@ export interface StepContext {
 }
 
 export type StepReading =
-  | { kind: "calls"; calls: ToolCall[]; lastPath: string | undefined }
+  | { kind: "calls"; calls: PlannedCall[]; lastPath: string | undefined }
   | { kind: "unreadable"; note: string }
+  /** A step that calls a function explicitly but cannot be read: the request is refused (a 400). */
+  | { kind: "invalid"; message: string }
   | { kind: "no-request" };
 
 export interface PhrasingStep {
@@ -152,10 +159,22 @@ export function readStep(step: PhrasingStep): StepReading {
       return readPathStep(step, "delete_file", "delete a file");
     case "write":
       return readWriteStep(step);
+    case "call":
+      return readCallStep(step);
   }
 }
 
-function quoteStep(step: PhrasingStep): string {
+/** "call the function `NAME` with {json}": a call for the client; the reader checks it against the declarations. */
+function readCallStep(step: PhrasingStep): StepReading {
+  const phrasing = readFunctionPhrasing(step.segment.slice(step.verb.end), step.masked.spans);
+  if (phrasing.kind === "not-a-call") return { kind: "no-request" };
+  if (phrasing.kind === "invalid")
+    return { kind: "invalid", message: `${quoteStep(step)} calls function ${phrasing.name}, but ${phrasing.problem}` };
+  const args = phrasing.args as Record<string, unknown>;
+  return { kind: "calls", calls: [{ kind: "function", name: phrasing.name, args }], lastPath: step.context.lastPath };
+}
+
+export function quoteStep(step: PhrasingStep): string {
   const text = resolvePlaceholders(step.segment, step.masked.spans).replace(/\s+/g, " ").trim();
   return `"${text.length > 80 ? `${text.slice(0, 79)}…` : text}"`;
 }

@@ -157,7 +157,7 @@ function inlineCode(text: string): string {
 }
 
 /** Short one-line results follow the colon; anything longer goes in a fenced block, shortened. */
-function resultBlock(text: string): string {
+export function resultBlock(text: string): string {
   const shown = shorten(text.replace(/\n+$/, ""));
   if (!shown.includes("\n") && shown.length <= INLINE_RESULT_MAX_CHARS) return ` ${shown}`;
   const fence = "`".repeat(Math.max(3, longestBacktickRun(shown) + 1));

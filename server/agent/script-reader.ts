@@ -1,20 +1,25 @@
 // The exact way to ask the emulated agent for tool calls (docs/api.md#the-emulated-agent): one block
 // fenced as ```tool_calls holding a JSON array of {name, args}. Tests rely on it, so a malformed script
-// is refused with a message naming each bad item and what to fix, never guessed at.
+// is refused with a message naming each bad item and what to fix, never guessed at. A name the request
+// declares as a function (and that is no sandbox tool) is a call for the client (function-calls.ts).
 
-import { describeValueKind, parseToolCall, UNKNOWN_TOOL_HINT, type ToolCall } from "../tools/tool-call.js";
+import { describeValueKind, isToolName, parseToolCall } from "../tools/tool-call.js";
 import { findFencedBlocks } from "./fenced-blocks.js";
+import { FunctionCallChecker, type PlannedCall } from "./function-calls.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
 /** An info string whose first word is tool_calls or a near miss of it (tool-calls, toolcall, …). */
 const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
 
-export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: ToolCall[] } | { kind: "invalid"; message: string };
+export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: PlannedCall[] } | { kind: "invalid"; message: string };
 
-/** The calls of the input's tool_calls block; "absent" when it has none (the phrasings are read then). */
-export function readToolCallsScript(text: string): ScriptReading {
+/**
+ * The calls of the input's tool_calls block; "absent" when it has none (the phrasings are read then).
+ * `functions` knows the request's declared functions, which the script may call too.
+ */
+export function readToolCallsScript(text: string, functions: FunctionCallChecker = new FunctionCallChecker()): ScriptReading {
   const script = findToolCallsScript(text);
-  return script.kind === "found" ? parseScript(script.body) : script;
+  return script.kind === "found" ? parseScript(script.body, functions) : script;
 }
 
 type ScriptSearch = { kind: "absent" } | { kind: "found"; body: string } | { kind: "invalid"; message: string };
@@ -42,7 +47,7 @@ function findToolCallsScript(text: string): ScriptSearch {
   return { kind: "found", body: script.body };
 }
 
-function parseScript(body: string): ScriptReading {
+function parseScript(body: string, functions: FunctionCallChecker): ScriptReading {
   if (body.trim() === "") return invalid(`the tool_calls block is empty; it must hold a JSON array of calls like [${EXAMPLE_CALL}]`);
   let parsed: unknown;
   try {
@@ -61,12 +66,12 @@ function parseScript(body: string): ScriptReading {
   }
   if (parsed.length === 0) return invalid(`the tool_calls array is empty; add at least one call like ${EXAMPLE_CALL}`);
 
-  const calls: ToolCall[] = [];
+  const calls: PlannedCall[] = [];
   const problems: string[] = [];
   parsed.forEach((item: unknown, index) => {
     // 1-based, as a person counts the lines of their script.
     const label = `tool_calls item ${index + 1}`;
-    const checked = checkScriptItem(item);
+    const checked = checkScriptItem(item, functions);
     if (typeof checked === "string") problems.push(`${label}: ${checked}`);
     else calls.push(checked);
   });
@@ -77,7 +82,7 @@ function parseScript(body: string): ScriptReading {
 
 const MISNAMED_ARGS_KEYS = new Set(["arguments", "parameters", "params", "input", "tool_input"]);
 
-function checkScriptItem(item: unknown): ToolCall | string {
+function checkScriptItem(item: unknown, functions: FunctionCallChecker): PlannedCall | string {
   if (typeof item !== "object" || item === null || Array.isArray(item)) {
     return `expected an object like ${EXAMPLE_CALL}, got ${describeValueKind(item)}`;
   }
@@ -90,7 +95,12 @@ function checkScriptItem(item: unknown): ToolCall | string {
       return `unknown key "${firstUnknown}"; write the arguments under "args"`;
     return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"`;
   }
-  if (!("name" in record)) return `missing "name"; ${UNKNOWN_TOOL_HINT}`;
+  if (!("name" in record)) return `missing "name"; ${functions.hint}`;
+  // [choice] A sandbox tool's name always means the sandbox tool, even if a function of that name is declared.
+  if (typeof record.name === "string" && !isToolName(record.name)) {
+    const checked = functions.check(record.name, record.args);
+    return checked.ok ? checked.call : checked.message;
+  }
   const parsed = parseToolCall(record.name, record.args);
   return parsed.ok ? parsed.call : parsed.message;
 }

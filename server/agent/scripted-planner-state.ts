@@ -2,10 +2,15 @@
 // (previous_interaction_id): a short record of each run, oldest first. The planner's behaviour for a
 // new input does not depend on it; it is the conversation's memory, small on purpose (call names, IDs
 // and outcomes, never arguments or results, which the steps already hold).
+//
+// One exception: a run that handed function calls to the client keeps the rest of its script
+// (`pending`, arguments included), because the interaction that answers those calls goes on with it,
+// in the same environment (docs/api.md#function-calling).
 
-import { isToolName, type ToolName } from "../tools/tool-call.js";
-import type { CallOutcome } from "./conversation.js";
-import type { PlannerState } from "./planner.js";
+import { isToolName } from "../tools/tool-call.js";
+import type { CallOutcome, Conversation } from "./conversation.js";
+import type { PlannedCall } from "./function-calls.js";
+import type { JsonValue, PlannerState } from "./planner.js";
 
 export const SCRIPTED_PLANNER = "scripted";
 
@@ -13,30 +18,74 @@ export const SCRIPTED_PLANNER = "scripted";
 export const MAX_REMEMBERED_RUNS = 20;
 
 export type RememberedCall = {
-  name: ToolName;
+  /** A sandbox tool's name, or (status "asked_client") a declared function's. */
+  name: string;
   /** null for a call that was not run (it has no steps). */
   call_id: string | null;
-  status: CallOutcome["status"];
+  /** asked_client: a function call handed to the client; its result comes with the next interaction. */
+  status: CallOutcome["status"] | "asked_client";
 };
 
 export type RememberedRun = {
-  /** How the input was read: a tool_calls script, plain phrasings, or nothing to run. */
-  read: "script" | "phrasing" | "none";
+  /**
+   * How the input was read: a tool_calls script, plain phrasings, or nothing to run; function_results:
+   * the input answered the previous run's function calls, and the run went on with the rest of its script.
+   */
+  read: "script" | "phrasing" | "none" | "function_results";
   calls: RememberedCall[];
   /** Set when the sandbox stopped answering during the run. */
   failure?: string;
 };
 
-export type ScriptedPlannerData = { runs: RememberedRun[] };
+/** The rest of a script whose run stopped to hand function calls to the client. */
+export type PendingScript = {
+  source: "script" | "phrasing";
+  /** The calls after the ones handed to the client, in order, as they were read (arguments checked then). */
+  calls: PlannedCall[];
+  /** The reader's notes about steps it could not read, for the final answer. */
+  notes: string[];
+};
+
+export type ScriptedPlannerData = { runs: RememberedRun[]; pending?: PendingScript };
 
 export function rememberRun(read: RememberedRun["read"], outcomes: readonly CallOutcome[], failure: string | undefined): RememberedRun {
   const calls = outcomes.map((outcome) => ({ name: outcome.call.name, call_id: outcome.callId ?? null, status: outcome.status }));
   return failure === undefined ? { read, calls } : { read, calls, failure };
 }
 
-export function scriptedState(runs: readonly RememberedRun[]): PlannerState {
-  const data: ScriptedPlannerData = { runs: runs.slice(-MAX_REMEMBERED_RUNS) };
-  return { planner: SCRIPTED_PLANNER, data };
+/** A run's record from its turns, in order: the tools it ran, and the function calls it handed to the client. */
+export function rememberConversation(read: RememberedRun["read"], conversation: Readonly<Conversation>): RememberedRun {
+  const calls: RememberedCall[] = conversation.turns.flatMap((turn): RememberedCall[] =>
+    turn.kind === "tool_calls"
+      ? rememberRun(read, turn.outcomes, undefined).calls
+      : turn.calls.map((call) => ({ name: call.name, call_id: call.id, status: "asked_client" })),
+  );
+  return conversation.failure === undefined ? { read, calls } : { read, calls, failure: conversation.failure };
+}
+
+export function scriptedState(runs: readonly RememberedRun[], pending?: PendingScript): PlannerState {
+  const data: ScriptedPlannerData = { runs: runs.slice(-MAX_REMEMBERED_RUNS), ...(pending ? { pending } : {}) };
+  // A pending call's arguments came from JSON (the script, or the JSON of a phrasing), so they are JSON.
+  return { planner: SCRIPTED_PLANNER, data: data as unknown as JsonValue };
+}
+
+/**
+ * The rest of the script the previous run stopped in to hand function calls to the client; null when it
+ * kept none, or one this version cannot read (the answering interaction then only reports the results).
+ */
+export function pendingScript(previous: PlannerState | null | undefined): PendingScript | null {
+  if (!previous || previous.planner !== SCRIPTED_PLANNER || !isRecord(previous.data)) return null;
+  const { pending } = previous.data;
+  if (!isRecord(pending) || (pending.source !== "script" && pending.source !== "phrasing")) return null;
+  if (!Array.isArray(pending.calls) || !pending.calls.every(isPlannedCall)) return null;
+  if (!Array.isArray(pending.notes) || !pending.notes.every((note) => typeof note === "string")) return null;
+  return pending as unknown as PendingScript;
+}
+
+function isPlannedCall(value: unknown): boolean {
+  if (!isRecord(value) || !isRecord(value.args)) return false;
+  if (value.kind === "function") return typeof value.name === "string" && value.name !== "";
+  return value.kind === undefined && isToolName(value.name);
 }
 
 /**
@@ -50,8 +99,8 @@ export function rememberedRuns(previous: PlannerState | null | undefined): Remem
   return data.runs.every(isRememberedRun) ? (data.runs as RememberedRun[]) : [];
 }
 
-const READS = new Set(["script", "phrasing", "none"]);
-const STATUSES = new Set(["ok", "error", "denied", "skipped"]);
+const READS = new Set(["script", "phrasing", "none", "function_results"]);
+const STATUSES = new Set(["ok", "error", "denied", "skipped", "asked_client"]);
 
 function isRememberedRun(value: unknown): boolean {
   if (!isRecord(value) || !READS.has(value.read as string) || !Array.isArray(value.calls)) return false;
@@ -59,7 +108,7 @@ function isRememberedRun(value: unknown): boolean {
   return value.calls.every(
     (call) =>
       isRecord(call) &&
-      isToolName(call.name) &&
+      (call.status === "asked_client" ? typeof call.name === "string" && call.name !== "" : isToolName(call.name)) &&
       (call.call_id === null || typeof call.call_id === "string") &&
       STATUSES.has(call.status as string),
   );

@@ -1,23 +1,38 @@
 // The deterministic planner behind the emulated agent (docs/api.md#the-emulated-agent), the first
 // implementation of the Planner interface. It reads the input once, in one of two ways: an exact
 // ```tool_calls script (script-reader.ts, for tests), or the plain phrasings the seed documentation uses
-// (phrasing-reader.ts). On its first turn it asks for the calls it read; on the next it answers with
-// the report of what happened (report.ts). It never asks the client. The readers are deliberately
-// literal: the point of the emulator is a known sequence of tool calls for hooks.
+// (phrasing-reader.ts). Turn by turn it asks for the calls it read, in order: each run of consecutive
+// sandbox tool calls as one move, each run of consecutive function calls as one ask_client move (the
+// run then waits for the client; the interaction that brings the results resumes the planner, which
+// goes on with the rest of the script). When the calls are done it answers with the report of what
+// happened (report.ts, function-report.ts). The readers are deliberately literal: the point of the
+// emulator is a known sequence of tool calls for hooks.
 
 import type { ToolCall } from "../tools/tool-call.js";
 import { outcomesOf, type Conversation } from "./conversation.js";
+import type { DeclaredFunctions } from "./declared-functions.js";
+import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "./function-calls.js";
+import { reportWithFunctionResults } from "./function-report.js";
 import { describeUnderstanding, planFromPhrasing } from "./phrasing-reader.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import { noCallAnswer, reportAfterSandboxFailure, reportOutcomes } from "./report.js";
 import { readToolCallsScript } from "./script-reader.js";
-import { rememberedRuns, rememberRun, scriptedState, SCRIPTED_PLANNER, type RememberedRun } from "./scripted-planner-state.js";
+import {
+  pendingScript,
+  rememberConversation,
+  rememberedRuns,
+  scriptedState,
+  SCRIPTED_PLANNER,
+  type PendingScript,
+  type RememberedRun,
+} from "./scripted-planner-state.js";
 import { unreadOnlySentence, unreadSentence, withUnreadParts } from "./unread-parts.js";
 
 export type PlanResult =
   | {
       kind: "calls";
-      calls: ToolCall[];
+      /** Sandbox tool calls and calls of declared functions, in the order the input gives them. */
+      calls: PlannedCall[];
       source: "script" | "phrasing";
       /** Steps of a plain request that could not be read, as sentences for the final answer. */
       notes?: string[];
@@ -31,13 +46,15 @@ export type PlanResult =
 
 export type ReadablePlan = Exclude<PlanResult, { kind: "invalid" }>;
 
-export function planFromInput(text: string): PlanResult {
+/** `functions` knows the request's declared functions, which the input may call as well as the sandbox tools. */
+export function planFromInput(text: string, functions: FunctionCallChecker = new FunctionCallChecker()): PlanResult {
   // Windows line endings and stray placeholder characters must not change how anything is read.
   const normalized = text.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
-  const script = readToolCallsScript(normalized);
+  const script = readToolCallsScript(normalized, functions);
   if (script.kind === "invalid") return script;
   if (script.kind === "calls") return { kind: "calls", calls: script.calls, source: "script" };
-  const phrased = planFromPhrasing(normalized);
+  const phrased = planFromPhrasing(normalized, functions);
+  if (phrased.invalid) return { kind: "invalid", message: phrased.invalid.join("\n") };
   if (phrased.calls.length > 0) {
     return { kind: "calls", calls: phrased.calls, source: "phrasing", ...(phrased.notes.length > 0 ? { notes: phrased.notes } : {}) };
   }
@@ -46,50 +63,103 @@ export function planFromInput(text: string): PlanResult {
 
 export type ScriptedPlannerStart = { kind: "invalid"; message: string } | { kind: "ready"; planner: ScriptedPlanner };
 
+export interface ScriptedPlannerOptions {
+  /** The functions the request declares in `tools`; the input may call them. */
+  functions?: DeclaredFunctions;
+  /**
+   * The input answers the function calls the previous interaction handed to the client: the planner
+   * reads no new input and goes on with the rest of that interaction's script.
+   */
+  continuing?: boolean;
+}
+
 /**
  * Reads the input (a malformed script is refused here, before anything runs) and resumes the memory of
  * the previous interaction's state, when there is one.
  */
-export function startScriptedPlanner(inputText: string, previous?: PlannerState | null): ScriptedPlannerStart {
-  const plan = planFromInput(inputText);
+export function startScriptedPlanner(
+  inputText: string,
+  previous?: PlannerState | null,
+  options: ScriptedPlannerOptions = {},
+): ScriptedPlannerStart {
+  const earlierRuns = rememberedRuns(previous);
+  if (options.continuing) return { kind: "ready", planner: new ScriptedPlanner(continuedPlan(pendingScript(previous)), earlierRuns, true) };
+  const plan = planFromInput(inputText, new FunctionCallChecker(options.functions));
   if (plan.kind === "invalid") return plan;
-  return { kind: "ready", planner: new ScriptedPlanner(plan, rememberedRuns(previous)) };
+  return { kind: "ready", planner: new ScriptedPlanner(plan, earlierRuns) };
+}
+
+/** The rest of the previous run's script; with none kept, nothing is left to do but report the results. */
+function continuedPlan(pending: PendingScript | null): ReadablePlan {
+  if (!pending) return { kind: "calls", calls: [], source: "script" };
+  const { source, calls, notes } = pending;
+  return { kind: "calls", calls, source, ...(notes.length > 0 ? { notes } : {}) };
 }
 
 export class ScriptedPlanner implements Planner {
   readonly name = SCRIPTED_PLANNER;
+  /** How many of the plan's calls have been asked for so far in this run. */
+  private asked = 0;
 
   constructor(
     readonly plan: ReadablePlan,
     /** The earlier runs of the conversation, from the previous interaction's state. */
     readonly earlierRuns: readonly RememberedRun[] = [],
+    /** Whether this run goes on with the script of a run that handed function calls to the client. */
+    readonly continued = false,
   ) {}
 
+  /** Whether any sandbox tool call is left: the environment is then opened for the whole script. */
   get needsSandbox(): boolean {
-    return this.plan.kind === "calls";
+    return this.plan.kind === "calls" && this.plan.calls.some((call) => !isFunctionCall(call));
   }
 
+  /** The sandbox calls this interaction makes: those before the script's first function call. */
   get plannedCalls(): number {
-    return this.plan.kind === "calls" ? this.plan.calls.length : 0;
+    if (this.plan.kind !== "calls") return 0;
+    const firstFunction = this.plan.calls.findIndex(isFunctionCall);
+    return firstFunction < 0 ? this.plan.calls.length : firstFunction;
   }
 
   async next(conversation: Readonly<Conversation>): Promise<Move> {
     const { plan } = this;
     const { unread } = conversation.input;
     if (plan.kind === "none") return { kind: "answer", text: noCallAnswer(understoodWithUnread(plan.understood, conversation.input)) };
-    if (conversation.turns.length === 0) return { kind: "call_tools", calls: plan.calls };
-    const outcomes = outcomesOf(conversation);
-    const notes = plan.notes ?? [];
-    const text =
-      conversation.failure === undefined
-        ? reportOutcomes(outcomes, notes)
-        : reportAfterSandboxFailure(outcomes, notes, conversation.failure);
-    return { kind: "answer", text: withUnreadParts(text, unread) };
+    if (conversation.failure === undefined) {
+      const move = this.nextCalls(plan.calls);
+      if (move) return move;
+    }
+    return { kind: "answer", text: withUnreadParts(this.report(conversation, plan.notes ?? []), unread) };
   }
 
   saveState(conversation: Readonly<Conversation>): PlannerState {
-    const read = this.plan.kind === "calls" ? this.plan.source : "none";
-    return scriptedState([...this.earlierRuns, rememberRun(read, outcomesOf(conversation), conversation.failure)]);
+    const read = this.continued ? "function_results" : this.plan.kind === "calls" ? this.plan.source : "none";
+    const run = rememberConversation(read, conversation);
+    // A run that handed calls to the client keeps the rest of its script for the run that answers them.
+    const waiting = conversation.turns[conversation.turns.length - 1]?.kind === "ask_client";
+    const { plan } = this;
+    const pending: PendingScript | undefined =
+      waiting && plan.kind === "calls" ? { source: plan.source, calls: plan.calls.slice(this.asked), notes: plan.notes ?? [] } : undefined;
+    return scriptedState([...this.earlierRuns, run], pending);
+  }
+
+  /** The next group of calls of one kind: sandbox tools run together, function calls go to the client together. */
+  private nextCalls(calls: readonly PlannedCall[]): Move | undefined {
+    const rest = calls.slice(this.asked);
+    const first = rest[0];
+    if (!first) return undefined;
+    const end = rest.findIndex((call) => isFunctionCall(call) !== isFunctionCall(first));
+    const group = end < 0 ? rest : rest.slice(0, end);
+    this.asked += group.length;
+    if (!isFunctionCall(first)) return { kind: "call_tools", calls: group as ToolCall[] };
+    return { kind: "ask_client", calls: group.filter(isFunctionCall).map((call) => ({ name: call.name, arguments: call.args })) };
+  }
+
+  private report(conversation: Readonly<Conversation>, notes: readonly string[]): string {
+    const outcomes = outcomesOf(conversation);
+    const { failure, input } = conversation;
+    if (input.functionResults) return reportWithFunctionResults(input.functionResults, outcomes, notes, failure);
+    return failure === undefined ? reportOutcomes(outcomes, notes) : reportAfterSandboxFailure(outcomes, notes, failure);
   }
 }
 

@@ -39,7 +39,21 @@ export type Step =
   | { type: "code_execution_call"; id: string; arguments: { code: string; language: "bash" | "python" } }
   | { type: "code_execution_result"; call_id: string; result: string; is_error?: boolean }
   | { type: "function_call"; id: string; name: string; arguments: Record<string, unknown> }
-  | { type: "function_result"; call_id: string; name: string; result: string; is_error?: boolean };
+  | { type: "function_result"; call_id: string; name: string; result: string; is_error?: boolean }
+  /** A function's result as the client sent it, in the interaction that answers the call (docs/api.md#function-calling). */
+  | ClientFunctionResultStep;
+
+/** A function's result as the client sent it (FunctionResultStep.result): text, Content items, or an object. */
+export type FunctionResultValue = string | Array<Record<string, unknown>> | Record<string, unknown>;
+
+/** Recorded whole when the interaction starts: `name` from the call when the client left it out, `is_error` false unless it said so. */
+export interface ClientFunctionResultStep {
+  type: "function_result";
+  call_id: string;
+  name: string;
+  result: FunctionResultValue;
+  is_error: boolean;
+}
 
 /** What a step.delta carries (docs/wire-protocol.md#step-deltas), for the step types above. */
 export type StepDelta =

@@ -4,6 +4,7 @@
 // shutdown); the running tool or hook is then killed with its process tree.
 
 import { newAgentRun, runAgent, type AgentEnding, type AgentSandbox } from "../agent/agent-loop.js";
+import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
 import type { InputStep, Step } from "../agent/steps.js";
 import type { UnreadPart } from "../agent/unread-parts.js";
@@ -28,6 +29,11 @@ export interface RunInput {
   inputSteps?: InputStep[];
   /** The input's parts the agent cannot read (images, …), which its answer names. */
   unreadParts?: UnreadPart[];
+  /**
+   * The client's answers to the previous interaction's function calls: the input is then these
+   * function_result steps (recorded first, in place of a user_input step), and the agent goes on with them.
+   */
+  functionResults?: ClientFunctionResult[];
   /** Ready to plan this run; resumed from the previous interaction's state when the request named one. */
   planner: Planner;
   environment: EnvironmentRecord | null;
@@ -89,9 +95,17 @@ export class InteractionRun {
     const { record } = this.input;
     this.emit({ event_type: "interaction.created", interaction: renderCreatedSnapshot(record) });
     this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status: "in_progress" });
-    const inputSteps = this.input.inputSteps ?? [{ type: "user_input", content: [{ type: "text", text: this.input.inputText }] }];
-    // A history's steps are the client's, recorded as sent (docs/api.md#whole-inputs).
-    for (const step of inputSteps) this.steps.complete(step as Step);
+    const { functionResults } = this.input;
+    if (functionResults) {
+      // Answers to the previous interaction's calls, as the SDK types them (name filled in, is_error set).
+      for (const { callId, name, result, isError } of functionResults) {
+        this.steps.complete({ type: "function_result", call_id: callId, name, result, is_error: isError });
+      }
+    } else {
+      const inputSteps = this.input.inputSteps ?? [{ type: "user_input", content: [{ type: "text", text: this.input.inputText }] }];
+      // A history's steps are the client's, recorded as sent (docs/api.md#whole-inputs).
+      for (const step of inputSteps) this.steps.complete(step as Step);
+    }
     void this.execute();
   }
 
@@ -109,9 +123,9 @@ export class InteractionRun {
   private async execute(): Promise<void> {
     const { planner } = this.input;
     const { signal } = this.controller;
-    const run = newAgentRun(this.input.inputText, this.input.unreadParts);
+    const run = newAgentRun(this.input.inputText, this.input.unreadParts, this.input.functionResults);
     // The live record shows the hook traces as they are made (the debug API reads them).
-    this.record.hookTraces = run.hooks;
+    this.record.hookTraces = run.trace;
     try {
       const sandbox = this.sandbox();
       const work = () =>
@@ -204,6 +218,9 @@ export class InteractionRun {
     try {
       this.deps.atomically(() => {
         if (error) this.emit({ event_type: "error", error });
+        // [choice] Waiting on the client is announced as a status change too (the SDK's status_update
+        // carries requires_action), right before the final snapshot, which says the same.
+        if (status === "requires_action") this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status });
         // Nothing changes a step after this, so the snapshot may share them (no deep copy of what may be
         // megabytes of input and output); only the list is its own.
         this.emit({ event_type: "interaction.completed", interaction: { ...renderInteraction(record), steps: [...record.steps] } });

@@ -3,10 +3,12 @@
 // see a running interaction live and a finished one in the store.
 
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
+import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
 import { startScriptedPlanner } from "../agent/scripted-planner.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { readInput, type ReadInput } from "../api/interaction-input.js";
+import { declaredFunctions } from "../api/function-tools.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
@@ -20,6 +22,7 @@ import type { ToolLimits } from "../tools/tool-runner.js";
 import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
 import { checkAgentOrModel } from "./agent-or-model.js";
+import { functionResultsFor } from "./function-continuation.js";
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
@@ -58,6 +61,8 @@ interface PreparedRun {
   text: string;
   /** The input read whole: the steps that record it, its shape, and the parts the agent cannot read. */
   input: ReadInput;
+  /** The client's answers to the previous interaction's function calls, when the input holds them. */
+  functionResults: ClientFunctionResult[] | undefined;
   planner: Planner;
   previous: InteractionRecord | null;
   environment: EnvironmentRecord | null;
@@ -169,10 +174,16 @@ export class InteractionService {
     checkAgentOrModel(request);
     checkModes(request);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
+    // Function results must answer exactly the calls the previous interaction waits on (a 400 otherwise).
+    const functionResults = functionResultsFor(previous, request.input);
     const input = readInput(request.input);
     const { text } = input;
-    // A continued conversation resumes the planner from the state its previous interaction kept.
-    const started = startScriptedPlanner(text, previous?.plannerState);
+    // A continued conversation resumes the planner from the state its previous interaction kept; one
+    // that answers function calls goes on with the rest of the script that made them.
+    const started = startScriptedPlanner(text, previous?.plannerState, {
+      functions: declaredFunctions(request.tools),
+      continuing: functionResults !== undefined,
+    });
     if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
     const { planner } = started;
     this.checkPlannedCalls(planner);
@@ -185,7 +196,7 @@ export class InteractionService {
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
-    return { text, input, planner, previous, environment, channel };
+    return { text, input, functionResults, planner, previous, environment, channel };
   }
 
   /** A script with more calls than one interaction may make is refused before anything exists. */
@@ -224,6 +235,7 @@ export class InteractionService {
         inputText: prepared.text,
         inputSteps: prepared.input.steps,
         unreadParts: prepared.input.unread,
+        ...(prepared.functionResults ? { functionResults: prepared.functionResults } : {}),
         planner: prepared.planner,
         environment: prepared.environment,
         channel: prepared.channel,

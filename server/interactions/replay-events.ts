@@ -40,7 +40,7 @@ export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {
   ];
   const writer = new StepWriter((event) => events.push(event));
   for (const step of record.steps) {
-    if (step.type === "code_execution_result" || step.type === "function_result") {
+    if ((step.type === "code_execution_result" || step.type === "function_result") && typeof step.result === "string") {
       writer.startResult(step).finish(step.result, step.is_error ?? false);
     } else if (step.type === "model_output") {
       writer.text(step.content.map((content) => content.text).join(""));

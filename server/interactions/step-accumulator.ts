@@ -27,7 +27,8 @@ function applyDelta(step: Step, delta: StepDelta): void {
     else step.content.push({ type: "text", text: delta.text });
     return;
   }
-  if (step.type !== delta.type) throw mismatch(step, delta);
+  // A client's function result (an object or Content items) is recorded whole and never streamed.
+  if (step.type !== delta.type || typeof step.result !== "string") throw mismatch(step, delta);
   step.result += delta.result;
   if (delta.is_error !== undefined) step.is_error = delta.is_error;
   if (delta.type === "function_result" && step.type === "function_result" && delta.name !== undefined) step.name = delta.name;

@@ -1,0 +1,156 @@
+// Checks a scripted function call's arguments against the `parameters` JSON Schema its declaration gives,
+// with Ajv (the standard validator), before anything runs: a script that calls a function with
+// arguments it does not declare is a 400 naming the path that failed, not a surprise in the client.
+//
+// [choice] The keywords the SDK documents as "ignored and not enforced" by the service (minLength,
+// maxLength, minProperties, maxProperties, uniqueItems, contains, minContains, maxContains) are not
+// enforced here either: a script plays the model, and the model may produce such arguments. Formats are
+// not checked (the service names no format support), and unknown keywords (propertyOrdering, nullable,
+// …) are ignored rather than refused. Patterns are compiled with RE2, so a declared pattern cannot stall
+// the server with catastrophic backtracking (docs/security.md).
+
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import RE2 from "re2";
+import { describeValueKind } from "../tools/tool-call.js";
+import type { FunctionDeclaration } from "./declared-functions.js";
+
+/** Keywords the SDK says the service ignores (FunctionT.parameters); they are ignored here too. */
+export const UNENFORCED_KEYWORDS = [
+  "minLength",
+  "maxLength",
+  "minProperties",
+  "maxProperties",
+  "uniqueItems",
+  "contains",
+  "minContains",
+  "maxContains",
+];
+
+/** Beyond this many problems in one call's arguments, the rest are counted, not listed. */
+const MAX_PROBLEMS = 10;
+
+type Draft = "07" | "2019" | "2020";
+
+/** Ajv compiles RegExp patterns with this engine: RE2 runs in linear time. */
+function re2Engine(pattern: string, flags: string): RE2 {
+  return new RE2(pattern, flags);
+}
+re2Engine.code = 'new (require("re2"))';
+
+const AJV_OPTIONS: Options = {
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  verbose: true,
+  code: { regExp: re2Engine },
+};
+
+/**
+ * One request's checker: it compiles each declaration it is asked about once. A new one per request, so
+ * the schemas of one request are never kept by the server after it (Ajv caches what it compiles).
+ */
+export class FunctionArgumentChecker {
+  private readonly engines = new Map<Draft, Ajv>();
+  private readonly compiled = new Map<FunctionDeclaration, ValidateFunction | string>();
+
+  /** The problems of `args` against the declaration's parameters, one sentence each; [] when they fit. */
+  check(declaration: FunctionDeclaration, args: Record<string, unknown>): string[] {
+    if (declaration.parameters === undefined || declaration.parameters === null) return [];
+    const validate = this.validatorOf(declaration);
+    if (typeof validate === "string") return [validate];
+    if (validate(args)) return [];
+    const problems = [...new Set((validate.errors ?? []).map(describeError))];
+    if (problems.length <= MAX_PROBLEMS) return problems;
+    return [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems`];
+  }
+
+  private validatorOf(declaration: FunctionDeclaration): ValidateFunction | string {
+    let validator = this.compiled.get(declaration);
+    if (validator === undefined) {
+      validator = compile(declaration, this.engine(draftOf(declaration.parameters)));
+      this.compiled.set(declaration, validator);
+    }
+    return validator;
+  }
+
+  private engine(draft: Draft): Ajv {
+    let engine = this.engines.get(draft);
+    if (!engine) {
+      engine = draft === "2020" ? new Ajv2020(AJV_OPTIONS) : draft === "2019" ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
+      for (const keyword of UNENFORCED_KEYWORDS) engine.removeKeyword(keyword);
+      this.engines.set(draft, engine);
+    }
+    return engine;
+  }
+}
+
+/** The draft a schema names in `$schema`; draft-07 (Ajv's default) otherwise. */
+function draftOf(schema: unknown): Draft {
+  const named = typeof schema === "object" && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
+  if (typeof named !== "string") return "07";
+  if (named.includes("2020-12")) return "2020";
+  if (named.includes("2019-09")) return "2019";
+  return "07";
+}
+
+function compile(declaration: FunctionDeclaration, engine: Ajv): ValidateFunction | string {
+  const where = `tools[${declaration.toolIndex}].parameters`;
+  const { parameters } = declaration;
+  if (typeof parameters !== "object" || Array.isArray(parameters)) {
+    return `its declaration's parameters (${where}) must be a JSON Schema object like {"type": "object", "properties": {…}}, got ${describeValueKind(parameters)}`;
+  }
+  try {
+    return engine.compile(parameters as object);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    // The Gemini API's own Schema type writes types in capitals; JSON Schema's are lowercase.
+    const capitals = /"type":"(?:OBJECT|STRING|NUMBER|INTEGER|BOOLEAN|ARRAY|NULL)"/.test(JSON.stringify(parameters));
+    const hint = capitals ? ' (JSON Schema type names are lowercase: "object", "string", …)' : "";
+    return `its declaration's parameters (${where}) are not a JSON Schema the emulator can check arguments against: ${reason}${hint}`;
+  }
+}
+
+function describeError(error: ErrorObject): string {
+  const path = argumentPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return `${argumentPath(`${error.instancePath}/${escapePointer(String(params.missingProperty))}`)} is missing (the declared parameters require it)`;
+    case "additionalProperties":
+      return `${argumentPath(`${error.instancePath}/${escapePointer(String(params.additionalProperty))}`)} is not a declared parameter (the schema allows no other properties)`;
+    case "type": {
+      const types = Array.isArray(params.type) ? params.type.map(String) : [String(params.type)];
+      return `${path} must be ${types.map(withArticle).join(" or ")}, got ${describeValueKind(error.data)}`;
+    }
+    case "enum":
+      return `${path} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(", ")}, got ${JSON.stringify(error.data)}`;
+    case "const":
+      return `${path} must be ${JSON.stringify(params.allowedValue)}, got ${JSON.stringify(error.data)}`;
+    default:
+      return `${path} ${error.message ?? `fails "${error.keyword}"`}`;
+  }
+}
+
+/** A JSON Pointer into the arguments, as a person writes it: arguments.days[0].name, arguments["a b"]. */
+export function argumentPath(pointer: string): string {
+  let path = "arguments";
+  if (pointer === "") return path;
+  for (const raw of pointer.slice(1).split("/")) {
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^(?:0|[1-9]\d*)$/.test(segment)) path += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(segment)) path += `.${segment}`;
+    else path += `[${JSON.stringify(segment)}]`;
+  }
+  return path;
+}
+
+function withArticle(type: string): string {
+  if (type === "null") return "null";
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
