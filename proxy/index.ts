@@ -19,3 +19,4 @@ export { systemResolver, type Resolver } from "./resolver.js";
 export { createSystemDialer, type Dialer, type UpstreamTlsOptions } from "./dialer.js";
 export { secureDataFolder } from "./data-folder.js";
 export { ensurePrivateFile, ensurePrivateFolder, tightenToOwner, type PermissionReport } from "./private-files.js";
+export { whyNotInjectable } from "./header-rules.js";
