@@ -22,6 +22,7 @@ import { parseLastEventId, type EventError, type StreamEvent } from "./events.js
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
+import { redactEnvironmentEcho } from "../environments/redact-env.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
 export const EMULATED_AGENT_PREFIX = "antigravity-";
@@ -276,9 +277,8 @@ function codeExecutionEnabled(request: CreateInteractionRequest): boolean {
 }
 
 /**
- * The request fields an Interaction echoes. Inline source content and injected header values are left
- * out: the first may be private data, the second are credentials the documentation tells users to keep
- * out of everything the agent can see.
+ * The request fields an Interaction echoes. Inline source content, injected header values and variables'
+ * values are left out: the first may be private data, the others are where users put credentials.
  */
 function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
   const echo: Record<string, unknown> = {};
@@ -291,6 +291,8 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
       ...(sources ? { sources: sources.map(({ content: _content, ...rest }) => rest) } : {}),
       ...(network !== undefined ? { network: redactNetwork(network) } : {}),
     };
+    // Variables' values are kept only with the environment, for its sandbox (redact-env.ts).
+    echo.environment = redactEnvironmentEcho(echo.environment);
   }
   return echo;
 }

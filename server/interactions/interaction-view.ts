@@ -1,6 +1,7 @@
 // The Interaction resource in wire form (docs/wire-protocol.md#the-interaction-resource), and the
 // snapshots the stream events carry. The SDK computes output_text itself.
 
+import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import type { InteractionRecord } from "./interaction-store.js";
 
 export function renderInteraction(record: InteractionRecord): Record<string, unknown> {
@@ -11,6 +12,8 @@ export function renderInteraction(record: InteractionRecord): Record<string, unk
     created: record.created,
     updated: record.updated,
     ...record.echo,
+    // Echoes are stored redacted; this covers interactions stored before variables were (redact-env.ts).
+    ...(record.echo.environment !== undefined ? { environment: redactEnvironmentEcho(record.echo.environment) } : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
     steps: record.steps,
