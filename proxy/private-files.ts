@@ -23,10 +23,17 @@ export interface PermissionReport {
 export function ensurePrivateFolder(folder: string): void {
   const firstCreated = fs.mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   if (firstCreated === undefined) return;
-  // mkdir created every folder from firstCreated down to folder: all of them are ours.
-  for (let current = path.resolve(folder); ; current = path.dirname(current)) {
+  // mkdir created every folder from firstCreated down to folder: all of them are ours. Should the two
+  // spellings ever disagree, only the folder itself is certain to be new; never walk above what was made.
+  const leaf = path.resolve(folder);
+  const first = path.resolve(firstCreated);
+  if (leaf !== first && !leaf.startsWith(`${first}/`)) {
+    fs.chmodSync(leaf, PRIVATE_FOLDER_MODE);
+    return;
+  }
+  for (let current = leaf; ; current = path.dirname(current)) {
     fs.chmodSync(current, PRIVATE_FOLDER_MODE);
-    if (current === path.resolve(firstCreated) || current === path.dirname(current)) break;
+    if (current === first) break;
   }
 }
 
