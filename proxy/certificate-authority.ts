@@ -14,6 +14,7 @@ import net from "node:net";
 import path from "node:path";
 import tls from "node:tls";
 import forge from "node-forge";
+import { ensurePrivateFolder, PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "./private-files.js";
 
 export const CA_CERTIFICATE_FILE = "ca.pem";
 export const CA_KEY_FILE = "ca-key.pem";
@@ -93,13 +94,15 @@ function createCaCertificate(keys: KeyPairPem): string {
  */
 async function createCaFolder(directory: string): Promise<void> {
   const parent = path.dirname(directory);
-  await fs.mkdir(parent, { recursive: true });
+  // The data folder, when this is the first to make it: owner-only (private-files.ts).
+  ensurePrivateFolder(parent);
   const staging = await fs.mkdtemp(path.join(parent, `.${path.basename(directory)}-`));
   try {
     const keys = await generateKeyPair();
-    await fs.writeFile(path.join(staging, CA_KEY_FILE), keys.privateKeyPem, { mode: 0o600 });
+    await fs.writeFile(path.join(staging, CA_KEY_FILE), keys.privateKeyPem, { mode: PRIVATE_FILE_MODE });
+    await fs.chmod(path.join(staging, CA_KEY_FILE), PRIVATE_FILE_MODE);
     await fs.writeFile(path.join(staging, CA_CERTIFICATE_FILE), createCaCertificate(keys), { mode: 0o644 });
-    await fs.chmod(staging, 0o700);
+    await fs.chmod(staging, PRIVATE_FOLDER_MODE);
     await fs.rename(staging, directory);
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });

@@ -5,12 +5,11 @@
 // read the injected value nor smuggle its own alongside it.
 
 import type { IncomingHttpHeaders } from "node:http";
+import { ANSWERED_BY_THE_PROXY, FRAMING_HEADERS, HOP_BY_HOP_HEADERS as HOP_BY_HOP, isProxyHeader } from "./header-rules.js";
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "upgrade"]);
 // "100-continue" was already answered to the sandbox by Node's server; the body follows regardless.
-const ANSWERED_BY_THE_PROXY = new Set(["expect"]);
 // Node re-frames the body it forwards; a Connection token may not remove the framing headers.
-const NEVER_REMOVED_BY_CONNECTION = new Set(["content-length", "transfer-encoding", "host"]);
+const NEVER_REMOVED_BY_CONNECTION = FRAMING_HEADERS;
 
 export function connectionTokens(headers: IncomingHttpHeaders): string[] {
   const value = headers.connection;
@@ -30,7 +29,7 @@ export function prepareUpstreamHeaders(
   const headers: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    if (value === undefined || removed.has(lower) || lower.startsWith("proxy-")) continue;
+    if (value === undefined || removed.has(lower) || isProxyHeader(lower)) continue;
     headers[lower] = value;
   }
   headers.host = authority;

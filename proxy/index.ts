@@ -17,3 +17,6 @@ export {
 export { openCertificateAuthority, CA_CERTIFICATE_FILE, CA_KEY_FILE, type CertificateAuthority } from "./certificate-authority.js";
 export { systemResolver, type Resolver } from "./resolver.js";
 export { createSystemDialer, type Dialer, type UpstreamTlsOptions } from "./dialer.js";
+export { secureDataFolder } from "./data-folder.js";
+export { ensurePrivateFile, ensurePrivateFolder, tightenToOwner, type PermissionReport } from "./private-files.js";
+export { whyNotInjectable } from "./header-rules.js";

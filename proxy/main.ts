@@ -4,6 +4,7 @@
 
 import path from "node:path";
 import { z } from "zod";
+import { secureDataFolder } from "./data-folder.js";
 import { startEgressProxy } from "./egress-proxy.js";
 import { caDirectoryFor, defaultDataDirectory, egressSettingsFromEnv } from "./environment-settings.js";
 
@@ -23,7 +24,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const config = parsed.data;
-  const caDirectory = caDirectoryFor(path.resolve(config.EMULATOR_DATA_DIR ?? defaultDataDirectory(process.env)));
+  const dataDirectory = path.resolve(config.EMULATOR_DATA_DIR ?? defaultDataDirectory(process.env));
+  // It holds the CA's private key (and the server's store, when the server shares it): owner-only.
+  secureDataFolder(dataDirectory, {
+    info: (line) => process.stderr.write(`egress proxy: ${line}\n`),
+    warn: (line) => process.stderr.write(`egress proxy: warning: ${line}\n`),
+  });
+  const caDirectory = caDirectoryFor(dataDirectory);
   const proxy = await startEgressProxy({
     secret: config.EMULATOR_PROXY_SECRET,
     caDirectory,

@@ -4,36 +4,22 @@
 
 import { z } from "zod";
 import { parseHost } from "./address-guard.js";
+import { whyNotInjectable } from "./header-rules.js";
 
 export type AllowlistEntry = { domain: string; headers: Record<string, string> };
 
 export type EgressPolicy = { mode: "open" } | { mode: "disabled" } | { mode: "allowlist"; entries: AllowlistEntry[] };
 
-const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // CR or LF in a value would split the upstream request (header injection, request smuggling); the
 // other control characters are refused by Node's HTTP client. Same set as Node's own check.
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-// Headers that frame or route the message: injecting them would change where the request goes or how
-// its body is delimited, so the policy may not set them. "__proto__" is a valid token, but no plain
-// JavaScript object carries it as a key (assigning it sets the prototype; the schema's record copy
-// drops it), so a policy naming it would lose the header silently: it is refused instead.
-const FORBIDDEN_INJECTED_HEADERS = new Set([
-  "host",
-  "content-length",
-  "transfer-encoding",
-  "connection",
-  "keep-alive",
-  "upgrade",
-  "te",
-  "trailer",
-  "expect",
-]);
-
-/** Whether a policy may inject a header of this name (the server can validate `transform` early). */
+/**
+ * Whether a policy may inject a header of this name (the server can validate `transform` and credentials
+ * early): not a framing, hop-by-hop or proxy header, a valid token, not "__proto__" (header-rules.ts).
+ */
 export function isInjectableHeaderName(name: string): boolean {
-  const lower = name.toLowerCase();
-  return HEADER_TOKEN.test(name) && !FORBIDDEN_INJECTED_HEADERS.has(lower) && !lower.startsWith("proxy-") && name !== "__proto__";
+  return whyNotInjectable(name) === null;
 }
 
 const MAX_HEADER_VALUE_LENGTH = 16384;
@@ -44,19 +30,16 @@ export function isInjectableHeaderValue(value: string): boolean {
 }
 
 // Checked on the object as written, entry by entry: zod's record skips a "__proto__" key without
-// checking it or keeping it, which would drop an injected header silently (see above).
+// checking it or keeping it, which would drop an injected header silently (header-rules.ts).
 const headersSchema = z
   .custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
     error: "must be an object of header names to strings",
   })
   .superRefine((headers, context) => {
     for (const [name, value] of Object.entries(headers)) {
-      if (!isInjectableHeaderName(name)) {
-        context.addIssue({
-          code: "custom",
-          path: [name],
-          message: "not an injectable header name (framing, hop-by-hop or proxy header, or not a token)",
-        });
+      const notInjectable = whyNotInjectable(name);
+      if (notInjectable !== null) {
+        context.addIssue({ code: "custom", path: [name], message: `not an injectable header name: it ${notInjectable}` });
       } else if (typeof value !== "string") {
         context.addIssue({ code: "custom", path: [name], message: "header values must be strings" });
       } else if (!isInjectableHeaderValue(value)) {

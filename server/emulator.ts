@@ -17,7 +17,8 @@ import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
-import { openDatabase, storeMayExistIn, type Db } from "./store/database.js";
+import { openDatabase, storeFilesIn, storeMayExistIn, type Db } from "./store/database.js";
+import { secureDataFolder } from "../proxy/index.js";
 import { EnvironmentStore } from "./environments/environment-store.js";
 import { EventStore } from "./interactions/event-store.js";
 import { InteractionStore } from "./interactions/interaction-store.js";
@@ -87,6 +88,12 @@ export async function startEmulator(
   // Before any sandbox exists: other emulators on the engine must see this one running first.
   const lease = await keepLease(runtime, config.EMULATOR_SANDBOX_LEASE_SECONDS * 1000, (line) => console.log(line));
 
+  // The store and the CA's key are secrets: the data folder and they are owner-only (docs/security.md#the-data-folder).
+  secureDataFolder(
+    config.EMULATOR_DATA_DIR,
+    { info: (line) => progress(`data folder: ${line}`), warn: (line) => console.warn(`data folder: warning: ${line}`) },
+    storeFilesIn(config.EMULATOR_DATA_DIR),
+  );
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);

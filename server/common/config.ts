@@ -7,6 +7,9 @@ import { z } from "zod";
 import { defaultDataDirectory } from "../../proxy/index.js";
 import { EmulatorError } from "./errors.js";
 
+// A host name (letters, digits, "-", "_", dots; a trailing dot allowed), "*.domain", or "*".
+const ALLOWED_HOST_ENTRY = /^(\*|(\*\.)?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?)$/;
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const configSchema = z.object({
@@ -25,6 +28,24 @@ export const configSchema = z.object({
             .filter((key) => key.length > 0),
     )
     .describe("Comma-separated API keys accepted; unset means any non-empty key"),
+  EMULATOR_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const names = (value ?? "")
+        .split(",")
+        .map((name) => name.trim().toLowerCase())
+        .filter((name) => name.length > 0);
+      for (const name of names) {
+        if (!ALLOWED_HOST_ENTRY.test(name)) {
+          context.addIssue({ code: "custom", message: `"${name}" is not a host name, "*.domain" or "*"` });
+        }
+      }
+      return names;
+    })
+    .describe(
+      'Host names, comma-separated, the API answers to besides localhost, *.localhost, IP addresses and HOST ("*.domain" for a domain\'s names, "*" for any): the name other containers use for it (docker-compose.yml sets its service name), a machine name. Requests addressed to any other name are a 403 (DNS rebinding, docs/security.md)',
+    ),
   EMULATOR_INSTANCE: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_.-]*$/i, "letters, digits, '.', '_' or '-'")

@@ -2,13 +2,25 @@
 // the client picks the id, `type` selects the shape, and secret fields are write-only.
 
 import { z } from "zod";
+import { whyNotInjectable } from "../../proxy/index.js";
 
 const credentialId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
   .describe("Chosen by the client; names the credential in allowlist entries and env references");
 
-const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name");
+// The egress proxy injects the token into this header, so it must be one the proxy may inject: the rule
+// is the proxy's own (header-rules.ts), checked here so the request is refused with the reason, instead
+// of being stored and then making every connection of the environments that use it fail.
+const headerName = z.string().superRefine((name, context) => {
+  const notInjectable = whyNotInjectable(name);
+  if (notInjectable !== null) {
+    context.addIssue({
+      code: "custom",
+      message: `"${name}" cannot carry a credential: it ${notInjectable}. Name an ordinary request header (default Authorization)`,
+    });
+  }
+});
 
 export const bearerTokenSchema = z.looseObject({
   type: z.literal("bearer_token"),

@@ -3,7 +3,7 @@
 // interaction's network (or a rotated credential) applies to the next request the sandbox makes.
 
 import type { z } from "zod";
-import { isInjectableHeaderName, isInjectableHeaderValue, type EgressPolicy } from "../../proxy/index.js";
+import { isInjectableHeaderName, isInjectableHeaderValue, whyNotInjectable, type EgressPolicy } from "../../proxy/index.js";
 import type { networkSchema } from "../api/create-interaction.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { InvalidArgumentError } from "../common/errors.js";
@@ -23,10 +23,9 @@ export function checkNetwork(network: NetworkInput | undefined, owner: string, c
     }
     for (const headers of transformList(entry.transform)) {
       for (const [name, value] of Object.entries(headers)) {
-        if (!isInjectableHeaderName(name)) {
-          throw new InvalidArgumentError(
-            `${where}.transform: "${name}" cannot be injected (not a valid header name, or a framing, hop-by-hop or proxy header)`,
-          );
+        const notInjectable = whyNotInjectable(name);
+        if (notInjectable !== null) {
+          throw new InvalidArgumentError(`${where}.transform: "${name}" cannot be injected: it ${notInjectable}`);
         }
         if (!isInjectableHeaderValue(value)) {
           throw new InvalidArgumentError(
@@ -65,6 +64,9 @@ export function egressPolicy(network: NetworkInput | undefined, owner: string, c
       // Fail closed: without its credential the entry would send requests unauthenticated.
       if (credential?.config.type !== "bearer_token") continue;
       const { header_name = "Authorization", prefix = "Bearer", token } = credential.config;
+      // A credential stored before the API refused such names: the proxy would refuse the whole policy,
+      // so only this entry is dropped (fail closed, as for a deleted credential).
+      if (!isInjectableHeaderName(header_name)) continue;
       headers[header_name] = prefix === "" ? token : `${prefix} ${token}`;
     }
     entries.push({ domain: entry.domain, headers });

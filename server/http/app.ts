@@ -1,5 +1,6 @@
 // The HTTP API. Every route under /{version}/ (v1, v1beta, v1alpha, …: the SDK defaults to v1, the
-// service's REST examples use v1beta) needs an API key; /health does not.
+// service's REST examples use v1beta) needs an API key; /health does not. Every route, /health included,
+// answers only requests addressed to a Host it knows (allowed-hosts.ts: DNS rebinding).
 
 import express, { type Express } from "express";
 import type { Config } from "../common/config.js";
@@ -8,6 +9,7 @@ import type { EnvironmentService } from "../environments/environment-service.js"
 import type { FileService } from "../files/file-service.js";
 import type { UploadService } from "../files/upload-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
+import { allowedHostsFrom, requireAllowedHost } from "./allowed-hosts.js";
 import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
@@ -21,7 +23,7 @@ import { uploadRouter } from "./upload-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 
 export interface AppDependencies {
-  config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES">;
+  config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST">;
   interactions: InteractionService;
   credentials: CredentialService;
   environments: EnvironmentService;
@@ -35,6 +37,7 @@ export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.use(requireAllowedHost(allowedHostsFrom(deps.config.EMULATOR_ALLOWED_HOSTS, deps.config.HOST)));
   app.use(stripBasePath);
   // Upload chunks are raw bytes (the SDK labels them application/json): served before the JSON parser.
   const upload = express.Router({ mergeParams: true });

@@ -26,6 +26,7 @@ import { functionResultsFor } from "./function-continuation.js";
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
+import { redactEnvironmentEcho } from "../environments/redact-env.js";
 
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "./agent-or-model.js";
 
@@ -281,9 +282,8 @@ function codeExecutionEnabled(request: CreateInteractionRequest): boolean {
 }
 
 /**
- * The request fields an Interaction echoes. Inline source content and injected header values are left
- * out: the first may be private data, the second are credentials the documentation tells users to keep
- * out of everything the agent can see.
+ * The request fields an Interaction echoes. Inline source content, injected header values and variables'
+ * values are left out: the first may be private data, the others are where users put credentials.
  */
 function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
   const echo: Record<string, unknown> = {};
@@ -296,6 +296,8 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
       ...(sources ? { sources: sources.map(({ content: _content, ...rest }) => rest) } : {}),
       ...(network !== undefined ? { network: redactNetwork(network) } : {}),
     };
+    // Variables' values are kept only with the environment, for its sandbox (redact-env.ts).
+    echo.environment = redactEnvironmentEcho(echo.environment);
   }
   return echo;
 }

@@ -2,6 +2,7 @@
 // snapshots the stream events carry. The SDK computes output_text itself.
 
 import { inputAsSent } from "../api/interaction-input.js";
+import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import type { InteractionRecord } from "./interaction-store.js";
 
 export interface RenderOptions {
@@ -22,6 +23,8 @@ export function renderInteraction(record: InteractionRecord, options: RenderOpti
     updated: record.updated,
     ...record.echo,
     ...(input !== undefined ? { input } : {}),
+    // Echoes are stored redacted; this covers interactions stored before variables were (redact-env.ts).
+    ...(record.echo.environment !== undefined ? { environment: redactEnvironmentEcho(record.echo.environment) } : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
     steps: record.steps,

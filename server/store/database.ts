@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { ensurePrivateFile, ensurePrivateFolder } from "../../proxy/index.js";
 import { migrations } from "./migrations.js";
 
 export type Db = Database.Database;
@@ -25,8 +26,23 @@ export function storeMayExistIn(dataDir: string): boolean {
   }
 }
 
+/**
+ * The store's files: the database and the write-ahead log and shared-memory files SQLite keeps beside
+ * it (the log holds recent writes, credential tokens included, until a checkpoint).
+ */
+export function storeFilesIn(dataDir: string): string[] {
+  const file = path.join(dataDir, STORE_FILE_NAME);
+  return [file, `${file}-wal`, `${file}-shm`];
+}
+
+/**
+ * Opens (creating when needed) the store in `dataDir`. A new folder is owner-only, and so is a new store:
+ * SQLite would create it 0644 & ~umask, but it opens an existing file as it is and gives its -wal and
+ * -shm files the database file's mode, so creating the file 0600 first keeps all three private.
+ */
 export function openDatabase(dataDir: string): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateFolder(dataDir);
+  ensurePrivateFile(path.join(dataDir, STORE_FILE_NAME));
   const db = new Database(path.join(dataDir, STORE_FILE_NAME));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

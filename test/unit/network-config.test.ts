@@ -32,6 +32,15 @@ function storeWith(): CredentialStore {
     config: { type: "environment_variable", id: "envvar", value: "v", injection_location: "header" },
     ...times,
   });
+  // Stored before the API refused such names (credential-schemas.ts): the proxy would refuse the whole policy.
+  store.insert({
+    owner: "me",
+    id: "framing",
+    type: "bearer_token",
+    status: "active",
+    config: { type: "bearer_token", id: "framing", token: "abc", header_name: "Host", prefix: "" },
+    ...times,
+  });
   return store;
 }
 
@@ -77,6 +86,20 @@ describe("network configuration to egress policy", () => {
     assert.deepEqual(policy, { mode: "allowlist", entries: [] });
   });
 
+  it("drops an entry whose stored credential names a header the proxy may not inject, and keeps the others", () => {
+    const policy = egressPolicy(
+      {
+        allowlist: [
+          { domain: "a.example.com", credential: "framing" },
+          { domain: "b.example.com", credential: "bearer" },
+        ],
+      },
+      "me",
+      credentials,
+    );
+    assert.deepEqual(policy, { mode: "allowlist", entries: [{ domain: "b.example.com", headers: { Authorization: "Bearer tok" } }] });
+  });
+
   const refused: Array<[string, unknown, RegExp]> = [
     ["a malformed domain", { allowlist: [{ domain: "http://x.com" }] }, /allowlist\[0\]\.domain "http:\/\/x\.com"/],
     ["a wildcard in the middle", { allowlist: [{ domain: "api.*.com" }] }, /is not a domain/],
@@ -84,6 +107,11 @@ describe("network configuration to egress policy", () => {
     ["another owner's credential", { allowlist: [{ domain: "a.com", credential: "bearer" }] }, /not found/],
     ["a non-bearer credential", { allowlist: [{ domain: "a.com", credential: "envvar" }] }, /environment_variable credential/],
     ["an invalid header name", { allowlist: [{ domain: "a.com", transform: { "Bad Header": "x" } }] }, /cannot be injected/],
+    [
+      "a framing header",
+      { allowlist: [{ domain: "a.com", transform: { "Content-Length": "0" } }] },
+      /"Content-Length" cannot be injected: it frames or routes/,
+    ],
     ["a header value with a line break", { allowlist: [{ domain: "a.com", transform: { "X-A": "1\r\nX-B: 2" } }] }, /line breaks/],
   ];
   for (const [what, network, pattern] of refused) {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { z } from "zod";
+import { egressPolicySchema, isInjectableHeaderName, whyNotInjectable } from "../../proxy/index.js";
 import { createEnvironmentSchema } from "../../server/api/create-environment.js";
 import { createInteractionSchema, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import { inputText } from "../../server/api/input-text.js";
@@ -155,7 +156,8 @@ const environmentRequest = fc.record(
 );
 
 const credentialId = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/);
-const headerName = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
+// A header the egress proxy may inject: not Host, Connection, Proxy-*, "__proto__"… (proxy/header-rules.ts).
+const headerName = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/).filter((name) => whyNotInjectable(name) === null);
 const location = fc.constantFrom("header" as const, "query" as const, "body" as const);
 
 const credentialRequest = fc.oneof(
@@ -289,6 +291,32 @@ describe("request schemas: well-formed requests parse, keeping what they said", 
   it("updateCredentialSchema", () => {
     fc.assert(
       fc.property(credentialUpdate, (request) => assert.deepEqual(parseOrThrow(updateCredentialSchema, request), request)),
+      RUNS,
+    );
+  });
+});
+
+describe("a credential's header_name and the egress proxy agree", () => {
+  const anyHeaderName = fc.oneof(
+    fc.string(),
+    fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,20}$/),
+    fc.constantFrom("Host", "content-length", "Transfer-Encoding", "Connection", "TE", "Expect", "Proxy-Authorization", "__proto__"),
+  );
+  it("the API accepts exactly the names the proxy may inject, and refuses the others with InvalidArgumentError", () => {
+    fc.assert(
+      fc.property(anyHeaderName, (name) => {
+        const request = { type: "bearer_token", id: "c", token: "t", header_name: name };
+        const proxyAccepts = isInjectableHeaderName(name);
+        const policy = { mode: "allowlist", entries: [{ domain: "a.example", headers: { [name]: "v" } }] };
+        assert.equal(egressPolicySchema.safeParse(policy).success, proxyAccepts, "the proxy's own policy schema agrees");
+        if (proxyAccepts) {
+          assert.equal(parseOrThrow(createCredentialSchema, request).header_name, name);
+          assert.equal(parseOrThrow(updateCredentialSchema, { header_name: name }).header_name, name);
+        } else {
+          throwsOnly(() => parseOrThrow(createCredentialSchema, request), [InvalidArgumentError]);
+          throwsOnly(() => parseOrThrow(updateCredentialSchema, { header_name: name }), [InvalidArgumentError]);
+        }
+      }),
       RUNS,
     );
   });

@@ -1,0 +1,119 @@
+// The emulator as `npm start` wires it (real HTTP server, SQLite store in a real data folder, the
+// in-process egress proxy and its CA), but with sandboxes that are in-memory fakes: for tests of what
+// the HTTP API accepts, refuses and shows, without Docker. Every sandbox's channel records the commands
+// it was asked to run, so a test can see what reached the sandbox as well as what the API answered.
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import { loadConfig } from "../../server/common/config.js";
+import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
+import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
+import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
+
+/** A FakeSandboxChannel with what an environment's channel needs besides tools: counts and an egress listener. */
+class FakeEnvironmentChannel extends FakeSandboxChannel {
+  override async usage(): Promise<{ files: number; bytes: number }> {
+    return { files: this.files.size, bytes: [...this.files.values()].reduce((sum, text) => sum + Buffer.byteLength(text), 0) };
+  }
+
+  override async listenEgress(): Promise<number> {
+    return 3128;
+  }
+
+  override onEgressStream(_handler: (stream: Duplex) => void): void {
+    // No sandbox program ever connects out through a fake.
+  }
+}
+
+export class FakeRuntime implements SandboxRuntime {
+  readonly name = "fake";
+  /** Environment ID → its sandbox's channel (one per sandbox, kept across reconnections). */
+  readonly channels = new Map<string, FakeEnvironmentChannel>();
+  private next = 0;
+
+  async health() {
+    return { ok: true, detail: "fake runtime" };
+  }
+  async prepare(): Promise<void> {}
+  async create(spec: SandboxSpec): Promise<SandboxHandle> {
+    const channel = new FakeEnvironmentChannel();
+    for (const file of spec.files) channel.files.set(file.path, file.content.toString("utf8"));
+    this.channels.set(spec.environmentId, channel);
+    this.next += 1;
+    return { sandboxId: `fake-${this.next}`, environmentId: spec.environmentId };
+  }
+  async fork(_source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    return this.create(spec);
+  }
+  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+    const channel = this.channels.get(handle.environmentId);
+    if (!channel) throw new Error(`no fake sandbox for ${handle.environmentId}`);
+    return channel;
+  }
+  async isAlive(handle: SandboxHandle): Promise<boolean> {
+    return this.channels.has(handle.environmentId);
+  }
+  async ensureRunning(handle: SandboxHandle): Promise<boolean> {
+    return this.channels.has(handle.environmentId);
+  }
+  async remove(handle: SandboxHandle): Promise<void> {
+    this.channels.delete(handle.environmentId);
+  }
+  async list(): Promise<SandboxHandle[]> {
+    return [...this.channels.keys()].map((environmentId) => ({ sandboxId: "fake", environmentId }));
+  }
+}
+
+export interface FakeRuntimeEmulator {
+  url: string;
+  port: number;
+  dataDir: string;
+  runtime: FakeRuntime;
+  /** What the emulator printed while starting (its progress lines and warnings). */
+  output: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the emulator on 127.0.0.1 and a free port with a fake runtime. `env` adds settings (as
+ * environment variables); the data folder is a new temporary one unless `env` names one, and is removed
+ * by close() only when it was made here.
+ */
+export async function startFakeRuntimeEmulator(env: Record<string, string> = {}): Promise<FakeRuntimeEmulator> {
+  const madeHere = env.EMULATOR_DATA_DIR === undefined;
+  const dataDir = env.EMULATOR_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "emu-fake-"));
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    EMULATOR_INSTANCE: `fake-${path.basename(dataDir)}`,
+    ...env,
+    EMULATOR_DATA_DIR: dataDir,
+  });
+  const runtime = new FakeRuntime();
+  const output: string[] = [];
+  const capture = (...args: unknown[]) => output.push(args.map(String).join(" "));
+  // The emulator reports on the console; keep what it says for the test and out of the test's output.
+  const original = { log: console.log, warn: console.warn };
+  console.log = capture;
+  console.warn = capture;
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator(config, { runtime, progress: capture });
+  } finally {
+    console.log = original.log;
+    console.warn = original.warn;
+  }
+  return {
+    url: emulator.url,
+    port: emulator.port,
+    dataDir,
+    runtime,
+    output,
+    close: async () => {
+      await emulator.close();
+      if (madeHere) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
