@@ -5,9 +5,11 @@
 // final answer's text itself: how a run is told is the planner's business.
 
 import { newCallId } from "../common/ids.js";
-import type { ToolCall } from "../tools/tool-call.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
+import { type AgentCall, isMcpCall } from "./agent-call.js";
 import { newConversation, type CallOutcome, type ClientFunctionCall, type Conversation, type PendingClientCall } from "./conversation.js";
 import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
+import { runMcpCall } from "./mcp-call.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import type { StepSink } from "./step-sink.js";
 
@@ -46,6 +48,8 @@ export interface AgentContext {
   sandbox: AgentSandbox | null;
   /** Whether the request enabled code_execution (it is on when `tools` is omitted). */
   codeExecutionEnabled: boolean;
+  /** The MCP servers the request declared (the caller closes them after the run); absent when none. */
+  mcp?: McpServers | null;
   /** Where steps go, as they happen. */
   steps: StepSink;
   /** Stops the run: a running tool or hook is killed with its process tree, and nothing later starts. */
@@ -84,6 +88,7 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
     sandbox: context.sandbox,
     codeExecutionEnabled: context.codeExecutionEnabled,
     steps: context.steps,
+    mcp: context.mcp ?? null,
     newCallId: context.newCallId ?? newCallId,
     ...(signal ? { signal } : {}),
   };
@@ -123,12 +128,14 @@ async function askPlanner(planner: Planner, conversation: Conversation, signal: 
   }
 }
 
-async function runToolCalls(calls: readonly ToolCall[], context: CallContext, run: AgentRun): Promise<CallEnd> {
+async function runToolCalls(calls: readonly AgentCall[], context: CallContext, run: AgentRun): Promise<CallEnd> {
   const outcomes: CallOutcome[] = [];
   run.conversation.turns.push({ kind: "tool_calls", outcomes });
   for (const call of calls) {
     if (context.signal?.aborted) return { kind: "stopped" };
-    const end = await runGuardedCall(call, context, outcomes, run.hooks);
+    const end = isMcpCall(call)
+      ? await runMcpCall(call, context, outcomes, run.hooks)
+      : await runGuardedCall(call, context, outcomes, run.hooks);
     if (end.kind !== "done") return end;
   }
   return { kind: "done" };

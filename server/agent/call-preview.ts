@@ -4,16 +4,18 @@
 // `truncated` names each argument cut with its full size in bytes (docs/hooks.md#hook-traces).
 
 import { excerpt, TRACE_EXCERPT_BYTES } from "../hooks/trace.js";
-import type { ToolCall } from "../tools/tool-call.js";
+import { type AgentCall, isMcpCall } from "./agent-call.js";
 
 export interface ToolCallPreview {
   name: string;
+  /** The MCP server of an MCP tool call. */
+  server_name?: string;
   args: Record<string, unknown>;
   /** Argument name → its full size in UTF-8 bytes, for each argument shown only in part. */
   truncated?: Record<string, number>;
 }
 
-export function previewOfCall(call: ToolCall): ToolCallPreview {
+export function previewOfCall(call: AgentCall): ToolCallPreview {
   const args: Record<string, unknown> = {};
   const truncated: Record<string, number> = {};
   for (const [name, value] of Object.entries(call.args)) {
@@ -30,5 +32,6 @@ export function previewOfCall(call: ToolCall): ToolCallPreview {
     }
     args[name] = value;
   }
-  return Object.keys(truncated).length > 0 ? { name: call.name, args, truncated } : { name: call.name, args };
+  const named = isMcpCall(call) ? { name: call.name, server_name: call.server } : { name: call.name };
+  return Object.keys(truncated).length > 0 ? { ...named, args, truncated } : { ...named, args };
 }

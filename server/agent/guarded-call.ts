@@ -6,6 +6,7 @@
 import { runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
 import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
@@ -19,9 +20,12 @@ export interface ToolCallHooks {
   call_id: string;
   /** The call, with long arguments cut to a preview (call-preview.ts); the call's step holds them whole. */
   tool_call: ToolCallPreview;
-  pre: HookTrace;
-  /** null when the call was denied (post hooks fire only after a tool ran) or never finished. */
+  /** null only for a call no hook fires for (`hooks_not_fired` says why). */
+  pre: HookTrace | null;
+  /** null when the call was denied (post hooks fire only after a tool ran), never finished, or no hook fires for it. */
   post: HookTrace | null;
+  /** Set for a call that is not a sandbox tool (an MCP tool): why no hook fired, for a person. */
+  hooks_not_fired?: string;
 }
 
 /** The environment's sandbox, where tools and hooks run. */
@@ -39,6 +43,8 @@ export interface CallContext {
   codeExecutionEnabled: boolean;
   steps: StepSink;
   signal?: AbortSignal;
+  /** The MCP servers the request declared; null when it declared none. */
+  mcp?: McpServers | null;
   /** Makes the IDs that pair a call step with its result step (call_…). */
   newCallId: () => string;
 }

@@ -4,7 +4,7 @@
 // ";", sentence ends and lines, and each step is read from its verb (phrasing-steps.ts). Steps that
 // cannot be read come back as notes for the final answer instead of invented calls.
 
-import type { ToolCall } from "../tools/tool-call.js";
+import type { AgentCall } from "./agent-call.js";
 import { maskProtectedSpans, type MaskedText } from "./protected-spans.js";
 import {
   findVerb,
@@ -24,7 +24,7 @@ import {
 } from "./phrasing-steps.js";
 
 export interface PhrasingPlan {
-  calls: ToolCall[];
+  calls: AgentCall[];
   notes: string[];
 }
 
@@ -54,7 +54,7 @@ function phrasedPart(text: string): { read: string; note?: string } {
 
 function planFromReadPart(text: string): PhrasingPlan {
   const masked = maskProtectedSpans(text);
-  const calls: ToolCall[] = [];
+  const calls: AgentCall[] = [];
   const notes: string[] = [];
   let context: StepContext = { lastPath: undefined };
   let previousAction: Action | undefined;
@@ -164,7 +164,9 @@ function continuedVerb(segment: string, masked: MaskedText, previousAction: Acti
   const first = tokens.find((token) => token.start === tokenStart);
   if (!first) return undefined;
   const runnableFence = first.kind === "fence" && (PYTHON_FENCE.test(first.info) || SHELL_FENCE.test(first.info));
-  const action = previousAction === "write" ? undefined : (previousAction ?? (runnableFence ? "run" : undefined));
+  // Writes and MCP calls never continue: a bare path or span after them is too likely to be something else.
+  const action =
+    previousAction === "write" || previousAction === "call" ? undefined : (previousAction ?? (runnableFence ? "run" : undefined));
   if (action === undefined) return undefined;
   const joined = joinedTokens(segment, tokens, tokenStart, action === "run" ? isCodeToken : isPathToken);
   const last = joined[joined.length - 1];

@@ -3,6 +3,8 @@
 // or which path to use is reported as unreadable, never completed with a guess.
 
 import { isToolName, type CodeLanguage, type ToolCall } from "../tools/tool-call.js";
+import type { AgentCall } from "./agent-call.js";
+import { MCP_TOOL_AFTER, readMcpCallStep } from "./mcp-phrasing.js";
 import { resolvePlaceholders, type MaskedText, type ProtectedSpan } from "./protected-spans.js";
 
 // Word edges that also respect paths: "then" in "/workspace/then/x" or "read" in "read_file" is no word.
@@ -22,6 +24,8 @@ const VERB_ACTIONS = {
   list: "list",
   delete: "delete",
   remove: "delete",
+  // Only right before "(the) MCP tool" (findVerb): "call" in prose is no request.
+  call: "call",
 } as const;
 
 export type Action = (typeof VERB_ACTIONS)[keyof typeof VERB_ACTIONS];
@@ -49,6 +53,7 @@ export function findVerb(segment: string): VerbAt | undefined {
     // The few words before the verb are enough, and keep long inputs linear.
     const before = segment.slice(Math.max(0, match.index - 40), match.index);
     if (DETERMINER_BEFORE.test(before) || NEGATION_BEFORE.test(before) || TOOL_WORD_AFTER.test(segment.slice(end))) continue;
+    if (word === "call" && !MCP_TOOL_AFTER.test(segment.slice(end))) continue;
     return { action: VERB_ACTIONS[word], word, end };
   }
   return undefined;
@@ -129,7 +134,7 @@ export interface StepContext {
 }
 
 export type StepReading =
-  | { kind: "calls"; calls: ToolCall[]; lastPath: string | undefined }
+  | { kind: "calls"; calls: AgentCall[]; lastPath: string | undefined }
   | { kind: "unreadable"; note: string }
   | { kind: "no-request" };
 
@@ -152,6 +157,8 @@ export function readStep(step: PhrasingStep): StepReading {
       return readPathStep(step, "delete_file", "delete a file");
     case "write":
       return readWriteStep(step);
+    case "call":
+      return readMcpCallStep(step);
   }
 }
 
@@ -160,7 +167,7 @@ function quoteStep(step: PhrasingStep): string {
   return `"${text.length > 80 ? `${text.slice(0, 79)}…` : text}"`;
 }
 
-function unreadable(step: PhrasingStep, asRequestTo: string, problem: string): StepReading {
+export function unreadable(step: PhrasingStep, asRequestTo: string, problem: string): StepReading {
   return { kind: "unreadable", note: `I took ${quoteStep(step)} as a request to ${asRequestTo}, but ${problem}, so I skipped that step.` };
 }
 

@@ -2,19 +2,26 @@
 // fenced as ```tool_calls holding a JSON array of {name, args}. Tests rely on it, so a malformed script
 // is refused with a message naming each bad item and what to fix, never guessed at.
 
-import { describeValueKind, parseToolCall, UNKNOWN_TOOL_HINT, type ToolCall } from "../tools/tool-call.js";
+import { describeValueKind, parseToolCall, UNKNOWN_TOOL_HINT } from "../tools/tool-call.js";
+import type { AgentCall } from "./agent-call.js";
 import { findFencedBlocks } from "./fenced-blocks.js";
+import { mcpNameHint, readMcpScriptItem } from "./mcp-script-item.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
 /** An info string whose first word is tool_calls or a near miss of it (tool-calls, toolcall, …). */
 const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
 
-export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: ToolCall[] } | { kind: "invalid"; message: string };
+export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: AgentCall[] } | { kind: "invalid"; message: string };
+
+export interface ScriptOptions {
+  /** The names of the MCP servers the request declares, which items with a "server" key may call. */
+  mcpServers?: readonly string[];
+}
 
 /** The calls of the input's tool_calls block; "absent" when it has none (the phrasings are read then). */
-export function readToolCallsScript(text: string): ScriptReading {
+export function readToolCallsScript(text: string, options: ScriptOptions = {}): ScriptReading {
   const script = findToolCallsScript(text);
-  return script.kind === "found" ? parseScript(script.body) : script;
+  return script.kind === "found" ? parseScript(script.body, options.mcpServers ?? []) : script;
 }
 
 type ScriptSearch = { kind: "absent" } | { kind: "found"; body: string } | { kind: "invalid"; message: string };
@@ -42,7 +49,7 @@ function findToolCallsScript(text: string): ScriptSearch {
   return { kind: "found", body: script.body };
 }
 
-function parseScript(body: string): ScriptReading {
+function parseScript(body: string, mcpServers: readonly string[]): ScriptReading {
   if (body.trim() === "") return invalid(`the tool_calls block is empty; it must hold a JSON array of calls like [${EXAMPLE_CALL}]`);
   let parsed: unknown;
   try {
@@ -61,12 +68,12 @@ function parseScript(body: string): ScriptReading {
   }
   if (parsed.length === 0) return invalid(`the tool_calls array is empty; add at least one call like ${EXAMPLE_CALL}`);
 
-  const calls: ToolCall[] = [];
+  const calls: AgentCall[] = [];
   const problems: string[] = [];
   parsed.forEach((item: unknown, index) => {
     // 1-based, as a person counts the lines of their script.
     const label = `tool_calls item ${index + 1}`;
-    const checked = checkScriptItem(item);
+    const checked = checkScriptItem(item, mcpServers);
     if (typeof checked === "string") problems.push(`${label}: ${checked}`);
     else calls.push(checked);
   });
@@ -77,22 +84,26 @@ function parseScript(body: string): ScriptReading {
 
 const MISNAMED_ARGS_KEYS = new Set(["arguments", "parameters", "params", "input", "tool_input"]);
 
-function checkScriptItem(item: unknown): ToolCall | string {
+function checkScriptItem(item: unknown, mcpServers: readonly string[]): AgentCall | string {
   if (typeof item !== "object" || item === null || Array.isArray(item)) {
     return `expected an object like ${EXAMPLE_CALL}, got ${describeValueKind(item)}`;
   }
   const record = item as Record<string, unknown>;
-  const unknownKeys = Object.keys(record).filter((key) => key !== "name" && key !== "args");
+  const unknownKeys = Object.keys(record).filter((key) => key !== "name" && key !== "args" && key !== "server");
   const firstUnknown = unknownKeys[0];
   if (firstUnknown !== undefined) {
     // "arguments" is what the interaction's steps use, so it is the likeliest slip.
     if (MISNAMED_ARGS_KEYS.has(firstUnknown) && !("args" in record))
       return `unknown key "${firstUnknown}"; write the arguments under "args"`;
-    return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"`;
+    const mcpNote = mcpServers.length > 0 ? ' (and "server", for an MCP tool)' : "";
+    return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"${mcpNote}`;
   }
+  if ("server" in record) return readMcpScriptItem(record, mcpServers);
   if (!("name" in record)) return `missing "name"; ${UNKNOWN_TOOL_HINT}`;
   const parsed = parseToolCall(record.name, record.args);
-  return parsed.ok ? parsed.call : parsed.message;
+  if (parsed.ok) return parsed.call;
+  const hint = mcpNameHint(record.name, mcpServers);
+  return hint === undefined ? parsed.message : `${parsed.message}; ${hint}`;
 }
 
 function invalid(message: string): { kind: "invalid"; message: string } {

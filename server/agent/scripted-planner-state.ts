@@ -4,6 +4,7 @@
 // and outcomes, never arguments or results, which the steps already hold).
 
 import { isToolName, type ToolName } from "../tools/tool-call.js";
+import { isMcpCall } from "./agent-call.js";
 import type { CallOutcome } from "./conversation.js";
 import type { PlannerState } from "./planner.js";
 
@@ -12,12 +13,15 @@ export const SCRIPTED_PLANNER = "scripted";
 /** Beyond this many runs, the oldest are forgotten, so a long conversation keeps a bounded state. */
 export const MAX_REMEMBERED_RUNS = 20;
 
-export type RememberedCall = {
-  name: ToolName;
-  /** null for a call that was not run (it has no steps). */
-  call_id: string | null;
-  status: CallOutcome["status"];
-};
+export type RememberedCall =
+  | {
+      name: ToolName;
+      /** null for a call that was not run (it has no steps). */
+      call_id: string | null;
+      status: CallOutcome["status"];
+    }
+  /** An MCP tool call: the server's name and the tool's. */
+  | { server: string; name: string; call_id: string | null; status: CallOutcome["status"] };
 
 export type RememberedRun = {
   /** How the input was read: a tool_calls script, plain phrasings, or nothing to run. */
@@ -30,7 +34,12 @@ export type RememberedRun = {
 export type ScriptedPlannerData = { runs: RememberedRun[] };
 
 export function rememberRun(read: RememberedRun["read"], outcomes: readonly CallOutcome[], failure: string | undefined): RememberedRun {
-  const calls = outcomes.map((outcome) => ({ name: outcome.call.name, call_id: outcome.callId ?? null, status: outcome.status }));
+  const calls = outcomes.map(({ call, callId, status }): RememberedCall => {
+    const callIdOrNull = callId ?? null;
+    return isMcpCall(call)
+      ? { server: call.server, name: call.name, call_id: callIdOrNull, status }
+      : { name: call.name, call_id: callIdOrNull, status };
+  });
   return failure === undefined ? { read, calls } : { read, calls, failure };
 }
 
@@ -59,7 +68,7 @@ function isRememberedRun(value: unknown): boolean {
   return value.calls.every(
     (call) =>
       isRecord(call) &&
-      isToolName(call.name) &&
+      (isToolName(call.name) || (typeof call.server === "string" && typeof call.name === "string")) &&
       (call.call_id === null || typeof call.call_id === "string") &&
       STATUSES.has(call.status as string),
   );

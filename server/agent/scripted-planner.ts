@@ -5,8 +5,9 @@
 // the report of what happened (report.ts). It never asks the client. The readers are deliberately
 // literal: the point of the emulator is a known sequence of tool calls for hooks.
 
-import type { ToolCall } from "../tools/tool-call.js";
+import { type AgentCall, isMcpCall } from "./agent-call.js";
 import { outcomesOf, type Conversation } from "./conversation.js";
+import { keepDeclaredMcpCalls } from "./mcp-phrasing.js";
 import { describeUnderstanding, planFromPhrasing } from "./phrasing-reader.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import { noCallAnswer, reportAfterSandboxFailure, reportOutcomes } from "./report.js";
@@ -16,7 +17,7 @@ import { rememberedRuns, rememberRun, scriptedState, SCRIPTED_PLANNER, type Reme
 export type PlanResult =
   | {
       kind: "calls";
-      calls: ToolCall[];
+      calls: AgentCall[];
       source: "script" | "phrasing";
       /** Steps of a plain request that could not be read, as sentences for the final answer. */
       notes?: string[];
@@ -30,13 +31,22 @@ export type PlanResult =
 
 export type ReadablePlan = Exclude<PlanResult, { kind: "invalid" }>;
 
-export function planFromInput(text: string): PlanResult {
+/** What the request declares beside the input, which the reading depends on. */
+export interface PlanOptions {
+  /** The names of the request's mcp_server tools: the servers a script or phrasing may call. */
+  mcpServers?: readonly string[];
+}
+
+export function planFromInput(text: string, options: PlanOptions = {}): PlanResult {
   // Windows line endings and stray placeholder characters must not change how anything is read.
   const normalized = text.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
-  const script = readToolCallsScript(normalized);
+  const mcpServers = options.mcpServers ?? [];
+  const script = readToolCallsScript(normalized, { mcpServers });
   if (script.kind === "invalid") return script;
   if (script.kind === "calls") return { kind: "calls", calls: script.calls, source: "script" };
-  const phrased = planFromPhrasing(normalized);
+  const read = planFromPhrasing(normalized);
+  const declared = keepDeclaredMcpCalls(read.calls, mcpServers);
+  const phrased = { calls: declared.calls, notes: [...read.notes, ...declared.notes] };
   if (phrased.calls.length > 0) {
     return { kind: "calls", calls: phrased.calls, source: "phrasing", ...(phrased.notes.length > 0 ? { notes: phrased.notes } : {}) };
   }
@@ -49,8 +59,8 @@ export type ScriptedPlannerStart = { kind: "invalid"; message: string } | { kind
  * Reads the input (a malformed script is refused here, before anything runs) and resumes the memory of
  * the previous interaction's state, when there is one.
  */
-export function startScriptedPlanner(inputText: string, previous?: PlannerState | null): ScriptedPlannerStart {
-  const plan = planFromInput(inputText);
+export function startScriptedPlanner(inputText: string, previous?: PlannerState | null, options: PlanOptions = {}): ScriptedPlannerStart {
+  const plan = planFromInput(inputText, options);
   if (plan.kind === "invalid") return plan;
   return { kind: "ready", planner: new ScriptedPlanner(plan, rememberedRuns(previous)) };
 }
@@ -64,8 +74,9 @@ export class ScriptedPlanner implements Planner {
     readonly earlierRuns: readonly RememberedRun[] = [],
   ) {}
 
+  /** MCP tools are called by the emulator itself: a run that calls only those needs no sandbox. */
   get needsSandbox(): boolean {
-    return this.plan.kind === "calls";
+    return this.plan.kind === "calls" && this.plan.calls.some((call) => !isMcpCall(call));
   }
 
   get plannedCalls(): number {

@@ -6,6 +6,7 @@
 import { newAgentRun, runAgent, type AgentEnding, type AgentSandbox } from "../agent/agent-loop.js";
 import type { Planner } from "../agent/planner.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
 import type { InteractionRecord } from "./interaction-store.js";
@@ -28,6 +29,8 @@ export interface RunInput {
   /** Open when the planner needs the sandbox and there is an environment. */
   channel: SandboxChannel | null;
   codeExecutionEnabled: boolean;
+  /** The MCP servers the request declared; the run closes them when it has ended. */
+  mcp?: McpServers | null;
   limits: ToolLimits;
   /** How often the planner may be asked for a move (the agent loop's default when absent). */
   maxTurns?: number;
@@ -112,6 +115,7 @@ export class InteractionRun {
           {
             sandbox,
             codeExecutionEnabled: this.input.codeExecutionEnabled,
+            mcp: this.input.mcp ?? null,
             steps: this.steps,
             signal,
             ...(this.input.maxTurns !== undefined ? { maxTurns: this.input.maxTurns } : {}),
@@ -131,6 +135,9 @@ export class InteractionRun {
       const message = `The emulator failed while running this interaction: ${(error as Error)?.message ?? String(error)}`;
       this.closeOpenStep(`\n[${message}]`);
       this.finish("failed", { code: "INTERNAL", message });
+    } finally {
+      // After the end is recorded, so a server slow to end its session never delays the answer.
+      void this.input.mcp?.close();
     }
   }
 
