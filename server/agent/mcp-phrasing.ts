@@ -14,7 +14,7 @@ export const MCP_TOOL_AFTER = /^\s+(?:the\s+)?mcp\s+tool\b/i;
 const NAME = "(\\uE000\\d+\\uE001|[\\w.\\-/]+)";
 const CALL_SHAPE = new RegExp(
   `^\\s+(?:the\\s+)?mcp\\s+tool\\s+${NAME}\\s+(?:on|from|of|at)\\s+(?:the\\s+)?(?:mcp\\s+)?(?:server\\s+)?${NAME}` +
-    "(?:\\s*,?\\s+with\\s+(?:the\\s+)?(?:(?:arguments|args|input)\\s*)?:?\\s*([\\s\\S]*?))?[\\s.!?]*$",
+    "(?:\\s*,?\\s+with\\b\\s*:?\\s*(?:the\\s+)?(?:(?:arguments|args|input)\\b\\s*:?\\s*)?([\\s\\S]*?))?[\\s.!?]*$",
   "i",
 );
 const EXAMPLE = 'call the MCP tool `search` on `docs` with {"q": "hooks"}';

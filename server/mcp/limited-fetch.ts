@@ -7,7 +7,11 @@ import { McpResponseTooLargeError } from "./mcp-failure.js";
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
-export function limitedFetch(maxBytes: number, inner: FetchLike = fetch): FetchLike {
+/**
+ * `onLimit` is told when an answer passes the bound, so the requests waiting on it can fail at once
+ * (an event stream that errors does not fail its request by itself: the SDK would wait for its timeout).
+ */
+export function limitedFetch(maxBytes: number, onLimit: (error: Error) => void = () => undefined, inner: FetchLike = fetch): FetchLike {
   return async (url, init) => {
     const response = await inner(url, init);
     if (!response.body) return response;
@@ -16,8 +20,10 @@ export function limitedFetch(maxBytes: number, inner: FetchLike = fetch): FetchL
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > maxBytes) controller.error(new McpResponseTooLargeError(maxBytes));
-          else controller.enqueue(chunk);
+          if (seen <= maxBytes) return controller.enqueue(chunk);
+          const error = new McpResponseTooLargeError(maxBytes);
+          controller.error(error);
+          onLimit(error);
         },
       }),
     );

@@ -3,6 +3,7 @@
 // error, the SDK's HTTP error with the status, a JSON-RPC error, a timeout); each becomes a reason
 // that says what happened and, for a timeout, which setting bounds it.
 
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 
 /** What the emulator was doing when the failure happened. */
@@ -45,8 +46,11 @@ function reasonOf(error: unknown, context: { timeoutMs: number; lastTransportErr
   return messageOf(error);
 }
 
+/** The SDK's own timeout: its code, with the timeout in its data (an abort it reports with the same code has none). */
 function isTimeout(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE;
+  if (typeof error !== "object" || error === null) return false;
+  const { code, data } = error as { code?: unknown; data?: { timeout?: unknown } };
+  return code === REQUEST_TIMEOUT_CODE && typeof data?.timeout === "number";
 }
 
 /** The most telling message: fetch's "fetch failed" hides the socket error in its cause. */
@@ -55,14 +59,19 @@ function messageOf(error: unknown): string {
   if (error instanceof McpResponseTooLargeError) return error.message;
   const cause = (error as { cause?: unknown }).cause;
   if (error.message === "fetch failed" && cause instanceof Error) return trimStop(cause.message || String(cause));
-  const status = (error as { code?: unknown }).code;
-  // The SDK's StreamableHTTPError carries the HTTP status as its code.
-  if (error.name === "StreamableHTTPError" && typeof status === "number") return trimStop(`HTTP ${status}: ${error.message}`);
+  // The SDK's HTTP error carries the status as its code, and the server's answer (maybe a whole page) in its message.
+  if (error instanceof StreamableHTTPError && typeof error.code === "number") {
+    return trimStop(`HTTP ${error.code}: ${error.message.replace(/^Streamable HTTP error: /, "")}`);
+  }
   return trimStop(error.message || error.name);
 }
 
+/** Reasons stay one readable line's worth, whatever a server answered. */
+const MAX_REASON_CHARS = 500;
+
 function trimStop(text: string): string {
-  return text.trim().replace(/[.\s]+$/, "");
+  const trimmed = text.trim().replace(/[.\s]+$/, "");
+  return trimmed.length > MAX_REASON_CHARS ? `${trimmed.slice(0, MAX_REASON_CHARS - 1)}…` : trimmed;
 }
 
 /**

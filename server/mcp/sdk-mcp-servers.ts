@@ -36,9 +36,14 @@ interface Connection {
   transport: StreamableHTTPClientTransport;
   /** The tool names the server listed. */
   tools: Set<string>;
-  /** The transport's last complaint (a broken stream), named when a request then times out. */
+  /** The requests waiting on this server (calls are made one at a time, but connecting is one too). */
+  waiting: Set<AbortController>;
+  /** The transport's last complaint (a broken stream) since the current request began, named if it then fails. */
   lastTransportError?: Error;
 }
+
+/** Why a request was given up, when it was the emulator that gave up (not the server that failed). */
+class RequestGivenUp extends Error {}
 
 export function sdkMcpServers(servers: readonly McpServerConfig[], options: McpClientOptions): McpServers {
   return new SdkMcpServers(servers, options);
@@ -84,10 +89,38 @@ class SdkMcpServers implements McpServers {
       );
     }
     try {
-      const answer = await connection.client.callTool({ name: tool, arguments: args }, undefined, this.requestOptions(signal));
+      const answer = await this.request(connection, signal, (options) =>
+        connection.client.callTool({ name: tool, arguments: args }, undefined, options),
+      );
       return { text: capResultText(resultText(answer), this.options.maxResultBytes), isError: answer.isError === true };
     } catch (error) {
       return failed(this.describe(server, { kind: "call", tool }, error, connection));
+    }
+  }
+
+  /**
+   * One request, bounded by the timeout, stopped by the run's signal, and failed at once when the
+   * server's answer grows past the response bound. A request the emulator gave up on rejects with the
+   * reason it gave up (the SDK would report any abort as a timeout).
+   */
+  private async request<T>(
+    connection: Connection,
+    signal: AbortSignal | undefined,
+    send: (options: { timeout: number; signal: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const controller = new AbortController();
+    const onRunAbort = () => controller.abort(new RequestGivenUp("the interaction was cancelled"));
+    if (signal?.aborted) onRunAbort();
+    signal?.addEventListener("abort", onRunAbort, { once: true });
+    connection.waiting.add(controller);
+    connection.lastTransportError = undefined;
+    try {
+      return await send({ timeout: this.options.timeoutMs, signal: controller.signal });
+    } catch (error) {
+      throw controller.signal.aborted ? (controller.signal.reason as Error) : error;
+    } finally {
+      connection.waiting.delete(controller);
+      signal?.removeEventListener("abort", onRunAbort);
     }
   }
 
@@ -107,27 +140,33 @@ class SdkMcpServers implements McpServers {
   }
 
   private async open(server: McpServerConfig, signal: AbortSignal | undefined): Promise<Connection> {
+    const waiting = new Set<AbortController>();
+    // An answer past the bound fails the requests waiting on this server now, with that reason.
+    const onLimit = (error: Error) => {
+      for (const controller of waiting) controller.abort(error);
+    };
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers: server.headers },
-      fetch: limitedFetch(this.options.maxResponseBytes),
+      fetch: limitedFetch(this.options.maxResponseBytes, onLimit),
       // A dropped event stream is not reopened behind the run's back: the next request says what happened.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
     });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const connection: Connection = { client, transport, tools: new Set() };
+    const connection: Connection = { client, transport, tools: new Set(), waiting };
     client.onerror = (error) => {
       connection.lastTransportError = error;
     };
     this.opened.push(connection);
     try {
-      await client.connect(transport, this.requestOptions(signal));
+      await this.request(connection, signal, (options) => client.connect(transport, options));
     } catch (error) {
       throw new ServerUnusableError(this.describe(server, { kind: "connect" }, error, connection));
     }
     try {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-        const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, this.requestOptions(signal));
+        const params = cursor === undefined ? undefined : { cursor };
+        const listed = await this.request(connection, signal, (options) => client.listTools(params, options));
         for (const tool of listed.tools) connection.tools.add(tool.name);
         cursor = listed.nextCursor;
         if (cursor === undefined) break;
@@ -136,10 +175,6 @@ class SdkMcpServers implements McpServers {
       throw new ServerUnusableError(this.describe(server, { kind: "list" }, error, connection));
     }
     return connection;
-  }
-
-  private requestOptions(signal: AbortSignal | undefined): { timeout: number; signal?: AbortSignal } {
-    return signal ? { timeout: this.options.timeoutMs, signal } : { timeout: this.options.timeoutMs };
   }
 
   private describe(server: McpServerConfig, stage: McpStage, error: unknown, connection: Connection | undefined): string {
