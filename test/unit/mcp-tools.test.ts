@@ -6,12 +6,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import fc from "fast-check";
 import { planFromInput, type PlanResult, startScriptedPlanner } from "../../server/agent/scripted-planner.js";
 import { mcpServersOf } from "../../server/api/mcp-server-tools.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import { describeMcpFailure } from "../../server/mcp/mcp-failure.js";
 import { capResultText, resultText } from "../../server/mcp/mcp-result-text.js";
 import { type AllowedToolsEntry, isToolAllowed, type McpServerConfig } from "../../server/mcp/mcp-server-config.js";
+import { runs } from "../support/property-runs.js";
 
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 const DOCS = { mcpServers: ["docs"] };
@@ -106,6 +108,45 @@ describe("mcp_server declarations", () => {
     );
     assert.match(refusal([{ type: "mcp_server", name: "a", url: "http://169.254.169.254/" }], hosts), /EMULATOR_MCP_HOSTS/);
     assert.equal(mcpServersOf([{ type: "mcp_server", name: "a", url: "http://anything/" }] as never, { allowedHosts: ["*"] }).length, 1);
+  });
+});
+
+describe("mcp_server declarations, whatever is sent", () => {
+  it("are read or refused with a 400, never another error", () => {
+    const anyValue = fc.oneof(fc.anything(), fc.string(), fc.webUrl(), fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.anything())));
+    const allowedTools = fc.oneof(
+      fc.anything(),
+      fc.array(
+        fc.oneof(
+          fc.string(),
+          fc.record(
+            { mode: fc.oneof(fc.string(), fc.anything()), tools: fc.oneof(fc.array(fc.string()), fc.anything()) },
+            { requiredKeys: [] },
+          ),
+        ),
+      ),
+    );
+    const tool = fc.record(
+      {
+        type: fc.constant("mcp_server"),
+        name: fc.oneof(fc.string(), anyValue),
+        url: fc.oneof(fc.webUrl(), anyValue),
+        headers: anyValue,
+        allowed_tools: allowedTools,
+      },
+      { requiredKeys: ["type"] },
+    );
+    fc.assert(
+      fc.property(fc.array(tool, { maxLength: 3 }), fc.option(fc.array(fc.string(), { maxLength: 3 })), (tools, allowedHosts) => {
+        try {
+          const servers = mcpServersOf(tools as Array<{ type: string }>, { allowedHosts });
+          for (const server of servers) assert.ok(["http:", "https:"].includes(new URL(server.url).protocol));
+        } catch (error) {
+          if (!(error instanceof InvalidArgumentError)) throw error;
+        }
+      }),
+      runs(300),
+    );
   });
 });
 
