@@ -10,6 +10,7 @@ import { type AgentCall, isMcpCall } from "./agent-call.js";
 import { newConversation, type CallOutcome, type ClientFunctionCall, type Conversation, type PendingClientCall } from "./conversation.js";
 import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
 import { runMcpCall } from "./mcp-call.js";
+import type { McpCallHooks } from "./mcp-call-trace.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import type { StepSink } from "./step-sink.js";
 
@@ -37,6 +38,11 @@ export interface AgentRun {
   conversation: Conversation;
   /** One entry per tool call that reached the hooks, in order. */
   hooks: ToolCallHooks[];
+  /**
+   * The hook trace of the run: the entries of `hooks`, and one per MCP tool call (no hook ran for it,
+   * and the entry says why), in the order the calls were made.
+   */
+  trace: Array<ToolCallHooks | McpCallHooks>;
   /** Set when the loop has returned. */
   ending?: AgentEnding;
   /** The planner's saved state, set when the loop has returned (also after a stop or a failure). */
@@ -63,7 +69,7 @@ export interface AgentContext {
 }
 
 export function newAgentRun(inputText: string): AgentRun {
-  return { conversation: newConversation(inputText), hooks: [] };
+  return { conversation: newConversation(inputText), hooks: [], trace: [] };
 }
 
 /**
@@ -134,8 +140,13 @@ async function runToolCalls(calls: readonly AgentCall[], context: CallContext, r
   for (const call of calls) {
     if (context.signal?.aborted) return { kind: "stopped" };
     const end = isMcpCall(call)
-      ? await runMcpCall(call, context, outcomes, run.hooks)
-      : await runGuardedCall(call, context, outcomes, run.hooks);
+      ? await runMcpCall(call, context, outcomes, run.trace)
+      : await runGuardedCall(call, context, outcomes, {
+          push: (...entries) => {
+            run.trace.push(...entries);
+            return run.hooks.push(...entries);
+          },
+        });
     if (end.kind !== "done") return end;
   }
   return { kind: "done" };

@@ -4,7 +4,7 @@
 // `truncated` names each argument cut with its full size in bytes (docs/hooks.md#hook-traces).
 
 import { excerpt, TRACE_EXCERPT_BYTES } from "../hooks/trace.js";
-import { type AgentCall, isMcpCall } from "./agent-call.js";
+import type { ToolCall } from "../tools/tool-call.js";
 
 export interface ToolCallPreview {
   name: string;
@@ -15,7 +15,8 @@ export interface ToolCallPreview {
   truncated?: Record<string, number>;
 }
 
-export function previewOfCall(call: AgentCall): ToolCallPreview {
+/** `server`: the MCP server of an MCP tool call (shown as `server_name`). */
+export function previewOfCall(call: Pick<ToolCall, "args"> & { name: string; server?: string }): ToolCallPreview {
   const args: Record<string, unknown> = {};
   const truncated: Record<string, number> = {};
   for (const [name, value] of Object.entries(call.args)) {
@@ -32,6 +33,6 @@ export function previewOfCall(call: AgentCall): ToolCallPreview {
     }
     args[name] = value;
   }
-  const named = isMcpCall(call) ? { name: call.name, server_name: call.server } : { name: call.name };
+  const named = call.server === undefined ? { name: call.name } : { name: call.name, server_name: call.server };
   return Object.keys(truncated).length > 0 ? { ...named, args, truncated } : { ...named, args };
 }

@@ -20,12 +20,9 @@ export interface ToolCallHooks {
   call_id: string;
   /** The call, with long arguments cut to a preview (call-preview.ts); the call's step holds them whole. */
   tool_call: ToolCallPreview;
-  /** null only for a call no hook fires for (`hooks_not_fired` says why). */
-  pre: HookTrace | null;
-  /** null when the call was denied (post hooks fire only after a tool ran), never finished, or no hook fires for it. */
+  pre: HookTrace;
+  /** null when the call was denied (post hooks fire only after a tool ran) or never finished. */
   post: HookTrace | null;
-  /** Set for a call that is not a sandbox tool (an MCP tool): why no hook fired, for a person. */
-  hooks_not_fired?: string;
 }
 
 /** The environment's sandbox, where tools and hooks run. */
@@ -66,7 +63,7 @@ export async function runGuardedCall(
   call: ToolCall,
   context: CallContext,
   outcomes: CallOutcome[],
-  hooks: ToolCallHooks[],
+  hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<CallEnd> {
   const { signal, sandbox } = context;
   if (call.name === "code_execution" && !context.codeExecutionEnabled) return skip(call, CODE_EXECUTION_DISABLED, outcomes);
@@ -120,7 +117,7 @@ async function runAllowedOrDenied(
   context: CallContext,
   result: LazyResult,
   outcomes: CallOutcome[],
-  hooks: ToolCallHooks[],
+  hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<void> {
   const hookOptions = context.signal ? { signal: context.signal } : {};
   const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);

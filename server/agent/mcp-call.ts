@@ -1,26 +1,24 @@
 // One MCP tool call of the agent: the call step is recorded, the emulator calls the server (through
 // the McpServers interface, never from the sandbox) and the result step records what came back. No
 // hook fires: hooks guard the sandbox's built-in tools only, as the service's documentation says; the
-// hook trace gets an entry that says so, so a user sees why their ".*" matcher did not run.
+// hook trace gets an entry that says so (mcp-call-trace.ts), so a user sees why their ".*" matcher
+// did not run.
 
 import type { McpServers, McpToolOutcome } from "../mcp/mcp-servers.js";
 import type { McpToolCall } from "./agent-call.js";
-import { previewOfCall } from "./call-preview.js";
 import type { CallOutcome } from "./conversation.js";
-import { CANCELLED_TEXT, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
-
-export const MCP_HOOKS_NOT_FIRED =
-  "not a sandbox tool: hooks do not fire for MCP server tools, which the emulator calls from outside the sandbox";
+import { CANCELLED_TEXT, type CallContext, type CallEnd } from "./guarded-call.js";
+import { type McpCallHooks, mcpCallHooks } from "./mcp-call-trace.js";
 
 export async function runMcpCall(
   call: McpToolCall,
   context: CallContext,
   outcomes: CallOutcome[],
-  hooks: ToolCallHooks[],
+  trace: Pick<McpCallHooks[], "push">,
 ): Promise<CallEnd> {
   const id = context.newCallId();
   context.steps.complete({ type: "mcp_server_tool_call", id, name: call.name, server_name: call.server, arguments: call.args });
-  hooks.push({ call_id: id, tool_call: previewOfCall(call), pre: null, post: null, hooks_not_fired: MCP_HOOKS_NOT_FIRED });
+  trace.push(mcpCallHooks(id, call));
   const writer = context.steps.startResult({
     type: "mcp_server_tool_result",
     call_id: id,

@@ -106,7 +106,7 @@ export class InteractionRun {
     const { signal } = this.controller;
     const run = newAgentRun(this.input.inputText);
     // The live record shows the hook traces as they are made (the debug API reads them).
-    this.record.hookTraces = run.hooks;
+    this.record.hookTraces = run.trace;
     try {
       const sandbox = this.sandbox();
       const work = () =>

@@ -26,7 +26,7 @@ export interface McpClientOptions {
 
 /** How the emulator introduces itself in the MCP initialize request. */
 const CLIENT_INFO = { name: "interactions-sandbox-emulator", version: "0.1.0" };
-/** A server listing more pages of tools than this is not read further (and the call is refused). */
+/** A server's tool list is read up to this many pages; a tool listed beyond them counts as missing. */
 const MAX_TOOL_PAGES = 100;
 /** How long close() waits for a server to acknowledge the end of its session. */
 const CLOSE_WAIT_MS = 2000;
@@ -44,6 +44,9 @@ interface Connection {
 
 /** Why a request was given up, when it was the emulator that gave up (not the server that failed). */
 class RequestGivenUp extends Error {}
+
+/** A server that could not be connected or listed, with the sentence its calls' results show. */
+class ServerUnusableError extends Error {}
 
 export function sdkMcpServers(servers: readonly McpServerConfig[], options: McpClientOptions): McpServers {
   return new SdkMcpServers(servers, options);
@@ -184,9 +187,6 @@ class SdkMcpServers implements McpServers {
     });
   }
 }
-
-/** A server that could not be connected or listed, with the sentence its calls' results show. */
-class ServerUnusableError extends Error {}
 
 function failed(text: string): McpToolOutcome {
   return { text, isError: true };

@@ -248,7 +248,12 @@ describe("MCP server tools", () => {
       tool_call: { name: "echo", server_name: "local", args: { text: "unguarded" } },
       pre: null,
       post: null,
-      hooks_not_fired: "not a sandbox tool: hooks do not fire for MCP server tools, which the emulator calls from outside the sandbox",
+      hooks_not_run: {
+        code: "not_a_sandbox_tool",
+        tool_type: "mcp_server",
+        reason:
+          'echo is a tool of the MCP server "local", which the emulator calls from outside the sandbox, not a sandbox tool: hooks fire only for code_execution, read_file, write_file, list_files, delete_file, so no hooks.json was read and no matcher (".*" included) was tried for this call.',
+      },
     });
     assert.equal(trace[1]?.pre.handlers.length, 1, "the same .* rule did run for the sandbox call");
   });

@@ -233,7 +233,7 @@ describe("agent turn loop: hooks", () => {
       { type: "function_result", call_id: "call_2", name: "read_file", result: '{"team_size": 42}', is_error: false },
     ]);
     assert.deepEqual(
-      run.hooks.map((trace) => [trace.call_id, trace.pre?.decision, trace.post === null]),
+      run.hooks.map((trace) => [trace.call_id, trace.pre.decision, trace.post === null]),
       [
         ["call_1", "deny", true],
         ["call_2", "allow", false],

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type AgentContext, newAgentRun, runAgent } from "../../server/agent/agent-loop.js";
 import type { McpToolCall } from "../../server/agent/agent-call.js";
-import { MCP_HOOKS_NOT_FIRED } from "../../server/agent/mcp-call.js";
 import { startScriptedPlanner } from "../../server/agent/scripted-planner.js";
 import type { Step } from "../../server/agent/steps.js";
 import type { InteractionEvent } from "../../server/interactions/events.js";
@@ -89,15 +88,21 @@ describe("MCP calls in the turn loop", () => {
     ]);
     assert.deepEqual(servers.calls, [{ server: "docs", tool: "search", args: { q: "x" } }]);
     assert.equal(host.commands.length, 1, "the .* hook ran for read_file only");
-    assert.deepEqual(run.hooks[0], {
+    assert.deepEqual(run.trace[0], {
       call_id: "call_1",
       tool_call: { name: "search", server_name: "docs", args: { q: "x" } },
       pre: null,
       post: null,
-      hooks_not_fired: MCP_HOOKS_NOT_FIRED,
+      hooks_not_run: {
+        code: "not_a_sandbox_tool",
+        tool_type: "mcp_server",
+        reason:
+          'search is a tool of the MCP server "docs", which the emulator calls from outside the sandbox, not a sandbox tool: hooks fire only for code_execution, read_file, write_file, list_files, delete_file, so no hooks.json was read and no matcher (".*" included) was tried for this call.',
+      },
     });
-    assert.match(MCP_HOOKS_NOT_FIRED, /^not a sandbox tool: hooks do not fire for MCP server tools/);
-    assert.equal(run.hooks[1]?.pre?.handlers.length, 1);
+    assert.equal(run.trace[1], run.hooks[0], "the guarded call's entry, in the order the calls were made");
+    assert.equal(run.hooks.length, 1);
+    assert.equal(run.hooks[0]?.pre.handlers.length, 1);
     const turn = run.conversation.turns[0];
     assert.equal(turn?.kind, "tool_calls");
     assert.deepEqual(turn?.kind === "tool_calls" ? turn.outcomes.map(({ callId, status, output }) => ({ callId, status, output })) : [], [
