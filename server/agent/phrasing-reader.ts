@@ -156,7 +156,7 @@ function splitBeforeChainedVerbs(segment: string, masked: MaskedText): string[] 
 /**
  * "run `a` then `b`", "read `/a`; `/b`": a step made only of spans or paths (and perhaps "using …")
  * continues the previous step's verb. A lone ```bash or ```python block is a request to run it.
- * Writes never continue: a bare path after a write is too likely to be something else.
+ * Writes never continue: a bare path after a write is too likely to be something else; nor do MCP calls.
  */
 function continuedVerb(segment: string, masked: MaskedText, previousAction: Action | undefined): VerbAt | undefined {
   const tokenStart = /^(?:(?:and|also|next|finally)\s+)?/i.exec(segment)?.[0].length ?? 0;
@@ -164,7 +164,6 @@ function continuedVerb(segment: string, masked: MaskedText, previousAction: Acti
   const first = tokens.find((token) => token.start === tokenStart);
   if (!first) return undefined;
   const runnableFence = first.kind === "fence" && (PYTHON_FENCE.test(first.info) || SHELL_FENCE.test(first.info));
-  // Writes and MCP calls never continue: a bare path or span after them is too likely to be something else.
   const action =
     previousAction === "write" || previousAction === "call" ? undefined : (previousAction ?? (runnableFence ? "run" : undefined));
   if (action === undefined) return undefined;
