@@ -146,6 +146,11 @@ export async function startEmulator(
     },
     maxTurns: config.EMULATOR_AGENT_MAX_TURNS,
     maxToolCalls: config.EMULATOR_MAX_TOOL_CALLS,
+    mcp: {
+      timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
+      maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
+      allowedHosts: config.EMULATOR_MCP_HOSTS,
+    },
   });
   const credentials = new CredentialService(credentialStore);
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });

@@ -5,7 +5,8 @@
 // final answer's text itself: how a run is told is the planner's business.
 
 import { newCallId } from "../common/ids.js";
-import type { ToolCall } from "../tools/tool-call.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
+import { type AgentCall, isMcpCall } from "./agent-call.js";
 import { clientCallHooks, type ClientCallHooks } from "./client-call-trace.js";
 import {
   newConversation,
@@ -16,6 +17,8 @@ import {
   type PendingClientCall,
 } from "./conversation.js";
 import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
+import { runMcpCall } from "./mcp-call.js";
+import type { McpCallHooks } from "./mcp-call-trace.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import type { StepSink } from "./step-sink.js";
 import type { UnreadPart } from "./unread-parts.js";
@@ -46,9 +49,9 @@ export interface AgentRun {
   hooks: ToolCallHooks[];
   /**
    * The hook trace of the run: the entries of `hooks`, and one per function call handed to the client
-   * (no hook ran for it, and the entry says why), in the order the calls were made.
+   * and per MCP tool call (no hook ran for either, and the entry says why), in the order the calls were made.
    */
-  trace: Array<ToolCallHooks | ClientCallHooks>;
+  trace: Array<ToolCallHooks | ClientCallHooks | McpCallHooks>;
   /** Set when the loop has returned. */
   ending?: AgentEnding;
   /** The planner's saved state, set when the loop has returned (also after a stop or a failure). */
@@ -60,6 +63,8 @@ export interface AgentContext {
   sandbox: AgentSandbox | null;
   /** Whether the request enabled code_execution (it is on when `tools` is omitted). */
   codeExecutionEnabled: boolean;
+  /** The MCP servers the request declared (the caller closes them after the run); absent when none. */
+  mcp?: McpServers | null;
   /** Where steps go, as they happen. */
   steps: StepSink;
   /** Stops the run: a running tool or hook is killed with its process tree, and nothing later starts. */
@@ -102,6 +107,7 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
     sandbox: context.sandbox,
     codeExecutionEnabled: context.codeExecutionEnabled,
     steps: context.steps,
+    mcp: context.mcp ?? null,
     newCallId: context.newCallId ?? newCallId,
     ...(signal ? { signal } : {}),
   };
@@ -141,17 +147,19 @@ async function askPlanner(planner: Planner, conversation: Conversation, signal: 
   }
 }
 
-async function runToolCalls(calls: readonly ToolCall[], context: CallContext, run: AgentRun): Promise<CallEnd> {
+async function runToolCalls(calls: readonly AgentCall[], context: CallContext, run: AgentRun): Promise<CallEnd> {
   const outcomes: CallOutcome[] = [];
   run.conversation.turns.push({ kind: "tool_calls", outcomes });
   for (const call of calls) {
     if (context.signal?.aborted) return { kind: "stopped" };
-    const end = await runGuardedCall(call, context, outcomes, {
-      push: (...entries) => {
-        run.trace.push(...entries);
-        return run.hooks.push(...entries);
-      },
-    });
+    const end = isMcpCall(call)
+      ? await runMcpCall(call, context, outcomes, run.trace)
+      : await runGuardedCall(call, context, outcomes, {
+          push: (...entries) => {
+            run.trace.push(...entries);
+            return run.hooks.push(...entries);
+          },
+        });
     if (end.kind !== "done") return end;
   }
   return { kind: "done" };

@@ -8,12 +8,15 @@ import type { ToolCall } from "../tools/tool-call.js";
 
 export interface ToolCallPreview {
   name: string;
+  /** The MCP server of an MCP tool call. */
+  server_name?: string;
   args: Record<string, unknown>;
   /** Argument name → its full size in UTF-8 bytes, for each argument shown only in part. */
   truncated?: Record<string, number>;
 }
 
-export function previewOfCall(call: Pick<ToolCall, "args"> & { name: string }): ToolCallPreview {
+/** `server`: the MCP server of an MCP tool call (shown as `server_name`). */
+export function previewOfCall(call: Pick<ToolCall, "args"> & { name: string; server?: string }): ToolCallPreview {
   const args: Record<string, unknown> = {};
   const truncated: Record<string, number> = {};
   for (const [name, value] of Object.entries(call.args)) {
@@ -30,5 +33,6 @@ export function previewOfCall(call: Pick<ToolCall, "args"> & { name: string }): 
     }
     args[name] = value;
   }
-  return Object.keys(truncated).length > 0 ? { name: call.name, args, truncated } : { name: call.name, args };
+  const named = call.server === undefined ? { name: call.name } : { name: call.name, server_name: call.server };
+  return Object.keys(truncated).length > 0 ? { ...named, args, truncated } : { ...named, args };
 }

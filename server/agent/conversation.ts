@@ -3,7 +3,7 @@
 // about calls and their outcomes, not about stream events or step indexes, and the record stays small
 // and plain JSON so a planner may keep any part of it in its saved state.
 
-import type { ToolCall } from "../tools/tool-call.js";
+import type { AgentCall } from "./agent-call.js";
 import type { UnreadPart } from "./unread-parts.js";
 import type { FunctionResultValue } from "./steps.js";
 
@@ -11,7 +11,8 @@ export type { FunctionResultValue };
 
 /** One tool call the agent made (or meant to make) and how it ended. */
 export interface CallOutcome {
-  call: ToolCall;
+  /** A sandbox tool call, or an MCP tool call (isMcpCall). */
+  call: AgentCall;
   /** skipped: never run (code_execution not enabled, no sandbox), so it has no steps. */
   status: "ok" | "error" | "denied" | "skipped";
   /** The result text as recorded in the step: stdout+stderr, file content, listing, or error text. */

@@ -3,7 +3,8 @@
 // hand every such call to a FunctionCallChecker, which either returns the planned call or says, in one
 // sentence, what to fix (docs/api.md#function-calling).
 
-import { describeValueKind, type ToolCall } from "../tools/tool-call.js";
+import { describeValueKind } from "../tools/tool-call.js";
+import type { AgentCall } from "./agent-call.js";
 import { callableNamesHint, declarationsOf, type DeclaredFunctions } from "./declared-functions.js";
 import { FunctionArgumentChecker } from "./function-arguments.js";
 
@@ -14,8 +15,11 @@ export interface PlannedFunctionCall {
   args: Record<string, unknown>;
 }
 
-/** One call of a plan: a sandbox tool (run by the agent, guarded by hooks) or a function (run by the client). */
-export type PlannedCall = ToolCall | PlannedFunctionCall;
+/**
+ * One call of a plan: a sandbox tool (run by the agent, guarded by hooks), an MCP server's tool (run by
+ * the agent outside the sandbox, no hook firing), or a function (run by the client).
+ */
+export type PlannedCall = AgentCall | PlannedFunctionCall;
 
 export function isFunctionCall(call: PlannedCall): call is PlannedFunctionCall {
   return (call as Partial<PlannedFunctionCall>).kind === "function";

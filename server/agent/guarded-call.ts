@@ -6,6 +6,7 @@
 import { runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
 import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
@@ -39,6 +40,8 @@ export interface CallContext {
   codeExecutionEnabled: boolean;
   steps: StepSink;
   signal?: AbortSignal;
+  /** The MCP servers the request declared; null when it declared none. */
+  mcp?: McpServers | null;
   /** Makes the IDs that pair a call step with its result step (call_…). */
   newCallId: () => string;
 }

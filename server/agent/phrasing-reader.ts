@@ -172,7 +172,7 @@ function splitBeforeChainedVerbs(segment: string, masked: MaskedText): string[] 
 /**
  * "run `a` then `b`", "read `/a`; `/b`": a step made only of spans or paths (and perhaps "using …")
  * continues the previous step's verb. A lone ```bash or ```python block is a request to run it.
- * Writes never continue: a bare path after a write is too likely to be something else; nor do function calls.
+ * Writes never continue: a bare path after a write is too likely to be something else; nor do function or MCP calls.
  */
 function continuedVerb(segment: string, masked: MaskedText, previousAction: Action | undefined): VerbAt | undefined {
   const tokenStart = /^(?:(?:and|also|next|finally)\s+)?/i.exec(segment)?.[0].length ?? 0;

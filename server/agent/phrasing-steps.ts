@@ -5,6 +5,7 @@
 import { isToolName, type CodeLanguage, type ToolCall } from "../tools/tool-call.js";
 import type { PlannedCall } from "./function-calls.js";
 import { namesAFunction, readFunctionPhrasing } from "./function-phrasing.js";
+import { MCP_TOOL_AFTER, readMcpCallStep } from "./mcp-phrasing.js";
 import { resolvePlaceholders, type MaskedText, type ProtectedSpan } from "./protected-spans.js";
 
 // Word edges that also respect paths: "then" in "/workspace/then/x" or "read" in "read_file" is no word.
@@ -24,7 +25,7 @@ const VERB_ACTIONS = {
   list: "list",
   delete: "delete",
   remove: "delete",
-  // Only before "the function `NAME`" (function-phrasing.ts): "call it done" is no request.
+  // Only before "the function `NAME`" (function-phrasing.ts) or "(the) MCP tool" (mcp-phrasing.ts): "call it done" is no request.
   call: "call",
 } as const;
 
@@ -53,7 +54,7 @@ export function findVerb(segment: string): VerbAt | undefined {
     // The few words before the verb are enough, and keep long inputs linear.
     const before = segment.slice(Math.max(0, match.index - 40), match.index);
     if (DETERMINER_BEFORE.test(before) || NEGATION_BEFORE.test(before) || TOOL_WORD_AFTER.test(segment.slice(end))) continue;
-    if (word === "call" && !namesAFunction(segment.slice(end))) continue;
+    if (word === "call" && !MCP_TOOL_AFTER.test(segment.slice(end)) && !namesAFunction(segment.slice(end))) continue;
     return { action: VERB_ACTIONS[word], word, end };
   }
   return undefined;
@@ -160,7 +161,7 @@ export function readStep(step: PhrasingStep): StepReading {
     case "write":
       return readWriteStep(step);
     case "call":
-      return readCallStep(step);
+      return MCP_TOOL_AFTER.test(step.segment.slice(step.verb.end)) ? readMcpCallStep(step) : readCallStep(step);
   }
 }
 
@@ -179,7 +180,7 @@ export function quoteStep(step: PhrasingStep): string {
   return `"${text.length > 80 ? `${text.slice(0, 79)}…` : text}"`;
 }
 
-function unreadable(step: PhrasingStep, asRequestTo: string, problem: string): StepReading {
+export function unreadable(step: PhrasingStep, asRequestTo: string, problem: string): StepReading {
   return { kind: "unreadable", note: `I took ${quoteStep(step)} as a request to ${asRequestTo}, but ${problem}, so I skipped that step.` };
 }
 

@@ -3,12 +3,12 @@
 // (hooks, tools, steps, streaming). The scripted planner is the first implementation; a model-backed
 // one, function calling and MCP tools are meant to fit behind the same interface.
 
-import type { ToolCall } from "../tools/tool-call.js";
+import type { AgentCall } from "./agent-call.js";
 import type { ClientFunctionCall, Conversation } from "./conversation.js";
 
 export type Move =
-  /** Run these sandbox tools, in order (hooks guard each one), then ask again. */
-  | { kind: "call_tools"; calls: ToolCall[] }
+  /** Run these tools, in order (hooks guard each sandbox tool; MCP tools are called by the emulator), then ask again. */
+  | { kind: "call_tools"; calls: AgentCall[] }
   /** Hand these function calls to the client: the run ends waiting for their results. */
   | { kind: "ask_client"; calls: ClientFunctionCall[] }
   /** The final answer: the run ends with it as its model_output. */

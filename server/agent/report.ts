@@ -4,6 +4,7 @@
 // what the hooks did without opening the steps.
 
 import type { ToolCall } from "../tools/tool-call.js";
+import { type AgentCall, isMcpCall, type McpToolCall } from "./agent-call.js";
 import type { CallOutcome } from "./conversation.js";
 
 export type { CallOutcome };
@@ -91,6 +92,8 @@ function describeDenial(outcome: CallOutcome, isLast: boolean): string {
 
 function describeSuccess(outcome: CallOutcome): string {
   const { call, output } = outcome;
+  if (isMcpCall(call))
+    return output.trim() === "" ? `Called ${mcpPhrase(call)}; it returned nothing.` : `Called ${mcpPhrase(call)}:${resultBlock(output)}`;
   switch (call.name) {
     case "code_execution":
       return `Ran ${codePhrase(call)}${printed(output)}`;
@@ -107,6 +110,7 @@ function describeSuccess(outcome: CallOutcome): string {
 
 function describeFailure(outcome: CallOutcome): string {
   const { call, output, exitCode } = outcome;
+  if (isMcpCall(call)) return `${callPhrase(call)} failed:${resultBlock(output === "" ? "(no error text)" : output)}`;
   if (call.name === "code_execution") {
     const how =
       typeof exitCode === "number" && exitCode !== 0
@@ -124,8 +128,14 @@ function printed(output: string): string {
 }
 
 /** "The read_file call on /x" / "The code_execution call `ls`": the brief's wording for denials. */
-function callPhrase(call: ToolCall): string {
+function callPhrase(call: AgentCall): string {
+  if (isMcpCall(call)) return `The call of ${mcpPhrase(call)}`;
   return call.name === "code_execution" ? `The code_execution call ${codePhrase(call)}` : `The ${call.name} call on ${pathOf(call)}`;
+}
+
+/** "the MCP tool `search` of server "docs"". */
+function mcpPhrase(call: McpToolCall): string {
+  return `the MCP tool ${inlineCode(call.name)} of server "${call.server}"`;
 }
 
 function codePhrase(call: ToolCall): string {

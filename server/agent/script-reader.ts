@@ -6,6 +6,7 @@
 import { describeValueKind, isToolName, parseToolCall } from "../tools/tool-call.js";
 import { findFencedBlocks } from "./fenced-blocks.js";
 import { FunctionCallChecker, type PlannedCall } from "./function-calls.js";
+import { mcpNameHint, readMcpScriptItem } from "./mcp-script-item.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
 /** An info string whose first word is tool_calls or a near miss of it (tool-calls, toolcall, …). */
@@ -13,13 +14,23 @@ const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
 
 export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: PlannedCall[] } | { kind: "invalid"; message: string };
 
+export interface ScriptOptions {
+  /** The names of the MCP servers the request declares, which items with a "server" key may call. */
+  mcpServers?: readonly string[];
+}
+
 /**
  * The calls of the input's tool_calls block; "absent" when it has none (the phrasings are read then).
- * `functions` knows the request's declared functions, which the script may call too.
+ * `functions` knows the request's declared functions, which the script may call too, as it may the
+ * tools of the declared MCP servers.
  */
-export function readToolCallsScript(text: string, functions: FunctionCallChecker = new FunctionCallChecker()): ScriptReading {
+export function readToolCallsScript(
+  text: string,
+  functions: FunctionCallChecker = new FunctionCallChecker(),
+  options: ScriptOptions = {},
+): ScriptReading {
   const script = findToolCallsScript(text);
-  return script.kind === "found" ? parseScript(script.body, functions) : script;
+  return script.kind === "found" ? parseScript(script.body, functions, options.mcpServers ?? []) : script;
 }
 
 type ScriptSearch = { kind: "absent" } | { kind: "found"; body: string } | { kind: "invalid"; message: string };
@@ -47,7 +58,7 @@ function findToolCallsScript(text: string): ScriptSearch {
   return { kind: "found", body: script.body };
 }
 
-function parseScript(body: string, functions: FunctionCallChecker): ScriptReading {
+function parseScript(body: string, functions: FunctionCallChecker, mcpServers: readonly string[]): ScriptReading {
   if (body.trim() === "") return invalid(`the tool_calls block is empty; it must hold a JSON array of calls like [${EXAMPLE_CALL}]`);
   let parsed: unknown;
   try {
@@ -71,7 +82,7 @@ function parseScript(body: string, functions: FunctionCallChecker): ScriptReadin
   parsed.forEach((item: unknown, index) => {
     // 1-based, as a person counts the lines of their script.
     const label = `tool_calls item ${index + 1}`;
-    const checked = checkScriptItem(item, functions);
+    const checked = checkScriptItem(item, functions, mcpServers);
     if (typeof checked === "string") problems.push(`${label}: ${checked}`);
     else calls.push(checked);
   });
@@ -82,27 +93,33 @@ function parseScript(body: string, functions: FunctionCallChecker): ScriptReadin
 
 const MISNAMED_ARGS_KEYS = new Set(["arguments", "parameters", "params", "input", "tool_input"]);
 
-function checkScriptItem(item: unknown, functions: FunctionCallChecker): PlannedCall | string {
+function checkScriptItem(item: unknown, functions: FunctionCallChecker, mcpServers: readonly string[]): PlannedCall | string {
   if (typeof item !== "object" || item === null || Array.isArray(item)) {
     return `expected an object like ${EXAMPLE_CALL}, got ${describeValueKind(item)}`;
   }
   const record = item as Record<string, unknown>;
-  const unknownKeys = Object.keys(record).filter((key) => key !== "name" && key !== "args");
+  const unknownKeys = Object.keys(record).filter((key) => key !== "name" && key !== "args" && key !== "server");
   const firstUnknown = unknownKeys[0];
   if (firstUnknown !== undefined) {
     // "arguments" is what the interaction's steps use, so it is the likeliest slip.
     if (MISNAMED_ARGS_KEYS.has(firstUnknown) && !("args" in record))
       return `unknown key "${firstUnknown}"; write the arguments under "args"`;
-    return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"`;
+    const mcpNote = mcpServers.length > 0 ? ' (and "server", for an MCP tool)' : "";
+    return `unknown key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((key) => `"${key}"`).join(", ")}; an item has only "name" and "args"${mcpNote}`;
   }
+  if ("server" in record) return readMcpScriptItem(record, mcpServers);
   if (!("name" in record)) return `missing "name"; ${functions.hint}`;
+  const withMcpHint = (message: string): string => {
+    const hint = mcpNameHint(record.name, mcpServers);
+    return hint === undefined ? message : `${message}; ${hint}`;
+  };
   // [choice] A sandbox tool's name always means the sandbox tool, even if a function of that name is declared.
   if (typeof record.name === "string" && !isToolName(record.name)) {
     const checked = functions.check(record.name, record.args);
-    return checked.ok ? checked.call : checked.message;
+    return checked.ok ? checked.call : withMcpHint(checked.message);
   }
   const parsed = parseToolCall(record.name, record.args);
-  return parsed.ok ? parsed.call : parsed.message;
+  return parsed.ok ? parsed.call : withMcpHint(parsed.message);
 }
 
 function invalid(message: string): { kind: "invalid"; message: string } {

@@ -8,6 +8,7 @@
 // in the same environment (docs/api.md#function-calling).
 
 import { isToolName } from "../tools/tool-call.js";
+import { isMcpCall } from "./agent-call.js";
 import type { CallOutcome, Conversation } from "./conversation.js";
 import type { PlannedCall } from "./function-calls.js";
 import type { JsonValue, PlannerState } from "./planner.js";
@@ -17,14 +18,17 @@ export const SCRIPTED_PLANNER = "scripted";
 /** Beyond this many runs, the oldest are forgotten, so a long conversation keeps a bounded state. */
 export const MAX_REMEMBERED_RUNS = 20;
 
-export type RememberedCall = {
-  /** A sandbox tool's name, or (status "asked_client") a declared function's. */
-  name: string;
-  /** null for a call that was not run (it has no steps). */
-  call_id: string | null;
-  /** asked_client: a function call handed to the client; its result comes with the next interaction. */
-  status: CallOutcome["status"] | "asked_client";
-};
+export type RememberedCall =
+  | {
+      /** A sandbox tool's name, or (status "asked_client") a declared function's. */
+      name: string;
+      /** null for a call that was not run (it has no steps). */
+      call_id: string | null;
+      /** asked_client: a function call handed to the client; its result comes with the next interaction. */
+      status: CallOutcome["status"] | "asked_client";
+    }
+  /** An MCP tool call: the server's name and the tool's. */
+  | { server: string; name: string; call_id: string | null; status: CallOutcome["status"] };
 
 export type RememberedRun = {
   /**
@@ -49,7 +53,12 @@ export type PendingScript = {
 export type ScriptedPlannerData = { runs: RememberedRun[]; pending?: PendingScript };
 
 export function rememberRun(read: RememberedRun["read"], outcomes: readonly CallOutcome[], failure: string | undefined): RememberedRun {
-  const calls = outcomes.map((outcome) => ({ name: outcome.call.name, call_id: outcome.callId ?? null, status: outcome.status }));
+  const calls = outcomes.map(({ call, callId, status }): RememberedCall => {
+    const callIdOrNull = callId ?? null;
+    return isMcpCall(call)
+      ? { server: call.server, name: call.name, call_id: callIdOrNull, status }
+      : { name: call.name, call_id: callIdOrNull, status };
+  });
   return failure === undefined ? { read, calls } : { read, calls, failure };
 }
 
@@ -85,6 +94,8 @@ export function pendingScript(previous: PlannerState | null | undefined): Pendin
 function isPlannedCall(value: unknown): boolean {
   if (!isRecord(value) || !isRecord(value.args)) return false;
   if (value.kind === "function") return typeof value.name === "string" && value.name !== "";
+  // An MCP tool call: called, when its turn comes, on the server of that name the answering request declares.
+  if (value.server !== undefined) return typeof value.server === "string" && typeof value.name === "string" && value.name !== "";
   return value.kind === undefined && isToolName(value.name);
 }
 
@@ -108,7 +119,9 @@ function isRememberedRun(value: unknown): boolean {
   return value.calls.every(
     (call) =>
       isRecord(call) &&
-      (call.status === "asked_client" ? typeof call.name === "string" && call.name !== "" : isToolName(call.name)) &&
+      (call.status === "asked_client"
+        ? typeof call.name === "string" && call.name !== ""
+        : isToolName(call.name) || (typeof call.server === "string" && typeof call.name === "string")) &&
       (call.call_id === null || typeof call.call_id === "string") &&
       STATUSES.has(call.status as string),
   );

@@ -8,11 +8,12 @@
 // happened (report.ts, function-report.ts). The readers are deliberately literal: the point of the
 // emulator is a known sequence of tool calls for hooks.
 
-import type { ToolCall } from "../tools/tool-call.js";
+import { type AgentCall, isMcpCall } from "./agent-call.js";
 import { outcomesOf, type Conversation } from "./conversation.js";
 import type { DeclaredFunctions } from "./declared-functions.js";
 import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "./function-calls.js";
 import { reportWithFunctionResults } from "./function-report.js";
+import { keepDeclaredMcpCalls } from "./mcp-phrasing.js";
 import { describeUnderstanding, planFromPhrasing } from "./phrasing-reader.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import { noCallAnswer, reportAfterSandboxFailure, reportOutcomes } from "./report.js";
@@ -46,15 +47,31 @@ export type PlanResult =
 
 export type ReadablePlan = Exclude<PlanResult, { kind: "invalid" }>;
 
-/** `functions` knows the request's declared functions, which the input may call as well as the sandbox tools. */
-export function planFromInput(text: string, functions: FunctionCallChecker = new FunctionCallChecker()): PlanResult {
+/** What the request declares beside the input, which the reading depends on. */
+export interface PlanOptions {
+  /** The names of the request's mcp_server tools: the servers a script or phrasing may call. */
+  mcpServers?: readonly string[];
+}
+
+/**
+ * `functions` knows the request's declared functions, and `options` its MCP servers, which the input
+ * may call as well as the sandbox tools.
+ */
+export function planFromInput(
+  text: string,
+  functions: FunctionCallChecker = new FunctionCallChecker(),
+  options: PlanOptions = {},
+): PlanResult {
   // Windows line endings and stray placeholder characters must not change how anything is read.
   const normalized = text.replace(/\r\n?/g, "\n").replace(/[\uE000\uE001]/g, "");
-  const script = readToolCallsScript(normalized, functions);
+  const mcpServers = options.mcpServers ?? [];
+  const script = readToolCallsScript(normalized, functions, { mcpServers });
   if (script.kind === "invalid") return script;
   if (script.kind === "calls") return { kind: "calls", calls: script.calls, source: "script" };
-  const phrased = planFromPhrasing(normalized, functions);
-  if (phrased.invalid) return { kind: "invalid", message: phrased.invalid.join("\n") };
+  const read = planFromPhrasing(normalized, functions);
+  if (read.invalid) return { kind: "invalid", message: read.invalid.join("\n") };
+  const declared = keepDeclaredMcpCalls(read.calls, mcpServers);
+  const phrased = { calls: declared.calls, notes: [...read.notes, ...declared.notes] };
   if (phrased.calls.length > 0) {
     return { kind: "calls", calls: phrased.calls, source: "phrasing", ...(phrased.notes.length > 0 ? { notes: phrased.notes } : {}) };
   }
@@ -71,6 +88,8 @@ export interface ScriptedPlannerOptions {
    * reads no new input and goes on with the rest of that interaction's script.
    */
   continuing?: boolean;
+  /** The names of the request's mcp_server tools: the servers a script or phrasing may call. */
+  mcpServers?: readonly string[];
 }
 
 /**
@@ -84,7 +103,7 @@ export function startScriptedPlanner(
 ): ScriptedPlannerStart {
   const earlierRuns = rememberedRuns(previous);
   if (options.continuing) return { kind: "ready", planner: new ScriptedPlanner(continuedPlan(pendingScript(previous)), earlierRuns, true) };
-  const plan = planFromInput(inputText, new FunctionCallChecker(options.functions));
+  const plan = planFromInput(inputText, new FunctionCallChecker(options.functions), { mcpServers: options.mcpServers ?? [] });
   if (plan.kind === "invalid") return plan;
   return { kind: "ready", planner: new ScriptedPlanner(plan, earlierRuns) };
 }
@@ -109,9 +128,12 @@ export class ScriptedPlanner implements Planner {
     readonly continued = false,
   ) {}
 
-  /** Whether any sandbox tool call is left: the environment is then opened for the whole script. */
+  /**
+   * Whether any sandbox tool call is left: the environment is then opened for the whole script. Function
+   * calls are the client's and MCP tools are called by the emulator itself: a run of only those needs none.
+   */
   get needsSandbox(): boolean {
-    return this.plan.kind === "calls" && this.plan.calls.some((call) => !isFunctionCall(call));
+    return this.plan.kind === "calls" && this.plan.calls.some((call) => !isFunctionCall(call) && !isMcpCall(call));
   }
 
   /** The sandbox calls this interaction makes: those before the script's first function call. */
@@ -151,7 +173,7 @@ export class ScriptedPlanner implements Planner {
     const end = rest.findIndex((call) => isFunctionCall(call) !== isFunctionCall(first));
     const group = end < 0 ? rest : rest.slice(0, end);
     this.asked += group.length;
-    if (!isFunctionCall(first)) return { kind: "call_tools", calls: group as ToolCall[] };
+    if (!isFunctionCall(first)) return { kind: "call_tools", calls: group as AgentCall[] };
     return { kind: "ask_client", calls: group.filter(isFunctionCall).map((call) => ({ name: call.name, arguments: call.args })) };
   }
 

@@ -4,7 +4,12 @@
 
 import type { Step } from "./steps.js";
 
-export type ResultStep = Extract<Step, { type: "code_execution_result" | "function_result" }>;
+export type ResultStep = Extract<Step, { type: "code_execution_result" | "function_result" | "mcp_server_tool_result" }>;
+
+/** Whether a step is a result step, whose content streams in as deltas. */
+export function isResultStep(step: Step): step is ResultStep {
+  return step.type === "code_execution_result" || step.type === "function_result" || step.type === "mcp_server_tool_result";
+}
 
 /** A result step that is open while its tool runs: output is appended as it arrives. */
 export interface ResultWriter {

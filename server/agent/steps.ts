@@ -40,6 +40,9 @@ export type Step =
   | { type: "code_execution_result"; call_id: string; result: string; is_error?: boolean }
   | { type: "function_call"; id: string; name: string; arguments: Record<string, unknown> }
   | { type: "function_result"; call_id: string; name: string; result: string; is_error?: boolean }
+  | { type: "mcp_server_tool_call"; id: string; name: string; server_name: string; arguments: Record<string, unknown> }
+  /** `is_error` is the emulator's addition: the SDK's MCPServerToolResultStep has no such field (docs/fidelity.md). */
+  | { type: "mcp_server_tool_result"; call_id: string; name: string; server_name: string; result: string; is_error?: boolean }
   /** A function's result as the client sent it, in the interaction that answers the call (docs/api.md#function-calling). */
   | ClientFunctionResultStep;
 
@@ -59,7 +62,8 @@ export interface ClientFunctionResultStep {
 export type StepDelta =
   | { type: "text"; text: string }
   | { type: "code_execution_result"; result: string; is_error?: boolean }
-  | { type: "function_result"; result: string; name?: string; is_error?: boolean };
+  | { type: "function_result"; result: string; name?: string; is_error?: boolean }
+  | { type: "mcp_server_tool_result"; result: string; name?: string; server_name?: string; is_error?: boolean };
 
 /** requires_action: the agent handed function calls to the client and waits for their results. */
 export type InteractionStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled";

@@ -146,6 +146,25 @@ export const configSchema = z.object({
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",
   ),
+  EMULATOR_MCP_TIMEOUT_SECONDS: positiveInt(60).describe(
+    "How long an MCP server may take to answer one request (connecting, listing its tools, one tool call); past it the call's result is an error",
+  ),
+  EMULATOR_MCP_RESPONSE_BYTES: positiveInt(16 * 1024 * 1024).describe(
+    "Largest answer the emulator reads from an MCP server in one HTTP response; a larger one fails the call",
+  ),
+  EMULATOR_MCP_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) => {
+      const hosts = (value ?? "")
+        .split(",")
+        .map((host) => host.trim())
+        .filter((host) => host.length > 0);
+      return hosts.length === 0 ? null : hosts;
+    })
+    .describe(
+      "Hosts (name or address, optionally host:port; IPv6 in brackets) that mcp_server tools may point at, comma-separated; unset means any host, loopback included (docs/security.md#mcp-servers)",
+    ),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {

@@ -3,6 +3,7 @@
 // saying why, and its event log is closed the way a live run closes it, so a client resuming the
 // stream gets a proper end (an open result step is stopped, then error and interaction.completed).
 
+import { isResultStep } from "../agent/step-sink.js";
 import { foldableEvents, type EventStore } from "./event-store.js";
 import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
@@ -34,7 +35,7 @@ function closeInterrupted(record: InteractionRecord, interactions: InteractionSt
   };
   if (openIndex !== null) {
     const open = steps[openIndex];
-    if (open?.type === "code_execution_result" || open?.type === "function_result") {
+    if (open && isResultStep(open)) {
       append({ event_type: "step.delta", index: openIndex, delta: { type: open.type, result: "\n[interrupted]", is_error: true } });
     }
     append({ event_type: "step.stop", index: openIndex });

@@ -9,6 +9,7 @@ import type { Planner } from "../agent/planner.js";
 import type { InputStep, Step } from "../agent/steps.js";
 import type { UnreadPart } from "../agent/unread-parts.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
 import type { InteractionRecord } from "./interaction-store.js";
@@ -40,6 +41,8 @@ export interface RunInput {
   /** Open when the planner needs the sandbox and there is an environment. */
   channel: SandboxChannel | null;
   codeExecutionEnabled: boolean;
+  /** The MCP servers the request declared; the run closes them when it has ended. */
+  mcp?: McpServers | null;
   limits: ToolLimits;
   /** How often the planner may be asked for a move (the agent loop's default when absent). */
   maxTurns?: number;
@@ -134,6 +137,7 @@ export class InteractionRun {
           {
             sandbox,
             codeExecutionEnabled: this.input.codeExecutionEnabled,
+            mcp: this.input.mcp ?? null,
             steps: this.steps,
             signal,
             ...(this.input.maxTurns !== undefined ? { maxTurns: this.input.maxTurns } : {}),
@@ -153,6 +157,9 @@ export class InteractionRun {
       const message = `The emulator failed while running this interaction: ${(error as Error)?.message ?? String(error)}`;
       this.closeOpenStep(`\n[${message}]`);
       this.finish("failed", { code: "INTERNAL", message });
+    } finally {
+      // After the end is recorded, so a server slow to end its session never delays the answer.
+      void this.input.mcp?.close();
     }
   }
 

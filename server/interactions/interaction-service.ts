@@ -9,6 +9,9 @@ import { startScriptedPlanner } from "../agent/scripted-planner.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { readInput, type ReadInput } from "../api/interaction-input.js";
 import { declaredFunctions } from "../api/function-tools.js";
+import { mcpServersOf } from "../api/mcp-server-tools.js";
+import type { McpServerConfig } from "../mcp/mcp-server-config.js";
+import { sdkMcpServers } from "../mcp/sdk-mcp-servers.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
@@ -44,7 +47,20 @@ export interface InteractionServiceOptions {
   maxToolCalls?: number;
   /** How long cancel and delete wait for a run to stop before answering anyway. Default 10 s. */
   stopWaitMs?: number;
+  /** The MCP client's bounds and reach (EMULATOR_MCP_*). Default: DEFAULT_MCP_OPTIONS. */
+  mcp?: McpOptions;
 }
+
+export interface McpOptions {
+  /** Bound on each request to an MCP server. */
+  timeoutMs: number;
+  /** Bound on the bytes of one answer of an MCP server. */
+  maxResponseBytes: number;
+  /** Hosts MCP servers may be on; null for any. */
+  allowedHosts: readonly string[] | null;
+}
+
+export const DEFAULT_MCP_OPTIONS: McpOptions = { timeoutMs: 60_000, maxResponseBytes: 16 * 1024 * 1024, allowedHosts: null };
 
 /** Subscribes to an interaction's events; returns the unsubscribe. */
 export type EventFeed = (subscriber: EventSubscriber) => () => void;
@@ -65,6 +81,8 @@ interface PreparedRun {
   /** The client's answers to the previous interaction's function calls, when the input holds them. */
   functionResults: ClientFunctionResult[] | undefined;
   planner: Planner;
+  /** The request's mcp_server tools; [] when it declares none. */
+  mcpServers: McpServerConfig[];
   previous: InteractionRecord | null;
   environment: EnvironmentRecord | null;
   channel: SandboxChannel | null;
@@ -179,11 +197,13 @@ export class InteractionService {
     const functionResults = functionResultsFor(previous, request.input);
     const input = readInput(request.input);
     const { text } = input;
+    const mcpServers = mcpServersOf(request.tools, { allowedHosts: this.mcpOptions.allowedHosts });
     // A continued conversation resumes the planner from the state its previous interaction kept; one
     // that answers function calls goes on with the rest of the script that made them.
     const started = startScriptedPlanner(text, previous?.plannerState, {
       functions: declaredFunctions(request.tools),
       continuing: functionResults !== undefined,
+      mcpServers: mcpServers.map((server) => server.name),
     });
     if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
     const { planner } = started;
@@ -197,7 +217,18 @@ export class InteractionService {
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
-    return { text, input, functionResults, planner, previous, environment, channel };
+    return { text, input, functionResults, planner, mcpServers, previous, environment, channel };
+  }
+
+  private get mcpOptions(): McpOptions {
+    return this.options.mcp ?? DEFAULT_MCP_OPTIONS;
+  }
+
+  /** The run's MCP servers; nothing connects until the agent calls one. */
+  private openMcpServers(servers: McpServerConfig[]) {
+    if (servers.length === 0) return null;
+    const { timeoutMs, maxResponseBytes } = this.mcpOptions;
+    return sdkMcpServers(servers, { timeoutMs, maxResponseBytes, maxResultBytes: this.options.limits.maxOutputBytes });
   }
 
   /** A script with more calls than one interaction may make is refused before anything exists. */
@@ -241,6 +272,7 @@ export class InteractionService {
         environment: prepared.environment,
         channel: prepared.channel,
         codeExecutionEnabled: codeExecutionEnabled(request),
+        mcp: this.openMcpServers(prepared.mcpServers),
         limits: this.options.limits,
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
@@ -289,6 +321,7 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
   const echo: Record<string, unknown> = {};
   const body = request as Record<string, unknown>;
   for (const field of ECHOED_FIELDS) if (body[field] !== undefined) echo[field] = body[field];
+  if (request.tools !== undefined) echo.tools = request.tools.map(redactMcpHeaders);
   if (typeof request.environment === "object") {
     const { sources, network } = request.environment;
     echo.environment = {
@@ -300,6 +333,16 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
     echo.environment = redactEnvironmentEcho(echo.environment);
   }
   return echo;
+}
+
+/**
+ * An mcp_server tool as echoed: its header values (an Authorization header, an API key) are
+ * credentials, shown as "[redacted]" like the network policy's injected headers.
+ */
+function redactMcpHeaders<T extends { type: string }>(tool: T): T {
+  const { headers } = tool as { headers?: unknown };
+  if (tool.type !== "mcp_server" || typeof headers !== "object" || headers === null || Array.isArray(headers)) return tool;
+  return { ...tool, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"])) };
 }
 
 /** Waits for `work`, or `ms` at most (then carries on without it). */

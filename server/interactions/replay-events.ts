@@ -3,6 +3,7 @@
 // streams existed gets its events rebuilt from its steps (eventsOfStoredRecord), in the order a live
 // run emits them, so resuming its stream works like for any other finished interaction.
 
+import { isResultStep } from "../agent/step-sink.js";
 import { withEventId, type InteractionEvent, type StreamEvent } from "./events.js";
 import type { StoredEvent } from "./event-store.js";
 import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
@@ -40,7 +41,7 @@ export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {
   ];
   const writer = new StepWriter((event) => events.push(event));
   for (const step of record.steps) {
-    if ((step.type === "code_execution_result" || step.type === "function_result") && typeof step.result === "string") {
+    if (isResultStep(step) && typeof step.result === "string") {
       writer.startResult(step).finish(step.result, step.is_error ?? false);
     } else if (step.type === "model_output") {
       writer.text(step.content.map((content) => content.text).join(""));

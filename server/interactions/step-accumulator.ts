@@ -2,7 +2,7 @@
 // the same way, so a stream accumulated this way always equals the stored interaction.
 //
 // step.start puts the step at its index; a `text` delta extends the step's last text content (or adds
-// one); a result delta appends to `result` and, when present, sets `is_error` (and `name`); step.stop
+// one); a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
 // changes nothing. Other events carry no step content.
 
 import type { InteractionEvent } from "./events.js";
@@ -32,6 +32,10 @@ function applyDelta(step: Step, delta: StepDelta): void {
   step.result += delta.result;
   if (delta.is_error !== undefined) step.is_error = delta.is_error;
   if (delta.type === "function_result" && step.type === "function_result" && delta.name !== undefined) step.name = delta.name;
+  if (delta.type === "mcp_server_tool_result" && step.type === "mcp_server_tool_result") {
+    if (delta.name !== undefined) step.name = delta.name;
+    if (delta.server_name !== undefined) step.server_name = delta.server_name;
+  }
 }
 
 function mismatch(step: Step, delta: StepDelta): Error {

@@ -9,7 +9,7 @@
 
 import type { InteractionEvent } from "./events.js";
 import type { ResultStep, ResultWriter, StepSink } from "../agent/step-sink.js";
-import type { Step } from "../agent/steps.js";
+import type { Step, StepDelta } from "../agent/steps.js";
 
 export type EventSink = (event: InteractionEvent) => void;
 
@@ -74,10 +74,7 @@ export class StepWriter implements StepSink {
         writer.finished = true;
         if (timer !== null) clearTimeout(timer);
         timer = null;
-        const delta =
-          step.type === "function_result"
-            ? { type: step.type, name: step.name, result: pending + tail, is_error: isError }
-            : { type: step.type, result: pending + tail, is_error: isError };
+        const delta = lastDelta(step, pending + tail, isError);
         pending = "";
         emit({ event_type: "step.delta", index, delta });
         emit({ event_type: "step.stop", index });
@@ -98,5 +95,17 @@ export class StepWriter implements StepSink {
     const index = this.nextIndex++;
     this.emit({ event_type: "step.start", index, step });
     return index;
+  }
+}
+
+/** The delta that closes a result step: the rest of its result, `is_error`, and the names it carries. */
+function lastDelta(step: ResultStep, result: string, isError: boolean): StepDelta {
+  switch (step.type) {
+    case "function_result":
+      return { type: step.type, name: step.name, result, is_error: isError };
+    case "mcp_server_tool_result":
+      return { type: step.type, name: step.name, server_name: step.server_name, result, is_error: isError };
+    case "code_execution_result":
+      return { type: step.type, result, is_error: isError };
   }
 }

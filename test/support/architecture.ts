@@ -24,7 +24,7 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: "request schemas", folders: ["server/api"] },
   { name: "agent", folders: ["server/agent"] },
-  { name: "hooks and tools", folders: ["server/hooks", "server/tools"] },
+  { name: "hooks and tools", folders: ["server/hooks", "server/tools", "server/mcp"] },
   { name: "sandbox", folders: ["server/sandbox"] },
   { name: "foundation", folders: ["server/common", "server/store"] },
   { name: "egress proxy", folders: ["proxy"] },

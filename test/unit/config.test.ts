@@ -27,6 +27,18 @@ describe("configuration", () => {
     assert.throws(() => loadConfig({ EMULATOR_MAX_ENVIRONMENTS: "0" }), /EMULATOR_MAX_ENVIRONMENTS/);
   });
 
+  it("bounds MCP servers by default and lets them be anywhere unless EMULATOR_MCP_HOSTS names hosts", () => {
+    const config = loadConfig({ HOME: "/home/u" });
+    assert.equal(config.EMULATOR_MCP_TIMEOUT_SECONDS, 60);
+    assert.equal(config.EMULATOR_MCP_RESPONSE_BYTES, 16 * 1024 * 1024);
+    assert.equal(config.EMULATOR_MCP_HOSTS, null);
+    assert.deepEqual(loadConfig({ HOME: "/home/u", EMULATOR_MCP_HOSTS: " 127.0.0.1, mcp.internal:8443 ,," }).EMULATOR_MCP_HOSTS, [
+      "127.0.0.1",
+      "mcp.internal:8443",
+    ]);
+    assert.throws(() => loadConfig({ EMULATOR_MCP_TIMEOUT_SECONDS: "0" }), /EMULATOR_MCP_TIMEOUT_SECONDS/);
+  });
+
   it("splits EMULATOR_API_KEYS on commas and trims them", () => {
     assert.deepEqual(loadConfig({ EMULATOR_API_KEYS: " a, b ,,c" }).EMULATOR_API_KEYS, ["a", "b", "c"]);
   });
