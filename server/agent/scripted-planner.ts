@@ -11,6 +11,8 @@ import { describeUnderstanding, planFromPhrasing } from "./phrasing-reader.js";
 import type { Move, Planner, PlannerState } from "./planner.js";
 import { noCallAnswer, reportAfterSandboxFailure, reportOutcomes } from "./report.js";
 import { readToolCallsScript } from "./script-reader.js";
+import { fixedAnswerFor, type UsableFormat } from "./fixed-answer.js";
+import { readResponseBlock } from "./response-block.js";
 import { rememberedRuns, rememberRun, scriptedState, SCRIPTED_PLANNER, type RememberedRun } from "./scripted-planner-state.js";
 
 export type PlanResult =
@@ -43,16 +45,32 @@ export function planFromInput(text: string): PlanResult {
   return { kind: "none", understood: describeUnderstanding(normalized, phrased.notes) };
 }
 
-export type ScriptedPlannerStart = { kind: "invalid"; message: string } | { kind: "ready"; planner: ScriptedPlanner };
+export type ScriptedPlannerStart =
+  /** `field`: the request field to fix; the input when absent. */
+  { kind: "invalid"; message: string; field?: string } | { kind: "ready"; planner: ScriptedPlanner };
+
+export interface ScriptedPlannerOptions {
+  /** The form the final answer must take (response-format.ts); plain text when absent. */
+  responseFormat?: UsableFormat;
+}
 
 /**
  * Reads the input (a malformed script is refused here, before anything runs) and resumes the memory of
- * the previous interaction's state, when there is one.
+ * the previous interaction's state, when there is one. A ```response block, or a JSON response format,
+ * fixes the final answer up front (fixed-answer.ts); the rest of the input is read as before.
  */
-export function startScriptedPlanner(inputText: string, previous?: PlannerState | null): ScriptedPlannerStart {
-  const plan = planFromInput(inputText);
+export function startScriptedPlanner(
+  inputText: string,
+  previous?: PlannerState | null,
+  options: ScriptedPlannerOptions = {},
+): ScriptedPlannerStart {
+  const response = readResponseBlock(inputText);
+  if (response.kind === "invalid") return response;
+  const plan = planFromInput(response.rest);
   if (plan.kind === "invalid") return plan;
-  return { kind: "ready", planner: new ScriptedPlanner(plan, rememberedRuns(previous)) };
+  const fixed = fixedAnswerFor(response.kind === "found" ? response.text : undefined, options.responseFormat ?? { kind: "text" });
+  if (fixed.kind === "invalid") return fixed;
+  return { kind: "ready", planner: new ScriptedPlanner(plan, rememberedRuns(previous), fixed.kind === "fixed" ? fixed.text : undefined) };
 }
 
 export class ScriptedPlanner implements Planner {
@@ -62,6 +80,12 @@ export class ScriptedPlanner implements Planner {
     readonly plan: ReadablePlan,
     /** The earlier runs of the conversation, from the previous interaction's state. */
     readonly earlierRuns: readonly RememberedRun[] = [],
+    /**
+     * [choice] The final answer, when the input scripts it or the request asks for JSON: given instead of
+     * the report once the calls have run (the steps still show each call and hook decision). A run cut
+     * off by its sandbox still ends with the report that says what did not run.
+     */
+    readonly fixedAnswer?: string,
   ) {}
 
   get needsSandbox(): boolean {
@@ -74,13 +98,13 @@ export class ScriptedPlanner implements Planner {
 
   async next(conversation: Readonly<Conversation>): Promise<Move> {
     const { plan } = this;
-    if (plan.kind === "none") return { kind: "answer", text: noCallAnswer(plan.understood) };
+    if (plan.kind === "none") return { kind: "answer", text: this.fixedAnswer ?? noCallAnswer(plan.understood) };
     if (conversation.turns.length === 0) return { kind: "call_tools", calls: plan.calls };
     const outcomes = outcomesOf(conversation);
     const notes = plan.notes ?? [];
     const text =
       conversation.failure === undefined
-        ? reportOutcomes(outcomes, notes)
+        ? (this.fixedAnswer ?? reportOutcomes(outcomes, notes))
         : reportAfterSandboxFailure(outcomes, notes, conversation.failure);
     return { kind: "answer", text };
   }

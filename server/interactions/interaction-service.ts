@@ -5,6 +5,7 @@
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { Planner } from "../agent/planner.js";
 import { startScriptedPlanner } from "../agent/scripted-planner.js";
+import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { inputText } from "../api/input-text.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -22,6 +23,7 @@ import { parseLastEventId, type EventError, type StreamEvent } from "./events.js
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
+import { countRequestInput } from "./usage.js";
 
 /** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
 export const EMULATED_AGENT_PREFIX = "antigravity-";
@@ -169,9 +171,11 @@ export class InteractionService {
     checkModes(request);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
     const text = inputText(request.input);
+    const responseFormat = readResponseFormat(request);
+    if (responseFormat.kind === "invalid") throw new InvalidArgumentError(responseFormat.message);
     // A continued conversation resumes the planner from the state its previous interaction kept.
-    const started = startScriptedPlanner(text, previous?.plannerState);
-    if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
+    const started = startScriptedPlanner(text, previous?.plannerState, { responseFormat });
+    if (started.kind === "invalid") throw new InvalidArgumentError(`${started.field ?? "input"}: ${started.message}`);
     const { planner } = started;
     this.checkPlannedCalls(planner);
 
@@ -224,6 +228,7 @@ export class InteractionService {
         channel: prepared.channel,
         codeExecutionEnabled: codeExecutionEnabled(request),
         limits: this.options.limits,
+        inputUsage: countRequestInput(request),
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
       },

@@ -3,6 +3,7 @@ import type { PlannerState } from "../agent/planner.js";
 import type { InteractionStatus, Step } from "../agent/steps.js";
 import { foldableEvents, type StoredEvent } from "./event-store.js";
 import { foldEvents } from "./step-accumulator.js";
+import { usageOfStoredSteps, type Usage } from "./usage.js";
 
 export interface InteractionRecord {
   id: string;
@@ -23,6 +24,8 @@ export interface InteractionRecord {
    * when the run has ended; never part of the public Interaction.
    */
   plannerState?: PlannerState;
+  /** Its token usage so far (docs/api.md#usage): the input's from the start, the run's steps as they finish. */
+  usage?: Usage;
 }
 
 export interface SaveOptions {
@@ -44,6 +47,7 @@ interface Row {
   created: string;
   updated: string;
   planner_state: string | null;
+  usage: string | null;
 }
 
 export class InteractionStore {
@@ -54,10 +58,10 @@ export class InteractionStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state)
-           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState)
+          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, usage)
+           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState, @usage)
            ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
-             environment_id = excluded.environment_id, planner_state = excluded.planner_state`,
+             environment_id = excluded.environment_id, planner_state = excluded.planner_state, usage = excluded.usage`,
         )
         .run({
           id: record.id,
@@ -70,6 +74,7 @@ export class InteractionStore {
           created: record.created,
           updated: record.updated,
           plannerState: record.plannerState === undefined ? null : JSON.stringify(record.plannerState),
+          usage: record.usage === undefined ? null : JSON.stringify(record.usage),
         });
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
@@ -123,6 +128,8 @@ export class InteractionStore {
       hookTraces,
     };
     if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
+    // Stored before usage was kept: counted from its steps, by the same rule.
+    record.usage = row.usage !== null ? (JSON.parse(row.usage) as Usage) : usageOfStoredSteps(steps, record.echo.system_instruction);
     return record;
   }
 

@@ -74,4 +74,8 @@ export const migrations: readonly string[] = [
   -- The agent's planner state after a run (JSON), for a later interaction that continues it.
   ALTER TABLE interactions ADD COLUMN planner_state TEXT;
   `,
+  `
+  -- The interaction's token usage (JSON, the SDK's Usage), so GET returns the same counts after a restart.
+  ALTER TABLE interactions ADD COLUMN usage TEXT;
+  `,
 ];
