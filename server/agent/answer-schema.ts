@@ -128,7 +128,9 @@ const re2Engine = Object.assign(
     try {
       return new RE2(pattern, flags);
     } catch (error) {
-      throw new Error(`the pattern ${JSON.stringify(pattern)} is not an RE2 expression (no lookaround, no backreferences): ${(error as Error).message}`);
+      throw new Error(
+        `the pattern ${JSON.stringify(pattern)} is not an RE2 expression (no lookaround, no backreferences): ${(error as Error).message}`,
+      );
     }
   },
   { code: "re2" },
