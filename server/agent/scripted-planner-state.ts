@@ -48,6 +48,8 @@ export type PendingScript = {
   calls: PlannedCall[];
   /** The reader's notes about steps it could not read, for the final answer. */
   notes: string[];
+  /** The final answer the input fixed (a ```response block, or the JSON a response format asked for). */
+  response?: string;
 };
 
 export type ScriptedPlannerData = { runs: RememberedRun[]; pending?: PendingScript };
@@ -88,6 +90,7 @@ export function pendingScript(previous: PlannerState | null | undefined): Pendin
   if (!isRecord(pending) || (pending.source !== "script" && pending.source !== "phrasing")) return null;
   if (!Array.isArray(pending.calls) || !pending.calls.every(isPlannedCall)) return null;
   if (!Array.isArray(pending.notes) || !pending.notes.every((note) => typeof note === "string")) return null;
+  if (pending.response !== undefined && typeof pending.response !== "string") return null;
   return pending as unknown as PendingScript;
 }
 

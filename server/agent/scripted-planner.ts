@@ -28,6 +28,8 @@ import {
   type RememberedRun,
 } from "./scripted-planner-state.js";
 import { unreadOnlySentence, unreadSentence, withUnreadParts } from "./unread-parts.js";
+import { fixedAnswerFor, type UsableFormat } from "./fixed-answer.js";
+import { readResponseBlock } from "./response-block.js";
 
 export type PlanResult =
   | {
@@ -78,9 +80,13 @@ export function planFromInput(
   return { kind: "none", understood: describeUnderstanding(normalized, phrased.notes) };
 }
 
-export type ScriptedPlannerStart = { kind: "invalid"; message: string } | { kind: "ready"; planner: ScriptedPlanner };
+export type ScriptedPlannerStart =
+  /** `field`: the request field to fix; the input when absent. */
+  { kind: "invalid"; message: string; field?: string } | { kind: "ready"; planner: ScriptedPlanner };
 
 export interface ScriptedPlannerOptions {
+  /** The form the final answer must take (response-format.ts); plain text when absent. */
+  responseFormat?: UsableFormat;
   /** The functions the request declares in `tools`; the input may call them. */
   functions?: DeclaredFunctions;
   /**
@@ -94,7 +100,8 @@ export interface ScriptedPlannerOptions {
 
 /**
  * Reads the input (a malformed script is refused here, before anything runs) and resumes the memory of
- * the previous interaction's state, when there is one.
+ * the previous interaction's state, when there is one. A ```response block, or a JSON response format,
+ * fixes the final answer up front (fixed-answer.ts); the rest of the input is read as before.
  */
 export function startScriptedPlanner(
   inputText: string,
@@ -102,10 +109,22 @@ export function startScriptedPlanner(
   options: ScriptedPlannerOptions = {},
 ): ScriptedPlannerStart {
   const earlierRuns = rememberedRuns(previous);
-  if (options.continuing) return { kind: "ready", planner: new ScriptedPlanner(continuedPlan(pendingScript(previous)), earlierRuns, true) };
-  const plan = planFromInput(inputText, new FunctionCallChecker(options.functions), { mcpServers: options.mcpServers ?? [] });
+  const format = options.responseFormat ?? { kind: "text" };
+  if (options.continuing) {
+    // The answer the original input scripted (or the JSON it asked for) is still this conversation's final answer.
+    const pending = pendingScript(previous);
+    const fixed = fixedAnswerFor(pending?.response, format);
+    if (fixed.kind === "invalid") return fixed;
+    const planner = new ScriptedPlanner(continuedPlan(pending), earlierRuns, true, fixed.kind === "fixed" ? fixed.text : undefined);
+    return { kind: "ready", planner };
+  }
+  const response = readResponseBlock(inputText);
+  if (response.kind === "invalid") return response;
+  const plan = planFromInput(response.rest, new FunctionCallChecker(options.functions), { mcpServers: options.mcpServers ?? [] });
   if (plan.kind === "invalid") return plan;
-  return { kind: "ready", planner: new ScriptedPlanner(plan, earlierRuns) };
+  const fixed = fixedAnswerFor(response.kind === "found" ? response.text : undefined, format);
+  if (fixed.kind === "invalid") return fixed;
+  return { kind: "ready", planner: new ScriptedPlanner(plan, earlierRuns, false, fixed.kind === "fixed" ? fixed.text : undefined) };
 }
 
 /** The rest of the previous run's script; with none kept, nothing is left to do but report the results. */
@@ -126,6 +145,12 @@ export class ScriptedPlanner implements Planner {
     readonly earlierRuns: readonly RememberedRun[] = [],
     /** Whether this run goes on with the script of a run that handed function calls to the client. */
     readonly continued = false,
+    /**
+     * [choice] The final answer, when the input scripts it or the request asks for JSON: given instead of
+     * the report once the calls have run (the steps still show each call and hook decision). A run cut
+     * off by its sandbox still ends with the report that says what did not run.
+     */
+    readonly fixedAnswer?: string,
   ) {}
 
   /**
@@ -146,10 +171,14 @@ export class ScriptedPlanner implements Planner {
   async next(conversation: Readonly<Conversation>): Promise<Move> {
     const { plan } = this;
     const { unread } = conversation.input;
-    if (plan.kind === "none") return { kind: "answer", text: noCallAnswer(understoodWithUnread(plan.understood, conversation.input)) };
+    if (plan.kind === "none") {
+      return { kind: "answer", text: this.fixedAnswer ?? noCallAnswer(understoodWithUnread(plan.understood, conversation.input)) };
+    }
     if (conversation.failure === undefined) {
       const move = this.nextCalls(plan.calls);
       if (move) return move;
+      // Exactly as fixed: a JSON answer must stay JSON, so nothing is added to it.
+      if (this.fixedAnswer !== undefined) return { kind: "answer", text: this.fixedAnswer };
     }
     return { kind: "answer", text: withUnreadParts(this.report(conversation, plan.notes ?? []), unread) };
   }
@@ -161,7 +190,14 @@ export class ScriptedPlanner implements Planner {
     const waiting = conversation.turns[conversation.turns.length - 1]?.kind === "ask_client";
     const { plan } = this;
     const pending: PendingScript | undefined =
-      waiting && plan.kind === "calls" ? { source: plan.source, calls: plan.calls.slice(this.asked), notes: plan.notes ?? [] } : undefined;
+      waiting && plan.kind === "calls"
+        ? {
+            source: plan.source,
+            calls: plan.calls.slice(this.asked),
+            notes: plan.notes ?? [],
+            ...(this.fixedAnswer !== undefined ? { response: this.fixedAnswer } : {}),
+          }
+        : undefined;
     return scriptedState([...this.earlierRuns, run], pending);
   }
 

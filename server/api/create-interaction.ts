@@ -92,6 +92,8 @@ export const ECHOED_FIELDS = [
   "generation_config",
   "labels",
   "response_format",
+  "response_mime_type",
+  "response_modalities",
   "safety_settings",
   "service_tier",
   "webhook_config",

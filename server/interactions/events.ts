@@ -6,6 +6,7 @@
 
 import { InvalidArgumentError } from "../common/errors.js";
 import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
+import type { Usage } from "./usage.js";
 
 export interface EventError {
   code: string;
@@ -14,10 +15,11 @@ export interface EventError {
 
 export type InteractionEvent =
   | { event_type: "interaction.created"; interaction: Record<string, unknown> }
-  | { event_type: "interaction.status_update"; interaction_id: string; status: InteractionStatus }
+  | { event_type: "interaction.status_update"; interaction_id: string; status: InteractionStatus; usage?: Usage }
   | { event_type: "step.start"; index: number; step: Step }
   | { event_type: "step.delta"; index: number; delta: StepDelta }
-  | { event_type: "step.stop"; index: number }
+  /** `usage`: the interaction's so far; `step_usage`: this step's own (usage-meter.ts). */
+  | { event_type: "step.stop"; index: number; usage?: Usage; step_usage?: Usage }
   | { event_type: "interaction.completed"; interaction: Record<string, unknown> }
   | { event_type: "error"; error: EventError };
 

@@ -4,12 +4,13 @@
 // stream gets a proper end (an open result step is stopped, then error and interaction.completed).
 
 import { isResultStep } from "../agent/step-sink.js";
-import { foldableEvents, type EventStore } from "./event-store.js";
+import { foldableEvents, type EventStore, type StoredEvent } from "./event-store.js";
 import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { withEventId, type EventError, type InteractionEvent } from "./events.js";
 import { renderInteraction } from "./interaction-view.js";
 import { applyEvent, foldEvents } from "./step-accumulator.js";
+import type { Usage } from "./usage.js";
 
 export const INTERRUPTED_ERROR: EventError = {
   code: "ABORTED",
@@ -41,10 +42,22 @@ function closeInterrupted(record: InteractionRecord, interactions: InteractionSt
     append({ event_type: "step.stop", index: openIndex });
   }
   record.steps = steps;
+  // The record was last saved as the run began; its events carry the usage as far as the run got.
+  const lastUsage = lastUsageOf(stored);
+  if (lastUsage) record.usage = lastUsage;
   record.status = "failed";
   record.errors = [...record.errors, INTERRUPTED_ERROR];
   record.updated = nowTimestamp();
   append({ event_type: "error", error: INTERRUPTED_ERROR });
   append({ event_type: "interaction.completed", interaction: renderInteraction(record) });
   interactions.save(record, { stepsInEvents: true });
+}
+
+/** The usage the last event that carries one says (usage-meter.ts), if any does. */
+function lastUsageOf(events: readonly StoredEvent[]): Usage | undefined {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index];
+    if (event && "usage" in event && event.usage) return event.usage;
+  }
+  return undefined;
 }

@@ -21,6 +21,8 @@ import type { EventError, InteractionEvent, StreamEvent } from "./events.js";
 import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
 import { applyEvent } from "./step-accumulator.js";
 import { StepWriter } from "./step-writer.js";
+import { countRequestInput, type TokenTally } from "./usage.js";
+import { UsageMeter } from "./usage-meter.js";
 
 export interface RunInput {
   /** The interaction as it starts: status in_progress, no steps. */
@@ -48,6 +50,8 @@ export interface RunInput {
   maxTurns?: number;
   /** How many tool calls the run may make (the agent loop's default when absent). */
   maxToolCalls?: number;
+  /** The tokens of the request's input (usage.ts); counted from `inputText` when absent. */
+  inputUsage?: TokenTally;
 }
 
 export interface RunDependencies {
@@ -70,6 +74,7 @@ export class InteractionRun {
   readonly done: Promise<InteractionRecord>;
   private readonly controller = new AbortController();
   private readonly steps: StepWriter;
+  private readonly usage: UsageMeter;
   private resolveDone!: (record: InteractionRecord) => void;
 
   constructor(
@@ -77,6 +82,8 @@ export class InteractionRun {
     private readonly deps: RunDependencies,
   ) {
     this.log = new EventLog((event, seq) => deps.persistEvent(event, seq));
+    this.usage = new UsageMeter(input.inputUsage ?? countRequestInput({ input: input.inputText }));
+    input.record.usage = this.usage.usage;
     this.steps = new StepWriter((event) => this.emit(event));
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
@@ -109,6 +116,8 @@ export class InteractionRun {
       // A history's steps are the client's, recorded as sent (docs/api.md#whole-inputs).
       for (const step of inputSteps) this.steps.complete(step as Step);
     }
+    // The steps so far stand for the input, whose tokens are counted from the request.
+    this.usage.runStepsFrom(record.steps.length);
     void this.execute();
   }
 
@@ -118,9 +127,11 @@ export class InteractionRun {
   }
 
   private emit(event: InteractionEvent): void {
+    const metered = this.usage.observe(event, this.record.steps);
+    this.record.usage = this.usage.usage;
     // The log first: if persisting fails, the step state stays as the stored events describe it.
-    this.log.append(event);
-    applyEvent(this.record.steps, event);
+    this.log.append(metered);
+    applyEvent(this.record.steps, metered);
   }
 
   private async execute(): Promise<void> {

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
 import { startScriptedPlanner } from "../agent/scripted-planner.js";
+import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { readInput, type ReadInput } from "../api/interaction-input.js";
 import { declaredFunctions } from "../api/function-tools.js";
@@ -30,6 +31,7 @@ import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
 import { redactEnvironmentEcho } from "../environments/redact-env.js";
+import { countRequestInput } from "./usage.js";
 
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "./agent-or-model.js";
 
@@ -198,14 +200,17 @@ export class InteractionService {
     const input = readInput(request.input);
     const { text } = input;
     const mcpServers = mcpServersOf(request.tools, { allowedHosts: this.mcpOptions.allowedHosts });
+    const responseFormat = readResponseFormat(request);
+    if (responseFormat.kind === "invalid") throw new InvalidArgumentError(responseFormat.message);
     // A continued conversation resumes the planner from the state its previous interaction kept; one
     // that answers function calls goes on with the rest of the script that made them.
     const started = startScriptedPlanner(text, previous?.plannerState, {
       functions: declaredFunctions(request.tools),
       continuing: functionResults !== undefined,
       mcpServers: mcpServers.map((server) => server.name),
+      responseFormat,
     });
-    if (started.kind === "invalid") throw new InvalidArgumentError(`input: ${started.message}`);
+    if (started.kind === "invalid") throw new InvalidArgumentError(`${started.field ?? "input"}: ${started.message}`);
     const { planner } = started;
     this.checkPlannedCalls(planner);
 
@@ -274,6 +279,7 @@ export class InteractionService {
         codeExecutionEnabled: codeExecutionEnabled(request),
         mcp: this.openMcpServers(prepared.mcpServers),
         limits: this.options.limits,
+        inputUsage: countRequestInput(request),
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
       },

@@ -4,6 +4,7 @@ import type { InputShape } from "../api/interaction-input.js";
 import type { InteractionStatus, Step } from "../agent/steps.js";
 import { foldableEvents, type StoredEvent } from "./event-store.js";
 import { foldEvents } from "./step-accumulator.js";
+import { usageOfStoredSteps, type Usage } from "./usage.js";
 
 export interface InteractionRecord {
   id: string;
@@ -30,6 +31,8 @@ export interface InteractionRecord {
    * interactions stored before inputs were kept whole.
    */
   inputShape?: InputShape;
+  /** Its token usage so far (docs/api.md#usage): the input's from the start, the run's steps as they finish. */
+  usage?: Usage;
 }
 
 export interface SaveOptions {
@@ -52,6 +55,7 @@ interface Row {
   updated: string;
   planner_state: string | null;
   input_shape: string | null;
+  usage: string | null;
 }
 
 export class InteractionStore {
@@ -62,10 +66,10 @@ export class InteractionStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, input_shape)
-           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState, @inputShape)
+          `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, input_shape, usage)
+           VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState, @inputShape, @usage)
            ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
-             environment_id = excluded.environment_id, planner_state = excluded.planner_state`,
+             environment_id = excluded.environment_id, planner_state = excluded.planner_state, usage = excluded.usage`,
         )
         .run({
           id: record.id,
@@ -79,6 +83,7 @@ export class InteractionStore {
           updated: record.updated,
           plannerState: record.plannerState === undefined ? null : JSON.stringify(record.plannerState),
           inputShape: record.inputShape === undefined ? null : JSON.stringify(record.inputShape),
+          usage: record.usage === undefined ? null : JSON.stringify(record.usage),
         });
       this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
       const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
@@ -133,6 +138,8 @@ export class InteractionStore {
     };
     if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
     if (row.input_shape !== null) record.inputShape = JSON.parse(row.input_shape) as InputShape;
+    // Stored before usage was kept: counted from its steps, by the same rule.
+    record.usage = row.usage !== null ? (JSON.parse(row.usage) as Usage) : usageOfStoredSteps(steps, record.echo.system_instruction);
     return record;
   }
 

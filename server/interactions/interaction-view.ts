@@ -29,6 +29,7 @@ export function renderInteraction(record: InteractionRecord, options: RenderOpti
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
     steps: record.steps,
     ...(record.errors.length > 0 ? { errors: record.errors } : {}),
+    ...(record.usage ? { usage: record.usage } : {}),
   };
 }
 
@@ -38,7 +39,9 @@ export function renderInteraction(record: InteractionRecord, options: RenderOpti
  * Interaction, exactly what GET returns afterwards.
  */
 export function renderCreatedSnapshot(record: InteractionRecord): Record<string, unknown> {
-  const { steps: _steps, ...rest } = renderInteraction(record);
+  // Nor usage: it is final only at the end (usage-meter.ts), and this snapshot is rebuilt from the
+  // finished record when a stream is replayed.
+  const { steps: _steps, usage: _usage, ...rest } = renderInteraction(record);
   return rest;
 }
 

@@ -78,4 +78,8 @@ export const migrations: readonly string[] = [
   -- How the input was given and how many steps record it (JSON), for GET ?include_input=true.
   ALTER TABLE interactions ADD COLUMN input_shape TEXT;
   `,
+  `
+  -- The interaction's token usage (JSON, the SDK's Usage), so GET returns the same counts after a restart.
+  ALTER TABLE interactions ADD COLUMN usage TEXT;
+  `,
 ];

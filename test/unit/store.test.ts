@@ -6,6 +6,15 @@ import { describe, it } from "node:test";
 import { openDatabase, openMemoryDatabase, storeMayExistIn } from "../../server/store/database.js";
 import { EnvironmentStore } from "../../server/environments/environment-store.js";
 import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
+import { emptyTally, usageOf } from "../../server/interactions/usage.js";
+
+/** A usage unlike what the steps below would count: reading it back shows it comes from the store. */
+function storedUsage() {
+  const tally = emptyTally();
+  tally.input.text = 7;
+  tally.output.text = 11;
+  return usageOf(tally);
+}
 
 function record(id: string, owner: string): InteractionRecord {
   return {
@@ -23,6 +32,7 @@ function record(id: string, owner: string): InteractionRecord {
       { type: "model_output", content: [{ type: "text", text: "hello" }] },
     ],
     hookTraces: [{ call_id: "call_1", pre: { decision: "allow" } }],
+    usage: storedUsage(),
   };
 }
 
@@ -62,6 +72,21 @@ describe("store", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("keeps an interaction's usage, and counts it from the steps of one stored before usage was kept", () => {
+    const db = openMemoryDatabase();
+    const store = new InteractionStore(db);
+    store.save(record("int_5", "owner-a"));
+    assert.deepEqual(store.get("int_5", "owner-a")?.usage, storedUsage());
+    // An older data folder: the column is empty. "hi" is 1 token of input, "hello" 2 of output.
+    const { usage: _usage, ...older } = record("int_6", "owner-a");
+    store.save(older);
+    const counted = store.get("int_6", "owner-a")?.usage;
+    assert.equal(counted?.total_input_tokens, 1);
+    assert.equal(counted?.total_output_tokens, 2);
+    assert.equal(counted?.total_tokens, 3);
+    db.close();
   });
 
   it("keeps an interaction's planner state, and reads none when there is none", () => {

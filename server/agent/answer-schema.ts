@@ -1,0 +1,190 @@
+// The JSON Schema of a structured answer (response_format), compiled with Ajv, the standard validator
+// (docs/api.md#structured-answers). The schema comes from the request, so it is untrusted: Ajv's own
+// advice for that is followed (docs/security.md#structured-answers): the schema's size is capped, the
+// request's depth is already capped at the edge, `pattern` runs on RE2 (linear time, no ReDoS), formats
+// are checked by small linear functions, `$data` stays off, and remote `$ref`s are never fetched.
+//
+// Two validators come from one schema:
+//   - `full` enforces every keyword: the emulator's own minimal answer must pass it;
+//   - `asEnforced` leaves out the keywords the service documents as "ignored and not enforced"
+//     (minLength, maxLength, minProperties, maxProperties, uniqueItems, contains, minContains,
+//     maxContains): a scripted answer is held to what the service holds a model's answer to, so a test
+//     can script an answer that breaks them and see its application's own validation catch it.
+
+import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import Ajv2019Module from "ajv/dist/2019.js";
+import Ajv2020Module from "ajv/dist/2020.js";
+import RE2 from "re2";
+
+const Ajv07 = AjvModule.default;
+const Ajv2019 = Ajv2019Module.default;
+const Ajv2020 = Ajv2020Module.default;
+
+/** The largest schema accepted, as compact JSON (Ajv compiles a schema to code: its time grows with it). */
+export const MAX_SCHEMA_CHARS = 256 * 1024;
+/** Keywords the service documents as not enforced (TextResponseFormat.schema in the SDK's types). */
+export const NOT_ENFORCED_KEYWORDS = [
+  "minLength",
+  "maxLength",
+  "minProperties",
+  "maxProperties",
+  "uniqueItems",
+  "contains",
+  "minContains",
+  "maxContains",
+];
+const MAX_REPORTED_PROBLEMS = 5;
+
+export type SchemaCheck = { ok: true } | { ok: false; problems: string[] };
+
+export interface AnswerSchema {
+  /** The schema as given. */
+  readonly schema: Record<string, unknown> | boolean;
+  /** Every keyword. */
+  full(value: unknown): SchemaCheck;
+  /** The keywords the service enforces. */
+  asEnforced(value: unknown): SchemaCheck;
+}
+
+export type CompiledSchema = { ok: true; schema: AnswerSchema } | { ok: false; message: string };
+
+type Dialect = "draft-07" | "2019-09" | "2020-12";
+
+export function compileAnswerSchema(schema: Record<string, unknown> | boolean): CompiledSchema {
+  const size = JSON.stringify(schema).length;
+  if (size > MAX_SCHEMA_CHARS) {
+    return { ok: false, message: `the schema is ${size} characters of JSON, more than the ${MAX_SCHEMA_CHARS} the emulator compiles` };
+  }
+  const dialect = dialectOf(schema);
+  if (typeof dialect !== "string") {
+    return {
+      ok: false,
+      message: `$schema ${JSON.stringify(dialect.given)} is not supported; use JSON Schema 2020-12 (the default), 2019-09 or draft-07`,
+    };
+  }
+  try {
+    const full = compileOnce(validators(dialect).full, schema);
+    const asEnforced = compileOnce(validators(dialect).asEnforced, schema);
+    return { ok: true, schema: { schema, full: checker(full), asEnforced: checker(asEnforced) } };
+  } catch (error) {
+    return { ok: false, message: `it is not a JSON Schema the emulator can use: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * Compiles `schema` on a shared instance and drops it from the instance at once: the validator keeps
+ * what it needs, the instance keeps nothing of the request (no cache that grows with every request, no
+ * `$id` that the next request's schema would clash with). Synchronous, so no other request's schema is
+ * ever on the instance at the same time.
+ */
+function compileOnce(ajv: Ajv, schema: Record<string, unknown> | boolean): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
+
+/** One problem per line, as Ajv reports it: the instance path ("(root)" for the whole value) and what is wrong. */
+export function describeProblems(errors: readonly ErrorObject[]): string[] {
+  const shown = errors.slice(0, MAX_REPORTED_PROBLEMS).map(describeProblem);
+  if (errors.length > MAX_REPORTED_PROBLEMS) shown.push(`… and ${errors.length - MAX_REPORTED_PROBLEMS} more`);
+  return shown;
+}
+
+function describeProblem(error: ErrorObject): string {
+  const where = error.instancePath === "" ? "(root)" : error.instancePath;
+  const params = error.params as { additionalProperty?: string; allowedValues?: unknown[]; allowedValue?: unknown };
+  let detail = "";
+  if (params.additionalProperty !== undefined) detail = ` (${JSON.stringify(params.additionalProperty)})`;
+  else if (params.allowedValues !== undefined) detail = ` (${shortJson(params.allowedValues)})`;
+  else if (error.keyword === "const") detail = ` (${shortJson(params.allowedValue)})`;
+  return `${where} ${error.message ?? `fails ${error.keyword}`}${detail}`;
+}
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+function checker(validate: ValidateFunction): (value: unknown) => SchemaCheck {
+  return (value) => (validate(value) ? { ok: true } : { ok: false, problems: describeProblems(validate.errors ?? []) });
+}
+
+function dialectOf(schema: Record<string, unknown> | boolean): Dialect | { given: unknown } {
+  if (typeof schema === "boolean" || schema.$schema === undefined) return "2020-12";
+  const given = schema.$schema;
+  if (typeof given !== "string") return { given };
+  const uri = given.replace(/#$/, "").replace(/^http:/, "https:");
+  if (uri === "https://json-schema.org/draft-07/schema") return "draft-07";
+  if (uri === "https://json-schema.org/draft/2019-09/schema") return "2019-09";
+  if (uri === "https://json-schema.org/draft/2020-12/schema") return "2020-12";
+  return { given };
+}
+
+/** `pattern` and `patternProperties` on RE2: linear time, whatever the expression. */
+const re2Engine = Object.assign(
+  (pattern: string, flags: string) => {
+    try {
+      return new RE2(pattern, flags);
+    } catch (error) {
+      throw new Error(
+        `the pattern ${JSON.stringify(pattern)} is not an RE2 expression (no lookaround, no backreferences): ${(error as Error).message}`,
+      );
+    }
+  },
+  { code: "re2" },
+);
+
+type Ajv = InstanceType<typeof Ajv2020>;
+
+/** One pair of instances per dialect, made when first needed (making one costs tens of milliseconds). */
+const instances = new Map<Dialect, { full: Ajv; asEnforced: Ajv }>();
+
+function validators(dialect: Dialect): { full: Ajv; asEnforced: Ajv } {
+  let pair = instances.get(dialect);
+  if (!pair) {
+    const asEnforced = newAjv(dialect);
+    for (const keyword of NOT_ENFORCED_KEYWORDS) asEnforced.removeKeyword(keyword);
+    pair = { full: newAjv(dialect), asEnforced };
+    instances.set(dialect, pair);
+  }
+  return pair;
+}
+
+function newAjv(dialect: Dialect): Ajv {
+  const options = {
+    // Unknown keywords (Gemini's propertyOrdering, OpenAPI's nullable, …) and formats are ignored, not errors.
+    strict: false,
+    allErrors: true,
+    logger: false as const,
+    code: { regExp: re2Engine },
+    formats: FORMATS,
+  };
+  if (dialect === "draft-07") return new Ajv07(options) as unknown as Ajv;
+  if (dialect === "2019-09") return new Ajv2019(options) as unknown as Ajv;
+  return new Ajv2020(options);
+}
+
+// [choice] The formats the emulator checks (and writes in its minimal answers); any other format is
+// accepted as is. Linear checks only: the answer is untrusted text.
+const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(z|[+-]([01]\d|2[0-3]):[0-5]\d)?$/i;
+const FORMATS = {
+  date: DATE,
+  time: TIME,
+  "date-time": (value: string) => {
+    const split = value.search(/[tT ]/);
+    return split === 10 && DATE.test(value.slice(0, split)) && TIME.test(value.slice(split + 1));
+  },
+  email: (value: string) => {
+    const at = value.lastIndexOf("@");
+    return at > 0 && at < value.length - 1 && !/\s/.test(value) && value.slice(at + 1).includes(".");
+  },
+  uri: /^[a-z][a-z0-9+.-]*:\S*$/i,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  ipv4: (value: string) => {
+    const parts = value.split(".");
+    return parts.length === 4 && parts.every((part) => /^(0|[1-9]\d{0,2})$/.test(part) && Number(part) <= 255);
+  },
+};

@@ -1,0 +1,454 @@
+// The smallest, plainest value a JSON Schema allows: the emulated agent's answer when the request asks
+// for JSON (response_format) and the input scripts none (docs/api.md#structured-answers). Deterministic:
+// the same schema always gives the same value.
+//
+// [choice] The rules, keyword by keyword:
+//   - `const` is the value, `enum` its first value;
+//   - `$ref` (inside the schema: "#", "#/json/pointer", "#anchor", or a subschema's `$id`) is followed;
+//     `allOf` is merged into one schema; `anyOf` / `oneOf` take their first branch;
+//   - `type` (the first listed when several are) or, without one, the type its keywords imply;
+//   - objects: the `required` properties only (plus `dependentRequired` ones, and more from `properties`
+//     in order up to `minProperties`), in `propertyOrdering` / `properties` order;
+//   - arrays: `minItems` items (`prefixItems` first, then `items`; at least `minContains` matches of
+//     `contains`); items of a `uniqueItems` array are made different from each other;
+//   - numbers: 0 when allowed, else the bound nearest to it (`minimum`, `exclusiveMinimum`, `maximum`,
+//     `exclusiveMaximum`), a multiple of `multipleOf`; integers likewise;
+//   - strings: "" (or `minLength` letters "a"); a `format` gives a fixed example (date, time, date-time,
+//     email, uri, uuid, ipv4, ipv6, hostname); a `pattern` must accept one of a few plain candidates;
+//   - booleans false, null null, an unconstrained schema {}.
+// Keywords the generator does not read (not, if/then/else, patternProperties on optional properties,
+// …) are still checked: the caller validates the value against the whole schema with Ajv and refuses
+// the request when it does not fit, rather than answer with JSON that breaks the schema.
+
+import RE2 from "re2";
+import type { JsonValue } from "./planner.js";
+
+/** How many values (objects, arrays and scalars) one instance may have. */
+export const MAX_INSTANCE_VALUES = 10_000;
+/** The longest string an instance may hold. */
+export const MAX_INSTANCE_STRING = 100_000;
+/** How many `$ref`s may be followed on one path (a required recursion never ends). */
+const MAX_REF_DEPTH = 32;
+
+type Schema = boolean | SchemaObject;
+type SchemaObject = { [keyword: string]: unknown };
+
+export type InstanceResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
+
+class CannotInstantiate extends Error {}
+
+export function minimalInstance(schema: unknown): InstanceResult {
+  if (typeof schema !== "boolean" && !isObject(schema)) return { ok: false, reason: "the schema is not an object" };
+  try {
+    return { ok: true, value: new Generator(schema).instance(schema, 0, "", 0) };
+  } catch (error) {
+    if (error instanceof CannotInstantiate) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+class Generator {
+  private spent = 0;
+  private readonly named = new Map<string, SchemaObject>();
+
+  constructor(private readonly root: Schema) {
+    if (isObject(root)) collectNamed(root, this.named);
+  }
+
+  /** A value for `schema`; `variant` > 0 asks for a different value than variant 0 (for uniqueItems). */
+  instance(schema: Schema, variant: number, where: string, refDepth: number): JsonValue {
+    this.spend(1, where);
+    let current: Schema = schema;
+    let depth = refDepth;
+    // Fold the applicators into one schema, one keyword at a time (a followed $ref may bring more).
+    for (;;) {
+      if (current === true) return variant === 0 ? {} : variant;
+      if (current === false) throw cannot(where, "the schema allows no value here (false, or parts that contradict each other)");
+      if (!isObject(current)) throw cannot(where, "a subschema is not an object");
+      this.spend(1, where);
+      const { $ref, allOf, anyOf, oneOf, ...rest } = current;
+      if (typeof $ref === "string") {
+        if (++depth > MAX_REF_DEPTH)
+          throw cannot(where, `$ref ${JSON.stringify($ref)} recurses without end (more than ${MAX_REF_DEPTH} deep)`);
+        current = merge(this.resolve($ref, where), withApplicators(rest, { allOf, anyOf, oneOf }));
+      } else if (Array.isArray(allOf)) {
+        current = (allOf as Schema[]).reduce<Schema>((merged, part) => merge(merged, part), withApplicators(rest, { anyOf, oneOf }));
+      } else if (Array.isArray(anyOf) && anyOf.length > 0) {
+        current = merge(withApplicators(rest, { oneOf }), anyOf[0] as Schema);
+      } else if (Array.isArray(oneOf) && oneOf.length > 0) {
+        current = merge(rest, oneOf[0] as Schema);
+      } else break;
+    }
+    return this.plain(current, variant, where, depth);
+  }
+
+  /** A schema without $ref / allOf / anyOf / oneOf. */
+  private plain(schema: SchemaObject, variant: number, where: string, refDepth: number): JsonValue {
+    if ("const" in schema) return structuredClone(schema.const) as JsonValue;
+    if (Array.isArray(schema.enum)) {
+      if (schema.enum.length === 0) throw cannot(where, "enum is empty");
+      return structuredClone(schema.enum[variant % schema.enum.length]) as JsonValue;
+    }
+    switch (typeOf(schema)) {
+      case "null":
+        return null;
+      case "boolean":
+        return variant % 2 === 1;
+      case "integer":
+        return numberFor(schema, variant, true, where);
+      case "number":
+        return numberFor(schema, variant, false, where);
+      case "string":
+        return this.stringFor(schema, variant, where);
+      case "array":
+        return this.arrayFor(schema, variant, where, refDepth);
+      case "object":
+        return this.objectFor(schema, variant, where, refDepth);
+      default:
+        return variant === 0 ? {} : variant;
+    }
+  }
+
+  private objectFor(schema: SchemaObject, variant: number, where: string, refDepth: number): JsonValue {
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    const keys = new Set<string>(strings(schema.required));
+    // dependentRequired (and draft-07's array form of dependencies): a present key brings others.
+    const dependencies = {
+      ...(isObject(schema.dependencies) ? schema.dependencies : {}),
+      ...(isObject(schema.dependentRequired) ? schema.dependentRequired : {}),
+    };
+    const withDependencies = () => {
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const key of [...keys]) {
+          for (const needed of strings(dependencies[key])) {
+            if (keys.has(needed)) continue;
+            keys.add(needed);
+            grew = true;
+          }
+        }
+      }
+    };
+    withDependencies();
+    const minProperties = nonNegative(schema.minProperties) ?? 0;
+    for (const key of Object.keys(properties)) {
+      if (keys.size >= minProperties) break;
+      keys.add(key);
+      withDependencies();
+    }
+    for (let extra = 1; keys.size < minProperties; extra++) {
+      if (schema.additionalProperties === false)
+        throw cannot(where, `minProperties is ${minProperties} but only ${keys.size} properties are allowed`);
+      keys.add(`property_${extra}`);
+    }
+    const order = [...strings(schema.propertyOrdering), ...Object.keys(properties), ...keys];
+    const value: { [key: string]: JsonValue } = {};
+    let first = true;
+    for (const key of order) {
+      if (!keys.has(key) || Object.hasOwn(value, key)) continue;
+      const path = `${where}/${escapePointer(key)}`;
+      const propertySchema = Object.hasOwn(properties, key) ? (properties[key] as Schema) : this.additionalSchema(schema, key, path);
+      value[key] = this.instance(propertySchema, first ? variant : 0, path, refDepth);
+      first = false;
+    }
+    return value;
+  }
+
+  /** The schema of a property not named in `properties`. */
+  private additionalSchema(schema: SchemaObject, key: string, where: string): Schema {
+    if (isObject(schema.patternProperties)) {
+      for (const [pattern, patternSchema] of Object.entries(schema.patternProperties)) {
+        if (matches(pattern, key)) return patternSchema as Schema;
+      }
+    }
+    const additional = schema.additionalProperties;
+    if (additional === false)
+      throw cannot(
+        where,
+        `the property ${JSON.stringify(key)} is required but additionalProperties is false and properties does not name it`,
+      );
+    return additional === undefined ? true : (additional as Schema);
+  }
+
+  private arrayFor(schema: SchemaObject, variant: number, where: string, refDepth: number): JsonValue {
+    // 2020-12: prefixItems then items; draft-07 / 2019-09: items as a list, then additionalItems.
+    const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : [];
+    const rest: Schema = Array.isArray(schema.items)
+      ? ((schema.additionalItems as Schema | undefined) ?? true)
+      : ((schema.items as Schema | undefined) ?? true);
+    const contains = schema.contains as Schema | undefined;
+    const containsCount = contains === undefined ? 0 : (nonNegative(schema.minContains) ?? 1);
+    const count = Math.max(nonNegative(schema.minItems) ?? 0, containsCount);
+    if (count > MAX_INSTANCE_VALUES - this.spent)
+      throw cannot(where, `minItems asks for ${count} items, more than the ${MAX_INSTANCE_VALUES} values an answer may hold`);
+    const unique = schema.uniqueItems === true;
+    const items: JsonValue[] = [];
+    for (let index = 0; index < count; index++) {
+      let itemSchema = (index < tuple.length ? tuple[index] : rest) as Schema;
+      if (index < containsCount && contains !== undefined) itemSchema = merge(itemSchema, contains);
+      const itemVariant = unique ? index + variant * count : index === 0 ? variant : 0;
+      items.push(this.instance(itemSchema, itemVariant, `${where}/${index}`, refDepth));
+    }
+    return items;
+  }
+
+  private stringFor(schema: SchemaObject, variant: number, where: string): string {
+    const minLength = nonNegative(schema.minLength) ?? 0;
+    if (minLength > MAX_INSTANCE_STRING)
+      throw cannot(where, `minLength is ${minLength}, longer than the ${MAX_INSTANCE_STRING} characters an answer's string may have`);
+    const example = typeof schema.format === "string" ? formatExample(schema.format, variant) : undefined;
+    const plain = (variant === 0 ? "" : lettersFor(variant)).padEnd(minLength, "a");
+    this.spend(Math.floor(plain.length / 1000), where);
+    const candidates = example !== undefined ? [example] : [plain];
+    if (typeof schema.pattern === "string") {
+      const pattern = schema.pattern;
+      // Runs of one plain character, a few lengths from minLength up ("000" for ^[0-9]{3}$).
+      if (example === undefined) {
+        for (let length = minLength; length <= minLength + 8; length++) {
+          for (const char of ["a", "0", "A"]) candidates.push(variant === 0 ? char.repeat(length) : `${char.repeat(length)}${variant}`);
+        }
+      }
+      const fitting = candidates.find((candidate) => candidate.length >= minLength && matches(pattern, candidate));
+      if (fitting === undefined) {
+        throw cannot(
+          where,
+          `the emulator does not invent strings for patterns, and none of its plain candidates matches ${JSON.stringify(pattern)}`,
+        );
+      }
+      return fitting;
+    }
+    return candidates[0] ?? "";
+  }
+
+  private spend(values: number, where: string): void {
+    this.spent += values;
+    if (this.spent > MAX_INSTANCE_VALUES)
+      throw cannot(where, `the smallest value the schema allows has more than ${MAX_INSTANCE_VALUES} parts`);
+  }
+
+  private resolve(ref: string, where: string): Schema {
+    const rootId = isObject(this.root) && typeof this.root.$id === "string" ? this.root.$id : undefined;
+    const local = rootId !== undefined && ref.startsWith(`${rootId}#`) ? ref.slice(rootId.length) : ref;
+    if (local === "#" || local === "" || local === rootId) return this.root;
+    if (local.startsWith("#/")) {
+      let target: unknown = this.root;
+      for (const raw of local.slice(2).split("/")) {
+        const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+        target = isObject(target) || Array.isArray(target) ? (target as Record<string, unknown>)[segment] : undefined;
+        if (target === undefined) throw cannot(where, `$ref ${JSON.stringify(ref)} points at nothing in the schema`);
+      }
+      return target as Schema;
+    }
+    const named = this.named.get(local) ?? this.named.get(ref);
+    if (named) return named;
+    throw cannot(where, `$ref ${JSON.stringify(ref)} is not inside the schema (use "#/$defs/…", an $anchor or a subschema's $id)`);
+  }
+}
+
+/** Subschemas by `$anchor` ("#name") and by `$id`, for $ref. */
+function collectNamed(schema: unknown, into: Map<string, SchemaObject>): void {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (isObject(node)) {
+      if (typeof node.$anchor === "string" && !into.has(`#${node.$anchor}`)) into.set(`#${node.$anchor}`, node);
+      if (typeof node.$id === "string" && !into.has(node.$id)) into.set(node.$id, node);
+      for (const [key, child] of Object.entries(node))
+        if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples") stack.push(child);
+    }
+  }
+}
+
+/** `rest` with the applicators that are still to be folded (undefined ones left out). */
+function withApplicators(rest: SchemaObject, applicators: Record<string, unknown>): SchemaObject {
+  const out: SchemaObject = { ...rest };
+  for (const [key, value] of Object.entries(applicators)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+const LOWER_BOUNDS = new Set(["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"]);
+const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"]);
+/** Keywords whose two values cannot be combined into one: the second goes under allOf. */
+const APPLICATORS = new Set(["$ref", "anyOf", "oneOf", "not", "if", "then", "else", "contains", "propertyNames"]);
+
+/** One schema that allows what both allow (as far as the generator reads them; Ajv checks the rest). */
+export function merge(a: Schema, b: Schema): Schema {
+  if (a === false || b === false) return false;
+  if (a === true) return b;
+  if (b === true) return a;
+  const out: SchemaObject = { ...a };
+  const later: Schema[] = [];
+  for (const [key, value] of Object.entries(b)) {
+    if (!(key in out)) {
+      out[key] = value;
+      continue;
+    }
+    const mine = out[key];
+    if (key === "type") {
+      const both = intersectTypes(mine, value);
+      if (both.length === 0) return false;
+      out.type = both.length === 1 ? both[0] : both;
+    } else if (key === "required") out.required = [...new Set([...strings(mine), ...strings(value)])];
+    else if (key === "allOf" && Array.isArray(mine) && Array.isArray(value)) out.allOf = [...mine, ...value];
+    else if (
+      (key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions") &&
+      isObject(mine) &&
+      isObject(value)
+    ) {
+      const combined: SchemaObject = { ...mine };
+      for (const [name, schema] of Object.entries(value))
+        combined[name] = Object.hasOwn(combined, name) ? { allOf: [combined[name], schema] } : schema;
+      out[key] = combined;
+    } else if (LOWER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.max(mine, value);
+    else if (UPPER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.min(mine, value);
+    else if (key === "enum" && Array.isArray(mine) && Array.isArray(value)) {
+      const allowed = new Set(value.map(canonical));
+      out.enum = mine.filter((item) => allowed.has(canonical(item)));
+    } else if (key === "const") {
+      if (canonical(mine) !== canonical(value)) return false;
+    } else if ((key === "items" || key === "additionalProperties") && !Array.isArray(mine) && !Array.isArray(value)) {
+      out[key] = mine === false || value === false ? false : { allOf: [mine, value] };
+    } else if (APPLICATORS.has(key)) later.push({ [key]: value });
+    else out[key] = value;
+  }
+  if (later.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...later];
+  return out;
+}
+
+const JSON_TYPES = ["null", "boolean", "object", "array", "number", "integer", "string"];
+
+function intersectTypes(a: unknown, b: unknown): string[] {
+  const left = typeof a === "string" ? [a] : strings(a);
+  const right = new Set(typeof b === "string" ? [b] : strings(b));
+  const both: string[] = [];
+  for (const type of left) {
+    if (right.has(type)) both.push(type);
+    else if (type === "number" && right.has("integer")) both.push("integer");
+    else if (type === "integer" && right.has("number")) both.push("integer");
+  }
+  return [...new Set(both)];
+}
+
+function typeOf(schema: SchemaObject): string | undefined {
+  const declared = typeof schema.type === "string" ? [schema.type] : strings(schema.type);
+  const known = declared.filter((type) => JSON_TYPES.includes(type));
+  if (known.length > 0) return known[0];
+  if (declared.length > 0) return undefined;
+  const has = (...keywords: string[]) => keywords.some((keyword) => keyword in schema);
+  if (has("properties", "required", "additionalProperties", "patternProperties", "minProperties", "dependentRequired", "propertyOrdering"))
+    return "object";
+  if (has("items", "prefixItems", "minItems", "maxItems", "contains", "uniqueItems")) return "array";
+  if (has("minLength", "maxLength", "pattern", "format")) return "string";
+  if (has("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")) return "number";
+  return undefined;
+}
+
+function numberFor(schema: SchemaObject, variant: number, integer: boolean, where: string): number {
+  let lower = Number.NEGATIVE_INFINITY;
+  let lowerOpen = false;
+  let upper = Number.POSITIVE_INFINITY;
+  let upperOpen = false;
+  if (typeof schema.minimum === "number") lower = schema.minimum;
+  if (typeof schema.exclusiveMinimum === "number" && schema.exclusiveMinimum >= lower) [lower, lowerOpen] = [schema.exclusiveMinimum, true];
+  if (typeof schema.maximum === "number") upper = schema.maximum;
+  if (typeof schema.exclusiveMaximum === "number" && schema.exclusiveMaximum <= upper) [upper, upperOpen] = [schema.exclusiveMaximum, true];
+  const multipleOf = typeof schema.multipleOf === "number" && schema.multipleOf > 0 ? schema.multipleOf : undefined;
+  const step = multipleOf ?? (integer ? 1 : undefined);
+  const above = (value: number) => (lowerOpen ? value > lower : value >= lower);
+  const below = (value: number) => (upperOpen ? value < upper : value <= upper);
+  let start: number;
+  let direction = 1;
+  if (above(0) && below(0)) start = 0;
+  else if (!above(0)) {
+    // Everything allowed is above 0: the lowest allowed value.
+    start =
+      step !== undefined ? (lowerOpen ? Math.floor(lower / step) + 1 : Math.ceil(lower / step)) * step : lowerOpen ? lower + 1 : lower;
+    if (step === undefined && !below(start)) start = (lower + upper) / 2;
+  } else {
+    // Everything allowed is below 0: the highest allowed value.
+    direction = -1;
+    start =
+      step !== undefined ? (upperOpen ? Math.ceil(upper / step) - 1 : Math.floor(upper / step)) * step : upperOpen ? upper - 1 : upper;
+    if (step === undefined && !above(start)) start = (lower + upper) / 2;
+  }
+  const value = start + direction * variant * (step ?? 1) + 0;
+  if (!Number.isFinite(value) || !above(value) || !below(value)) {
+    throw cannot(
+      where,
+      variant === 0 ? "no number fits its bounds" : "there are not enough different numbers within its bounds for uniqueItems",
+    );
+  }
+  return value;
+}
+
+function formatExample(format: string, variant: number): string | undefined {
+  switch (format) {
+    case "date":
+      return new Date(variant * 86_400_000).toISOString().slice(0, 10);
+    case "date-time":
+      return `${new Date(variant * 1000).toISOString().slice(0, 19)}Z`;
+    case "time":
+      return `${new Date((variant % 86_400) * 1000).toISOString().slice(11, 19)}Z`;
+    case "email":
+      return `user${variant === 0 ? "" : variant}@example.com`;
+    case "uri":
+      return `https://example.com/${variant === 0 ? "" : variant}`;
+    case "uuid":
+      return `00000000-0000-0000-0000-${variant.toString(16).padStart(12, "0")}`;
+    case "ipv4":
+      return `0.0.${Math.floor(variant / 256) % 256}.${variant % 256}`;
+    case "ipv6":
+      return `::${variant.toString(16)}`;
+    case "hostname":
+      return variant === 0 ? "example.com" : `host${variant}.example.com`;
+    default:
+      return undefined;
+  }
+}
+
+/** "b", "c", … "z", "ba", …: a different short text for each variant > 0. */
+function lettersFor(variant: number): string {
+  let text = "";
+  for (let n = variant; n > 0; n = Math.floor(n / 26)) text = String.fromCharCode(97 + (n % 26)) + text;
+  return text;
+}
+
+function matches(pattern: string, text: string): boolean {
+  try {
+    return new RE2(pattern, "u").test(text);
+  } catch {
+    return false;
+  }
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "undefined";
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+function nonNegative(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.ceil(value) : undefined;
+}
+
+function isObject(value: unknown): value is SchemaObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function cannot(where: string, why: string): CannotInstantiate {
+  return new CannotInstantiate(`at ${where === "" ? "(root)" : where}: ${why}`);
+}
