@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
+import type { JsonValue } from "../../server/agent/planner.js";
 import { pendingScript, rememberedRuns } from "../../server/agent/scripted-planner-state.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
@@ -173,7 +174,12 @@ describe("function calling: a round trip", () => {
 
 describe("function calling: the rest of the script in the planner state", () => {
   it("is read back only when it is a scripted planner's and well formed", () => {
-    const pending = { source: "script", calls: [read("/a"), { kind: "function", name: "f", args: {} }], notes: ["n"] };
+    const pending: { [key: string]: JsonValue } = {
+      source: "script",
+      calls: [read("/a"), { kind: "function", name: "f", args: {} }, { server: "docs", name: "search", args: { q: "x" } }],
+      notes: ["n"],
+      response: "Done.",
+    };
     assert.deepEqual(pendingScript({ planner: "scripted", data: { runs: [], pending } }), pending);
     const unreadable = [
       null,
@@ -183,6 +189,8 @@ describe("function calling: the rest of the script in the planner state", () => 
       { planner: "scripted", data: { runs: [], pending: { ...pending, calls: [{ name: "rm", args: {} }] } } },
       { planner: "scripted", data: { runs: [], pending: { ...pending, calls: [{ kind: "function", name: "f" }] } } },
       { planner: "scripted", data: { runs: [], pending: { ...pending, notes: [1] } } },
+      { planner: "scripted", data: { runs: [], pending: { ...pending, response: 42 } } },
+      { planner: "scripted", data: { runs: [], pending: { ...pending, calls: [{ server: 7, name: "search", args: {} }] } } },
     ];
     for (const state of unreadable) assert.equal(pendingScript(state as never), null, JSON.stringify(state));
   });
@@ -204,6 +212,42 @@ describe("function calling: the rest of the script in the planner state", () => 
       second.steps.map((step) => step.type),
       ["function_result", "model_output"],
     );
+  });
+});
+
+describe("function calling with a fixed answer", () => {
+  it("gives the input's response block, exactly, once the client's results came back and the script is done", async () => {
+    const fake = serviceWithFakeSandbox(OWNER);
+    const input = `${script([weather("Paris"), read("/workspace/city.txt")])}\n\n\`\`\`response\nIt is sunny in Paris.\n\`\`\``;
+    const { record: first } = await create(fake, { tools: TOOLS, input });
+    assert.equal(first.status, "requires_action");
+    assert.equal(first.steps.at(-1)?.type, "function_call", "no answer yet: the client has calls to run");
+    const [call] = functionCalls(first);
+    assert.ok(call);
+    const { record: second } = await create(fake, { previous_interaction_id: first.id, input: [answer(call.id, "sunny")] });
+    assert.equal(second.status, "completed");
+    assert.deepEqual(
+      second.steps.map((step) => step.type),
+      ["function_result", "function_call", "function_result", "model_output"],
+      "the rest of the script ran first",
+    );
+    assert.deepEqual(second.steps.at(-1), { type: "model_output", content: [{ type: "text", text: "It is sunny in Paris." }] });
+  });
+
+  it("answers JSON that fits the response format the answering request gives", async () => {
+    const fake = serviceWithFakeSandbox(OWNER);
+    const { record: first } = await create(fake, { tools: TOOLS, input: script([weather("Paris")]) });
+    const [call] = functionCalls(first);
+    assert.ok(call);
+    const schema = { type: "object", properties: { sunny: { type: "boolean" } }, required: ["sunny"] };
+    const { record: second } = await create(fake, {
+      previous_interaction_id: first.id,
+      input: [answer(call.id, "sunny")],
+      response_format: { type: "text", mime_type: "application/json", schema },
+    });
+    const output = second.steps.at(-1);
+    assert.ok(output?.type === "model_output");
+    assert.deepEqual(JSON.parse(output.content[0]?.text ?? ""), { sunny: false });
   });
 });
 
