@@ -277,7 +277,8 @@ describe("idle environments", () => {
       const created = await sdk.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote" } });
       assert.equal(await short.sandboxCount(), 1);
       let count = 1;
-      for (let tries = 0; tries < 50 && count > 0; tries++) {
+      // Waits for the sweep (a loaded machine can take a while), not for a fixed time.
+      for (let tries = 0; tries < 150 && count > 0; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 200));
         count = await short.sandboxCount();
       }

@@ -69,7 +69,12 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     crash: () => end("SIGKILL"),
     destroy: async () => {
       await stop();
-      for (const handle of await runtime.list()) await runtime.remove(handle);
+      for (const handle of await runtime.list()) {
+        // The engine may still be finishing a removal the emulator began before it stopped: it completes on its own.
+        await runtime.remove(handle).catch((error: unknown) => {
+          if (!/already in progress/.test(String(error))) throw error;
+        });
+      }
       await runtime.dropLease();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

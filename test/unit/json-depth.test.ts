@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { jsonDepth, MAX_JSON_DEPTH } from "../../server/http/json-depth.js";
+import { runs } from "../support/property-runs.js";
 
 const nested = (levels: number): unknown => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`);
 
@@ -26,7 +27,7 @@ describe("the nesting depth of a request body", () => {
       typeof value !== "object" || value === null ? 0 : 1 + Math.max(0, ...Object.values(value).map(recursive));
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => assert.equal(jsonDepth(value), recursive(value))),
-      { numRuns: 500 },
+      runs(500),
     );
   });
 });

@@ -21,8 +21,10 @@ import { parseOrThrow } from "../../server/http/zod-errors.js";
 import { prepareEnvVars } from "../../server/sources/environment-variables.js";
 import { prepareSources } from "../../server/sources/inline-sources.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
+import { runs } from "../support/property-runs.js";
 
-const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) };
+// The shared seed, like every property test: CI sees the same inputs each run, and FC_SEED replays a failure.
+const RUNS = runs(300);
 
 const SCHEMAS = {
   createInteractionSchema,

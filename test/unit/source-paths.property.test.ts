@@ -15,8 +15,9 @@ import { isReservedTopLevel, PSEUDO_FOLDERS, RESERVED_PREFIXES, reservedFolderOf
 import { prepareSources } from "../../server/sources/inline-sources.js";
 import { RepositorySourceError, resolveRepositoryLocation } from "../../server/sources/repository-source.js";
 import { resolveTarget } from "../../server/sources/target-path.js";
+import { runs } from "../support/property-runs.js";
 
-const RUNS = { numRuns: 2000 };
+const RUNS = runs(2000);
 
 /** Path pieces that matter to the checks, mixed with arbitrary text. */
 const segment = fc.oneof(
