@@ -16,7 +16,7 @@ import { runPreToolHooks } from "../../server/hooks/engine.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import type { CommandResult, SandboxChannel, SandboxHandle, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { runTool } from "../../server/tools/tool-runner.js";
-import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
+import { execAsRoot, removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { bash, read } from "../support/tool-calls.js";
 
@@ -356,18 +356,6 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
     const [container] = await docker.listContainers({ filters: { label: [`dev.interactions-emulator.environment=${environmentId}`] } });
     assert.ok(container, `no container for ${environmentId}`);
     return docker.getContainer(container.Id);
-  };
-  /** As root in the container, which is what it takes: the sandbox user cannot stop the executor. */
-  /** Runs argv in the container as root, beside the sandbox; its output (both streams, raw) and exit code. */
-  const execAsRoot = async (container: Docker.Container, argv: string[]): Promise<{ output: string; exitCode: number | null }> => {
-    const exec = await container.exec({ Cmd: argv, User: "0:0", AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const output = await new Promise<string>((resolve) => {
-      let text = "";
-      stream.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
-      stream.on("end", () => resolve(text));
-    });
-    return { output, exitCode: (await exec.inspect()).ExitCode ?? null };
   };
   const stopAsRoot = async (container: Docker.Container, pid: string): Promise<void> => {
     assert.equal((await execAsRoot(container, ["kill", "-STOP", pid])).exitCode, 0, "kill -STOP as root failed");

@@ -37,3 +37,15 @@ export async function objectsOfInstance(instance: string): Promise<{ containers:
   ]);
   return { containers: containers.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
 }
+
+/** Runs argv in the container as root, beside the sandbox (where the sandbox user cannot); its output (both streams, raw) and exit code. */
+export async function execAsRoot(container: Docker.Container, argv: string[]): Promise<{ output: string; exitCode: number | null }> {
+  const exec = await container.exec({ Cmd: argv, User: "0:0", AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const output = await new Promise<string>((resolve) => {
+    let text = "";
+    stream.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    stream.on("end", () => resolve(text));
+  });
+  return { output, exitCode: (await exec.inspect()).ExitCode ?? null };
+}

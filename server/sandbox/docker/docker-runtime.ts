@@ -12,7 +12,7 @@ import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
-import { ensureSandboxImage, type ImageOptions } from "./image.js";
+import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
@@ -42,7 +42,7 @@ export interface DockerRuntimeOptions {
   engineTimeoutMs?: number;
 }
 
-const EXECUTOR_SCRIPT = "/opt/emulator/executor/main.js";
+const EXECUTOR_SCRIPT = `${EXECUTOR_FOLDER}/main.js`;
 /**
  * The executor runs as root and acts as these identities (sandbox-image/executor/identities.ts; the
  * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what-in-a-sandbox).
@@ -437,6 +437,47 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+    const first = await this.startExecutor(handle);
+    const pong = await first.client.ping().catch(() => null);
+    if (pong?.version === PROTOCOL_VERSION) return first.ready(pong.pid);
+    first.client.close();
+    // A sandbox made by another version of the emulator carries that version's executor, from its image:
+    // it would misread this version's requests, or refuse its command line and exit before answering.
+    // This version's executor takes its place (the sandbox's own files are not touched) and starts again.
+    await this.installExecutor(handle);
+    const second = await this.startExecutor(handle);
+    const again = await second.client.ping();
+    if (again.version !== PROTOCOL_VERSION) {
+      second.client.close();
+      throw new SandboxUnavailableError(
+        `the executor in sandbox ${handle.environmentId} speaks protocol version ${again.version}, this emulator ${PROTOCOL_VERSION}, even after this version's executor was put in its place`,
+      );
+    }
+    return second.ready(again.pid);
+  }
+
+  /** Puts this version's executor in the sandbox, over whatever executor its image had. */
+  private async installExecutor(handle: SandboxHandle): Promise<void> {
+    const container = this.docker.getContainer(handle.sandboxId);
+    process.stderr.write(`[executor ${handle.environmentId}] the sandbox's executor did not answer as this version's does; installing this version's\n`);
+    try {
+      await withEngineTimeout(container.putArchive(await executorArchive(), { path: "/" }), this.engineTimeoutMs, "installing the executor");
+    } catch (error) {
+      const status = (error as { statusCode?: number }).statusCode;
+      if (status === 404 || status === 409) {
+        throw new SandboxUnavailableError(`cannot install the executor in sandbox ${handle.environmentId}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      throw engineUnreachable(error, `installing the executor in the sandbox of ${handle.environmentId}`);
+    }
+  }
+
+  /**
+   * Starts an executor in the sandbox and opens its channel; `ready` gives the channel out once its ping
+   * answered, with the executor's pid (to end it should the channel break).
+   */
+  private async startExecutor(handle: SandboxHandle): Promise<{ client: ExecutorClient; ready(pid: number): SandboxChannel }> {
     const container = this.docker.getContainer(handle.sandboxId);
     let stream: NodeJS.ReadWriteStream;
     try {
@@ -491,18 +532,13 @@ export class DockerRuntime implements SandboxRuntime {
         void this.reapExecutor(container, executorPid);
       },
     });
-    const pong = await client.ping();
-    if (pong.version !== PROTOCOL_VERSION) {
-      // A sandbox made by another version of the emulator carries that version's executor: it would
-      // misread this one's requests, or (before identities) run sandbox code as the user it starts as.
-      client.close();
-      throw new SandboxUnavailableError(
-        `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}: ` +
-          "the sandbox was made by another version of the emulator; create a new environment",
-      );
-    }
-    executorPid = pong.pid;
-    return client;
+    return {
+      client,
+      ready: (pid) => {
+        executorPid = pid;
+        return client;
+      },
+    };
   }
 
   /** Best effort: the container may be gone, which ends the executor too. */

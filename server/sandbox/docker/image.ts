@@ -45,6 +45,19 @@ function readContext(): ContextFile[] {
   ];
 }
 
+/** Where the Dockerfile puts the executor (COPY executor/ /opt/emulator/executor/). */
+export const EXECUTOR_FOLDER = "/opt/emulator/executor";
+
+/**
+ * This version's executor as a tar to unpack at the container's root: what the image build copies to
+ * EXECUTOR_FOLDER, root's and read-only to everyone else, as the image has it.
+ */
+export function executorArchive(): Promise<Buffer> {
+  const root = { uid: 0, gid: 0, mode: 0o644 };
+  const files = readContext().filter((file) => file.name.startsWith("executor/"));
+  return tarBuffer(files.map((file) => ({ header: { name: `${EXECUTOR_FOLDER.slice(1)}/${file.name.slice("executor/".length)}`, ...root }, content: file.content })));
+}
+
 function contextHash(files: ContextFile[], baseImage: string): string {
   const hash = createHash("sha256").update(`base=${baseImage}\n`);
   for (const file of files) hash.update(`${file.name}\n${file.content.length}\n`).update(file.content);
