@@ -459,9 +459,15 @@ export class DockerRuntime implements SandboxRuntime {
   /** Puts this version's executor in the sandbox, over whatever executor its image had. */
   private async installExecutor(handle: SandboxHandle): Promise<void> {
     const container = this.docker.getContainer(handle.sandboxId);
-    process.stderr.write(`[executor ${handle.environmentId}] the sandbox's executor did not answer as this version's does; installing this version's\n`);
+    process.stderr.write(
+      `[executor ${handle.environmentId}] the sandbox's executor did not answer as this version's does; installing this version's\n`,
+    );
     try {
-      await withEngineTimeout(container.putArchive(await executorArchive(), { path: "/" }), this.engineTimeoutMs, "installing the executor");
+      await withEngineTimeout(
+        container.putArchive(await executorArchive(), { path: "/" }),
+        this.engineTimeoutMs,
+        "installing the executor",
+      );
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
       if (status === 404 || status === 409) {

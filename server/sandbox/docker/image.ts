@@ -55,7 +55,12 @@ export const EXECUTOR_FOLDER = "/opt/emulator/executor";
 export function executorArchive(): Promise<Buffer> {
   const root = { uid: 0, gid: 0, mode: 0o644 };
   const files = readContext().filter((file) => file.name.startsWith("executor/"));
-  return tarBuffer(files.map((file) => ({ header: { name: `${EXECUTOR_FOLDER.slice(1)}/${file.name.slice("executor/".length)}`, ...root }, content: file.content })));
+  return tarBuffer(
+    files.map((file) => ({
+      header: { name: `${EXECUTOR_FOLDER.slice(1)}/${file.name.slice("executor/".length)}`, ...root },
+      content: file.content,
+    })),
+  );
 }
 
 function contextHash(files: ContextFile[], baseImage: string): string {
