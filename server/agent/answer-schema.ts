@@ -11,28 +11,11 @@
 //     maxContains): a scripted answer is held to what the service holds a model's answer to, so a test
 //     can script an answer that breaks them and see its application's own validation catch it.
 
-import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2019Module from "ajv/dist/2019.js";
-import Ajv2020Module from "ajv/dist/2020.js";
-import RE2 from "re2";
-
-const Ajv07 = AjvModule.default;
-const Ajv2019 = Ajv2019Module.default;
-const Ajv2020 = Ajv2020Module.default;
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { type Ajv, type Dialect, dialectOf, newAjv } from "./json-schema-engine.js";
 
 /** The largest schema accepted, as compact JSON (Ajv compiles a schema to code: its time grows with it). */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
-/** Keywords the service documents as not enforced (TextResponseFormat.schema in the SDK's types). */
-export const NOT_ENFORCED_KEYWORDS = [
-  "minLength",
-  "maxLength",
-  "minProperties",
-  "maxProperties",
-  "uniqueItems",
-  "contains",
-  "minContains",
-  "maxContains",
-];
 const MAX_REPORTED_PROBLEMS = 5;
 
 export type SchemaCheck = { ok: true } | { ok: false; problems: string[] };
@@ -48,14 +31,12 @@ export interface AnswerSchema {
 
 export type CompiledSchema = { ok: true; schema: AnswerSchema } | { ok: false; message: string };
 
-type Dialect = "draft-07" | "2019-09" | "2020-12";
-
 export function compileAnswerSchema(schema: Record<string, unknown> | boolean): CompiledSchema {
   const size = JSON.stringify(schema).length;
   if (size > MAX_SCHEMA_CHARS) {
     return { ok: false, message: `the schema is ${size} characters of JSON, more than the ${MAX_SCHEMA_CHARS} the emulator compiles` };
   }
-  const dialect = dialectOf(schema);
+  const dialect = dialectOf(schema, "2020-12");
   if (typeof dialect !== "string") {
     return {
       ok: false,
@@ -111,59 +92,16 @@ function checker(validate: ValidateFunction): (value: unknown) => SchemaCheck {
   return (value) => (validate(value) ? { ok: true } : { ok: false, problems: describeProblems(validate.errors ?? []) });
 }
 
-function dialectOf(schema: Record<string, unknown> | boolean): Dialect | { given: unknown } {
-  if (typeof schema === "boolean" || schema.$schema === undefined) return "2020-12";
-  const given = schema.$schema;
-  if (typeof given !== "string") return { given };
-  const uri = given.replace(/#$/, "").replace(/^http:/, "https:");
-  if (uri === "https://json-schema.org/draft-07/schema") return "draft-07";
-  if (uri === "https://json-schema.org/draft/2019-09/schema") return "2019-09";
-  if (uri === "https://json-schema.org/draft/2020-12/schema") return "2020-12";
-  return { given };
-}
-
-/** `pattern` and `patternProperties` on RE2: linear time, whatever the expression. */
-const re2Engine = Object.assign(
-  (pattern: string, flags: string) => {
-    try {
-      return new RE2(pattern, flags);
-    } catch (error) {
-      throw new Error(
-        `the pattern ${JSON.stringify(pattern)} is not an RE2 expression (no lookaround, no backreferences): ${(error as Error).message}`,
-      );
-    }
-  },
-  { code: "re2" },
-);
-
-type Ajv = InstanceType<typeof Ajv2020>;
-
 /** One pair of instances per dialect, made when first needed (making one costs tens of milliseconds). */
 const instances = new Map<Dialect, { full: Ajv; asEnforced: Ajv }>();
 
 function validators(dialect: Dialect): { full: Ajv; asEnforced: Ajv } {
   let pair = instances.get(dialect);
   if (!pair) {
-    const asEnforced = newAjv(dialect);
-    for (const keyword of NOT_ENFORCED_KEYWORDS) asEnforced.removeKeyword(keyword);
-    pair = { full: newAjv(dialect), asEnforced };
+    pair = { full: newAjv(dialect, { formats: FORMATS }), asEnforced: newAjv(dialect, { formats: FORMATS, enforcedOnly: true }) };
     instances.set(dialect, pair);
   }
   return pair;
-}
-
-function newAjv(dialect: Dialect): Ajv {
-  const options = {
-    // Unknown keywords (Gemini's propertyOrdering, OpenAPI's nullable, …) and formats are ignored, not errors.
-    strict: false,
-    allErrors: true,
-    logger: false as const,
-    code: { regExp: re2Engine },
-    formats: FORMATS,
-  };
-  if (dialect === "draft-07") return new Ajv07(options) as unknown as Ajv;
-  if (dialect === "2019-09") return new Ajv2019(options) as unknown as Ajv;
-  return new Ajv2020(options);
 }
 
 // [choice] The formats the emulator checks (and writes in its minimal answers); any other format is

@@ -9,50 +9,20 @@
 // …) are ignored rather than refused. Patterns are compiled with RE2, so a declared pattern cannot stall
 // the server with catastrophic backtracking (docs/security.md).
 
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import RE2 from "re2";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { describeValueKind } from "../tools/tool-call.js";
 import type { FunctionDeclaration } from "./declared-functions.js";
-
-/** Keywords the SDK says the service ignores (FunctionT.parameters); they are ignored here too. */
-export const UNENFORCED_KEYWORDS = [
-  "minLength",
-  "maxLength",
-  "minProperties",
-  "maxProperties",
-  "uniqueItems",
-  "contains",
-  "minContains",
-  "maxContains",
-];
+import { type Ajv, type Dialect, dialectOf, newAjv } from "./json-schema-engine.js";
 
 /** Beyond this many problems in one call's arguments, the rest are counted, not listed. */
 const MAX_PROBLEMS = 10;
-
-type Draft = "07" | "2019" | "2020";
-
-/** Ajv compiles RegExp patterns with this engine: RE2 runs in linear time. */
-function re2Engine(pattern: string, flags: string): RE2 {
-  return new RE2(pattern, flags);
-}
-re2Engine.code = 'new (require("re2"))';
-
-const AJV_OPTIONS: Options = {
-  allErrors: true,
-  strict: false,
-  validateFormats: false,
-  verbose: true,
-  code: { regExp: re2Engine },
-};
 
 /**
  * One request's checker: it compiles each declaration it is asked about once. A new one per request, so
  * the schemas of one request are never kept by the server after it (Ajv caches what it compiles).
  */
 export class FunctionArgumentChecker {
-  private readonly engines = new Map<Draft, Ajv>();
+  private readonly engines = new Map<Dialect, Ajv>();
   private readonly compiled = new Map<FunctionDeclaration, ValidateFunction | string>();
 
   /** The problems of `args` against the declaration's parameters, one sentence each; [] when they fit. */
@@ -69,30 +39,23 @@ export class FunctionArgumentChecker {
   private validatorOf(declaration: FunctionDeclaration): ValidateFunction | string {
     let validator = this.compiled.get(declaration);
     if (validator === undefined) {
-      validator = compile(declaration, this.engine(draftOf(declaration.parameters)));
+      validator = compile(declaration, this.engine(dialectOf(declaration.parameters, "draft-07")));
       this.compiled.set(declaration, validator);
     }
     return validator;
   }
 
-  private engine(draft: Draft): Ajv {
-    let engine = this.engines.get(draft);
+  /** A dialect the schema names that is none of ours is read as draft-07, Ajv's default, as a client library would. */
+  private engine(named: Dialect | { given: unknown }): Ajv {
+    const dialect = typeof named === "string" ? named : "draft-07";
+    let engine = this.engines.get(dialect);
     if (!engine) {
-      engine = draft === "2020" ? new Ajv2020(AJV_OPTIONS) : draft === "2019" ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
-      for (const keyword of UNENFORCED_KEYWORDS) engine.removeKeyword(keyword);
-      this.engines.set(draft, engine);
+      // Formats are not checked: the service names no format support.
+      engine = newAjv(dialect, { validateFormats: false, verbose: true, enforcedOnly: true });
+      this.engines.set(dialect, engine);
     }
     return engine;
   }
-}
-
-/** The draft a schema names in `$schema`; draft-07 (Ajv's default) otherwise. */
-function draftOf(schema: unknown): Draft {
-  const named = typeof schema === "object" && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
-  if (typeof named !== "string") return "07";
-  if (named.includes("2020-12")) return "2020";
-  if (named.includes("2019-09")) return "2019";
-  return "07";
 }
 
 function compile(declaration: FunctionDeclaration, engine: Ajv): ValidateFunction | string {
