@@ -8,16 +8,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createInteractionSchema, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
-import type { EnvironmentService } from "../../server/environments/environment-service.js";
-import { EnvironmentStore, type EnvironmentRecord } from "../../server/environments/environment-store.js";
-import { EventStore } from "../../server/interactions/event-store.js";
-import { InteractionService } from "../../server/interactions/interaction-service.js";
-import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
+import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
 import { renderInteraction } from "../../server/interactions/interaction-view.js";
 import { parseOrThrow } from "../../server/http/zod-errors.js";
-import { openMemoryDatabase, type Db } from "../../server/store/database.js";
-import { FAKE_LIMITS } from "../support/fake-interaction-service.js";
-import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
+import { serviceWithFakeSandbox, type FakeInteractionService } from "../support/fake-interaction-service.js";
 
 const OWNER = "owner-model-inputs";
 const MODEL = "gemini-3-flash-preview";
@@ -25,46 +19,10 @@ const AGENT = "antigravity-preview-05-2026";
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==";
 const ONE_IMAGE = "I could not read 1 image (image/png): the emulated agent reads only the text of the input.";
 
-interface Harness {
-  service: InteractionService;
-  interactions: InteractionStore;
-  channel: FakeSandboxChannel;
-  db: Db;
-  /** Environments planned (created or reused) and channels opened, as the service asked for them. */
-  planned: unknown[];
-  channelsOpened: number;
-}
+type Harness = FakeInteractionService;
 
-/** The interaction service over an in-memory store, whose environment service records what it is asked. */
 function harness(): Harness {
-  const db = openMemoryDatabase();
-  const environment: EnvironmentRecord = {
-    id: "env_fake",
-    owner: OWNER,
-    status: "active",
-    sandboxId: "fake",
-    config: { sources: [] },
-    created: "t",
-    updated: "t",
-    lastAccessed: "t",
-  };
-  new EnvironmentStore(db).insert(environment);
-  const channel = new FakeSandboxChannel();
-  const h = { channel, db, planned: [] as unknown[], channelsOpened: 0 } as Harness;
-  const environments = {
-    plan: async (_owner: string, input: unknown) => {
-      h.planned.push(input);
-      return async () => environment;
-    },
-    channel: async () => {
-      h.channelsOpened++;
-      return channel;
-    },
-    using: <T>(_id: string, work: () => Promise<T>) => work(),
-  } as unknown as EnvironmentService;
-  h.interactions = new InteractionStore(db);
-  h.service = new InteractionService(h.interactions, new EventStore(db), environments, { limits: FAKE_LIMITS });
-  return h;
+  return serviceWithFakeSandbox(OWNER);
 }
 
 /** Creates an interaction from a body as the route would (schema first), and waits for its end. */

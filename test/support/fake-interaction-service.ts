@@ -16,6 +16,9 @@ export interface FakeInteractionService {
   interactions: InteractionStore;
   channel: FakeSandboxChannel;
   db: Db;
+  /** What the service asked its environments for: the environment inputs it planned, and channels opened. */
+  planned: unknown[];
+  channelsOpened: number;
 }
 
 export function serviceWithFakeSandbox(owner: string): FakeInteractionService {
@@ -32,13 +35,20 @@ export function serviceWithFakeSandbox(owner: string): FakeInteractionService {
   };
   new EnvironmentStore(db).insert(environment);
   const channel = new FakeSandboxChannel();
-  // Only what the interaction service asks of its environments when the request names none.
+  const interactions = new InteractionStore(db);
+  const fake = { interactions, channel, db, planned: [] as unknown[], channelsOpened: 0 } as FakeInteractionService;
+  // Only what the interaction service asks of its environments, recorded.
   const environments = {
-    plan: async () => async () => environment,
-    channel: async () => channel,
+    plan: async (_owner: string, input: unknown) => {
+      fake.planned.push(input);
+      return async () => environment;
+    },
+    channel: async () => {
+      fake.channelsOpened++;
+      return channel;
+    },
     using: <T>(_id: string, work: () => Promise<T>) => work(),
   } as unknown as EnvironmentService;
-  const interactions = new InteractionStore(db);
-  const service = new InteractionService(interactions, new EventStore(db), environments, { limits: FAKE_LIMITS });
-  return { service, interactions, channel, db };
+  fake.service = new InteractionService(interactions, new EventStore(db), environments, { limits: FAKE_LIMITS });
+  return fake;
 }
