@@ -22,6 +22,12 @@ const MIN_PAUSE_MS = 1000;
 const MAX_PAUSE_MS = 30_000;
 /** The pause after a measurement, in measurement durations: the guard's share of a core stays under 1/20. */
 const PAUSE_PER_MEASURING = 20;
+/**
+ * How far past the limit the files may go before the guard acts: the room of the small files every
+ * sandbox has (its home folder, hooks, logs), so that one file at exactly the limit is the kernel's to
+ * stop (RLIMIT_FSIZE, an exact `EFBIG`), not a reason to stop everything.
+ */
+export const DISK_GUARD_SLACK_BYTES = 1024 * 1024;
 /** After a command or a write: soon, but a burst of small writes is measured once. */
 const ACTIVITY_DELAY_MS = 200;
 
@@ -115,7 +121,7 @@ export class DiskGuard {
     const bytes = trees.bytes + this.identities.reduce((sum, identity) => sum + openDeletedBytes(identity), 0);
     const grew = this.lastBytes === null || bytes > this.lastBytes;
     this.lastBytes = bytes;
-    this.over = bytes > this.limitBytes;
+    this.over = bytes > this.limitBytes + DISK_GUARD_SLACK_BYTES;
     if (this.over && grew) await this.events.overLimit({ bytes, limitBytes: this.limitBytes });
   }
 }
