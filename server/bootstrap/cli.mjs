@@ -194,7 +194,7 @@ switch (command) {
     await ensureDependencies();
     build();
     ensureDocker();
-    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "sandbox-latency.js")]));
+    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "main.js"), ...passThrough]));
     break;
   case "load":
     // The bounded load test (test/load/load.ts): not part of `npm test`, which it would slow down by a minute.

@@ -1,0 +1,78 @@
+// A minimal JSON client for the emulator's HTTP API, on one kept-alive connection pool, so that a
+// measurement of the server is not one of the client: no SDK layers, no new TCP connection per request.
+
+import http from "node:http";
+
+export const AGENT = "antigravity-preview-05-2026";
+
+export interface Interaction {
+  id: string;
+  status: string;
+  environment_id?: string;
+  steps?: Array<{ type: string; is_error?: boolean; result?: string }>;
+}
+
+export class ApiClient {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
+
+  async request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
+    const url = new URL(path, this.baseUrl);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    return new Promise<T>((resolve, reject) => {
+      const request = http.request(
+        url,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            "x-goog-api-key": this.apiKey,
+            ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", reject);
+          response.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            if ((response.statusCode ?? 0) >= 300) {
+              reject(new Error(`${method} ${path}: HTTP ${response.statusCode}: ${text.slice(0, 500)}`));
+              return;
+            }
+            try {
+              resolve(JSON.parse(text) as T);
+            } catch {
+              reject(new Error(`${method} ${path}: not JSON: ${text.slice(0, 200)}`));
+            }
+          });
+        },
+      );
+      request.on("error", reject);
+      request.end(payload);
+    });
+  }
+
+  /** Creates an interaction and checks that it completed (a failed run must not pass for a fast one). */
+  async interact(body: Record<string, unknown>): Promise<Interaction> {
+    const interaction = await this.request<Interaction>("POST", "/v1beta/interactions", { agent: AGENT, ...body });
+    if (interaction.status !== "completed") throw new Error(`interaction ${interaction.id} ended ${interaction.status}`);
+    const failed = interaction.steps?.find((step) => step.is_error === true);
+    if (failed) throw new Error(`interaction ${interaction.id}: a tool call failed: ${failed.result?.slice(0, 300)}`);
+    return interaction;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** A `tool_calls` script running `code` with code_execution `count` times. */
+export function commandScript(code: string, count: number): string {
+  const calls = Array.from({ length: count }, () => ({ name: "code_execution", args: { code } }));
+  return `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
+}

@@ -1,0 +1,65 @@
+// The figures one benchmark run produces: a flat map from a stable ID to a value with its unit and
+// which direction is better, so runs can be compared figure by figure (results.ts) and goals computed
+// from them (goals.ts). Pure: no I/O.
+
+import type { Stats } from "./stats.js";
+
+export interface Figure {
+  label: string;
+  value: number;
+  unit: string;
+  better: "lower" | "higher";
+}
+
+export type Figures = Record<string, Figure>;
+
+/** IDs of the figures the goals are computed from (the JSON keeps them, so keep them stable). */
+export const FIGURE = {
+  dockerExec: "floor.docker_exec_true.p50_ms",
+  dockerRun: "floor.docker_run_rm_true.p50_ms",
+  spawn: "floor.bash_c_true_spawn_in_container.ms",
+  channelTrue: "channel.run_true.p50_ms",
+  channelCat: "channel.cat_1mib.p50_ms",
+  channelThroughput: "channel.cat_1mib.mb_per_s",
+  noToolCall: "interaction.no_tool_call.p50_ms",
+  perCall: "interaction.per_tool_call.ms",
+  perCallOneHook: "interaction.per_tool_call_one_command_hook.ms",
+  newEnvironmentFromPool: "environment.new_from_pool.p50_ms",
+  newEnvironmentWithoutPool: "environment.new_without_pool.p50_ms",
+} as const;
+
+/** Collects the figures of a run, with the tables they were printed in. */
+export class FigureBook {
+  readonly figures: Figures = {};
+  readonly tables: Array<{ title: string; rows: Stats[] }> = [];
+
+  /** `onTable` is told of each table as it is added (the benchmark prints it at once). */
+  constructor(private readonly onTable: (title: string, rows: Stats[]) => void = () => undefined) {}
+
+  add(id: string, label: string, value: number, unit: string, better: Figure["better"] = "lower"): void {
+    if (!Number.isFinite(value)) return;
+    this.figures[id] = { label, value, unit, better };
+  }
+
+  /** A timing row: its median becomes the figure (IDs of medians end in `.p50_ms`). */
+  addStats(id: string, stats: Stats): void {
+    this.add(id, stats.label, stats.p50, "ms");
+  }
+
+  /** A printed table; the rows given a figure ID also become figures. */
+  addTable(title: string, rows: Array<Stats & { figure?: string }>): void {
+    const plain = rows.map(({ figure: _figure, ...row }) => row);
+    this.tables.push({ title, rows: plain });
+    this.onTable(title, plain);
+    for (const row of rows) if (row.figure) this.addStats(row.figure, row);
+  }
+
+  value(id: string): number | undefined {
+    return this.figures[id]?.value;
+  }
+}
+
+/** MB/s (10^6 bytes per second) of `bytes` moved in `ms` milliseconds. */
+export function megabytesPerSecond(bytes: number, ms: number): number {
+  return ms > 0 ? bytes / 1e6 / (ms / 1000) : Number.NaN;
+}

@@ -1,0 +1,163 @@
+// The goals of issue 11, each a ratio (or a rate) computed from figures of the same run, never an
+// absolute time alone: a slow machine makes both sides slower. Pure: no I/O, unit-tested
+// (test/unit/bench-goals.test.ts).
+
+import { FIGURE, type Figures } from "./figures.js";
+
+export type Relation = ">=" | "<=" | "<";
+
+export interface GoalOutcome {
+  id: string;
+  title: string;
+  status: "PASS" | "FAIL" | "not measured";
+  /** The ratio (×), rate (MB/s) or time (ms) measured; absent when not measured. */
+  value?: number;
+  relation: Relation;
+  target: number;
+  unit: "×" | "MB/s" | "ms";
+  /** How the value was computed, with the figures it came from; or why it was not measured. */
+  detail: string;
+}
+
+interface Goal {
+  id: string;
+  title: string;
+  relation: Relation;
+  target: number;
+  unit: GoalOutcome["unit"];
+  /** The figure IDs the value needs, in the order `compute` takes them. */
+  inputs: string[];
+  compute: (...values: number[]) => { value: number; detail: string };
+}
+
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+
+export const GOALS: Goal[] = [
+  {
+    id: "tool-call-vs-docker-exec",
+    title: "a tool call inside an interaction, vs `docker exec true`",
+    relation: ">=",
+    target: 15,
+    unit: "×",
+    inputs: [FIGURE.dockerExec, FIGURE.perCall],
+    compute: (exec, call) => ({ value: exec / call, detail: `docker exec ${ms(exec)} ÷ tool call ${ms(call)} (faster by)` }),
+  },
+  {
+    id: "tool-call-vs-spawn",
+    title: "a tool call inside an interaction, vs a `bash -c true` spawn in the container",
+    relation: "<=",
+    target: 3,
+    unit: "×",
+    inputs: [FIGURE.perCall, FIGURE.spawn],
+    compute: (call, spawn) => ({ value: call / spawn, detail: `tool call ${ms(call)} ÷ spawn ${ms(spawn)}` }),
+  },
+  {
+    id: "hooked-call-vs-docker-exec",
+    title: "a tool call with one command hook, vs `docker exec true`",
+    relation: ">=",
+    target: 6,
+    unit: "×",
+    inputs: [FIGURE.dockerExec, FIGURE.perCallOneHook],
+    compute: (exec, call) => ({ value: exec / call, detail: `docker exec ${ms(exec)} ÷ hooked tool call ${ms(call)} (faster by)` }),
+  },
+  {
+    id: "new-environment-from-pool",
+    title: "a new environment from the pool, vs `docker run --rm true`",
+    relation: "<=",
+    target: 0.2,
+    unit: "×",
+    inputs: [FIGURE.newEnvironmentFromPool, FIGURE.dockerRun],
+    compute: (environment, run) => ({
+      value: environment / run,
+      detail: `interaction in a new environment ${ms(environment)} ÷ docker run ${ms(run)}`,
+    }),
+  },
+  {
+    id: "new-environment-without-pool",
+    title: "a new environment without the pool, vs `docker run --rm true`",
+    relation: "<=",
+    target: 1.2,
+    unit: "×",
+    inputs: [FIGURE.newEnvironmentWithoutPool, FIGURE.dockerRun],
+    compute: (environment, run) => ({
+      value: environment / run,
+      detail: `interaction in a new environment ${ms(environment)} ÷ docker run ${ms(run)}`,
+    }),
+  },
+  {
+    id: "channel-read-1mib",
+    title: "1 MiB read through the executor channel (`cat`)",
+    relation: ">=",
+    target: 200,
+    unit: "MB/s",
+    inputs: [FIGURE.channelCat],
+    compute: (cat) => ({ value: 1.048576 / (cat / 1000), detail: `1 MiB in ${ms(cat)}` }),
+  },
+  {
+    id: "interaction-without-tool-call",
+    title: "an interaction without a tool call (HTTP, validation, store, answer), p50",
+    relation: "<",
+    target: 2,
+    unit: "ms",
+    inputs: [FIGURE.noToolCall],
+    compute: (time) => ({ value: time, detail: "POST over a kept-alive connection, answered 200" }),
+  },
+];
+
+export function holds(value: number, relation: Relation, target: number): boolean {
+  switch (relation) {
+    case ">=":
+      return value >= target;
+    case "<=":
+      return value <= target;
+    case "<":
+      return value < target;
+  }
+}
+
+/**
+ * Every goal against the figures of one run. A goal whose figures are missing, or not positive (a
+ * per-call cost that noise made zero or negative), is "not measured", with the reason: the reason given
+ * for that figure in `reasons` (e.g. "no pool in this build"), else what is missing.
+ */
+export function evaluateGoals(figures: Figures, reasons: Record<string, string> = {}): GoalOutcome[] {
+  return GOALS.map((goal) => {
+    const base = { id: goal.id, title: goal.title, relation: goal.relation, target: goal.target, unit: goal.unit };
+    const missing = goal.inputs.find((input) => figures[input] === undefined);
+    if (missing !== undefined) {
+      return { ...base, status: "not measured", detail: reasons[missing] ?? `${missing} was not measured in this run` };
+    }
+    const values = goal.inputs.map((input) => figures[input]!.value);
+    const bad = goal.inputs.find((_input, index) => !(values[index]! > 0) || !Number.isFinite(values[index]!));
+    if (bad !== undefined) {
+      return {
+        ...base,
+        status: "not measured",
+        detail: `${bad} came out as ${figures[bad]!.value.toFixed(3)}, not a positive figure (noise: run it on an idle machine)`,
+      };
+    }
+    const { value, detail } = goal.compute(...values);
+    return { ...base, status: holds(value, goal.relation, goal.target) ? "PASS" : "FAIL", value, detail };
+  });
+}
+
+function formatValue(value: number, unit: GoalOutcome["unit"]): string {
+  if (unit === "×") return `${value.toFixed(value < 1 ? 2 : 1)}×`;
+  if (unit === "MB/s") return `${value.toFixed(0)} MB/s`;
+  return `${value.toFixed(2)} ms`;
+}
+
+const RELATION_TEXT: Record<Relation, string> = { ">=": "≥", "<=": "≤", "<": "<" };
+
+/** One line per goal: `PASS  <title>: <value> (goal ≥ 15×; <detail>)`. */
+export function formatGoal(outcome: GoalOutcome): string {
+  const status = outcome.status === "not measured" ? "----" : outcome.status;
+  const goal = `goal ${RELATION_TEXT[outcome.relation]} ${outcome.target}${outcome.unit === "×" ? "×" : ` ${outcome.unit}`}`;
+  if (outcome.value === undefined) return `${status}  ${outcome.title}: not measured: ${outcome.detail} (${goal})`;
+  return `${status}  ${outcome.title}: ${formatValue(outcome.value, outcome.unit)} (${goal}; ${outcome.detail})`;
+}
+
+/** Whether `--check` fails the run: a measured goal missed. Goals not measured do not fail it. */
+export function anyGoalMissed(outcomes: GoalOutcome[]): boolean {
+  return outcomes.some((outcome) => outcome.status === "FAIL");
+}

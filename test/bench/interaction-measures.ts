@@ -1,0 +1,45 @@
+// Measurements through the emulator's HTTP API, shared by the goals and the series.
+
+import { type ApiClient, commandScript } from "./api-client.js";
+import { perUnitCost, type Stats, summarize } from "./stats.js";
+
+/** Calls in the longer interaction of a per-call measurement; the shorter has one. */
+export const MANY_CALLS = 41;
+
+/**
+ * What one `true` tool call costs inside an interaction in `environmentId`: interactions of 1 and of
+ * 41 calls in turns, the difference of their medians over 40. The HTTP request, the store and the final
+ * answer are in both, so what is left is the call: its steps and events, the hooks, the channel, the spawn.
+ */
+export async function perCallCost(
+  api: ApiClient,
+  environmentId: string,
+  runs: number,
+  label: string,
+): Promise<{ perUnitMs: number; few: Stats; many: Stats }> {
+  const interaction = (count: number) => () => api.interact({ input: commandScript("true", count), environment: environmentId });
+  return perUnitCost(runs, { units: 1, once: interaction(1) }, { units: MANY_CALLS, once: interaction(MANY_CALLS) }, label);
+}
+
+/**
+ * A whole interaction that runs `true` in a new environment (create, start, channel, the call, the
+ * answer), `runs` times after one warm-up; each environment is deleted after its run, untimed.
+ * `beforeEach` (untimed) may wait for the emulator to be ready again (a pool refilled).
+ */
+export async function newEnvironmentCost(api: ApiClient, runs: number, label: string, beforeEach: () => Promise<void>): Promise<Stats> {
+  const times: number[] = [];
+  for (let run = 0; run <= runs; run++) {
+    await beforeEach();
+    const start = process.hrtime.bigint();
+    const interaction = await api.interact({ input: commandScript("true", 1), environment: { type: "remote" } });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (run > 0) times.push(ms);
+    await api.request("DELETE", `/v1beta/environments/${interaction.environment_id}`);
+  }
+  return summarize(label, times);
+}
+
+/** A new, empty environment (or one with `body`'s sources); its ID. */
+export async function createEnvironment(api: ApiClient, body: Record<string, unknown> = {}): Promise<string> {
+  return (await api.request<{ id: string }>("POST", "/v1beta/environments", body)).id;
+}

@@ -1,0 +1,159 @@
+// `npm run bench` (docs/benchmarks.md): what the emulator's speed costs, measured beside what Docker
+// itself costs on the same machine in the same run, so that each goal of issue 11 is a ratio.
+//   goals   the references (docker exec, docker run --rm, a spawn in the container), the executor
+//           channel, and through the HTTP API of emulators started as `npm start` does: an interaction
+//           without a tool call, one tool call without and with a command hook, a new environment from
+//           the warm pool and without it;
+//   table   file operations, separated identities, whole interactions, egress;
+//   series  costs as work grows: live environments, hooks.json rules, steps, memory.
+// Then one line per goal (PASS/FAIL), the series, the change of every figure since the last run, and
+// the figures as JSON in bench/results/. Traffic goes only to loopback and to containers this benchmark
+// creates; every loop is bounded; everything it creates is removed at the end.
+
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Docker from "dockerode";
+import { loadConfig } from "../../server/common/config.js";
+import { dockerRuntimeFor } from "../../server/emulator.js";
+import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+import { EmulatorUnderTest } from "./emulator-under-test.js";
+import { FigureBook } from "./figures.js";
+import { anyGoalMissed, evaluateGoals, formatGoal } from "./goals.js";
+import { removeLeftovers } from "./leftovers.js";
+import { currentCommit, currentLoad, describeThisMachine } from "./machine.js";
+import { type BenchOptions, parseOptions, USAGE } from "./options.js";
+import { interactionGoalsPart } from "./part-interactions.js";
+import { sandboxPart } from "./part-sandbox.js";
+import { seriesPart } from "./part-series.js";
+import { tablePart } from "./part-table.js";
+import { describeMachine, formatSeries, formatTable, loadWarning } from "./report.js";
+import { type BenchDocument, compareFigures, formatComparison, RESULTS_FORMAT, type Series } from "./results.js";
+import { LATEST_RESULTS, readResults, writeResults } from "./results-files.js";
+
+function optionsOrExit(): BenchOptions {
+  try {
+    const options = parseOptions(process.argv.slice(2));
+    if (options.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return options;
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+}
+
+const options = optionsOrExit();
+const parts = [...options.parts];
+const startedAt = new Date();
+const started = process.hrtime.bigint();
+const docker = new Docker();
+const machineAtStart = await describeThisMachine(docker);
+// Read before this run replaces latest.json.
+const previous = readResults(options.baseline ?? LATEST_RESULTS);
+
+const progress = (line: string) => console.log(`▸ ${line}`);
+const book = new FigureBook((title, rows) => console.log(formatTable(title, rows).join("\n")));
+const reasons: Record<string, string> = {};
+const notes: string[] = [];
+const series: Series[] = [];
+const instances: string[] = [];
+const dataDirs: string[] = [];
+
+const startEmulator = async (settings: Record<string, string>) => {
+  const emulator = await EmulatorUnderTest.start(settings);
+  instances.push(emulator.instance);
+  dataDirs.push(emulator.process.dataDir);
+  return emulator;
+};
+
+/** Removes whatever carries one of this run's instance labels, and the data folders. Says what it found. */
+async function sweep(): Promise<void> {
+  const left = await removeLeftovers(docker, instances);
+  for (const dataDir of dataDirs) fs.rmSync(dataDir, { recursive: true, force: true });
+  if (left.containers > 0 || left.volumes > 0) {
+    notes.push(`the final sweep removed ${left.containers} containers and ${left.volumes} volumes that a step had left`);
+  }
+}
+
+// Ctrl-C: the emulators (in this process group) get the signal too; remove what they leave and go.
+process.once("SIGINT", () => {
+  console.error("\ninterrupted: removing what this run created…");
+  void sweep().finally(() => process.exit(130));
+});
+
+console.log(`▸ npm run bench: ${parts.join(", ")} on ${describeMachine({ ...machineAtStart, loadAtEnd: 0 })}`);
+let failure: unknown = null;
+let runtime: DockerRuntime | null = null;
+try {
+  if (options.parts.has("goals") || options.parts.has("table")) {
+    const instance = `bench-${randomBytes(4).toString("hex")}`;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-"));
+    instances.push(instance);
+    dataDirs.push(dataDir);
+    runtime = dockerRuntimeFor(loadConfig({ ...process.env, EMULATOR_INSTANCE: instance, EMULATOR_DATA_DIR: dataDir }));
+    progress("preparing the sandbox image…");
+    await runtime.prepare((line) => console.log(`  ${line}`));
+    await sandboxPart(book, runtime, instance, { goals: options.parts.has("goals"), table: options.parts.has("table") }, progress);
+  }
+  if (options.parts.has("goals")) await interactionGoalsPart(book, reasons, notes, startEmulator, progress);
+  if (options.parts.has("table")) await tablePart(book, startEmulator, progress);
+  if (options.parts.has("series")) await seriesPart(book, series, startEmulator, progress);
+} catch (error) {
+  failure = error;
+} finally {
+  if (runtime) for (const handle of await runtime.list().catch(() => [])) await runtime.remove(handle).catch(() => undefined);
+  await sweep();
+}
+
+const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+const machine = { ...machineAtStart, loadAtEnd: currentLoad() };
+const goals = options.parts.has("goals") ? evaluateGoals(book.figures, reasons) : [];
+
+if (series.length > 0) {
+  console.log("\nSeries (costs as work grows)");
+  for (const one of series) console.log(formatSeries(one, book.figures));
+}
+if (goals.length > 0) {
+  console.log(`\nGoals (issue 11), ratios measured in this run on ${describeMachine(machine)}`);
+  for (const outcome of goals) console.log(`  ${formatGoal(outcome)}`);
+}
+const warning = loadWarning(machine);
+if (warning) notes.push(warning);
+for (const note of notes) console.log(`\nnote: ${note}`);
+
+if (typeof previous === "string") console.log(`\nno comparison: ${previous}`);
+else
+  console.log(
+    `\n${formatComparison(compareFigures(previous.figures, book.figures), `${previous.startedAt} (${previous.commit})`).join("\n")}`,
+  );
+
+if (failure) {
+  console.error(
+    `\nthe benchmark failed, nothing saved: ${failure instanceof Error ? (failure.stack ?? failure.message) : String(failure)}`,
+  );
+  process.exit(1);
+}
+
+const document: BenchDocument = {
+  format: RESULTS_FORMAT,
+  startedAt: startedAt.toISOString(),
+  durationSeconds: Math.round(durationSeconds),
+  commit: currentCommit(),
+  parts,
+  machine,
+  figures: book.figures,
+  goals,
+  series,
+  tables: book.tables,
+  notes,
+};
+if (options.save) {
+  const written = writeResults(document);
+  console.log(`\nfigures written to ${path.relative(process.cwd(), written.file)} and ${path.relative(process.cwd(), written.latest)}`);
+}
+console.log(`the benchmark took ${Math.floor(durationSeconds / 60)} min ${Math.round(durationSeconds % 60)} s`);
+process.exit(options.check && anyGoalMissed(goals) ? 1 : 0);

@@ -1,0 +1,172 @@
+// The measurements taken on one sandbox directly through the Docker runtime, without the HTTP API: the
+// references the goals divide by (a `docker exec`, a `docker run --rm`, a spawn inside the container)
+// and the executor channel itself; with the table part, file operations, the cost of separated
+// identities and a new environment at the runtime's level.
+
+import { PassThrough, type Writable } from "node:stream";
+import Docker from "dockerode";
+import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { ExecutorClient } from "../../server/sandbox/executor-client.js";
+import type { SandboxChannel } from "../../server/sandbox/runtime.js";
+import { dockerExec, dockerRunRm, spawnCostInContainer } from "./docker-floor.js";
+import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
+import { measure, measurePair, summarize } from "./stats.js";
+
+const MIB = 1024 * 1024;
+
+/**
+ * The executor as it ran before issue 9: as the sandbox user, doing everything itself (no identities).
+ * Only for comparing costs: sandbox code can stop such an executor.
+ */
+async function unseparatedChannel(docker: Docker, containerId: string): Promise<SandboxChannel> {
+  const exec = await docker.getContainer(containerId).exec({
+    Cmd: ["node", "/opt/emulator/executor/main.js"],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    User: "1000:1000",
+    WorkingDir: "/workspace",
+  });
+  const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream;
+  const stdout = new PassThrough();
+  docker.modem.demuxStream(stream, stdout, process.stderr);
+  stream.on("end", () => stdout.end());
+  const client = new ExecutorClient(stdout, stream as unknown as Writable);
+  await client.ping();
+  return client;
+}
+
+export async function sandboxPart(
+  book: FigureBook,
+  runtime: DockerRuntime,
+  instance: string,
+  parts: { goals: boolean; table: boolean },
+  progress: (line: string) => void,
+): Promise<void> {
+  const docker = new Docker();
+  const handle = await runtime.create({ environmentId: "env_bench", owner: "bench", files: [] });
+  const channel = await runtime.connect(handle);
+  const run = (argv: string[]) => channel.run({ argv, timeoutMs: 10_000, maxOutputBytes: 2 * MIB });
+  try {
+    if (parts.goals) {
+      progress("one command in a running sandbox: the channel, `docker exec`, a spawn…");
+      await run(["bash", "-c", "head -c 1048576 /dev/zero > /tmp/1mib"]);
+      const cat = await measure("executor channel: `cat` of a 1 MiB file", 50, async () => {
+        const result = await run(["cat", "/tmp/1mib"]);
+        if (result.stdout.length !== MIB) throw new Error(`cat returned ${result.stdout.length} bytes, not 1 MiB`);
+      });
+      // Five loops of 200 spawns, each timed inside the container: the median loop's cost per spawn.
+      const spawnLoops: number[] = [];
+      for (let loop = 0; loop < 5; loop++) spawnLoops.push(await spawnCostInContainer(docker, handle.sandboxId, 200));
+      const spawn = summarize("`bash -c true` in the container: per spawn, 5 loops of 200", spawnLoops);
+      book.addTable("One command in a running sandbox", [
+        { ...(await measure("executor channel: run `true`", 200, () => run(["true"]))), figure: FIGURE.channelTrue },
+        {
+          ...(await measure("docker exec per call: `true`", 30, () => dockerExec(docker, handle.sandboxId, ["true"]))),
+          figure: FIGURE.dockerExec,
+        },
+        { ...spawn, figure: FIGURE.spawn },
+        { ...cat, figure: FIGURE.channelCat },
+      ]);
+      book.add(
+        FIGURE.channelThroughput,
+        "executor channel: `cat` of 1 MiB, throughput of the median run",
+        megabytesPerSecond(MIB, cat.p50),
+        "MB/s",
+        "higher",
+      );
+
+      progress("`docker run --rm true`…");
+      const image = (await docker.getContainer(handle.sandboxId).inspect()).Config.Image;
+      book.addTable("A container from nothing (the reference for a new environment)", [
+        {
+          ...(await measure("docker run --rm <sandbox image> true", 8, () => dockerRunRm(docker, image, { [LABEL_INSTANCE]: instance }))),
+          figure: FIGURE.dockerRun,
+        },
+      ]);
+    }
+
+    if (parts.table) {
+      progress("file operations, separated identities, a new environment at the runtime's level…");
+      await channel.writeFile("/workspace/small.txt", Buffer.from("hello"));
+      book.addTable("One file operation in a running sandbox", [
+        {
+          ...(await measure("executor channel: readFile (5 bytes)", 500, () => channel.readFile("/workspace/small.txt", 1024))),
+          figure: "channel.read_file_5_bytes.p50_ms",
+        },
+        {
+          ...(await measure("executor channel: writeFile (5 bytes)", 500, () =>
+            channel.writeFile("/workspace/w.txt", Buffer.from("hello")),
+          )),
+          figure: "channel.write_file_5_bytes.p50_ms",
+        },
+        {
+          ...(await measure("executor channel: readFile (1 MiB)", 50, () => channel.readFile("/tmp/1mib", 2 * MIB))),
+          figure: "channel.read_file_1mib.p50_ms",
+        },
+        {
+          ...(await measure("docker exec per call: cat (5 bytes)", 30, () =>
+            dockerExec(docker, handle.sandboxId, ["cat", "/workspace/small.txt"]),
+          )),
+          figure: "floor.docker_exec_cat_5_bytes.p50_ms",
+        },
+      ]);
+
+      // What separating the identities costs (docs/security.md#who-runs-what-in-a-sandbox): commands started
+      // as another user (a setuid spawn), file operations through the file worker (two more pipe hops).
+      // Two fresh executors with the same history: one that has forwarded a lot of output forks more slowly
+      // (its heap has grown), whoever it runs as.
+      const separated = await runtime.connect(handle);
+      const unseparated = await unseparatedChannel(docker, handle.sandboxId);
+      const runTrue = (on: SandboxChannel) => () => on.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: MIB });
+      const pairs = [
+        await measurePair(
+          200,
+          { label: "run `true`: as root, setuid to the sandbox user", once: runTrue(separated) },
+          { label: "run `true`: executor as the sandbox user", once: runTrue(unseparated) },
+        ),
+        await measurePair(
+          500,
+          { label: "readFile (5 bytes): through the file worker", once: () => separated.readFile("/workspace/small.txt", 1024) },
+          { label: "readFile (5 bytes): in the executor itself", once: () => unseparated.readFile("/workspace/small.txt", 1024) },
+        ),
+        await measurePair(
+          500,
+          {
+            label: "writeFile (5 bytes): through the file worker",
+            once: () => separated.writeFile("/workspace/w.txt", Buffer.from("hello")),
+          },
+          {
+            label: "writeFile (5 bytes): in the executor itself",
+            once: () => unseparated.writeFile("/workspace/w2.txt", Buffer.from("hello")),
+          },
+        ),
+      ];
+      book.addTable("Separated identities (as now) vs the executor as the sandbox user (as before), measured in turns", pairs.flat());
+      separated.close();
+      unseparated.close();
+
+      const sources = Array.from({ length: 50 }, (_, i) => ({
+        path: `/workspace/src/f${i}.txt`,
+        content: Buffer.from(`file ${i}`),
+        mode: 0o644,
+      }));
+      let n = 0;
+      book.addTable("A new environment at the runtime's level (no HTTP, no pool)", [
+        {
+          ...(await measure("create + 50 sources + start + channel ping", 8, async () => {
+            const created = await runtime.create({ environmentId: `env_benchnew${n++}`, owner: "bench", files: sources });
+            const fresh = await runtime.connect(created);
+            fresh.close();
+            await runtime.remove(created);
+          })),
+          figure: "runtime.new_sandbox_50_sources.p50_ms",
+        },
+      ]);
+    }
+  } finally {
+    channel.close();
+    await runtime.remove(handle);
+  }
+}

@@ -1,0 +1,53 @@
+// How the benchmark prints what it measured: tables of timings, series, the machine. Pure formatting
+// (lines of text); the goal lines are goals.ts's and the comparison results.ts's.
+
+import type { Figures } from "./figures.js";
+import type { Machine, Series } from "./results.js";
+import type { Stats } from "./stats.js";
+
+const LABEL_WIDTH = 62;
+
+export function formatTable(title: string, rows: Stats[]): string[] {
+  const lines = [
+    `\n${title}`,
+    `  ${"".padEnd(LABEL_WIDTH)}${"runs".padStart(6)}${"mean ms".padStart(10)}${"p50 ms".padStart(10)}${"p95 ms".padStart(10)}`,
+  ];
+  for (const row of rows) {
+    lines.push(
+      `  ${row.label.padEnd(LABEL_WIDTH)}${String(row.runs).padStart(6)}${row.mean.toFixed(2).padStart(10)}${row.p50.toFixed(2).padStart(10)}${row.p95.toFixed(2).padStart(10)}`,
+    );
+  }
+  return lines;
+}
+
+function formatValue(value: number, unit: string): string {
+  return `${value.toFixed(Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2)} ${unit}`;
+}
+
+/**
+ * One line per series: `<title>: 1 live 6.10 ms · 10 live 6.32 ms · 50 live 7.01 ms (last ÷ first 1.15×)`.
+ * A point not measured shows as "–".
+ */
+export function formatSeries(series: Series, figures: Figures): string {
+  const points = series.points.map((point) => {
+    const figure = figures[point.figure];
+    return `${point.at} ${figure ? formatValue(figure.value, figure.unit) : "–"}`;
+  });
+  const first = figures[series.points[0]?.figure ?? ""];
+  const last = figures[series.points.at(-1)?.figure ?? ""];
+  const growth =
+    series.growth && first && last && first.value > 0 && last.value > 0 ? ` (last ÷ first ${(last.value / first.value).toFixed(2)}×)` : "";
+  return `  ${series.title}: ${points.join(" · ")}${growth}`;
+}
+
+/** The machine in one line, as the README shows it beside the goal lines. */
+export function describeMachine(machine: Machine): string {
+  return `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB.toFixed(0)} GiB, ${machine.os}, Docker ${machine.docker}, Node.js ${machine.node}`;
+}
+
+/** A warning when the machine was busy: the figures of such a run are noise, not a measurement. */
+export function loadWarning(machine: Machine): string | null {
+  const load = Math.max(machine.loadAtStart, machine.loadAtEnd);
+  if (load <= machine.cpus * 0.5) return null;
+  return `the machine was busy (1-minute load ${machine.loadAtStart.toFixed(1)} at the start, ${machine.loadAtEnd.toFixed(1)} at the end, on ${machine.cpus} cores): these figures are noise; run it on an idle machine`;
+}
