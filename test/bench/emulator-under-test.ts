@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import Docker from "dockerode";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
@@ -18,9 +19,20 @@ export class EmulatorUnderTest {
     private readonly docker: Docker,
   ) {}
 
-  static async start(settings: Record<string, string>): Promise<EmulatorUnderTest> {
+  /**
+   * `memoryProbe`: load memory-probe.ts into the process, so memoryAfterCollection() can read what it
+   * keeps; the one difference from `npm start`, for the emulator that measures memory.
+   */
+  static async start(settings: Record<string, string>, options: { memoryProbe?: boolean } = {}): Promise<EmulatorUnderTest> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-"));
-    return new EmulatorUnderTest(await startEmulatorProcess({ ...settings, EMULATOR_DATA_DIR: dataDir }), new Docker());
+    const probe: Record<string, string> = options.memoryProbe
+      ? {
+          NODE_OPTIONS:
+            `${process.env["NODE_OPTIONS"] ?? ""} --import ${fileURLToPath(new URL("./memory-probe.js", import.meta.url))}`.trim(),
+          BENCH_MEMORY_FILE: path.join(dataDir, "bench-memory.json"),
+        }
+      : {};
+    return new EmulatorUnderTest(await startEmulatorProcess({ ...settings, ...probe, EMULATOR_DATA_DIR: dataDir }), new Docker());
   }
 
   get instance(): string {
@@ -34,10 +46,18 @@ export class EmulatorUnderTest {
     return client;
   }
 
-  /** The emulator process's resident memory, MiB (from /proc, Linux). */
-  rssMiB(): number {
-    const status = fs.readFileSync(`/proc/${this.process.pid}/status`, "utf8");
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  /**
+   * The emulator's memory right after a full garbage collection (MiB), through memory-probe.ts: the
+   * process must have been started with `memoryProbe`.
+   */
+  async memoryAfterCollection(): Promise<{ rssMiB: number; heapUsedMiB: number }> {
+    const file = this.process.env["BENCH_MEMORY_FILE"];
+    if (!file) throw new Error("this emulator was started without the memory probe");
+    fs.rmSync(file, { force: true });
+    process.kill(this.process.pid, "SIGUSR2");
+    for (let wait = 0; wait < 100 && !fs.existsSync(file); wait++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const usage = JSON.parse(fs.readFileSync(file, "utf8")) as NodeJS.MemoryUsage;
+    return { rssMiB: usage.rss / 1048576, heapUsedMiB: usage.heapUsed / 1048576 };
   }
 
   /** Running containers of this emulator's instance: its sandboxes and, where there is one, its warm pool. */

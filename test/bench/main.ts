@@ -63,8 +63,8 @@ const series: Series[] = [];
 const instances: string[] = [];
 const dataDirs: string[] = [];
 
-const startEmulator = async (settings: Record<string, string>) => {
-  const emulator = await EmulatorUnderTest.start(settings);
+const startEmulator = async (settings: Record<string, string>, startOptions: { memoryProbe?: boolean } = {}) => {
+  const emulator = await EmulatorUnderTest.start(settings, startOptions);
   instances.push(emulator.instance);
   dataDirs.push(emulator.process.dataDir);
   return emulator;

@@ -4,7 +4,6 @@
 // process and in its container.
 
 import Docker from "dockerode";
-import { LABEL_ENVIRONMENT } from "../../server/sandbox/docker/labels.js";
 import { type ApiClient, commandScript, type Interaction } from "./api-client.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import type { FigureBook } from "./figures.js";
@@ -93,9 +92,9 @@ async function hooksSeries(book: FigureBook, series: Series[], api: ApiClient): 
   for (const rules of [1, 50]) {
     const environment = await createEnvironment(api, environmentWithHooks(rules));
     await checkHooksRan(api, environment, 2);
-    const cost = await perCallCost(api, environment, PER_CALL_RUNS, `\`true\`, hooks.json of ${rules} rules`);
+    const cost = await perCallCost(api, environment, PER_CALL_RUNS, `\`true\`, hooks.json of ${rules} rule${rules === 1 ? "" : "s"}`);
     const figure = `series.per_tool_call.hooks_json_${rules}_rules.ms`;
-    book.add(figure, `one tool call with a hooks.json of ${rules} rules (one matching)`, cost.perUnitMs, "ms");
+    book.add(figure, `one tool call with a hooks.json of ${rules} rule${rules === 1 ? "" : "s"} (one matching)`, cost.perUnitMs, "ms");
     points.push({ at: `${rules} rule${rules === 1 ? "" : "s"}`, figure });
     rows.push(cost.few, cost.many);
     await api.request("DELETE", `/v1beta/environments/${environment}`);
@@ -104,6 +103,14 @@ async function hooksSeries(book: FigureBook, series: Series[], api: ApiClient): 
   series.push({ title: "one tool call, as hooks.json grows (one command hook runs either way)", points, growth: true });
 }
 
+/**
+ * In an emulator of its own (started with the memory probe): the emulator's memory with 1 environment
+ * and with 50, each read right after a full garbage collection, the memory of idle containers, then the
+ * cost of a tool call with 50 live environments, 10 and 1 (deleting idle ones in between). The 49 are
+ * created and deleted once before the first reading: until then the process's RSS still holds what its
+ * start-up allocated (the image check), which the allocator hands back during the first creations; the
+ * second round shows what environments keep.
+ */
 async function liveEnvironmentsSeries(
   book: FigureBook,
   series: Series[],
@@ -113,48 +120,59 @@ async function liveEnvironmentsSeries(
 ): Promise<void> {
   const docker = new Docker();
   const measured = await createEnvironment(api);
+  const createOthers = () =>
+    inBatches(
+      Array.from({ length: 49 }, () => undefined),
+      4,
+      () => createEnvironment(api),
+    );
+  const remove = (ids: string[]) => inBatches(ids, 4, (id) => api.request("DELETE", `/v1beta/environments/${id}`));
+  progress("49 more environments, created and deleted once, then created again and left idle…");
+  await remove(await createOthers());
+  const before = await emulator.memoryAfterCollection();
+  const others = await createOthers();
+  const after = await emulator.memoryAfterCollection();
+  // Every sandbox of this emulator is idle now (no tool call has run yet): five of them, whichever they are
+  // (a warm-pool container that became an environment may carry another label).
+  const idleContainers = (await emulator.runningContainers()).slice(0, 5);
+  const containerMiB = await Promise.all(idleContainers.map((info) => containerMemoryMiB(docker, info.Id)));
+
   const costs = new Map<number, number>();
   const rows: Stats[] = [];
   const perCall = async (live: number) => {
-    const cost = await perCallCost(api, measured, PER_CALL_RUNS, `\`true\`, ${live} live environments`);
+    const cost = await perCallCost(api, measured, PER_CALL_RUNS, `\`true\`, ${live} live environment${live === 1 ? "" : "s"}`);
     costs.set(live, cost.perUnitMs);
     rows.push(cost.few, cost.many);
   };
-  await perCall(1);
-  const rssBefore = emulator.rssMiB();
-  progress("49 more environments, idle…");
-  const others = await inBatches(
-    Array.from({ length: 49 }, () => undefined),
-    4,
-    () => createEnvironment(api),
-  );
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const rssAfter = emulator.rssMiB();
-  const idleContainers = (await emulator.runningContainers()).filter((info) =>
-    others.slice(0, 5).includes(info.Labels[LABEL_ENVIRONMENT] ?? ""),
-  );
-  const containerMiB = await Promise.all(idleContainers.map((info) => containerMemoryMiB(docker, info.Id)));
   await perCall(50);
-  await inBatches(others.slice(9), 4, (id) => api.request("DELETE", `/v1beta/environments/${id}`));
+  await remove(others.slice(9));
   await perCall(10);
-  book.addTable("Tool calls with 1, 50 and 10 live environments (measured in that order; 1 call vs 41, in turns)", rows);
+  await remove(others.slice(0, 9));
+  await perCall(1);
+  book.addTable("Tool calls with 50, 10 and 1 live environments (measured in that order; 1 call vs 41, in turns)", rows);
 
   const points: Series["points"] = [];
   for (const live of [1, 10, 50]) {
     const figure = `series.per_tool_call.live_environments_${live}.ms`;
-    book.add(figure, `one tool call with ${live} live environments`, costs.get(live)!, "ms");
+    book.add(figure, `one tool call with ${live} live environment${live === 1 ? "" : "s"}`, costs.get(live)!, "ms");
     points.push({ at: `${live} live`, figure });
   }
   series.push({ title: "one tool call, as live environments grow", points, growth: true });
 
   book.add(
-    "memory.server_rss_per_idle_environment.mib",
-    "emulator RSS per idle environment (49 created)",
-    (rssAfter - rssBefore) / 49,
-    "MiB",
+    "memory.server_rss_per_idle_environment.kib",
+    "emulator RSS per idle environment (after a full GC)",
+    ((after.rssMiB - before.rssMiB) * 1024) / 49,
+    "KiB",
   );
-  book.add("memory.server_rss_with_1_environment.mib", "emulator RSS with 1 environment", rssBefore, "MiB");
-  book.add("memory.server_rss_with_50_environments.mib", "emulator RSS with 50 environments", rssAfter, "MiB");
+  book.add(
+    "memory.server_heap_per_idle_environment.kib",
+    "emulator JS heap per idle environment (after a full GC)",
+    ((after.heapUsedMiB - before.heapUsedMiB) * 1024) / 49,
+    "KiB",
+  );
+  book.add("memory.server_rss_with_1_environment.mib", "emulator RSS with 1 environment (after a full GC)", before.rssMiB, "MiB");
+  book.add("memory.server_rss_with_50_environments.mib", "emulator RSS with 50 environments (after a full GC)", after.rssMiB, "MiB");
   if (containerMiB.length > 0) {
     book.add(
       "memory.container_per_idle_environment.mib",
@@ -166,7 +184,8 @@ async function liveEnvironmentsSeries(
   series.push({
     title: "memory of one idle environment",
     points: [
-      { at: "emulator process (RSS growth ÷ 49)", figure: "memory.server_rss_per_idle_environment.mib" },
+      { at: "emulator RSS (growth ÷ 49)", figure: "memory.server_rss_per_idle_environment.kib" },
+      { at: "of which JS heap", figure: "memory.server_heap_per_idle_environment.kib" },
       { at: "its container", figure: "memory.container_per_idle_environment.mib" },
     ],
     growth: false,
@@ -176,17 +195,23 @@ async function liveEnvironmentsSeries(
 export async function seriesPart(
   book: FigureBook,
   series: Series[],
-  start: (settings: Record<string, string>) => Promise<EmulatorUnderTest>,
+  start: (settings: Record<string, string>, options?: { memoryProbe?: boolean }) => Promise<EmulatorUnderTest>,
   progress: (line: string) => void,
 ): Promise<void> {
-  progress("an emulator for the series: steps, hooks.json rules, live environments, memory…");
+  progress("an emulator for the series: steps, hooks.json rules…");
   const emulator = await start({});
   try {
     const api = emulator.client("bench-series");
     await stepsSeries(book, series, api);
     await hooksSeries(book, series, api);
-    await liveEnvironmentsSeries(book, series, emulator, emulator.client("bench-series-live"), progress);
   } finally {
     await emulator.destroy();
+  }
+  progress("an emulator for live environments and their memory…");
+  const fresh = await start({}, { memoryProbe: true });
+  try {
+    await liveEnvironmentsSeries(book, series, fresh, fresh.client("bench-series-live"), progress);
+  } finally {
+    await fresh.destroy();
   }
 }

@@ -125,8 +125,9 @@ export function formatComparison(comparison: Comparison, previousStartedAt: stri
       `  ${change.label.slice(0, width).padEnd(width)}  ${formatNumber(change.previous).padStart(8)} → ${formatNumber(change.current).padStart(8)} ${change.unit.padEnd(5)} ${`${sign}${change.changePercent.toFixed(1)}%`.padStart(8)}  ${change.verdict}`,
     );
   }
-  if (comparison.added.length > 0) lines.push(`  new in this run: ${comparison.added.length} figures`);
-  if (comparison.missing.length > 0) lines.push(`  not measured in this run: ${comparison.missing.length} figures of the previous one`);
+  const figures = (count: number) => `${count} figure${count === 1 ? "" : "s"}`;
+  if (comparison.added.length > 0) lines.push(`  new in this run: ${figures(comparison.added.length)}`);
+  if (comparison.missing.length > 0) lines.push(`  not measured in this run: ${figures(comparison.missing.length)} of the previous one`);
   return lines;
 }
 

@@ -1,0 +1,118 @@
+// The benchmark's goal lines (test/bench/goals.ts): each goal is a ratio of figures of one run, PASS or
+// FAIL against issue 11's targets, "not measured" (with the reason) when a figure is missing or noise
+// made it meaningless; only a measured miss fails `--check`.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FIGURE, type Figures } from "../bench/figures.js";
+import { anyGoalMissed, evaluateGoals, formatGoal, type GoalOutcome } from "../bench/goals.js";
+
+function figures(values: Partial<Record<keyof typeof FIGURE, number>>): Figures {
+  const result: Figures = {};
+  for (const [key, value] of Object.entries(values)) {
+    const id = FIGURE[key as keyof typeof FIGURE];
+    result[id] = { label: key, value: value!, unit: key === "channelThroughput" ? "MB/s" : "ms", better: "lower" };
+  }
+  return result;
+}
+
+/** A run that meets every goal: docker exec 95 ms, a call 5 ms (19×), a spawn 2 ms (2.5×), … */
+const GOOD = {
+  dockerExec: 95,
+  perCall: 5,
+  spawn: 2,
+  perCallOneHook: 15,
+  newEnvironmentFromPool: 60,
+  newEnvironmentWithoutPool: 450,
+  dockerRun: 400,
+  channelCat: 5,
+  noToolCall: 1.5,
+};
+
+const byId = (outcomes: GoalOutcome[], id: string) => outcomes.find((outcome) => outcome.id === id)!;
+
+describe("bench goals", () => {
+  it("a run meeting every goal passes every line, with the ratio computed from its own figures", () => {
+    const outcomes = evaluateGoals(figures(GOOD));
+    assert.deepEqual(
+      outcomes.map((outcome) => [outcome.id, outcome.status]),
+      [
+        ["tool-call-vs-docker-exec", "PASS"],
+        ["tool-call-vs-spawn", "PASS"],
+        ["hooked-call-vs-docker-exec", "PASS"],
+        ["new-environment-from-pool", "PASS"],
+        ["new-environment-without-pool", "PASS"],
+        ["channel-read-1mib", "PASS"],
+        ["interaction-without-tool-call", "PASS"],
+      ],
+    );
+    assert.equal(byId(outcomes, "tool-call-vs-docker-exec").value, 19);
+    assert.equal(byId(outcomes, "tool-call-vs-spawn").value, 2.5);
+    assert.equal(byId(outcomes, "new-environment-from-pool").value, 0.15);
+    assert.ok(Math.abs(byId(outcomes, "channel-read-1mib").value! - 209.7152) < 1e-9, "1 MiB in 5 ms is 209.7 MB/s");
+    assert.equal(anyGoalMissed(outcomes), false);
+  });
+
+  it("ratio goals do not depend on the machine's speed: every figure three times slower gives the same verdicts", () => {
+    const slow = Object.fromEntries(Object.entries(GOOD).map(([key, value]) => [key, value * 3]));
+    const ratioGoals = (outcomes: GoalOutcome[]) => outcomes.filter((outcome) => outcome.unit === "×");
+    const fast = ratioGoals(evaluateGoals(figures(GOOD)));
+    const slower = ratioGoals(evaluateGoals(figures(slow)));
+    assert.equal(fast.length, 5);
+    assert.deepEqual(
+      slower.map((outcome) => [outcome.status, outcome.value!.toFixed(6)]),
+      fast.map((outcome) => [outcome.status, outcome.value!.toFixed(6)]),
+    );
+  });
+
+  it("at the target: 'at least' and 'at most' hold, 'under' does not", () => {
+    const outcomes = evaluateGoals(
+      figures({ ...GOOD, perCall: 95 / 15, spawn: 95 / 15 / 3, newEnvironmentWithoutPool: 480, noToolCall: 2 }),
+    );
+    assert.equal(byId(outcomes, "tool-call-vs-docker-exec").status, "PASS");
+    assert.equal(byId(outcomes, "tool-call-vs-spawn").status, "PASS");
+    assert.equal(byId(outcomes, "new-environment-without-pool").status, "PASS");
+    assert.equal(byId(outcomes, "interaction-without-tool-call").status, "FAIL");
+  });
+
+  it("a missed goal is a FAIL line saying the ratio, the goal and the figures it came from, and fails --check", () => {
+    const outcomes = evaluateGoals(figures({ ...GOOD, perCall: 15.2, dockerExec: 95 }));
+    const line = formatGoal(byId(outcomes, "tool-call-vs-docker-exec"));
+    assert.match(
+      line,
+      /^FAIL {2}a tool call inside an interaction vs `docker exec true`: 6\.3× faster \(goal ≥ 15×; docker exec 95\.0 ms ÷ tool call 15\.2 ms\)$/,
+    );
+    assert.equal(byId(outcomes, "tool-call-vs-spawn").status, "FAIL");
+    assert.equal(anyGoalMissed(outcomes), true);
+  });
+
+  it("a figure not measured makes its goal 'not measured' with the reason given, which does not fail --check", () => {
+    const { newEnvironmentFromPool: _pool, ...withoutPool } = GOOD;
+    const outcomes = evaluateGoals(figures(withoutPool), { [FIGURE.newEnvironmentFromPool]: "no pool in this build" });
+    const pool = byId(outcomes, "new-environment-from-pool");
+    assert.equal(pool.status, "not measured");
+    assert.equal(pool.value, undefined);
+    assert.match(
+      formatGoal(pool),
+      /^---- {2}a new environment from the pool vs `docker run --rm true`: not measured: no pool in this build \(goal ≤ 0\.2×\)$/,
+    );
+    assert.equal(anyGoalMissed(outcomes), false);
+  });
+
+  it("without a reason, the missing figure is named", () => {
+    const outcomes = evaluateGoals(figures({ noToolCall: 1.2 }));
+    assert.equal(byId(outcomes, "interaction-without-tool-call").status, "PASS");
+    assert.match(
+      byId(outcomes, "tool-call-vs-docker-exec").detail,
+      new RegExp(`${FIGURE.dockerExec.replace(/\./g, "\\.")} was not measured`),
+    );
+  });
+
+  it("a per-call cost that noise made zero or negative is not measured, never a huge PASS", () => {
+    for (const perCall of [0, -0.4]) {
+      const outcome = byId(evaluateGoals(figures({ ...GOOD, perCall })), "tool-call-vs-docker-exec");
+      assert.equal(outcome.status, "not measured");
+      assert.match(outcome.detail, /not a positive figure/);
+    }
+  });
+});
