@@ -9,6 +9,7 @@ export type Relation = ">=" | "<=" | "<";
 export interface GoalOutcome {
   id: string;
   title: string;
+  short: string;
   status: "PASS" | "FAIL" | "not measured";
   /** The ratio (×), rate (MB/s) or time (ms) measured; absent when not measured. */
   value?: number;
@@ -24,6 +25,8 @@ export interface GoalOutcome {
 interface Goal {
   id: string;
   title: string;
+  /** The title in a few words, for the README's lines. */
+  short: string;
   relation: Relation;
   target: number;
   unit: GoalOutcome["unit"];
@@ -39,6 +42,7 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 export const GOALS: Goal[] = [
   {
     id: "tool-call-vs-docker-exec",
+    short: "tool call vs docker exec",
     title: "a tool call inside an interaction vs `docker exec true`",
     relation: ">=",
     target: 15,
@@ -49,6 +53,7 @@ export const GOALS: Goal[] = [
   },
   {
     id: "tool-call-vs-spawn",
+    short: "tool call vs bash -c true spawn",
     title: "a tool call inside an interaction vs a `bash -c true` spawn in the container",
     relation: "<=",
     target: 3,
@@ -59,6 +64,7 @@ export const GOALS: Goal[] = [
   },
   {
     id: "hooked-call-vs-docker-exec",
+    short: "tool call with a hook vs docker exec",
     title: "a tool call with one command hook vs `docker exec true`",
     relation: ">=",
     target: 6,
@@ -69,6 +75,7 @@ export const GOALS: Goal[] = [
   },
   {
     id: "new-environment-from-pool",
+    short: "new environment from pool vs docker run",
     title: "a new environment from the pool vs `docker run --rm true`",
     relation: "<=",
     target: 0.2,
@@ -82,6 +89,7 @@ export const GOALS: Goal[] = [
   },
   {
     id: "new-environment-without-pool",
+    short: "new environment, no pool, vs docker run",
     title: "a new environment without the pool vs `docker run --rm true`",
     relation: "<=",
     target: 1.2,
@@ -95,6 +103,7 @@ export const GOALS: Goal[] = [
   },
   {
     id: "channel-read-1mib",
+    short: "1 MiB through the channel",
     title: "1 MiB read through the executor channel (`cat`)",
     relation: ">=",
     target: 200,
@@ -104,6 +113,7 @@ export const GOALS: Goal[] = [
   },
   {
     id: "interaction-without-tool-call",
+    short: "no tool call, p50",
     title: "an interaction without a tool call (HTTP, validation, store, answer), p50",
     relation: "<",
     target: 2,
@@ -134,6 +144,7 @@ export function evaluateGoals(figures: Figures, reasons: Record<string, string> 
     const base = {
       id: goal.id,
       title: goal.title,
+      short: goal.short,
       relation: goal.relation,
       target: goal.target,
       unit: goal.unit,
@@ -172,6 +183,15 @@ export function formatGoal(outcome: GoalOutcome): string {
   if (outcome.value === undefined) return `${status}  ${outcome.title}: not measured: ${outcome.detail} (${goal})`;
   const reading = outcome.reading ? ` ${outcome.reading}` : "";
   return `${status}  ${outcome.title}: ${formatValue(outcome.value, outcome.unit)}${reading} (${goal}; ${outcome.detail})`;
+}
+
+/** The README's form of a goal line: `FAIL  tool call vs docker exec: 5.4× faster (≥ 15×)`. */
+export function formatGoalShort(outcome: GoalOutcome): string {
+  const status = outcome.status === "not measured" ? "----" : outcome.status;
+  const goal = `${RELATION_TEXT[outcome.relation]} ${outcome.target}${outcome.unit === "×" ? "×" : ` ${outcome.unit}`}`;
+  if (outcome.value === undefined) return `${status}  ${outcome.short}: ${outcome.detail} (${goal})`;
+  const reading = outcome.reading ? ` ${outcome.reading}` : "";
+  return `${status}  ${outcome.short}: ${formatValue(outcome.value, outcome.unit)}${reading} (${goal})`;
 }
 
 /** Whether `--check` fails the run: a measured goal missed. Goals not measured do not fail it. */

@@ -28,7 +28,7 @@ import { interactionGoalsPart } from "./part-interactions.js";
 import { sandboxPart } from "./part-sandbox.js";
 import { seriesPart } from "./part-series.js";
 import { tablePart } from "./part-table.js";
-import { describeMachine, formatSeries, formatTable, loadWarning } from "./report.js";
+import { describeMachine, formatSeries, formatTable, loadWarning, readmeBlock } from "./report.js";
 import { type BenchDocument, compareFigures, formatComparison, RESULTS_FORMAT, type Series } from "./results.js";
 import { LATEST_RESULTS, readResults, writeResults } from "./results-files.js";
 
@@ -121,6 +121,8 @@ if (goals.length > 0) {
   console.log(`\nGoals (issue 11), ratios measured in this run on ${describeMachine(machine)}`);
   for (const outcome of goals) console.log(`  ${formatGoal(outcome)}`);
 }
+if (options.readme && goals.length > 0)
+  console.log(`\nFor README.md:\n\n${readmeBlock(goals, machine, startedAt.toISOString()).join("\n")}`);
 const warning = loadWarning(machine);
 if (warning) notes.push(warning);
 for (const note of notes) console.log(`\nnote: ${note}`);

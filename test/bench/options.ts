@@ -1,5 +1,5 @@
 // The benchmark's command line: `npm run bench -- [--only goals,table,series] [--check] [--no-save]
-// [--baseline FILE]`. Pure, unit-tested (test/unit/bench-results.test.ts).
+// [--baseline FILE] [--readme]`. Pure, unit-tested (test/unit/bench-results.test.ts).
 
 export const PARTS = ["goals", "table", "series"] as const;
 export type Part = (typeof PARTS)[number];
@@ -12,6 +12,8 @@ export interface BenchOptions {
   save: boolean;
   /** The results file to compare with; default bench/results/latest.json as it was before this run. */
   baseline?: string;
+  /** Also print the goal lines as the README shows them, with the machine. */
+  readme: boolean;
   help: boolean;
 }
 
@@ -23,10 +25,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --check          exit 1 when a measured goal is missed (by default the run only reports)
   --no-save        do not write bench/results/<time>.json and latest.json
   --baseline FILE  compare with this results file instead of bench/results/latest.json
+  --readme         also print the goal lines as README.md shows them, with the machine
   --help           this text`;
 
 export function parseOptions(argv: string[]): BenchOptions {
-  const options: BenchOptions = { parts: new Set(PARTS), check: false, save: true, help: false };
+  const options: BenchOptions = { parts: new Set(PARTS), check: false, save: true, readme: false, help: false };
   let only: Set<Part> | null = null;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
@@ -54,6 +57,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case "--baseline":
         options.baseline = optionValue();
+        break;
+      case "--readme":
+        options.readme = true;
         break;
       case "--help":
       case "-h":

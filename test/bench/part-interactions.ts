@@ -41,7 +41,7 @@ export async function checkHooksRan(api: ApiClient, environmentId: string, calls
  */
 async function fromPool(book: FigureBook, reasons: Record<string, string>, emulator: EmulatorUnderTest, api: ApiClient): Promise<void> {
   if (!poolSettingExists) {
-    reasons[FIGURE.newEnvironmentFromPool] = `no pool in this build (it has no ${POOL_SETTING} setting)`;
+    reasons[FIGURE.newEnvironmentFromPool] = `no pool in this build (no ${POOL_SETTING} setting)`;
     return;
   }
   const warm = await emulator.settleContainers((count) => count > 0, 1000, POOL_FILL_TIMEOUT_MS);

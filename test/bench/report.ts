@@ -2,6 +2,7 @@
 // (lines of text); the goal lines are goals.ts's and the comparison results.ts's.
 
 import type { Figures } from "./figures.js";
+import { formatGoalShort, type GoalOutcome } from "./goals.js";
 import type { Machine, Series } from "./results.js";
 import type { Stats } from "./stats.js";
 
@@ -50,4 +51,16 @@ export function loadWarning(machine: Machine): string | null {
   const load = Math.max(machine.loadAtStart, machine.loadAtEnd);
   if (load <= machine.cpus * 0.5) return null;
   return `the machine was busy (1-minute load ${machine.loadAtStart.toFixed(1)} at the start, ${machine.loadAtEnd.toFixed(1)} at the end, on ${machine.cpus} cores): these figures are noise; run it on an idle machine`;
+}
+
+/** The goal lines as README.md shows them: the machine and the day, then the short lines in a block. */
+export function readmeBlock(goals: GoalOutcome[], machine: Machine, startedAt: string): string[] {
+  const state = loadWarning(machine) ? "busy: noise" : "idle";
+  return [
+    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB.toFixed(0)} GiB, Docker ${machine.docker}, ${startedAt.slice(0, 10)}, ${state}:`,
+    "",
+    "```text",
+    ...goals.map(formatGoalShort),
+    "```",
+  ];
 }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FIGURE, type Figures } from "../bench/figures.js";
-import { anyGoalMissed, evaluateGoals, formatGoal, type GoalOutcome } from "../bench/goals.js";
+import { anyGoalMissed, evaluateGoals, formatGoal, formatGoalShort, type GoalOutcome } from "../bench/goals.js";
 
 function figures(values: Partial<Record<keyof typeof FIGURE, number>>): Figures {
   const result: Figures = {};
@@ -114,5 +114,21 @@ describe("bench goals", () => {
       assert.equal(outcome.status, "not measured");
       assert.match(outcome.detail, /not a positive figure/);
     }
+  });
+
+  it("the README's short lines say the same in fewer words", () => {
+    const { newEnvironmentFromPool: _pool, ...withoutPool } = GOOD;
+    const outcomes = evaluateGoals(figures({ ...withoutPool, perCall: 15.2 }), {
+      [FIGURE.newEnvironmentFromPool]: "no pool in this build",
+    });
+    assert.deepEqual(outcomes.map(formatGoalShort), [
+      "FAIL  tool call vs docker exec: 6.3× faster (≥ 15×)",
+      "FAIL  tool call vs bash -c true spawn: 7.6× the spawn (≤ 3×)",
+      "PASS  tool call with a hook vs docker exec: 6.3× faster (≥ 6×)",
+      "----  new environment from pool vs docker run: no pool in this build (≤ 0.2×)",
+      "PASS  new environment, no pool, vs docker run: 1.1× the time (≤ 1.2×)",
+      "PASS  1 MiB through the channel: 210 MB/s (≥ 200 MB/s)",
+      "PASS  no tool call, p50: 1.50 ms (< 2 ms)",
+    ]);
   });
 });

@@ -8,7 +8,8 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import type { Figures } from "../bench/figures.js";
 import { parseOptions } from "../bench/options.js";
-import { formatSeries } from "../bench/report.js";
+import { evaluateGoals } from "../bench/goals.js";
+import { formatSeries, readmeBlock } from "../bench/report.js";
 import { type BenchDocument, compareFigures, formatComparison, isBenchDocument, RESULTS_FORMAT, resultFileName } from "../bench/results.js";
 import { readResults, writeResults } from "../bench/results-files.js";
 
@@ -133,6 +134,8 @@ describe("the benchmark's command line", () => {
     assert.equal(options.check, false);
     assert.equal(options.save, true);
     assert.equal(options.baseline, undefined);
+    assert.equal(options.readme, false);
+    assert.equal(parseOptions(["--readme"]).readme, true);
   });
 
   it("takes --only (comma-separated or repeated), --check, --no-save and --baseline", () => {
@@ -185,5 +188,17 @@ describe("series lines", () => {
       { a: { label: "a", value: 1.25, unit: "MiB", better: "lower" } },
     );
     assert.equal(line, "  memory: server 1.25 MiB · container –");
+  });
+});
+
+describe("the README block", () => {
+  it("names the machine and the day, says whether it was busy, and holds one short line per goal", () => {
+    const machine = document({}).machine;
+    const idle = readmeBlock(evaluateGoals({}), { ...machine, loadAtStart: 0.2, loadAtEnd: 0.4 }, "2026-11-30T20:30:41.123Z");
+    assert.equal(idle[0], "2 × cpu, 8 GiB, Docker 20.10, 2026-11-30, idle:");
+    assert.deepEqual([idle[2], idle.at(-1)], ["```text", "```"]);
+    assert.equal(idle.length, 4 + 7);
+    const busy = readmeBlock(evaluateGoals({}), { ...machine, loadAtStart: 3, loadAtEnd: 0.4 }, "2026-11-30T20:30:41.123Z");
+    assert.match(busy[0]!, /, busy: noise:$/);
   });
 });
