@@ -7,9 +7,12 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Docker from "dockerode";
-import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { ApiClient } from "./api-client.js";
+
+/** The label the warm pool (issue 11, part 1) puts on its containers: "true" on one made for the pool. */
+const LABEL_POOLED = "dev.interactions-emulator.pooled";
 
 export class EmulatorUnderTest {
   private readonly clients: ApiClient[] = [];
@@ -58,6 +61,24 @@ export class EmulatorUnderTest {
     for (let wait = 0; wait < 100 && !fs.existsSync(file); wait++) await new Promise((resolve) => setTimeout(resolve, 50));
     const usage = JSON.parse(fs.readFileSync(file, "utf8")) as NodeJS.MemoryUsage;
     return { rssMiB: usage.rss / 1048576, heapUsedMiB: usage.heapUsed / 1048576 };
+  }
+
+  /**
+   * The warm pool as GET /health reports it (size, and ready: started, channel open, takeable now), or
+   * null when the answer has no pool (a build without one, or the pool turned off).
+   */
+  async pool(): Promise<{ size: number; ready: number } | null> {
+    const health = (await (await fetch(`${this.process.url}/health`)).json()) as { pool?: { size: number; ready: number } };
+    return health.pool ?? null;
+  }
+
+  /** Whether the sandbox of `environmentId` was a warm pool container ("true"/"false"), or undefined when its labels do not say. */
+  async pooledLabelOf(environmentId: string): Promise<string | undefined> {
+    const containers = await this.docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${this.instance}`] } });
+    const container = containers.find(
+      (info) => info.Labels[LABEL_ENVIRONMENT] === environmentId || info.Names.includes(`/iemu-${this.instance}-${environmentId}`),
+    );
+    return container?.Labels[LABEL_POOLED];
   }
 
   /** Running containers of this emulator's instance: its sandboxes and, where there is one, its warm pool. */

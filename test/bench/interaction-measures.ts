@@ -24,16 +24,23 @@ export async function perCallCost(
 /**
  * A whole interaction that runs `true` in a new environment (create, start, channel, the call, the
  * answer), `runs` times after one warm-up; each environment is deleted after its run, untimed.
- * `beforeEach` (untimed) may wait for the emulator to be ready again (a pool refilled).
+ * `beforeEach` may wait for the emulator to be ready again (a pool refilled), `afterEach` look at the
+ * environment; both untimed.
  */
-export async function newEnvironmentCost(api: ApiClient, runs: number, label: string, beforeEach: () => Promise<void>): Promise<Stats> {
+export async function newEnvironmentCost(
+  api: ApiClient,
+  runs: number,
+  label: string,
+  hooks: { beforeEach?: () => Promise<void>; afterEach?: (environmentId: string) => Promise<void> } = {},
+): Promise<Stats> {
   const times: number[] = [];
   for (let run = 0; run <= runs; run++) {
-    await beforeEach();
+    await hooks.beforeEach?.();
     const start = process.hrtime.bigint();
     const interaction = await api.interact({ input: commandScript("true", 1), environment: { type: "remote" } });
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     if (run > 0) times.push(ms);
+    await hooks.afterEach?.(interaction.environment_id!);
     await api.request("DELETE", `/v1beta/environments/${interaction.environment_id}`);
   }
   return summarize(label, times);

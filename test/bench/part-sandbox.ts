@@ -49,9 +49,9 @@ export async function sandboxPart(
   const channel = await runtime.connect(handle);
   const run = (argv: string[]) => channel.run({ argv, timeoutMs: 10_000, maxOutputBytes: 2 * MIB });
   try {
+    await run(["bash", "-c", "head -c 1048576 /dev/zero > /tmp/1mib"]);
     if (parts.goals) {
       progress("one command in a running sandbox: the channel, `docker exec`, a spawn…");
-      await run(["bash", "-c", "head -c 1048576 /dev/zero > /tmp/1mib"]);
       const cat = await measure("executor channel: `cat` of a 1 MiB file", 50, async () => {
         const result = await run(["cat", "/tmp/1mib"]);
         if (result.stdout.length !== MIB) throw new Error(`cat returned ${result.stdout.length} bytes, not 1 MiB`);
