@@ -62,11 +62,13 @@ const notes: string[] = [];
 const series: Series[] = [];
 const instances: string[] = [];
 const dataDirs: string[] = [];
+const emulatorPids: number[] = [];
 
 const startEmulator = async (settings: Record<string, string>, startOptions: { memoryProbe?: boolean } = {}) => {
   const emulator = await EmulatorUnderTest.start(settings, startOptions);
   instances.push(emulator.instance);
   dataDirs.push(emulator.process.dataDir);
+  emulatorPids.push(emulator.process.pid);
   return emulator;
 };
 
@@ -79,10 +81,27 @@ async function sweep(): Promise<void> {
   }
 }
 
-// Ctrl-C: the emulators (in this process group) get the signal too; remove what they leave and go.
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Ctrl-C: the emulators (in this process group) get the signal too. Each is asked to stop and given up to
+ * 15 s to do so (so that none creates a container after the sweep), then what they leave is removed.
+ */
 process.once("SIGINT", () => {
-  console.error("\ninterrupted: removing what this run created…");
-  void sweep().finally(() => process.exit(130));
+  console.error("\ninterrupted: stopping the emulators and removing what this run created…");
+  const stopping = async () => {
+    for (const pid of emulatorPids.filter(isRunning)) process.kill(pid, "SIGTERM");
+    for (let wait = 0; wait < 150 && emulatorPids.some(isRunning); wait++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await sweep();
+  };
+  void stopping().finally(() => process.exit(130));
 });
 
 console.log(`▸ npm run bench: ${parts.join(", ")} on ${describeMachine({ ...machineAtStart, loadAtEnd: 0 })}`);
