@@ -189,7 +189,8 @@ export function formatGoal(outcome: GoalOutcome): string {
 export function formatGoalShort(outcome: GoalOutcome): string {
   const status = outcome.status === "not measured" ? "----" : outcome.status;
   const goal = `${RELATION_TEXT[outcome.relation]} ${outcome.target}${outcome.unit === "×" ? "×" : ` ${outcome.unit}`}`;
-  if (outcome.value === undefined) return `${status}  ${outcome.short}: ${outcome.detail} (${goal})`;
+  // The reason without its parenthesis: the README has the room for the gist only.
+  if (outcome.value === undefined) return `${status}  ${outcome.short}: ${outcome.detail.replace(/ \(.*\)$/, "")} (${goal})`;
   const reading = outcome.reading ? ` ${outcome.reading}` : "";
   return `${status}  ${outcome.short}: ${formatValue(outcome.value, outcome.unit)}${reading} (${goal})`;
 }

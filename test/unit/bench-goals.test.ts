@@ -119,7 +119,7 @@ describe("bench goals", () => {
   it("the README's short lines say the same in fewer words", () => {
     const { newEnvironmentFromPool: _pool, ...withoutPool } = GOOD;
     const outcomes = evaluateGoals(figures({ ...withoutPool, perCall: 15.2 }), {
-      [FIGURE.newEnvironmentFromPool]: "no pool in this build",
+      [FIGURE.newEnvironmentFromPool]: "no pool in this build (no EMULATOR_POOL_SIZE setting)",
     });
     assert.deepEqual(outcomes.map(formatGoalShort), [
       "FAIL  tool call vs docker exec: 6.3× faster (≥ 15×)",
