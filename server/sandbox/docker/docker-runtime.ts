@@ -1,6 +1,7 @@
 // The Docker implementation of the sandbox runtime: one container per environment, its sources placed
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
+import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
@@ -14,7 +15,7 @@ import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE }
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
-import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
 export interface DockerRuntimeOptions {
@@ -227,6 +228,8 @@ export class DockerRuntime implements SandboxRuntime {
       ...this.helperLabels(),
       [LABEL_ENVIRONMENT]: spec.environmentId,
       [LABEL_OWNER]: spec.owner,
+      // Explicit, since a fork's container inherits the labels of the image committed from its source.
+      [LABEL_POOLED]: "false",
     };
   }
 
@@ -387,37 +390,9 @@ export class DockerRuntime implements SandboxRuntime {
     }
     let container: Docker.Container;
     try {
-      container = await this.docker.createContainer({
-        name: `iemu-${this.options.instance}-${spec.environmentId}`,
-        Image: image,
-        Labels: this.labels(spec),
-        // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
-        User: CONTAINER_USER,
-        WorkingDir: "/workspace",
-        Cmd: ["sleep", "infinity"],
-        Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
-          ([name, value]) => `${name}=${value}`,
-        ),
-        HostConfig: {
-          // No network at all: the only way out is the executor's proxy listener, carried over its channel
-          // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
-          NetworkMode: "none",
-          // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
-          Init: true,
-          CapDrop: ["ALL"],
-          CapAdd: this.capabilities,
-          SecurityOpt: ["no-new-privileges"],
-          Memory: this.options.memoryMb * 1024 * 1024,
-          MemorySwap: this.options.memoryMb * 1024 * 1024,
-          NanoCpus: Math.round(this.options.cpus * 1e9),
-          PidsLimit: this.options.pids,
-          ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
-          // The executor channel is an exec, never the main process's output; nothing to log.
-          LogConfig: { Type: "none", Config: {} },
-          Mounts: mounts,
-        },
-        StopTimeout: 1,
-      });
+      container = await this.docker.createContainer(
+        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), mounts),
+      );
     } catch (error) {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
       throw error;
@@ -434,6 +409,90 @@ export class DockerRuntime implements SandboxRuntime {
       await this.remove(handle).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Every sandbox container's settings, a pooled one's too: only its name, labels and mounts differ. */
+  private sandboxContainer(image: string, name: string, labels: Record<string, string>, mounts: Mount[]): Docker.ContainerCreateOptions {
+    return {
+      name,
+      Image: image,
+      Labels: labels,
+      // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
+      User: CONTAINER_USER,
+      WorkingDir: "/workspace",
+      Cmd: ["sleep", "infinity"],
+      Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
+        ([name, value]) => `${name}=${value}`,
+      ),
+      HostConfig: {
+        // No network at all: the only way out is the executor's proxy listener, carried over its channel
+        // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
+        NetworkMode: "none",
+        // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
+        Init: true,
+        CapDrop: ["ALL"],
+        CapAdd: this.capabilities,
+        SecurityOpt: ["no-new-privileges"],
+        Memory: this.options.memoryMb * 1024 * 1024,
+        MemorySwap: this.options.memoryMb * 1024 * 1024,
+        NanoCpus: Math.round(this.options.cpus * 1e9),
+        PidsLimit: this.options.pids,
+        ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
+        // The executor channel is an exec, never the main process's output; nothing to log.
+        LogConfig: { Type: "none", Config: {} },
+        Mounts: mounts,
+      },
+      StopTimeout: 1,
+    };
+  }
+
+  /**
+   * A warm sandbox for the pool: the container create() would make, started, with the emulator's CA and
+   * nothing else of anyone's; no environment or owner label (labels cannot change once it is taken), a
+   * pool name, and LABEL_POOLED. See docs/environments-and-files.md#the-warm-pool.
+   */
+  async createPooled(): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("DockerRuntime.prepare() must run before createPooled()");
+    const name = `${this.poolNamePrefix}${randomBytes(6).toString("hex")}`;
+    const container = await this.docker.createContainer(
+      this.sandboxContainer(this.image, name, { ...this.helperLabels(), [LABEL_POOLED]: "true" }, []),
+    );
+    const handle = { sandboxId: container.id, environmentId: "" };
+    try {
+      if (this.trustFiles.length > 0) await container.putArchive(await sourcesTar(this.trustFiles), { path: "/" });
+      await container.start();
+      return handle;
+    } catch (error) {
+      await this.remove(handle).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Takes a pooled container for spec's environment: its sources in one root-made tar, exactly as
+   * createFrom() writes them (no process of the sandbox user's has run in it, so there is no user-made
+   * symlink to redirect them: docs/security.md#the-warm-pool), and its name becomes the environment's,
+   * which is how list() knows it from then on. Both at once: neither depends on the other.
+   */
+  async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    if ((spec.readOnlyTrees ?? []).length > 0)
+      throw new Error("a pooled sandbox cannot take read-only trees: they are mounted at creation");
+    const container = this.docker.getContainer(pooled.sandboxId);
+    const tar = spec.files.length > 0 ? await sourcesTar(spec.files) : null;
+    await withEngineTimeout(
+      Promise.all([
+        container.rename({ name: `iemu-${this.options.instance}-${spec.environmentId}` }),
+        tar ? container.putArchive(tar, { path: "/" }) : undefined,
+      ]),
+      this.engineTimeoutMs * START_TIMEOUT_FACTOR,
+      "taking a pooled sandbox",
+    );
+    return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
+  }
+
+  /** The name of every pool container before it is taken. */
+  private get poolNamePrefix(): string {
+    return `iemu-${this.options.instance}-pool-`;
   }
 
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
@@ -629,6 +688,19 @@ export class DockerRuntime implements SandboxRuntime {
     } catch (error) {
       throw engineUnreachable(error, "listing sandboxes");
     }
-    return containers.map((info) => ({ sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" }));
+    return containers.map((info) => this.handleOf(info));
+  }
+
+  /**
+   * A listed container as a handle. A pooled container has no environment label: once taken, its name
+   * (iemu-<instance>-<environment id>) says whose it is; until then it is marked pooled.
+   */
+  private handleOf(info: Docker.ContainerInfo): SandboxHandle {
+    const handle = { sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" };
+    if (info.Labels[LABEL_POOLED] !== "true") return handle;
+    const own = `/iemu-${this.options.instance}-`;
+    const name = (info.Names ?? []).find((candidate) => candidate.startsWith(own))?.slice(own.length) ?? "";
+    if (name.startsWith("env_")) return { ...handle, environmentId: name };
+    return { ...handle, pooled: true };
   }
 }

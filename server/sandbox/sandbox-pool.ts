@@ -1,0 +1,161 @@
+// The warm pool (docs/environments-and-files.md#the-warm-pool): a few sandboxes already started, their
+// executor channel open, nothing of anyone's in them, waiting to become environments. A new environment
+// that the pool can serve takes one (the environment service writes its sources and routes its egress)
+// instead of waiting for a container to be created and started; a replacement is then started in the
+// background, one at a time.
+//
+// The pool is never on a request's critical path: take() is synchronous and answers null when nothing
+// is ready, and the caller then creates a sandbox cold, as without a pool. A fill that fails (an engine
+// outage, a full disk) is logged once and retried with a growing pause; meanwhile the pool stays empty
+// and every request gets a cold create, whose faults are the ones it always had.
+
+import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "./runtime.js";
+
+export interface PooledSandbox {
+  handle: SandboxHandle;
+  /** Its executor's channel, open and answered by a ping; it becomes the environment's. */
+  channel: SandboxChannel;
+}
+
+export interface SandboxPoolOptions {
+  /** How many ready sandboxes to keep (EMULATOR_POOL_SIZE). */
+  size: number;
+  log: (line: string) => void;
+  /** The pause after a failed fill, doubled after each further failure up to maxBackoffMs. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+const BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+
+/** Whether the runtime can keep a pool at all (the fake and local runtimes cannot). */
+export function runtimeHasPool(runtime: SandboxRuntime): boolean {
+  return typeof runtime.createPooled === "function" && typeof runtime.claimPooled === "function";
+}
+
+export class SandboxPool {
+  private readonly ready: PooledSandbox[] = [];
+  /** Sandboxes to remove: broken ones, those a caller could not use, and removals that failed. */
+  private readonly discarded = new Map<string, SandboxHandle>();
+  private filling: Promise<void> | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private closed = false;
+
+  constructor(
+    private readonly runtime: SandboxRuntime,
+    private readonly options: SandboxPoolOptions,
+  ) {
+    if (!runtimeHasPool(runtime)) throw new Error(`the ${runtime.name} runtime cannot keep a pool of sandboxes`);
+  }
+
+  /** Starts filling, in the background. */
+  start(): void {
+    this.refill();
+  }
+
+  /** Ready sandboxes right now. */
+  get readyCount(): number {
+    return this.ready.length;
+  }
+
+  /**
+   * A ready sandbox, now, or null when none is (the caller creates one cold). A replacement starts in
+   * the background. The caller owns what it took: it either makes it an environment or discard()s it.
+   */
+  take(): PooledSandbox | null {
+    if (this.closed) return null;
+    const taken = this.ready.shift() ?? null;
+    this.refill();
+    return taken;
+  }
+
+  /** A taken sandbox the caller could not use: closed and removed in the background. */
+  discard(taken: PooledSandbox): void {
+    taken.channel.close();
+    this.discarded.set(taken.handle.sandboxId, taken.handle);
+    if (!this.closed) void this.removeDiscarded();
+  }
+
+  /** Stops filling and removes every sandbox the pool holds (at shutdown); what fails is cleared at the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    await this.filling;
+    for (const entry of this.ready.splice(0)) {
+      entry.channel.close();
+      this.discarded.set(entry.handle.sandboxId, entry.handle);
+    }
+    await this.removeDiscarded();
+  }
+
+  /** Starts one fill unless one runs, a retry is pending, or the pool is full. */
+  private refill(): void {
+    if (this.closed || this.filling || this.retry || this.ready.length >= this.options.size) return;
+    this.filling = this.fillOne().finally(() => {
+      this.filling = null;
+      this.refill();
+    });
+  }
+
+  private async fillOne(): Promise<void> {
+    await this.removeDiscarded();
+    let handle: SandboxHandle | null = null;
+    let channel: SandboxChannel;
+    try {
+      handle = await this.runtime.createPooled!();
+      channel = await this.runtime.connect(handle);
+    } catch (error) {
+      if (handle) this.discarded.set(handle.sandboxId, handle);
+      this.failed(error);
+      return;
+    }
+    if (this.failures > 0) this.options.log(`warm pool: sandboxes start again after ${this.failures} failed attempt(s)`);
+    this.failures = 0;
+    const entry = { handle, channel };
+    if (this.closed) {
+      this.discard(entry);
+      return;
+    }
+    this.ready.push(entry);
+    // An executor or container that ends while waiting (killed, the engine restarted) is replaced.
+    void channel.closed.then(() => {
+      const index = this.ready.indexOf(entry);
+      if (index < 0) return;
+      this.ready.splice(index, 1);
+      this.discard(entry);
+      this.refill();
+    });
+  }
+
+  /** Logs the first failure of a streak and pauses the fills, longer after each failure. */
+  private failed(error: unknown): void {
+    this.failures += 1;
+    const first = this.options.backoffMs ?? BACKOFF_MS;
+    const pauseMs = Math.min(this.options.maxBackoffMs ?? MAX_BACKOFF_MS, first * 2 ** (this.failures - 1));
+    if (this.failures === 1) {
+      this.options.log(
+        `warm pool: could not start a sandbox (${(error as Error).message}); new environments are created cold meanwhile, retrying with a growing pause (${pauseMs} ms first)`,
+      );
+    }
+    if (this.closed) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.refill();
+    }, pauseMs);
+    this.retry.unref();
+  }
+
+  private async removeDiscarded(): Promise<void> {
+    for (const [id, handle] of [...this.discarded]) {
+      try {
+        await this.runtime.remove(handle);
+        this.discarded.delete(id);
+      } catch {
+        // Kept for the next fill (or cleared at the next start, when the engine answers again).
+      }
+    }
+  }
+}
