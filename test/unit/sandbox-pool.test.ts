@@ -1,0 +1,171 @@
+// The warm pool's bookkeeping (server/sandbox/sandbox-pool.ts) over a scripted runtime: it fills to its
+// size one sandbox at a time, take() answers at once (null when nothing is ready) and starts a
+// replacement, a failing fill is logged once and retried with a growing pause until it works, a ready
+// sandbox whose channel closes is replaced, and close() removes everything, a fill in flight included.
+// The real-engine behaviour is in test/e2e/warm-pool.test.ts.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
+import { runtimeHasPool, SandboxPool } from "../../server/sandbox/sandbox-pool.js";
+import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
+
+class PoolRuntime implements SandboxRuntime {
+  readonly name = "pool-fake";
+  /** Sandboxes that exist (created and not removed), by id. */
+  readonly alive = new Set<string>();
+  readonly channels = new Map<string, FakeSandboxChannel>();
+  created = 0;
+  /** How many of the next createPooled() calls fail. */
+  failNext = 0;
+  /** When set, createPooled() waits for it. */
+  gate: Promise<void> | null = null;
+
+  async health() {
+    return { ok: true, detail: "" };
+  }
+  async prepare(): Promise<void> {}
+  async createPooled(): Promise<SandboxHandle> {
+    if (this.gate) await this.gate;
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      throw new Error("the engine did not answer");
+    }
+    this.created += 1;
+    const id = `pooled-${this.created}`;
+    this.alive.add(id);
+    return { sandboxId: id, environmentId: "" };
+  }
+  async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
+  }
+  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+    const channel = new FakeSandboxChannel();
+    this.channels.set(handle.sandboxId, channel);
+    return channel;
+  }
+  async remove(handle: SandboxHandle): Promise<void> {
+    this.alive.delete(handle.sandboxId);
+  }
+  async create(): Promise<SandboxHandle> {
+    throw new Error("not used");
+  }
+  async fork(): Promise<SandboxHandle> {
+    throw new Error("not used");
+  }
+  async isAlive(): Promise<boolean> {
+    return true;
+  }
+  async ensureRunning(): Promise<boolean> {
+    return true;
+  }
+  async list(): Promise<SandboxHandle[]> {
+    return [];
+  }
+}
+
+async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+describe("the warm pool", () => {
+  it("fills to its size, and take() hands out a ready sandbox at once and starts its replacement", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 2, log: () => undefined });
+    assert.equal(pool.take(), null, "nothing is ready before the pool starts: the caller creates one cold");
+    pool.start();
+    await until("two ready sandboxes", () => pool.readyCount === 2);
+    assert.equal(runtime.created, 2);
+
+    const taken = pool.take();
+    assert.ok(taken);
+    assert.equal(taken.handle.sandboxId, "pooled-1", "the oldest first");
+    assert.equal(pool.readyCount, 1);
+    await until("the replacement", () => pool.readyCount === 2);
+    assert.equal(runtime.created, 3);
+    assert.ok(runtime.alive.has("pooled-1"), "a taken sandbox is the caller's: the pool never removes it");
+    await pool.close();
+    assert.deepEqual([...runtime.alive], ["pooled-1"]);
+  });
+
+  it("answers null while a fill is still running, never waiting for it", async () => {
+    const runtime = new PoolRuntime();
+    let open!: () => void;
+    runtime.gate = new Promise((resolve) => (open = resolve));
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined });
+    pool.start();
+    assert.equal(pool.take(), null);
+    open();
+    await until("the fill", () => pool.readyCount === 1);
+    await pool.close();
+  });
+
+  it("logs a failing fill once, retries with a growing pause, and fills once the runtime works again", async () => {
+    const runtime = new PoolRuntime();
+    runtime.failNext = 3;
+    const lines: string[] = [];
+    const pool = new SandboxPool(runtime, { size: 1, log: (line) => lines.push(line), backoffMs: 20, maxBackoffMs: 50 });
+    const started = Date.now();
+    pool.start();
+    await until("the pool to fill after the failures", () => pool.readyCount === 1);
+    // Pauses of 20, 40 and 50 ms (capped) between the four attempts.
+    assert.ok(Date.now() - started >= 100, `filled after ${Date.now() - started} ms`);
+    assert.equal(lines.length, 2, lines.join("\n"));
+    assert.match(lines[0]!, /could not start a sandbox \(the engine did not answer\); new environments are created cold meanwhile/);
+    assert.match(lines[1]!, /start again after 3 failed attempt/);
+    await pool.close();
+  });
+
+  it("replaces a ready sandbox whose channel closed (its executor or container ended) and removes it", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined });
+    pool.start();
+    await until("a ready sandbox", () => pool.readyCount === 1);
+    runtime.channels.get("pooled-1")!.close();
+    await until("its replacement", () => runtime.created === 2 && pool.readyCount === 1);
+    await until("the broken one removed", () => !runtime.alive.has("pooled-1"));
+    assert.equal(pool.take()?.handle.sandboxId, "pooled-2");
+    await pool.close();
+  });
+
+  it("removes a sandbox the caller discards", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined });
+    pool.start();
+    await until("a ready sandbox", () => pool.readyCount === 1);
+    const taken = pool.take()!;
+    pool.discard(taken);
+    await until("it is removed", () => !runtime.alive.has(taken.handle.sandboxId));
+    await runtime.channels.get(taken.handle.sandboxId)!.closed; // and its channel closed
+    await pool.close();
+  });
+
+  it("close() removes the ready sandboxes and one still being started, and take() then answers null", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 2, log: () => undefined });
+    pool.start();
+    await until("two ready", () => pool.readyCount === 2);
+    let open!: () => void;
+    runtime.gate = new Promise((resolve) => (open = resolve));
+    const taken = pool.take()!; // its replacement now waits on the gate
+    const closing = pool.close();
+    open();
+    await closing;
+    assert.equal(runtime.created, 3, "the replacement was started");
+    assert.deepEqual([...runtime.alive], [taken.handle.sandboxId], "nothing of the pool's is left; the taken one is the caller's");
+    assert.equal(pool.take(), null);
+  });
+
+  it("needs a runtime that can make pooled sandboxes", () => {
+    const runtime = new PoolRuntime() as Partial<PoolRuntime>;
+    assert.equal(runtimeHasPool(runtime as SandboxRuntime), true);
+    runtime.createPooled = undefined;
+    assert.equal(runtimeHasPool(runtime as SandboxRuntime), false);
+    assert.throws(() => new SandboxPool(runtime as SandboxRuntime, { size: 1, log: () => undefined }), /cannot keep a pool/);
+  });
+});
