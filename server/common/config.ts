@@ -96,7 +96,7 @@ export const configSchema = z.object({
     .number()
     .int()
     .min(0, "0 turns the warm pool off")
-    .max(16, "at most 16: each pooled sandbox holds a container and its executor (about 100 MiB) while it waits")
+    .max(16, "at most 16: each pooled sandbox holds a started container and its executor (about 35 MiB of memory) while it waits")
     .default(1)
     .describe(
       "Warm sandboxes kept started, waiting to become new environments (docs/environments-and-files.md#the-warm-pool); 0 turns the pool off. They never count as environments",

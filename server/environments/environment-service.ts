@@ -5,7 +5,7 @@ import type { EnvironmentInput } from "../api/create-interaction.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
 import { newEnvironmentId } from "../common/ids.js";
 import { RuntimeUnreachableError, SandboxUnavailableError } from "../sandbox/runtime.js";
-import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../sandbox/runtime.js";
+import type { SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
 import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network-config.js";
@@ -110,16 +110,16 @@ export class EnvironmentService {
       };
     }
     return this.withRoom(owner, async () => {
-      const id = newEnvironmentId();
-      const spec = { environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees };
-      // Repository sources are volumes mounted when a container is created: those need a cold create.
-      const pooled = sources.readOnlyTrees.length === 0 ? await this.fromPool(spec) : null;
+      // Repository sources are volumes mounted when a container is created: those need a cold create. A
+      // pooled sandbox comes with the ID of its environment (its container is labelled with it).
+      const pooled = sources.readOnlyTrees.length === 0 ? await this.fromPool(owner, sources.files) : null;
+      const id = pooled?.handle.environmentId ?? newEnvironmentId();
       let handle: SandboxHandle;
       if (pooled) {
         handle = pooled.handle;
       } else {
         try {
-          handle = await this.runtime.create(spec);
+          handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
         } catch (error) {
           throw new UnavailableError(
             `Could not create the sandbox container (${(error as Error).message}); no environment was created. Retry in a moment.`,
@@ -149,14 +149,15 @@ export class EnvironmentService {
   }
 
   /**
-   * A warm sandbox made the sandbox of `spec`: its sources written and its egress routed, with its
-   * channel (already open) to become the environment's. Null when the pool has none ready, or when
-   * taking it fails for any reason (the sandbox is then discarded): the caller creates one cold, so a
-   * pool never makes a request fail that a cold create would serve.
+   * A warm sandbox made the sandbox of a new environment of `owner`: its sources written and its egress
+   * routed, with its channel (already open) to become the environment's. Null when the pool has none
+   * ready, or when taking it fails for any reason (the sandbox is then discarded): the caller creates one
+   * cold, so a pool never makes a request fail that a cold create would serve.
    */
-  private async fromPool(spec: SandboxSpec): Promise<{ handle: SandboxHandle; channel: SandboxChannel } | null> {
+  private async fromPool(owner: string, files: SandboxFile[]): Promise<{ handle: SandboxHandle; channel: SandboxChannel } | null> {
     const taken: PooledSandbox | null = this.options.pool?.take() ?? null;
     if (!taken || !this.runtime.claimPooled) return null;
+    const spec = { environmentId: taken.handle.environmentId, owner, files };
     try {
       // At once: the sources go through the engine, the egress listener through the channel.
       const [handle] = await Promise.all([

@@ -15,7 +15,7 @@ export async function reconcileSandboxes(
 ): Promise<void> {
   const live = store.listLive();
   const liveIds = new Set(live.map((record) => record.id));
-  // A container taken from the warm pool carries no environment label; its record names it.
+  // Records name their containers too: a container is never removed while a live record names it.
   const liveSandboxIds = new Set(live.flatMap((record) => (record.sandboxId ? [record.sandboxId] : [])));
   let containers: SandboxHandle[] | null = null;
   try {
@@ -26,8 +26,8 @@ export async function reconcileSandboxes(
   let removed = 0;
   for (const handle of containers ?? []) {
     // A container without a stored environment was left by a request that failed half-way; a warm pool
-    // container nobody took is cleared too (the pool starts new ones: a pool container that an emulator
-    // killed mid-take may hold a request's sources, and nothing on the engine would tell).
+    // container nobody took (labelled for an environment that was never stored) is cleared too, and the
+    // pool starts new ones: one that a crash caught mid-take may hold a request's sources.
     if (!liveIds.has(handle.environmentId) && !liveSandboxIds.has(handle.sandboxId)) {
       await runtime.remove(handle).catch(() => undefined);
       removed += 1;

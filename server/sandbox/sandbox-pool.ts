@@ -9,6 +9,7 @@
 // outage, a full disk) is logged once and retried with a growing pause; meanwhile the pool stays empty
 // and every request gets a cold create, whose faults are the ones it always had.
 
+import { newEnvironmentId } from "../common/ids.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "./runtime.js";
 
 export interface PooledSandbox {
@@ -105,7 +106,8 @@ export class SandboxPool {
     let handle: SandboxHandle | null = null;
     let channel: SandboxChannel;
     try {
-      handle = await this.runtime.createPooled!();
+      // The ID of the environment that will take it: its container is labelled with it from the start.
+      handle = await this.runtime.createPooled!(newEnvironmentId());
       channel = await this.runtime.connect(handle);
     } catch (error) {
       if (handle) this.discarded.set(handle.sandboxId, handle);

@@ -224,6 +224,15 @@ describe("the warm pool", () => {
     const container = await containerOf(pooled, environment.id);
     assert.equal(container?.Id, ready);
     assert.ok(fromPool(container));
+    // Labelled for its environment from the start (labels cannot change): found as any environment's is.
+    const byLabel = await docker.listContainers({
+      all: true,
+      filters: { label: [`dev.interactions-emulator.environment=${environment.id}`] },
+    });
+    assert.deepEqual(
+      byLabel.map((each) => each.Id),
+      [ready],
+    );
     const [replacement] = await poolReady(pooled);
     assert.notEqual(replacement, ready, "a new sandbox took its place in the background");
     assert.equal(await pooled.sandboxCount(), environmentsBefore + 1, "the pool's sandbox is not counted as an environment");

@@ -26,7 +26,7 @@ class PoolRuntime implements SandboxRuntime {
     return { ok: true, detail: "" };
   }
   async prepare(): Promise<void> {}
-  async createPooled(): Promise<SandboxHandle> {
+  async createPooled(environmentId: string): Promise<SandboxHandle> {
     if (this.gate) await this.gate;
     if (this.failNext > 0) {
       this.failNext -= 1;
@@ -35,7 +35,8 @@ class PoolRuntime implements SandboxRuntime {
     this.created += 1;
     const id = `pooled-${this.created}`;
     this.alive.add(id);
-    return { sandboxId: id, environmentId: "" };
+    assert.match(environmentId, /^env_[a-z2-7]{24}$/, "a sandbox is made for an environment ID of its own");
+    return { sandboxId: id, environmentId };
   }
   async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
     return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };

@@ -1,7 +1,6 @@
 // The Docker implementation of the sandbox runtime: one container per environment, its sources placed
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
-import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
@@ -448,16 +447,17 @@ export class DockerRuntime implements SandboxRuntime {
 
   /**
    * A warm sandbox for the pool: the container create() would make, started, with the emulator's CA and
-   * nothing else of anyone's; no environment or owner label (labels cannot change once it is taken), a
-   * pool name, and LABEL_POOLED. See docs/environments-and-files.md#the-warm-pool.
+   * nothing else of anyone's. Labels cannot change once it is taken, so it is labelled at once with the
+   * ID of the environment that will take it (no owner: nobody owns it yet) and LABEL_POOLED, and named
+   * iemu-<instance>-pool-<environment id> until then. See docs/environments-and-files.md#the-warm-pool.
    */
-  async createPooled(): Promise<SandboxHandle> {
+  async createPooled(environmentId: string): Promise<SandboxHandle> {
     if (!this.image) throw new Error("DockerRuntime.prepare() must run before createPooled()");
-    const name = `${this.poolNamePrefix}${randomBytes(6).toString("hex")}`;
+    const labels = { ...this.helperLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" };
     const container = await this.docker.createContainer(
-      this.sandboxContainer(this.image, name, { ...this.helperLabels(), [LABEL_POOLED]: "true" }, []),
+      this.sandboxContainer(this.image, `${this.poolNamePrefix}${environmentId}`, labels, []),
     );
-    const handle = { sandboxId: container.id, environmentId: "" };
+    const handle = { sandboxId: container.id, environmentId };
     try {
       if (this.trustFiles.length > 0) await container.putArchive(await sourcesTar(this.trustFiles), { path: "/" });
       await container.start();
@@ -469,12 +469,14 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /**
-   * Takes a pooled container for spec's environment: its sources in one root-made tar, exactly as
+   * Takes a pooled container for its environment: the sources in one root-made tar, exactly as
    * createFrom() writes them (no process of the sandbox user's has run in it, so there is no user-made
-   * symlink to redirect them: docs/security.md#the-warm-pool), and its name becomes the environment's,
-   * which is how list() knows it from then on. Both at once: neither depends on the other.
+   * symlink to redirect them: docs/security.md#the-warm-pool), and the environment's own name, which is
+   * what tells a taken pool container from a waiting one on the engine (list()). Both at once.
    */
   async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    if (spec.environmentId !== pooled.environmentId)
+      throw new Error(`pooled sandbox ${pooled.sandboxId} is labelled for ${pooled.environmentId}, not ${spec.environmentId}`);
     if ((spec.readOnlyTrees ?? []).length > 0)
       throw new Error("a pooled sandbox cannot take read-only trees: they are mounted at creation");
     const container = this.docker.getContainer(pooled.sandboxId);
@@ -691,16 +693,10 @@ export class DockerRuntime implements SandboxRuntime {
     return containers.map((info) => this.handleOf(info));
   }
 
-  /**
-   * A listed container as a handle. A pooled container has no environment label: once taken, its name
-   * (iemu-<instance>-<environment id>) says whose it is; until then it is marked pooled.
-   */
+  /** A listed container as a handle; a pool container not yet taken (still named as the pool's) is marked pooled. */
   private handleOf(info: Docker.ContainerInfo): SandboxHandle {
     const handle = { sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" };
-    if (info.Labels[LABEL_POOLED] !== "true") return handle;
-    const own = `/iemu-${this.options.instance}-`;
-    const name = (info.Names ?? []).find((candidate) => candidate.startsWith(own))?.slice(own.length) ?? "";
-    if (name.startsWith("env_")) return { ...handle, environmentId: name };
-    return { ...handle, pooled: true };
+    const waiting = info.Labels[LABEL_POOLED] === "true" && (info.Names ?? []).some((name) => name.startsWith(`/${this.poolNamePrefix}`));
+    return waiting ? { ...handle, pooled: true } : handle;
   }
 }
