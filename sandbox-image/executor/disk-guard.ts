@@ -106,23 +106,26 @@ export class DiskGuard {
     if (!this.activity && !running) return;
     this.activity = false;
     this.measuring = true;
-    const started = performance.now();
+    let measuringMs = 0;
     try {
-      await this.measure();
+      // Found once, before the first measurement; its cost is not one to pace the measurements by.
+      this.roots ??= await findWritableRoots(this.identities);
+      const started = performance.now();
+      await this.measure(this.roots);
+      measuringMs = performance.now() - started;
     } catch (error) {
       logDiagnostic(`disk guard: measuring failed: ${describeError(error)}`);
     } finally {
       this.measuring = false;
     }
-    const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, PAUSE_PER_MEASURING * (performance.now() - started)));
+    const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, PAUSE_PER_MEASURING * measuringMs));
     this.earliestAt = Date.now() + pauseMs;
     // While the sandbox runs something, keep measuring; otherwise wait for the next activity.
     if (this.activity || running) this.schedule(0);
   }
 
-  private async measure(): Promise<void> {
-    this.roots ??= await findWritableRoots(this.identities);
-    const trees = await measureTrees(this.roots);
+  private async measure(roots: readonly string[]): Promise<void> {
+    const trees = await measureTrees(roots);
     if (trees.unreadable > 0) logDiagnostic(`disk guard: ${trees.unreadable} folders could not be read and were not counted`);
     const bytes = trees.bytes + this.identities.reduce((sum, identity) => sum + openDeletedBytes(identity), 0);
     const grew = this.lastBytes === null || bytes > this.lastBytes;

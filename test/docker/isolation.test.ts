@@ -16,6 +16,7 @@ import { runPreToolHooks } from "../../server/hooks/engine.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import type { CommandResult, SandboxChannel, SandboxHandle, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { runTool } from "../../server/tools/tool-runner.js";
+import { PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
 import { execAsRoot, removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { bash, read } from "../support/tool-calls.js";
@@ -135,23 +136,21 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
     assert.notEqual(newPid, workerPid);
   });
 
-  it("refuses the executor of a sandbox made by another version of the emulator, rather than run it as root", async () => {
+  it("never runs sandbox code through the executor of a sandbox made by another version of the emulator", async () => {
     const other = await runtime.create({ environmentId: "env_itestoldexecutor", owner: "owner", files: [] });
     try {
-      // As an older emulator's image would have it: the same executor, another protocol version.
+      // As an older emulator's image would have it: the same executor, another protocol version. Such an
+      // executor is replaced before anything is asked of it (test/docker/executor-upgrade.test.ts).
       const container = new Docker().getContainer(other.sandboxId);
-      const exec = await container.exec({
-        Cmd: ["sed", "-i", "s/PROTOCOL_VERSION = [0-9]*/PROTOCOL_VERSION = 3/", "/opt/emulator/executor/protocol-constants.js"],
-        User: "0:0",
-        AttachStdout: true,
-        AttachStderr: true,
-      });
-      const stream = await exec.start({ hijack: true, stdin: false });
-      await new Promise<void>((resolve) => {
-        stream.on("end", resolve);
-        stream.resume();
-      });
-      await assert.rejects(runtime.connect(other), /speaks protocol version 3, this emulator \d+: .*create a new environment/);
+      const sed = ["sed", "-i", "s/PROTOCOL_VERSION = [0-9]*/PROTOCOL_VERSION = 3/", "/opt/emulator/executor/protocol-constants.js"];
+      assert.equal((await execAsRoot(container, sed)).exitCode, 0);
+      const upgraded = await runtime.connect(other);
+      try {
+        assert.equal((await upgraded.ping()).version, PROTOCOL_VERSION);
+        assert.equal((await sh(upgraded, "id -u")).trim(), "1000", "sandbox code runs as the sandbox user");
+      } finally {
+        upgraded.close();
+      }
     } finally {
       await runtime.remove(other);
     }
