@@ -26,7 +26,11 @@ class PoolRuntime implements SandboxRuntime {
     return { ok: true, detail: "" };
   }
   async prepare(): Promise<void> {}
+  /** createPooled() calls so far, those still waiting on the gate included. */
+  attempts = 0;
+
   async createPooled(environmentId: string): Promise<SandboxHandle> {
+    this.attempts += 1;
     if (this.gate) await this.gate;
     if (this.failNext > 0) {
       this.failNext -= 1;
@@ -77,7 +81,7 @@ async function until(what: string, condition: () => boolean, timeoutMs = 5000): 
 describe("the warm pool", () => {
   it("fills to its size, and take() hands out a ready sandbox at once and starts its replacement", async () => {
     const runtime = new PoolRuntime();
-    const pool = new SandboxPool(runtime, { size: 2, log: () => undefined });
+    const pool = new SandboxPool(runtime, { size: 2, log: () => undefined, refillDelayMs: 0 });
     assert.equal(pool.take(), null, "nothing is ready before the pool starts: the caller creates one cold");
     pool.start();
     await until("two ready sandboxes", () => pool.readyCount === 2);
@@ -94,11 +98,25 @@ describe("the warm pool", () => {
     assert.deepEqual([...runtime.alive], ["pooled-1"]);
   });
 
+  it("starts a replacement only a moment after a take, out of the way of the request that took one", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined, refillDelayMs: 200 });
+    pool.start();
+    await until("a ready sandbox", () => pool.readyCount === 1);
+    const taken = Date.now();
+    assert.ok(pool.take());
+    await sleep(100);
+    assert.equal(runtime.created, 1, "no replacement yet");
+    await until("the replacement", () => pool.readyCount === 1);
+    assert.ok(Date.now() - taken >= 190, `replaced after ${Date.now() - taken} ms`);
+    await pool.close();
+  });
+
   it("answers null while a fill is still running, never waiting for it", async () => {
     const runtime = new PoolRuntime();
     let open!: () => void;
     runtime.gate = new Promise((resolve) => (open = resolve));
-    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined });
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined, refillDelayMs: 0 });
     pool.start();
     assert.equal(pool.take(), null);
     open();
@@ -124,7 +142,7 @@ describe("the warm pool", () => {
 
   it("replaces a ready sandbox whose channel closed (its executor or container ended) and removes it", async () => {
     const runtime = new PoolRuntime();
-    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined });
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined, refillDelayMs: 0 });
     pool.start();
     await until("a ready sandbox", () => pool.readyCount === 1);
     runtime.channels.get("pooled-1")!.close();
@@ -136,7 +154,7 @@ describe("the warm pool", () => {
 
   it("removes a sandbox the caller discards", async () => {
     const runtime = new PoolRuntime();
-    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined });
+    const pool = new SandboxPool(runtime, { size: 1, log: () => undefined, refillDelayMs: 0 });
     pool.start();
     await until("a ready sandbox", () => pool.readyCount === 1);
     const taken = pool.take()!;
@@ -148,12 +166,13 @@ describe("the warm pool", () => {
 
   it("close() removes the ready sandboxes and one still being started, and take() then answers null", async () => {
     const runtime = new PoolRuntime();
-    const pool = new SandboxPool(runtime, { size: 2, log: () => undefined });
+    const pool = new SandboxPool(runtime, { size: 2, log: () => undefined, refillDelayMs: 0 });
     pool.start();
     await until("two ready", () => pool.readyCount === 2);
     let open!: () => void;
     runtime.gate = new Promise((resolve) => (open = resolve));
-    const taken = pool.take()!; // its replacement now waits on the gate
+    const taken = pool.take()!;
+    await until("its replacement to wait on the gate", () => runtime.attempts === 3);
     const closing = pool.close();
     open();
     await closing;
