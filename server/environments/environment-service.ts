@@ -155,8 +155,9 @@ export class EnvironmentService {
    * cold, so a pool never makes a request fail that a cold create would serve.
    */
   private async fromPool(owner: string, files: SandboxFile[]): Promise<{ handle: SandboxHandle; channel: SandboxChannel } | null> {
-    const taken: PooledSandbox | null = this.options.pool?.take() ?? null;
-    if (!taken || !this.runtime.claimPooled) return null;
+    if (!this.options.pool || !this.runtime.claimPooled) return null;
+    const taken: PooledSandbox | null = this.options.pool.take();
+    if (!taken) return null;
     const spec = { environmentId: taken.handle.environmentId, owner, files };
     try {
       // At once: the sources go through the engine, the egress listener through the channel.
@@ -169,7 +170,7 @@ export class EnvironmentService {
       process.stderr.write(
         `warm pool: could not take sandbox ${taken.handle.sandboxId} (${(error as Error).message}); creating one cold\n`,
       );
-      this.options.pool?.discard(taken);
+      this.options.pool.discard(taken);
       return null;
     }
   }

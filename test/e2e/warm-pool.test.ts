@@ -293,6 +293,22 @@ describe("the warm pool", () => {
     await ai.environments.delete(made.environment_id!);
   });
 
+  it("creates cold when the ready sandbox was removed by hand, and replaces it", { timeout: 60_000 }, async () => {
+    const [ready] = await poolReady(pooled);
+    await docker.getContainer(ready!).remove({ force: true });
+    // Whether the pool noticed first (its channel cut) or the take found it gone: a cold create serves it.
+    const made = await run(
+      pooled,
+      { type: "remote", sources: [{ type: "inline", target: "workspace/a.txt", content: "a\n" }] },
+      "cat a.txt",
+    );
+    assert.deepEqual(resultsOf(made), ["a\n"]);
+    assert.equal((await containerOf(pooled, made.environment_id!))?.Labels[LABEL_POOLED], "false", "created cold");
+    const [replacement] = await poolReady(pooled);
+    assert.notEqual(replacement, ready);
+    await ai.environments.delete(made.environment_id!);
+  });
+
   it("never counts pool sandboxes toward EMULATOR_MAX_ENVIRONMENTS(_PER_KEY)", { timeout: 60_000 }, async () => {
     const limited = await start({ EMULATOR_POOL_SIZE: "2", EMULATOR_MAX_ENVIRONMENTS: "2", EMULATOR_MAX_ENVIRONMENTS_PER_KEY: "1" });
     await poolReady(limited, 2);

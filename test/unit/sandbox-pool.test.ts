@@ -7,68 +7,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
+import type { SandboxRuntime } from "../../server/sandbox/runtime.js";
 import { runtimeHasPool, SandboxPool } from "../../server/sandbox/sandbox-pool.js";
-import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
-
-class PoolRuntime implements SandboxRuntime {
-  readonly name = "pool-fake";
-  /** Sandboxes that exist (created and not removed), by id. */
-  readonly alive = new Set<string>();
-  readonly channels = new Map<string, FakeSandboxChannel>();
-  created = 0;
-  /** How many of the next createPooled() calls fail. */
-  failNext = 0;
-  /** When set, createPooled() waits for it. */
-  gate: Promise<void> | null = null;
-
-  async health() {
-    return { ok: true, detail: "" };
-  }
-  async prepare(): Promise<void> {}
-  /** createPooled() calls so far, those still waiting on the gate included. */
-  attempts = 0;
-
-  async createPooled(environmentId: string): Promise<SandboxHandle> {
-    this.attempts += 1;
-    if (this.gate) await this.gate;
-    if (this.failNext > 0) {
-      this.failNext -= 1;
-      throw new Error("the engine did not answer");
-    }
-    this.created += 1;
-    const id = `pooled-${this.created}`;
-    this.alive.add(id);
-    assert.match(environmentId, /^env_[a-z2-7]{24}$/, "a sandbox is made for an environment ID of its own");
-    return { sandboxId: id, environmentId };
-  }
-  async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
-    return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
-  }
-  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
-    const channel = new FakeSandboxChannel();
-    this.channels.set(handle.sandboxId, channel);
-    return channel;
-  }
-  async remove(handle: SandboxHandle): Promise<void> {
-    this.alive.delete(handle.sandboxId);
-  }
-  async create(): Promise<SandboxHandle> {
-    throw new Error("not used");
-  }
-  async fork(): Promise<SandboxHandle> {
-    throw new Error("not used");
-  }
-  async isAlive(): Promise<boolean> {
-    return true;
-  }
-  async ensureRunning(): Promise<boolean> {
-    return true;
-  }
-  async list(): Promise<SandboxHandle[]> {
-    return [];
-  }
-}
+import { PoolRuntime } from "../support/pool-runtime.js";
 
 async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
