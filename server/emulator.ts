@@ -26,6 +26,7 @@ import { recoverInterrupted } from "./interactions/interaction-recovery.js";
 import { reconcileSandboxes } from "./environments/reconcile.js";
 import { keepLease } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
+import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
 
 export interface RunningEmulator {
   url: string;
@@ -109,6 +110,11 @@ export async function startEmulator(
     if (!environments) throw new Error("the emulator is still starting");
     return environments.egressPolicyOf(environmentId);
   });
+  // Warm sandboxes for new environments; none on a runtime that cannot keep them (tests' fakes).
+  const pool =
+    config.EMULATOR_POOL_SIZE > 0 && runtimeHasPool(runtime)
+      ? new SandboxPool(runtime, { size: config.EMULATOR_POOL_SIZE, log: (line) => console.log(line) })
+      : null;
   environments = new EnvironmentService(environmentStore, runtime, {
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
     credentials: credentialStore,
@@ -132,7 +138,10 @@ export async function startEmulator(
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
     limits: { perKey: config.EMULATOR_MAX_ENVIRONMENTS_PER_KEY, total: config.EMULATOR_MAX_ENVIRONMENTS },
+    ...(pool ? { pool } : {}),
   });
+  // Filled in the background, after the CA is trusted (pool sandboxes carry it like any other).
+  pool?.start();
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
@@ -165,6 +174,7 @@ export async function startEmulator(
     debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
+      ...(pool ? { pool: () => ({ size: config.EMULATOR_POOL_SIZE, ready: pool.readyCount }) } : {}),
       store: () => {
         try {
           db.prepare("SELECT 1").get();
@@ -201,6 +211,8 @@ export async function startEmulator(
       await closed;
       clearTimeout(grace);
       environments?.closeChannels();
+      // Pool sandboxes never outlive the emulator that started them (what fails here is cleared at the next start).
+      await pool?.close();
       await lease.stop();
       await proxy.close();
       db.close();

@@ -46,7 +46,13 @@ export class DiskGuard {
   private roots: string[] | null = null;
   private lastBytes: number | null = null;
   private over = false;
-  private activity = true;
+  /**
+   * False until the first command or write: the folders to measure are found at the first measurement,
+   * and a pooled sandbox gets its sources (new folders among them) after its executor started
+   * (docs/environments-and-files.md#the-warm-pool). The first tick still measures at once if something
+   * of the sandbox's already runs (left running across an emulator restart).
+   */
+  private activity = false;
   private measuring = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;

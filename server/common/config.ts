@@ -92,6 +92,15 @@ export const configSchema = z.object({
   EMULATOR_MAX_ENVIRONMENTS: positiveInt(100).describe(
     "Environments with a sandbox this emulator runs at once, all keys together; one more is a 400 FAILED_PRECONDITION",
   ),
+  EMULATOR_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(0, "0 turns the warm pool off")
+    .max(16, "at most 16: each pooled sandbox holds a started container and its executor (about 35 MiB of memory) while it waits")
+    .default(1)
+    .describe(
+      "Warm sandboxes kept started, waiting to become new environments (docs/environments-and-files.md#the-warm-pool); 0 turns the pool off. They never count as environments",
+    ),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
   EMULATOR_EGRESS_HOST_MAP: z
     .string()

@@ -5,7 +5,7 @@ import type { EnvironmentInput } from "../api/create-interaction.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
 import { newEnvironmentId } from "../common/ids.js";
 import { RuntimeUnreachableError, SandboxUnavailableError } from "../sandbox/runtime.js";
-import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
+import type { SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
 import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network-config.js";
@@ -18,6 +18,7 @@ import { nowTimestamp } from "../common/timestamps.js";
 import { resolveTarget } from "../sources/target-path.js";
 import { isWithin } from "../common/paths.js";
 import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import type { PooledSandbox, SandboxPool } from "../sandbox/sandbox-pool.js";
 
 /** Folders whose files always count towards an environment's file_count and size_bytes. */
 const USAGE_ROOTS = ["/workspace", "/.agents"];
@@ -34,6 +35,8 @@ export interface EnvironmentServiceOptions {
   idleTtlMs: number;
   /** How many environments may have a sandbox at once, per API key and in total; unlimited when absent. */
   limits?: EnvironmentLimits;
+  /** Warm sandboxes new environments are taken from when they can be (docs/environments-and-files.md#the-warm-pool). */
+  pool?: SandboxPool;
 }
 
 export class EnvironmentService {
@@ -107,14 +110,21 @@ export class EnvironmentService {
       };
     }
     return this.withRoom(owner, async () => {
-      const id = newEnvironmentId();
+      // Repository sources are volumes mounted when a container is created: those need a cold create. A
+      // pooled sandbox comes with the ID of its environment (its container is labelled with it).
+      const pooled = sources.readOnlyTrees.length === 0 ? await this.fromPool(owner, sources.files) : null;
+      const id = pooled?.handle.environmentId ?? newEnvironmentId();
       let handle: SandboxHandle;
-      try {
-        handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
-      } catch (error) {
-        throw new UnavailableError(
-          `Could not create the sandbox container (${(error as Error).message}); no environment was created. Retry in a moment.`,
-        );
+      if (pooled) {
+        handle = pooled.handle;
+      } else {
+        try {
+          handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
+        } catch (error) {
+          throw new UnavailableError(
+            `Could not create the sandbox container (${(error as Error).message}); no environment was created. Retry in a moment.`,
+          );
+        }
       }
       const now = nowTimestamp();
       const record: EnvironmentRecord = {
@@ -127,7 +137,50 @@ export class EnvironmentService {
         updated: now,
         lastAccessed: now,
       };
-      return this.insertOrRemove(record, handle);
+      try {
+        await this.insertOrRemove(record, handle);
+      } catch (error) {
+        pooled?.channel.close();
+        throw error;
+      }
+      if (pooled) this.keepChannel(record.id, pooled.channel);
+      return record;
+    });
+  }
+
+  /**
+   * A warm sandbox made the sandbox of a new environment of `owner`: its sources written and its egress
+   * routed, with its channel (already open) to become the environment's. Null when the pool has none
+   * ready, or when taking it fails for any reason (the sandbox is then discarded): the caller creates one
+   * cold, so a pool never makes a request fail that a cold create would serve.
+   */
+  private async fromPool(owner: string, files: SandboxFile[]): Promise<{ handle: SandboxHandle; channel: SandboxChannel } | null> {
+    if (!this.options.pool || !this.runtime.claimPooled) return null;
+    const taken: PooledSandbox | null = this.options.pool.take();
+    if (!taken) return null;
+    const spec = { environmentId: taken.handle.environmentId, owner, files };
+    try {
+      // At once: the sources go through the engine, the egress listener through the channel.
+      const [handle] = await Promise.all([
+        this.runtime.claimPooled(taken.handle, spec),
+        this.options.egress?.attach(taken.channel, spec.environmentId),
+      ]);
+      return { handle, channel: taken.channel };
+    } catch (error) {
+      process.stderr.write(
+        `warm pool: could not take sandbox ${taken.handle.sandboxId} (${(error as Error).message}); creating one cold\n`,
+      );
+      this.options.pool.discard(taken);
+      return null;
+    }
+  }
+
+  /** Makes an open channel the environment's, as channel() would have opened it. */
+  private keepChannel(environmentId: string, channel: SandboxChannel): void {
+    const kept = Promise.resolve(channel);
+    this.channels.set(environmentId, kept);
+    void channel.closed.then(() => {
+      if (this.channels.get(environmentId) === kept) this.channels.delete(environmentId);
     });
   }
 

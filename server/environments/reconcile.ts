@@ -15,6 +15,8 @@ export async function reconcileSandboxes(
 ): Promise<void> {
   const live = store.listLive();
   const liveIds = new Set(live.map((record) => record.id));
+  // Records name their containers too: a container is never removed while a live record names it.
+  const liveSandboxIds = new Set(live.flatMap((record) => (record.sandboxId ? [record.sandboxId] : [])));
   let containers: SandboxHandle[] | null = null;
   try {
     containers = await runtime.list();
@@ -23,8 +25,10 @@ export async function reconcileSandboxes(
   }
   let removed = 0;
   for (const handle of containers ?? []) {
-    // A container without a stored environment was left by a request that failed half-way.
-    if (!liveIds.has(handle.environmentId)) {
+    // A container without a stored environment was left by a request that failed half-way; a warm pool
+    // container nobody took (labelled for an environment that was never stored) is cleared too, and the
+    // pool starts new ones: one that a crash caught mid-take may hold a request's sources.
+    if (!liveIds.has(handle.environmentId) && !liveSandboxIds.has(handle.sandboxId)) {
       await runtime.remove(handle).catch(() => undefined);
       removed += 1;
     }

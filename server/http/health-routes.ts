@@ -4,6 +4,8 @@ import type { RuntimeHealth } from "../sandbox/runtime.js";
 export interface HealthSources {
   runtime: () => Promise<RuntimeHealth>;
   store: () => RuntimeHealth;
+  /** The warm pool's state, when there is one: never part of the status (an empty pool means cold creates). */
+  pool?: () => { size: number; ready: number };
 }
 
 /** 200 when the Docker engine and the store answer, 503 (with what is wrong) when not. */
@@ -12,7 +14,9 @@ export function healthRouter(sources: HealthSources): Router {
   router.get("/health", async (_req, res) => {
     const [docker, store] = [await sources.runtime(), sources.store()];
     const ok = docker.ok && store.ok;
-    res.status(ok ? 200 : 503).json({ status: ok ? "ok" : "unavailable", docker, store });
+    res
+      .status(ok ? 200 : 503)
+      .json({ status: ok ? "ok" : "unavailable", docker, store, ...(sources.pool ? { pool: sources.pool() } : {}) });
   });
   return router;
 }

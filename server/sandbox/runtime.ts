@@ -138,6 +138,8 @@ export interface SandboxHandle {
   /** The runtime's own id for the sandbox (a container id for Docker). */
   sandboxId: string;
   environmentId: string;
+  /** Set by list() on a warm pool sandbox that no environment has taken yet (sandbox-pool.ts). */
+  pooled?: boolean;
 }
 
 export interface RuntimeHealth {
@@ -171,6 +173,21 @@ export interface SandboxRuntime {
    * processes are not copied), plus spec.files; on failure nothing is left behind.
    */
   fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle>;
+  /**
+   * A warm sandbox for the pool (sandbox-pool.ts): made and started as create() makes one, with nothing
+   * of anyone's in it (only the emulator's CA), for the environment that will take it, whose ID is
+   * chosen now (labels cannot change later); list() marks it pooled until it is taken. Runtimes without
+   * one have no pool.
+   */
+  createPooled?(environmentId: string): Promise<SandboxHandle>;
+  /**
+   * Makes a pooled sandbox (started, its executor idle, nothing of any user's ever run in it) the sandbox
+   * of its environment (spec.environmentId must be the one it was made for): spec.files are written as
+   * create() writes them, as root before the sandbox user's first use, and from now on list() no longer
+   * marks it pooled. spec.readOnlyTrees must be empty (they are mounted at creation). On failure the
+   * caller removes the sandbox.
+   */
+  claimPooled?(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle>;
   /** A channel to the sandbox's executor (opened once and reused by the caller). */
   connect(handle: SandboxHandle): Promise<SandboxChannel>;
   /** Whether the sandbox still exists and runs; throws RuntimeUnreachableError when the runtime cannot tell. */

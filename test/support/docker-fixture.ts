@@ -6,7 +6,7 @@ import Docker from "dockerode";
 import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
-import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { LABEL_INSTANCE, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
 
 /** settings: configuration variables over the defaults (e.g. a smaller EMULATOR_SANDBOX_MEMORY_MB). */
 export async function testDockerRuntime(settings: Record<string, string> = {}): Promise<DockerRuntime> {
@@ -26,8 +26,15 @@ export async function removeAllSandboxes(runtime: DockerRuntime): Promise<void> 
   for (const handle of await runtime.list()) await runtime.remove(handle);
 }
 
-/** How many containers, volumes and images on the engine are labelled with the emulator instance. */
-export async function objectsOfInstance(instance: string): Promise<{ containers: number; volumes: number; images: number }> {
+/**
+ * How many containers, volumes and images on the engine are labelled with the emulator instance;
+ * `pool: false` leaves out its warm pool containers that no environment has taken (their number
+ * changes in the background).
+ */
+export async function objectsOfInstance(
+  instance: string,
+  options: { pool?: boolean } = {},
+): Promise<{ containers: number; volumes: number; images: number }> {
   const docker = new Docker();
   const filters = { label: [`${LABEL_INSTANCE}=${instance}`] };
   const [containers, volumes, images] = await Promise.all([
@@ -35,7 +42,13 @@ export async function objectsOfInstance(instance: string): Promise<{ containers:
     docker.listVolumes({ filters }),
     docker.listImages({ filters }),
   ]);
-  return { containers: containers.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
+  const counted = options.pool === false ? containers.filter((container) => !isUntakenPoolContainer(container, instance)) : containers;
+  return { containers: counted.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
+}
+
+/** A warm pool container no environment has taken: labelled pooled and still named iemu-<instance>-pool-…. */
+export function isUntakenPoolContainer(container: Docker.ContainerInfo, instance: string): boolean {
+  return container.Labels[LABEL_POOLED] === "true" && (container.Names ?? []).some((name) => name.startsWith(`/iemu-${instance}-pool-`));
 }
 
 /** Runs argv in the container as root, beside the sandbox (where the sandbox user cannot); its output (both streams, raw) and exit code. */

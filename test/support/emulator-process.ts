@@ -16,8 +16,12 @@ export interface EmulatorProcess {
   env: Record<string, string>;
   /** The emulator's process ID (its memory is in /proc/<pid>/status). */
   pid: number;
-  /** Sandboxes (containers) this emulator currently has. */
+  /** Sandboxes (containers) of this emulator's environments; warm pool containers not yet taken are not counted. */
   sandboxCount(): Promise<number>;
+  /** Container IDs of this emulator's warm pool sandboxes that no environment has taken. */
+  pooledSandboxes(): Promise<string[]>;
+  /** The warm pool as /health reports it (ready: started, channel open, takeable now); null without a pool. */
+  pool(): Promise<{ size: number; ready: number } | null>;
   /** Stops the process but keeps data and containers (for restart tests). */
   stop(): Promise<void>;
   /** Kills the process with SIGKILL, as a crash would (no shutdown); keeps data and containers. */
@@ -64,7 +68,9 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     instance,
     env,
     pid: child.pid ?? -1,
-    sandboxCount: async () => (await runtime.list()).length,
+    sandboxCount: async () => (await runtime.list()).filter((handle) => !handle.pooled).length,
+    pool: async () => ((await (await fetch(`${url}/health`)).json()) as { pool?: { size: number; ready: number } }).pool ?? null,
+    pooledSandboxes: async () => (await runtime.list()).filter((handle) => handle.pooled).map((handle) => handle.sandboxId),
     stop,
     crash: () => end("SIGKILL"),
     destroy: async () => {

@@ -14,7 +14,7 @@ import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE }
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
-import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER } from "./labels.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
 export interface DockerRuntimeOptions {
@@ -227,6 +227,8 @@ export class DockerRuntime implements SandboxRuntime {
       ...this.helperLabels(),
       [LABEL_ENVIRONMENT]: spec.environmentId,
       [LABEL_OWNER]: spec.owner,
+      // Explicit, since a fork's container inherits the labels of the image committed from its source.
+      [LABEL_POOLED]: "false",
     };
   }
 
@@ -387,37 +389,9 @@ export class DockerRuntime implements SandboxRuntime {
     }
     let container: Docker.Container;
     try {
-      container = await this.docker.createContainer({
-        name: `iemu-${this.options.instance}-${spec.environmentId}`,
-        Image: image,
-        Labels: this.labels(spec),
-        // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
-        User: CONTAINER_USER,
-        WorkingDir: "/workspace",
-        Cmd: ["sleep", "infinity"],
-        Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
-          ([name, value]) => `${name}=${value}`,
-        ),
-        HostConfig: {
-          // No network at all: the only way out is the executor's proxy listener, carried over its channel
-          // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
-          NetworkMode: "none",
-          // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
-          Init: true,
-          CapDrop: ["ALL"],
-          CapAdd: this.capabilities,
-          SecurityOpt: ["no-new-privileges"],
-          Memory: this.options.memoryMb * 1024 * 1024,
-          MemorySwap: this.options.memoryMb * 1024 * 1024,
-          NanoCpus: Math.round(this.options.cpus * 1e9),
-          PidsLimit: this.options.pids,
-          ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
-          // The executor channel is an exec, never the main process's output; nothing to log.
-          LogConfig: { Type: "none", Config: {} },
-          Mounts: mounts,
-        },
-        StopTimeout: 1,
-      });
+      container = await this.docker.createContainer(
+        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), mounts),
+      );
     } catch (error) {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
       throw error;
@@ -434,6 +408,93 @@ export class DockerRuntime implements SandboxRuntime {
       await this.remove(handle).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Every sandbox container's settings, a pooled one's too: only its name, labels and mounts differ. */
+  private sandboxContainer(image: string, name: string, labels: Record<string, string>, mounts: Mount[]): Docker.ContainerCreateOptions {
+    return {
+      name,
+      Image: image,
+      Labels: labels,
+      // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
+      User: CONTAINER_USER,
+      WorkingDir: "/workspace",
+      Cmd: ["sleep", "infinity"],
+      Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
+        ([name, value]) => `${name}=${value}`,
+      ),
+      HostConfig: {
+        // No network at all: the only way out is the executor's proxy listener, carried over its channel
+        // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
+        NetworkMode: "none",
+        // tini as PID 1 reaps orphans, so killed process trees leave no zombies behind.
+        Init: true,
+        CapDrop: ["ALL"],
+        CapAdd: this.capabilities,
+        SecurityOpt: ["no-new-privileges"],
+        Memory: this.options.memoryMb * 1024 * 1024,
+        MemorySwap: this.options.memoryMb * 1024 * 1024,
+        NanoCpus: Math.round(this.options.cpus * 1e9),
+        PidsLimit: this.options.pids,
+        ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
+        // The executor channel is an exec, never the main process's output; nothing to log.
+        LogConfig: { Type: "none", Config: {} },
+        Mounts: mounts,
+      },
+      StopTimeout: 1,
+    };
+  }
+
+  /**
+   * A warm sandbox for the pool: the container create() would make, started, with the emulator's CA and
+   * nothing else of anyone's. Labels cannot change once it is taken, so it is labelled at once with the
+   * ID of the environment that will take it (no owner: nobody owns it yet) and LABEL_POOLED, and named
+   * iemu-<instance>-pool-<environment id> until then. See docs/environments-and-files.md#the-warm-pool.
+   */
+  async createPooled(environmentId: string): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("DockerRuntime.prepare() must run before createPooled()");
+    const labels = { ...this.helperLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" };
+    const container = await this.docker.createContainer(
+      this.sandboxContainer(this.image, `${this.poolNamePrefix}${environmentId}`, labels, []),
+    );
+    const handle = { sandboxId: container.id, environmentId };
+    try {
+      if (this.trustFiles.length > 0) await container.putArchive(await sourcesTar(this.trustFiles), { path: "/" });
+      await container.start();
+      return handle;
+    } catch (error) {
+      await this.remove(handle).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Takes a pooled container for its environment: the sources in one root-made tar, exactly as
+   * createFrom() writes them (no process of the sandbox user's has run in it, so there is no user-made
+   * symlink to redirect them: docs/security.md#the-warm-pool), and the environment's own name, which is
+   * what tells a taken pool container from a waiting one on the engine (list()). Both at once.
+   */
+  async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    if (spec.environmentId !== pooled.environmentId)
+      throw new Error(`pooled sandbox ${pooled.sandboxId} is labelled for ${pooled.environmentId}, not ${spec.environmentId}`);
+    if ((spec.readOnlyTrees ?? []).length > 0)
+      throw new Error("a pooled sandbox cannot take read-only trees: they are mounted at creation");
+    const container = this.docker.getContainer(pooled.sandboxId);
+    const tar = spec.files.length > 0 ? await sourcesTar(spec.files) : null;
+    await withEngineTimeout(
+      Promise.all([
+        container.rename({ name: `iemu-${this.options.instance}-${spec.environmentId}` }),
+        tar ? container.putArchive(tar, { path: "/" }) : undefined,
+      ]),
+      this.engineTimeoutMs * START_TIMEOUT_FACTOR,
+      "taking a pooled sandbox",
+    );
+    return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
+  }
+
+  /** The name of every pool container before it is taken. */
+  private get poolNamePrefix(): string {
+    return `iemu-${this.options.instance}-pool-`;
   }
 
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
@@ -629,6 +690,13 @@ export class DockerRuntime implements SandboxRuntime {
     } catch (error) {
       throw engineUnreachable(error, "listing sandboxes");
     }
-    return containers.map((info) => ({ sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" }));
+    return containers.map((info) => this.handleOf(info));
+  }
+
+  /** A listed container as a handle; a pool container not yet taken (still named as the pool's) is marked pooled. */
+  private handleOf(info: Docker.ContainerInfo): SandboxHandle {
+    const handle = { sandboxId: info.Id, environmentId: info.Labels[LABEL_ENVIRONMENT] ?? "" };
+    const waiting = info.Labels[LABEL_POOLED] === "true" && (info.Names ?? []).some((name) => name.startsWith(`/${this.poolNamePrefix}`));
+    return waiting ? { ...handle, pooled: true } : handle;
   }
 }
