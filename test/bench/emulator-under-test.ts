@@ -7,12 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Docker from "dockerode";
-import { LABEL_ENVIRONMENT, LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { ApiClient } from "./api-client.js";
-
-/** The label the warm pool (issue 11, part 1) puts on its containers: "true" on one made for the pool. */
-const LABEL_POOLED = "dev.interactions-emulator.pooled";
 
 export class EmulatorUnderTest {
   private readonly clients: ApiClient[] = [];
