@@ -6,7 +6,14 @@
 
 import fs from "node:fs";
 import { DEFAULT_MAX_CONFIG_BYTES, discoverHooks } from "../hooks/discovery.js";
-import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "../hooks/hook-host.js";
+import type {
+  HookCommandRequest,
+  HookCommandResult,
+  HookConfigRead,
+  HookHost,
+  HookHttpRequest,
+  HookHttpResult,
+} from "../hooks/hook-host.js";
 import type { HookGroup } from "../hooks/hooks-file.js";
 import { HOOK_EVENTS, type HookDiagnostic } from "../hooks/trace.js";
 import { lineAndColumn, nodeAt, parseJsonPositions, type JsonPathStep, type JsonPositions } from "./json-positions.js";

@@ -74,7 +74,8 @@ export function parseCallArgument(raw: string): TypedToolCall {
   }
   const { name, args, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length > 0) throw new UsageError(`--call has only "name" and "args"; ${extra.map((key) => JSON.stringify(key)).join(", ")} is not read`);
+  if (extra.length > 0)
+    throw new UsageError(`--call has only "name" and "args"; ${extra.map((key) => JSON.stringify(key)).join(", ")} is not read`);
   const parsed = parseToolCall(name, args);
   if (!parsed.ok) throw new UsageError(`--call: ${parsed.message}`);
   return parsed.call;
@@ -100,7 +101,12 @@ export function agentsSources(dir: string, at: TryOptions["at"]): InlineSource[]
       const kind = fs.statSync(full);
       if (kind.isDirectory()) walk(child);
       else if (kind.isFile()) {
-        sources.push({ type: "inline", target: `${prefix}/${child}`, content: fs.readFileSync(full).toString("base64"), encoding: "base64" });
+        sources.push({
+          type: "inline",
+          target: `${prefix}/${child}`,
+          content: fs.readFileSync(full).toString("base64"),
+          encoding: "base64",
+        });
       }
     }
   };
@@ -217,7 +223,9 @@ export async function tryOnEmulator(
     const resultStep =
       entry === null
         ? undefined
-        : interaction.steps?.find((step) => step.call_id === entry.call_id && /_result$/.test(step.type) && step.type !== "mcp_server_tool_result");
+        : interaction.steps?.find(
+            (step) => step.call_id === entry.call_id && /_result$/.test(step.type) && step.type !== "mcp_server_tool_result",
+          );
     const decision = entry?.pre ? (entry.pre.decision === "deny" ? "deny" : "allow") : null;
     return {
       emulator: baseUrl,
@@ -232,7 +240,8 @@ export async function tryOnEmulator(
       tool: {
         ran: decision === "allow" && resultStep !== undefined,
         is_error: resultStep?.is_error ?? null,
-        result: resultStep === undefined ? null : typeof resultStep.result === "string" ? resultStep.result : JSON.stringify(resultStep.result),
+        result:
+          resultStep === undefined ? null : typeof resultStep.result === "string" ? resultStep.result : JSON.stringify(resultStep.result),
       },
       errors: interaction.errors ?? [],
     };
@@ -255,7 +264,8 @@ export function formatTryOutcome(outcome: TryOutcome, where: string): string {
   }
   lines.push("");
   if (outcome.post) lines.push(...formatHookTrace(outcome.post));
-  else if (outcome.decision === "deny") lines.push("post_tool_execution: not run (post hooks fire only after a tool ran, never after a denied call)");
+  else if (outcome.decision === "deny")
+    lines.push("post_tool_execution: not run (post hooks fire only after a tool ran, never after a denied call)");
   else lines.push("post_tool_execution: not run");
   for (const error of outcome.errors) lines.push(`error: ${error.code ?? "ERROR"}: ${error.message ?? ""}`);
   lines.push("", verdict(outcome));
@@ -310,7 +320,14 @@ export async function hooksTry(options: TryOptions, io: CliIo): Promise<number> 
     const where = options.emulator
       ? `environment ${outcome.environment_id} of the emulator at ${baseUrl} (deleted afterwards)`
       : "a throwaway sandbox (removed afterwards)";
-    io.out(options.json ? `${JSON.stringify(outcome, null, 2)}\n` : formatTryOutcome(outcome, `${where}, .agents/ from ${path.resolve(options.dir)} at ${options.at === "root" ? "/.agents" : "/workspace/.agents"}`));
+    io.out(
+      options.json
+        ? `${JSON.stringify(outcome, null, 2)}\n`
+        : formatTryOutcome(
+            outcome,
+            `${where}, .agents/ from ${path.resolve(options.dir)} at ${options.at === "root" ? "/.agents" : "/workspace/.agents"}`,
+          ),
+    );
     return exitStatusOf(outcome);
   } catch (error) {
     if (interrupted) return EXIT.interrupted;

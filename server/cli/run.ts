@@ -71,13 +71,16 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       });
       if (values.call === undefined) throw new UsageError('hooks try needs --call \'{"name": "<tool>", "args": {...}}\'');
       const at = values.at ?? "root";
-      if (at !== "root" && at !== "workspace") throw new UsageError(`--at is "root" (/.agents) or "workspace" (/workspace/.agents), not ${JSON.stringify(at)}`);
+      if (at !== "root" && at !== "workspace")
+        throw new UsageError(`--at is "root" (/.agents) or "workspace" (/workspace/.agents), not ${JSON.stringify(at)}`);
       return hooksTry(
         { call: values.call, dir: values.dir ?? ".", at, emulator: values.emulator, apiKey: values["api-key"], json: values.json ?? false },
         io,
       );
     }
-    throw new UsageError(subcommand === undefined ? "hooks needs a command: check or try" : `unknown hooks command ${JSON.stringify(subcommand)}`);
+    throw new UsageError(
+      subcommand === undefined ? "hooks needs a command: check or try" : `unknown hooks command ${JSON.stringify(subcommand)}`,
+    );
   }
   throw new UsageError(command === undefined ? "a command is needed" : `unknown command ${JSON.stringify(command)}`);
 }
