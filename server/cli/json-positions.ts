@@ -9,10 +9,11 @@ export interface JsonMember {
   value: JsonNode;
 }
 
+/** A value, from its first character (start) to just after its last (end). */
 export type JsonNode =
-  | { kind: "object"; start: number; members: JsonMember[] }
-  | { kind: "array"; start: number; items: JsonNode[] }
-  | { kind: "scalar"; start: number };
+  | { kind: "object"; start: number; end: number; members: JsonMember[] }
+  | { kind: "array"; start: number; end: number; items: JsonNode[] }
+  | { kind: "scalar"; start: number; end: number };
 
 export type JsonPositions = { ok: true; root: JsonNode } | { ok: false; offset: number };
 
@@ -104,29 +105,30 @@ class PositionParser {
     if (char === "[") return this.array();
     if (char === '"') {
       this.string();
-      return { kind: "scalar", start };
+      return { kind: "scalar", start, end: this.at };
     }
     for (const literal of ["true", "false", "null"]) {
       if (this.text.startsWith(literal, this.at)) {
         this.at += literal.length;
-        return { kind: "scalar", start };
+        return { kind: "scalar", start, end: this.at };
       }
     }
     const number = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     number.lastIndex = this.at;
     if (number.test(this.text)) {
       this.at = number.lastIndex;
-      return { kind: "scalar", start };
+      return { kind: "scalar", start, end: this.at };
     }
     throw new JsonSyntaxError(this.at);
   }
 
   private object(): JsonNode {
-    const node: JsonNode = { kind: "object", start: this.at, members: [] };
+    const node: JsonNode & { kind: "object" } = { kind: "object", start: this.at, end: this.at, members: [] };
     this.at++;
     this.skipWhitespace();
     if (this.text[this.at] === "}") {
       this.at++;
+      node.end = this.at;
       return node;
     }
     for (;;) {
@@ -142,17 +144,21 @@ class PositionParser {
       this.skipWhitespace();
       const next = this.text[this.at];
       this.at++;
-      if (next === "}") return node;
+      if (next === "}") {
+        node.end = this.at;
+        return node;
+      }
       if (next !== ",") throw new JsonSyntaxError(this.at - 1);
     }
   }
 
   private array(): JsonNode {
-    const node: JsonNode = { kind: "array", start: this.at, items: [] };
+    const node: JsonNode & { kind: "array" } = { kind: "array", start: this.at, end: this.at, items: [] };
     this.at++;
     this.skipWhitespace();
     if (this.text[this.at] === "]") {
       this.at++;
+      node.end = this.at;
       return node;
     }
     for (;;) {
@@ -161,7 +167,10 @@ class PositionParser {
       this.skipWhitespace();
       const next = this.text[this.at];
       this.at++;
-      if (next === "]") return node;
+      if (next === "]") {
+        node.end = this.at;
+        return node;
+      }
       if (next !== ",") throw new JsonSyntaxError(this.at - 1);
     }
   }
