@@ -23,9 +23,12 @@ export interface CliRun {
 
 export function startCli(argv: string[], options: { cwd?: string; env?: Record<string, string>; command?: string[] } = {}): CliRun {
   const command = options.command ?? [process.execPath, CLI_BIN];
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  // Set by node:test in the files it runs: a `node --test` started here would take itself for a subtest.
+  delete env.NODE_TEST_CONTEXT;
   const child = spawn(command[0]!, [...command.slice(1), ...argv], {
     cwd: options.cwd ?? projectRoot,
-    env: { ...process.env, ...options.env },
+    env,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
