@@ -190,6 +190,12 @@ switch (command) {
     process.exit(run([process.execPath, biome, ...argv, ...passThrough]));
     break;
   }
+  case "schemas":
+    // schemas/hooks.schema.json from the hooks parser's zod schema (server/write-schemas.ts).
+    await ensureDependencies();
+    build();
+    process.exit(run([process.execPath, path.join(root, "dist", "server", "write-schemas.js")]));
+    break;
   case "bench":
     await ensureDependencies();
     build();
@@ -206,6 +212,6 @@ switch (command) {
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "load", "load.js")]));
     break;
   default:
-    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|bench|load [args]");
+    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|schemas|bench|load [args]");
     process.exit(2);
 }

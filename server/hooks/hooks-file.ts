@@ -4,6 +4,16 @@
 // broken config must never break a tool call, and a user must be able to see why a hook never fired.
 
 import { z } from "zod";
+import {
+  commandHandlerSchema,
+  groupSchema,
+  handlerListOf,
+  httpHandlerSchema,
+  isPlainObject,
+  ruleListOf,
+  ruleSchema,
+  SCHEMA_KEY,
+} from "./hooks-schema.js";
 import { compileMatcher, type CompiledMatcher } from "./matcher.js";
 import { HOOK_EVENTS, type DiagnosticLocation, type DiagnosticSeverity, type HookDiagnostic, type HookEvent } from "./trace.js";
 
@@ -48,63 +58,14 @@ export interface ParsedHooksFile {
 }
 
 // ---- Schemas, one per element, so one bad element never takes its neighbours down. ----
+// They are the whole-file schema's own parts (hooks-schema.ts), with arrays of "anything" where the
+// whole-file schema has arrays of rules or handlers: each element is then checked on its own.
 
-/** Optional fields accept null as "not given", as a protobuf-backed JSON parser would. */
-const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
+const groupFieldsSchema = groupSchema.pick({ enabled: true });
 
-const timeoutSchema = optional(
-  z
-    .number({ error: "must be a number of seconds" })
-    .positive({ error: "must be more than 0 seconds" })
-    .finite({ error: "must be a finite number of seconds" }),
-);
+const rulesSchema = ruleListOf(z.unknown());
 
-const groupFieldsSchema = z.looseObject({
-  enabled: optional(z.boolean({ error: "must be true or false (a JSON boolean, not a string)" })),
-});
-
-const rulesSchema = z.array(z.unknown(), { error: "must be an array of rules" });
-
-const ruleSchema = z.looseObject({
-  matcher: optional(z.string({ error: "must be a string (an RE2 regular expression)" })),
-  hooks: z.array(z.unknown(), { error: "must be an array of handlers" }),
-});
-
-const commandHandlerSchema = z.looseObject({
-  type: z.literal("command"),
-  command: z.string({ error: "must be a string" }).refine((text) => text.trim().length > 0, { error: "must not be empty" }),
-  timeout: timeoutSchema,
-});
-
-/** RFC 9110 token: also keeps curl from reading a header that starts with "@" as a file name. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-// Checked on the object as written, not on a copy: a copy made by assigning each name into a plain
-// object loses a header named "__proto__" (a valid token) to the prototype setter, and with it the
-// checks of its value. So the input is validated entry by entry as it is, and copied afterwards with
-// Object.fromEntries (see ownHeaders), which keeps every name as an own property.
-const headersSchema = optional(
-  z
-    .custom<Record<string, unknown>>(isPlainObject, { error: "must be an object of header names to strings" })
-    .superRefine((headers, context) => {
-      for (const [name, value] of Object.entries(headers)) {
-        if (typeof value !== "string") {
-          context.addIssue({ code: "custom", path: [name], message: "header values must be strings" });
-        } else if (!HEADER_NAME.test(name)) {
-          context.addIssue({ code: "custom", path: [name], message: `${JSON.stringify(name)} is not a valid header name` });
-        } else if (/[\r\n\0]/.test(value)) {
-          context.addIssue({ code: "custom", path: [name], message: "header values must not contain line breaks or NUL" });
-        }
-      }
-    }),
-);
-
-const httpHandlerSchema = z.looseObject({
-  type: z.literal("http"),
-  url: z.string({ error: "must be a string" }).refine(isHttpUrl, { error: "must be an absolute http:// or https:// URL" }),
-  headers: headersSchema,
-  timeout: timeoutSchema,
-});
+const ruleFieldsSchema = ruleSchema.extend({ hooks: handlerListOf(z.unknown()) });
 
 // ---- Keys we read, and the keys people write instead. ----
 
@@ -192,6 +153,10 @@ export function parseHooksFile(text: string, file: string): ParsedHooksFile {
   const groups: HookGroup[] = [];
   const keys = objectKeysInFileOrder(text);
   for (const name of new Set(keys)) {
+    if (name === SCHEMA_KEY) {
+      reportSchemaKey(Object.getOwnPropertyDescriptor(document, name)?.value, report);
+      continue;
+    }
     if (keys.indexOf(name) !== keys.lastIndexOf(name)) {
       report("warning", "duplicate_group", `group ${JSON.stringify(name)} is defined more than once; only the last definition applies.`, {
         group: name,
@@ -204,6 +169,21 @@ export function parseHooksFile(text: string, file: string): ParsedHooksFile {
 }
 
 type Report = (severity: DiagnosticSeverity, code: string, message: string, location?: Omit<DiagnosticLocation, "file">) => void;
+
+/**
+ * A top-level "$schema" is how editors find hooks.json's JSON Schema (docs/hooks.md#the-json-schema):
+ * never a group. A string is accepted and ignored; anything else is skipped with an error, like a group
+ * that does not fit.
+ */
+function reportSchemaKey(value: unknown, report: Report): void {
+  if (typeof value === "string") return;
+  report(
+    "error",
+    "schema_key_not_string",
+    `"${SCHEMA_KEY}" is where editors look for the URL of hooks.json's JSON Schema, so it must be a string, not ${describeKind(value)}; it is not a group, and it is skipped.`,
+    { group: SCHEMA_KEY },
+  );
+}
 
 function parseGroup(name: string, value: unknown, report: Report): HookGroup | null {
   const at = { group: name };
@@ -267,7 +247,7 @@ function parseRule(value: unknown, at: { group: string; event: HookEvent; rule_i
     );
     return null;
   }
-  const parsed = ruleSchema.safeParse(value);
+  const parsed = ruleFieldsSchema.safeParse(value);
   if (!parsed.success) {
     report("error", "rule_invalid", `${where}: ${describeIssues(parsed.error)}; the rule is skipped.`, at);
     reportUnknownKeys(value, RULE_KEYS, where, at, report);
@@ -428,24 +408,11 @@ export function objectKeysInFileOrder(text: string): string[] {
   return keys;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function describeKind(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
   return `a ${typeof value} (${JSON.stringify(value)})`;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
 }
 
 function isLoopbackUrl(text: string): boolean {

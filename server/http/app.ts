@@ -14,6 +14,7 @@ import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
+import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
 import { credentialsRouter } from "./credentials-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
@@ -51,6 +52,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
   app.use(refuseDeepJson);
   app.use(healthRouter(deps.health));
+  app.use(schemaRouter());
 
   const api = express.Router({ mergeParams: true });
   api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));

@@ -1,0 +1,27 @@
+// The command line's help text and its exit statuses, in one place so the docs can quote them.
+
+/** Exit statuses: 0 fine (allowed), 1 errors found or the command failed, 2 denied (`hooks try`), 64 usage. */
+export const EXIT = { ok: 0, failed: 1, denied: 2, usage: 64, interrupted: 130 } as const;
+
+export const USAGE = `Usage: interactions-emulator <command>
+
+  hooks check [FILE] [--json]
+      Check a hooks.json (default .agents/hooks.json) with the emulator's own parser: every error,
+      warning and typo hint at its line and column. Exit 1 when there are errors.
+
+  hooks try --call '{"name": "code_execution", "args": {"code": "ls"}}' [--dir DIR] [--at root|workspace]
+            [--emulator URL [--api-key KEY]] [--json]
+      Run that one tool call's pre and post hooks from DIR/.agents (default: the current folder) in a
+      throwaway sandbox, the tool itself included, and print the hook trace. DIR/.agents is placed at
+      /.agents (--at root, the default) or /workspace/.agents. Without --emulator a throwaway emulator
+      is started and removed afterwards; with it, the emulator at URL is used (its API key: --api-key,
+      else GEMINI_API_KEY). Exit 0 when the call is allowed, 2 when a hook denies it.
+
+  start [--port PORT] [--host HOST] [--data-dir DIR]
+      Start the emulator (Docker needed; the sandbox image is built on first use) and print its URL.
+      Other settings are environment variables (README: Configuration). Ctrl-C stops it.
+
+Exit status: 0 ok (allowed), 1 errors or failure, 2 denied by a hook, 64 wrong usage, 130 interrupted.
+`;
+
+export class UsageError extends Error {}
