@@ -24,6 +24,7 @@ type WorkerProcess = ChildProcessByStdio<Writable, Readable, null>;
  */
 const REPEATABLE_OPS: ReadonlySet<FileRequest["op"]> = new Set([
   "readFile",
+  "readFiles",
   "listFiles",
   "stat",
   "walk",

@@ -5,7 +5,14 @@
 
 import { isWithin } from "../common/paths.js";
 import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
-import { SandboxFileError, type CommandResult, type RunAs, type SandboxChannel } from "../sandbox/runtime.js";
+import {
+  SandboxFileError,
+  type CommandResult,
+  type FreshRead,
+  type ReadFileResult,
+  type RunAs,
+  type SandboxChannel,
+} from "../sandbox/runtime.js";
 import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "./hook-host.js";
 
 export interface ChannelHookHostOptions {
@@ -60,6 +67,18 @@ export class ChannelHookHost implements HookHost {
     return this.options.readConfig ? this.options.readConfig(path, maxBytes) : readConfigFromChannel(this.channel, path, maxBytes);
   }
 
+  /** All candidates in one round trip; a file read as before is not sent again (SandboxChannel.readFiles). */
+  async readConfigs(paths: readonly string[], maxBytes: number): Promise<HookConfigRead[]> {
+    const { readConfig } = this.options;
+    if (readConfig) {
+      const reads: HookConfigRead[] = [];
+      for (const path of paths) reads.push(await readConfig(path, maxBytes));
+      return reads;
+    }
+    const reads = await this.channel.readFiles([...paths], maxBytes);
+    return reads.map((read) => configRead(read, maxBytes));
+  }
+
   async runCommand(request: HookCommandRequest): Promise<HookCommandResult> {
     const result = await this.channel.run({
       argv: ["bash", "-c", request.command],
@@ -112,28 +131,40 @@ function identityFor(request: { fromReadOnlyConfig: boolean }): RunAs {
 
 async function readConfigFromChannel(channel: SandboxChannel, path: string, maxBytes: number): Promise<HookConfigRead> {
   try {
-    const file = await channel.readFile(path, maxBytes);
-    if (file.truncated) {
-      return {
-        status: "unreadable",
-        realPath: file.realPath,
-        error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json`,
-      };
-    }
-    return {
-      status: "found",
-      realPath: file.realPath,
-      text: file.content.toString("utf8"),
-      bytes: file.size,
-      // The kernel's own read-only mounts (/proc/sys, /sys) hold nothing anyone authored as hooks.
-      readOnly: file.readOnlyMount && !PSEUDO_FOLDERS.some((folder) => isWithin(file.realPath, folder)),
-    };
+    return fileRead(await channel.readFile(path, maxBytes), maxBytes, null);
   } catch (error) {
     if (!(error instanceof SandboxFileError)) throw error;
-    // ENOTDIR: a path component is a file (e.g. /workspace/.agents is a file), so there is no hooks.json there.
-    if (error.code === "ENOENT" || error.code === "ENOTDIR") return { status: "missing" };
-    return { status: "unreadable", realPath: null, error: error.message };
+    return failedRead(error);
   }
+}
+
+function configRead(read: FreshRead, maxBytes: number): HookConfigRead {
+  return read.ok ? fileRead(read.file, maxBytes, read.token) : failedRead(read.error);
+}
+
+function fileRead(file: ReadFileResult, maxBytes: number, token: string | null): HookConfigRead {
+  if (file.truncated) {
+    return {
+      status: "unreadable",
+      realPath: file.realPath,
+      error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json`,
+    };
+  }
+  return {
+    status: "found",
+    realPath: file.realPath,
+    text: file.content.toString("utf8"),
+    bytes: file.size,
+    // The kernel's own read-only mounts (/proc/sys, /sys) hold nothing anyone authored as hooks.
+    readOnly: file.readOnlyMount && !PSEUDO_FOLDERS.some((folder) => isWithin(file.realPath, folder)),
+    ...(token === null ? {} : { token }),
+  };
+}
+
+function failedRead(error: SandboxFileError): HookConfigRead {
+  // ENOTDIR: a path component is a file (e.g. /workspace/.agents is a file), so there is no hooks.json there.
+  if (error.code === "ENOENT" || error.code === "ENOTDIR") return { status: "missing" };
+  return { status: "unreadable", realPath: null, error: error.message };
 }
 
 function throwIfCancelled(result: CommandResult, signal: AbortSignal | undefined): void {

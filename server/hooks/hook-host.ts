@@ -19,6 +19,11 @@ export type HookConfigRead =
        * handlers run where sandbox code cannot interfere with them.
        */
       readOnly: boolean;
+      /**
+       * Stands for this read as a whole (path, content and all): equal tokens mean the same parse, so
+       * the parse is reused. Absent where the host gives none.
+       */
+      token?: string;
     }
   | { status: "missing" }
   /** Exists but cannot be used: not readable, a folder, larger than the cap. */
@@ -78,6 +83,11 @@ export type HookHttpResult =
 export interface HookHost {
   /** Reads one candidate config file, at most `maxBytes` of it. */
   readConfig(path: string, maxBytes: number): Promise<HookConfigRead>;
+  /**
+   * Reads every candidate, in order, each exactly as readConfig would, where the host can do it at once
+   * (the channel: one round trip for all of them). Discovery uses it when present.
+   */
+  readConfigs?(paths: readonly string[], maxBytes: number): Promise<HookConfigRead[]>;
   /**
    * Runs a command hook: the command line through a shell, with `stdin` as its standard input, in the
    * sandbox's working folder with the environment's variables, as the sandbox user, or, for a handler

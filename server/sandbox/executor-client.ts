@@ -27,6 +27,7 @@ import {
   type FileEntry,
   type FileInfo,
   type Request,
+  type ReadFilesEntry,
   type Response,
   type ResultOf,
   type ResultOp,
@@ -35,12 +36,14 @@ import {
 } from "../../sandbox-image/executor/protocol.js";
 import { CodedError } from "../common/errors.js";
 import { EgressStreams } from "./egress-streams.js";
+import { ReadFilesCache } from "./read-files-cache.js";
 import {
   SandboxEgressError,
   SandboxFileError,
   SandboxUnavailableError,
   type CommandRequest,
   type CommandResult,
+  type FreshRead,
   type ReadFileResult,
   type SandboxChannel,
 } from "./runtime.js";
@@ -96,6 +99,8 @@ export class ExecutorClient implements SandboxChannel {
   private readonly decoder = new FrameDecoder<unknown>();
   private readonly egressStreams = new EgressStreams((frame, body) => this.sendEgressFrame(frame, body));
   private readonly deadlines: ExecutorDeadlines;
+  /** What readFiles read last, per path, so that a file read the same is not sent again. */
+  private readonly lastReads = new ReadFilesCache();
 
   constructor(
     private readonly input: Readable,
@@ -201,6 +206,29 @@ export class ExecutorClient implements SandboxChannel {
       realPath: result.realPath,
       readOnlyMount: result.readOnlyMount,
     };
+  }
+
+  async readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]> {
+    const known = paths.map((path) => this.lastReads.get(path));
+    const since = known.map((read) => read?.token ?? null);
+    const { result, body } = await this.call({ op: "readFiles", paths, maxBytes, since }, "readFiles", {
+      check: ({ files }, content) => checkReadFiles(files, content, since, maxBytes),
+    });
+    let offset = 0;
+    return result.files.map((entry, index): FreshRead => {
+      const path = paths[index]!;
+      if (entry.status === "failed") {
+        this.lastReads.forget(path);
+        return { ok: false, error: new SandboxFileError(entry.code, entry.message), token: entry.token };
+      }
+      // Checked: an unchanged entry answers the token we sent, whose read we kept.
+      const content = entry.unchanged ? known[index]!.file.content : body.subarray(offset, offset + entry.bytes);
+      offset += entry.bytes;
+      const file = { content, size: entry.size, truncated: entry.truncated, realPath: entry.realPath, readOnlyMount: entry.readOnlyMount };
+      if (entry.truncated) this.lastReads.forget(path);
+      else this.lastReads.remember(path, { token: entry.token, file });
+      return { ok: true, file, token: entry.token };
+    });
   }
 
   async writeFile(path: string, content: Buffer, mode?: number): Promise<void> {
@@ -455,6 +483,19 @@ class CappedOutput {
   bytes(): Buffer {
     return Buffer.concat(this.chunks, this.kept);
   }
+}
+
+/** What is wrong with a readFiles answer given what was asked (`since`: the tokens sent), or null. */
+function checkReadFiles(files: ReadFilesEntry[], body: Buffer, since: (string | null)[], maxBytes: number): string | null {
+  if (files.length !== since.length) return `${files.length} entries for ${since.length} paths`;
+  let bytes = 0;
+  for (const [index, entry] of files.entries()) {
+    if (entry.status !== "found") continue;
+    if (entry.unchanged && entry.token !== since[index]) return `entry ${index} is unchanged, but not since the token sent`;
+    if (entry.bytes > maxBytes) return `entry ${index} has ${entry.bytes} bytes of content, more than the ${maxBytes} asked for`;
+    bytes += entry.bytes;
+  }
+  return bytes === body.length ? null : `${body.length} bytes of content for entries totalling ${bytes}`;
 }
 
 function requestError(op: ResultOp, code: string, message: string): Error {

@@ -79,6 +79,14 @@ export interface ReadFileResult {
 /** A file operation that failed inside the sandbox (ENOENT, EISDIR, EACCES, …). */
 export class SandboxFileError extends CodedError {}
 
+/**
+ * One file of readFiles: what readFile would have answered (for a truncated file, without its content)
+ * or failed with. `token` changes whenever anything about the read does; null where the channel gives none.
+ */
+export type FreshRead =
+  | { ok: true; file: ReadFileResult; token: string | null }
+  | { ok: false; error: SandboxFileError; token: string | null };
+
 /** The executor could not open its egress listener (EADDRINUSE after retrying, EALREADY, …). */
 export class SandboxEgressError extends CodedError {}
 
@@ -96,6 +104,12 @@ export interface SandboxChannel {
   ping(): Promise<{ version: number; pid: number; uid: number }>;
   run(request: CommandRequest): Promise<CommandResult>;
   readFile(path: string, maxBytes: number): Promise<ReadFileResult>;
+  /**
+   * Reads small files (at most MAX_READ_FILES, up to maxBytes each) now, one after another, each as
+   * readFile would, in one round trip; a file read as before is not transferred again. Only the sandbox
+   * being gone rejects: each file's own failure is its entry.
+   */
+  readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]>;
   writeFile(path: string, content: Buffer, mode?: number): Promise<void>;
   listFiles(path: string): Promise<FileEntry[]>;
   deleteFile(path: string, recursive: boolean): Promise<void>;

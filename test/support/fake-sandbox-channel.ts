@@ -11,6 +11,7 @@ import {
   type CommandResult,
   type FileEntry,
   type FileInfo,
+  type FreshRead,
   type ReadFileResult,
   type SandboxChannel,
   type TreeEntry,
@@ -88,6 +89,21 @@ export class FakeSandboxChannel implements SandboxChannel {
       realPath: path,
       readOnlyMount: this.readOnlyFiles.has(path),
     };
+  }
+
+  /** One readFile per path, without tokens (so nothing is ever taken for unchanged). */
+  async readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]> {
+    const reads: FreshRead[] = [];
+    for (const path of paths) {
+      try {
+        const file = await this.readFile(path, maxBytes);
+        reads.push({ ok: true, file: file.truncated ? { ...file, content: Buffer.alloc(0) } : file, token: null });
+      } catch (error) {
+        if (!(error instanceof SandboxFileError)) throw error;
+        reads.push({ ok: false, error, token: null });
+      }
+    }
+    return reads;
   }
 
   async writeFile(path: string, content: Buffer): Promise<void> {
