@@ -13,7 +13,7 @@ import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type Ha
 import type { HookHost } from "./hook-host.js";
 import type { HookHandler } from "./hooks-file.js";
 import { explainMatch, matchesTool } from "./matcher.js";
-import { hookPayload } from "./payload.js";
+import { HookPayload } from "./payload.js";
 import {
   excerpt,
   type DeniedBy,
@@ -48,7 +48,7 @@ export async function runPreToolHooks(
   environmentId: string,
   options: HookRunOptions = {},
 ): Promise<PreToolHookResult> {
-  const trace = await runHooks(host, "pre_tool_execution", call, environmentId, hookPayload(call, environmentId), options);
+  const trace = await runHooks(host, "pre_tool_execution", call, environmentId, new HookPayload(call, environmentId), options);
   if (trace.decision === "deny" && trace.denied_by && trace.deny_reason !== null) {
     return { decision: "deny", group: trace.denied_by.group, reason: trace.deny_reason, trace };
   }
@@ -63,7 +63,7 @@ export async function runPostToolHooks(
   error: string | undefined,
   options: HookRunOptions = {},
 ): Promise<HookTrace> {
-  return runHooks(host, "post_tool_execution", call, environmentId, hookPayload(call, environmentId, error), options);
+  return runHooks(host, "post_tool_execution", call, environmentId, new HookPayload(call, environmentId, error), options);
 }
 
 interface PlannedHandler {
@@ -80,7 +80,7 @@ async function runHooks(
   event: HookEvent,
   call: ToolCall,
   environmentId: string,
-  payload: Buffer,
+  payload: HookPayload,
   options: HookRunOptions,
 ): Promise<HookTrace> {
   const startedAt = new Date();
@@ -126,7 +126,7 @@ async function runHooks(
     environment_id: environmentId,
     started_at: startedAt.toISOString(),
     duration_ms: Math.round(performance.now() - started),
-    payload_bytes: payload.length,
+    payload_bytes: payload.byteLength,
     files: discovery.files,
     diagnostics,
     rules,
@@ -178,7 +178,7 @@ function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: strin
 async function runHandler(
   host: HookHost,
   { handler, fromReadOnlyConfig }: PlannedHandler,
-  payload: Buffer,
+  payload: HookPayload,
   maxOutputBytes: number,
   signal: AbortSignal | undefined,
 ): Promise<HandlerRun> {
@@ -186,7 +186,7 @@ async function runHandler(
   if (handler.type === "command") {
     const result = await host.runCommand({
       command: handler.command,
-      stdin: payload,
+      stdin: payload.bytes(),
       timeoutMs,
       maxOutputBytes,
       signal,
@@ -197,7 +197,7 @@ async function runHandler(
   const result = await host.postJson({
     url: handler.url,
     headers: handler.headers,
-    body: payload,
+    body: payload.bytes(),
     timeoutMs,
     maxBodyBytes: maxOutputBytes,
     signal,
