@@ -24,6 +24,12 @@ export const BAD_REQUEST_CODE = "EBADREQ";
  */
 export const UNAVAILABLE_CODE = "EUNAVAILABLE";
 
+/**
+ * Error code ending an exec whose `readBefore` files did not read as the request said (or could not be
+ * read): nothing was started, and the server goes the long way (reads them, runs its hooks, asks again).
+ */
+export const CHANGED_CODE = "ECHANGED";
+
 /** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
 export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;
 

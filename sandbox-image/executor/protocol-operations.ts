@@ -83,6 +83,17 @@ const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
  */
 export const runAs = field.oneOf(...IDENTITY_NAMES);
 
+/** Files an exec reads around its command, each as readFiles would (readFilesEntry). */
+const execReads = <Since extends field.Field>(since: Since) =>
+  field.object(
+    {
+      paths: field.array(field.path, { minItems: 1, maxItems: MAX_READ_FILES }),
+      maxBytes: field.integer(0, MAX_READ_FILES_BYTES),
+      since: field.array(since, { maxItems: MAX_READ_FILES }),
+    },
+    (reads) => (reads.since.length === reads.paths.length ? null : "since must hold one entry per path"),
+  );
+
 // ---- The table ----
 
 interface OperationSpec {
@@ -109,6 +120,14 @@ export const operations = {
         maxOutputBytes: field.nonNegativeInteger,
         /** Which identity runs the command; absent means the sandbox user. */
         runAs: field.optional(runAs),
+        /**
+         * Read these files first and start the command only if each one's token is the one in `since`
+         * (the hooks.json the server decided on are still what it read): a `started` message then comes
+         * first. Otherwise nothing is started and the exec ends with an error CHANGED_CODE.
+         */
+        readBefore: field.optional(execReads(field.text)),
+        /** Once the command has ended, read these files and report them with the exit (its `reads`). */
+        readAfter: field.optional(execReads(field.nullable(field.text))),
       },
       (request) => (request.argv[0] === "" ? "argv[0] must be a program name, not empty" : null),
     ),

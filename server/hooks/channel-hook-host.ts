@@ -13,7 +13,16 @@ import {
   type RunAs,
   type SandboxChannel,
 } from "../sandbox/runtime.js";
-import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "./hook-host.js";
+import { ConfigReadsMemory } from "./config-reads-memory.js";
+import type {
+  HookCommandRequest,
+  HookCommandResult,
+  HookConfigRead,
+  HookHost,
+  HookHttpRequest,
+  HookHttpResult,
+  LastConfigReads,
+} from "./hook-host.js";
 
 export interface ChannelHookHostOptions {
   /** The working folder of command hooks (and of curl). */
@@ -58,10 +67,14 @@ const CURL_FAILURES: Record<number, string> = {
 };
 
 export class ChannelHookHost implements HookHost {
+  private readonly memory: ConfigReadsMemory;
+
   constructor(
     private readonly channel: SandboxChannel,
     private readonly options: ChannelHookHostOptions,
-  ) {}
+  ) {
+    this.memory = new ConfigReadsMemory(channel);
+  }
 
   readConfig(path: string, maxBytes: number): Promise<HookConfigRead> {
     return this.options.readConfig ? this.options.readConfig(path, maxBytes) : readConfigFromChannel(this.channel, path, maxBytes);
@@ -75,8 +88,26 @@ export class ChannelHookHost implements HookHost {
       for (const path of paths) reads.push(await readConfig(path, maxBytes));
       return reads;
     }
-    const reads = await this.channel.readFiles([...paths], maxBytes);
-    return reads.map((read) => configRead(read, maxBytes));
+    return this.adopt(paths, maxBytes, await this.channel.readFiles([...paths], maxBytes));
+  }
+
+  lastConfigReads(paths: readonly string[], maxBytes: number): LastConfigReads | null {
+    return this.options.readConfig ? null : this.memory.last(paths, maxBytes);
+  }
+
+  async takeConfigReads(paths: readonly string[], maxBytes: number, reads: readonly FreshRead[]): Promise<HookConfigRead[]> {
+    // Config files kept elsewhere (a test's, in memory) are read there, whatever the sandbox's files say.
+    return this.options.readConfig ? this.readConfigs(paths, maxBytes) : this.adopt(paths, maxBytes, reads);
+  }
+
+  /** Reads of the channel as this host's, remembered for the next call's hooks. */
+  private adopt(paths: readonly string[], maxBytes: number, reads: readonly FreshRead[]): HookConfigRead[] {
+    if (reads.length !== paths.length) throw new Error(`${reads.length} reads for ${paths.length} hooks.json paths`);
+    return reads.map((fresh, index) => {
+      const read = configRead(fresh, maxBytes);
+      this.memory.remember(paths[index]!, maxBytes, fresh.token, read);
+      return read;
+    });
   }
 
   async runCommand(request: HookCommandRequest): Promise<HookCommandResult> {

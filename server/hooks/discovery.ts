@@ -25,11 +25,11 @@ export interface Discovery {
   diagnostics: HookDiagnostic[];
 }
 
-export async function discoverHooks(host: HookHost, paths: readonly string[], maxConfigBytes: number): Promise<Discovery> {
+/** What the reads of the candidates (one per path, in order) amount to. */
+export function discoveryFrom(paths: readonly string[], reads: readonly HookConfigRead[]): Discovery {
+  if (reads.length !== paths.length) throw new Error(`${reads.length} reads for ${paths.length} hooks.json paths`);
   const discovery: Discovery = { configs: [], files: [], diagnostics: [] };
   const readRealPaths = new Map<string, string>();
-  // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
-  const reads = await readAll(host, paths, maxConfigBytes);
   for (const [index, path] of paths.entries()) {
     const read = reads[index]!;
     if (read.status === "missing") {
@@ -85,12 +85,8 @@ export async function discoverHooks(host: HookHost, paths: readonly string[], ma
 }
 
 /** Every candidate, in order: at once where the host can, else one after another. */
-async function readAll(host: HookHost, paths: readonly string[], maxConfigBytes: number): Promise<HookConfigRead[]> {
-  if (host.readConfigs) {
-    const reads = await host.readConfigs(paths, maxConfigBytes);
-    if (reads.length !== paths.length) throw new Error(`the hook host read ${reads.length} files for ${paths.length} paths`);
-    return reads;
-  }
+export async function readConfigs(host: HookHost, paths: readonly string[], maxConfigBytes: number): Promise<HookConfigRead[]> {
+  if (host.readConfigs) return host.readConfigs(paths, maxConfigBytes);
   const reads: HookConfigRead[] = [];
   for (const path of paths) reads.push(await host.readConfig(path, maxConfigBytes));
   return reads;

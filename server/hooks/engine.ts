@@ -7,8 +7,16 @@
 // a HookTrace. The only thing that throws is the host (sandbox gone, call cancelled): that is not a
 // hook failing open, it is the interaction failing, and the caller decides what to do with it.
 
+import type { FreshRead } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
-import { DEFAULT_CONFIG_PATHS, DEFAULT_MAX_CONFIG_BYTES, discoverHooks, type LoadedConfig } from "./discovery.js";
+import {
+  DEFAULT_CONFIG_PATHS,
+  DEFAULT_MAX_CONFIG_BYTES,
+  discoveryFrom,
+  readConfigs,
+  type Discovery,
+  type LoadedConfig,
+} from "./discovery.js";
 import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type HandlerRun } from "./handler-outcome.js";
 import type { HookHost } from "./hook-host.js";
 import type { HookHandler } from "./hooks-file.js";
@@ -34,6 +42,56 @@ export interface HookRunOptions {
   configPaths?: readonly string[];
   /** Cancels the hooks (a running handler is killed); the call then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The candidates as the tool's own request read them once it ended (CommandResult.readsAfter), for the
+   * post hooks: taken instead of reading them again (HookHost.takeConfigReads).
+   */
+  toolReads?: readonly FreshRead[];
+}
+
+/** The hooks.json candidates and how much of each is read: what a tool's own request may read for the hooks. */
+export function hookConfigFiles(options: HookRunOptions = {}): { paths: string[]; maxBytes: number } {
+  return { paths: [...(options.configPaths ?? DEFAULT_CONFIG_PATHS)], maxBytes: options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES };
+}
+
+/**
+ * The pre hooks of a call decided on the candidates as last read, without reading them: when those
+ * files would have the hooks run no handler for this call, the tool's own request is to confirm them
+ * unchanged right before it starts (`check`, CommandRequest.unlessChanged), and once it did, the pre
+ * hooks allowed, with `trace`. Reading before every call still holds; the read rides on the tool's start.
+ */
+export interface PreToolHooksToConfirm {
+  check: { paths: string[]; maxBytes: number; tokens: string[] };
+  /** The trace, once the files were confirmed: started when the check was sent, done when it was confirmed. */
+  trace(startedAt: Date, durationMs: number): HookTrace;
+}
+
+/** Null when the host has no last reads to go on, or they would have handlers run (then run the pre hooks). */
+export function preToolHooksToConfirm(
+  host: HookHost,
+  call: ToolCall,
+  environmentId: string,
+  options: HookRunOptions = {},
+): PreToolHooksToConfirm | null {
+  const { paths, maxBytes } = hookConfigFiles(options);
+  const last = host.lastConfigReads?.(paths, maxBytes) ?? null;
+  if (last === null) return null;
+  const discovery = discoveryFrom(paths, last.reads);
+  const { rules, planned } = planHandlers(discovery.configs, "pre_tool_execution", call.name);
+  if (planned.length > 0) return null;
+  const payload = new HookPayload(call, environmentId);
+  return {
+    check: { paths, maxBytes, tokens: last.tokens },
+    trace: (startedAt, durationMs) =>
+      assembleTrace("pre_tool_execution", call, environmentId, payload, discovery, rules, {
+        startedAt,
+        durationMs,
+        diagnostics: [...discovery.diagnostics],
+        handlers: [],
+        deniedBy: null,
+        denyReason: null,
+      }),
+  };
 }
 
 export type PreToolHookResult =
@@ -88,11 +146,13 @@ async function runHooks(
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_HOOK_OUTPUT_BYTES;
   options.signal?.throwIfAborted();
 
-  const discovery = await discoverHooks(
-    host,
-    options.configPaths ?? DEFAULT_CONFIG_PATHS,
-    options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES,
-  );
+  const { paths, maxBytes } = hookConfigFiles(options);
+  // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
+  const reads =
+    options.toolReads && host.takeConfigReads
+      ? await host.takeConfigReads(paths, maxBytes, options.toolReads)
+      : await readConfigs(host, paths, maxBytes);
+  const discovery = discoveryFrom(paths, reads);
   const diagnostics: HookDiagnostic[] = [...discovery.diagnostics];
   const { rules, planned } = planHandlers(discovery.configs, event, call.name);
 
@@ -120,20 +180,46 @@ async function runHooks(
     }
   }
 
+  return assembleTrace(event, call, environmentId, payload, discovery, rules, {
+    startedAt,
+    durationMs: performance.now() - started,
+    diagnostics,
+    handlers,
+    deniedBy,
+    denyReason,
+  });
+}
+
+function assembleTrace(
+  event: HookEvent,
+  call: ToolCall,
+  environmentId: string,
+  payload: HookPayload,
+  discovery: Discovery,
+  rules: HookRuleTrace[],
+  ran: {
+    startedAt: Date;
+    durationMs: number;
+    diagnostics: HookDiagnostic[];
+    handlers: HookHandlerTrace[];
+    deniedBy: DeniedBy | null;
+    denyReason: string | null;
+  },
+): HookTrace {
   const trace: HookTrace = {
     event,
     tool_name: call.name,
     environment_id: environmentId,
-    started_at: startedAt.toISOString(),
-    duration_ms: Math.round(performance.now() - started),
+    started_at: ran.startedAt.toISOString(),
+    duration_ms: Math.round(ran.durationMs),
     payload_bytes: payload.byteLength,
     files: discovery.files,
-    diagnostics,
+    diagnostics: ran.diagnostics,
     rules,
-    handlers,
-    decision: event === "post_tool_execution" ? "none" : deniedBy ? "deny" : "allow",
-    denied_by: deniedBy,
-    deny_reason: denyReason,
+    handlers: ran.handlers,
+    decision: event === "post_tool_execution" ? "none" : ran.deniedBy ? "deny" : "allow",
+    denied_by: ran.deniedBy,
+    deny_reason: ran.denyReason,
     summary: "",
   };
   trace.summary = summarize(trace);

@@ -7,6 +7,8 @@
 // data. A method throws only when the sandbox itself is gone or the call was cancelled: the engine
 // lets that propagate, and the interaction fails instead of pretending a hook ran.
 
+import type { FreshRead } from "../sandbox/runtime.js";
+
 export type HookConfigRead =
   | {
       status: "found";
@@ -28,6 +30,11 @@ export type HookConfigRead =
   | { status: "missing" }
   /** Exists but cannot be used: not readable, a folder, larger than the cap. */
   | { status: "unreadable"; realPath: string | null; error: string };
+
+export interface LastConfigReads {
+  reads: HookConfigRead[];
+  tokens: string[];
+}
 
 export interface HookCommandRequest {
   /** A command line, run through bash -c. */
@@ -88,6 +95,17 @@ export interface HookHost {
    * (the channel: one round trip for all of them). Discovery uses it when present.
    */
   readConfigs?(paths: readonly string[], maxBytes: number): Promise<HookConfigRead[]>;
+  /**
+   * The candidates as this host last read them, each with the token that stands for its read, when it
+   * has them all (read with this maxBytes) and a tool's own request can have them confirmed unchanged
+   * right before the tool starts (CommandRequest.unlessChanged); null otherwise.
+   */
+  lastConfigReads?(paths: readonly string[], maxBytes: number): LastConfigReads | null;
+  /**
+   * The candidates as a tool's own request read them once it ended (CommandResult.readsAfter), taken as
+   * this host's reads; a host that reads its files elsewhere reads them itself instead.
+   */
+  takeConfigReads?(paths: readonly string[], maxBytes: number, reads: readonly FreshRead[]): Promise<HookConfigRead[]>;
   /**
    * Runs a command hook: the command line through a shell, with `stdin` as its standard input, in the
    * sandbox's working folder with the environment's variables, as the sandbox user, or, for a handler

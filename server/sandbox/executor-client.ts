@@ -14,6 +14,7 @@
 
 import type { Duplex, Readable, Writable } from "node:stream";
 import {
+  CHANGED_CODE,
   checkEgressFrame,
   EGRESS_LISTEN_RETRY_MS,
   checkResponse,
@@ -36,10 +37,11 @@ import {
 } from "../../sandbox-image/executor/protocol.js";
 import { CodedError } from "../common/errors.js";
 import { EgressStreams } from "./egress-streams.js";
-import { ReadFilesCache } from "./read-files-cache.js";
+import { ReadFilesCache, type RememberedRead } from "./read-files-cache.js";
 import {
   SandboxEgressError,
   SandboxFileError,
+  SandboxFilesChangedError,
   SandboxUnavailableError,
   type CommandRequest,
   type CommandResult,
@@ -140,8 +142,29 @@ export class ExecutorClient implements SandboxChannel {
         this.endRequest(id);
         signal?.removeEventListener("abort", cancel);
       };
+      const { unlessChanged, readAfter } = request;
+      // Until the executor says it started, an exec with unlessChanged has no output and no exit but a cancelled one.
+      let started = unlessChanged === undefined;
+      const after = readAfter ? this.knownReads(readAfter.paths) : undefined;
       this.pending.set(id, {
         onResponse: (message, body) => {
+          if (message.type === "started") {
+            if (started)
+              return this.protocolViolation(
+                `${describeMessage(message)} for exec request ${id}, which ${unlessChanged ? "had started already" : "had nothing to wait for"}`,
+              );
+            started = true;
+            try {
+              request.onStarted?.();
+            } catch (error) {
+              callbackError = error;
+              cancel();
+            }
+            return;
+          }
+          if (!started && !(message.type === "error" || (message.type === "exit" && message.cancelled))) {
+            return this.protocolViolation(`${describeMessage(message)} for exec request ${id} before it started`);
+          }
           if (message.type === "stdout" || message.type === "stderr") {
             const kept = (message.type === "stdout" ? stdout : stderr).append(body);
             if (kept.length === 0 || !request.onOutput || callbackError !== null) return;
@@ -160,12 +183,24 @@ export class ExecutorClient implements SandboxChannel {
                   `after sending ${stdout.received}/${stderr.received}`,
               );
             }
+            let readsAfter: FreshRead[] | undefined;
+            if (message.reads !== undefined) {
+              if (readAfter === undefined || after === undefined)
+                return this.protocolViolation(`exec request ${id} exited with reads it did not ask for`);
+              const problem = checkReadFiles(message.reads, body, after.since, readAfter.maxBytes);
+              if (problem !== null) return this.protocolViolation(`exec request ${id}'s reads: ${problem}`);
+              readsAfter = this.takeReads(readAfter.paths, after.known, message.reads, body);
+            }
             settle();
             if (callbackError !== null) return reject(callbackError);
-            resolve(commandResult(message, stdout.bytes(), stderr.bytes()));
+            const result = commandResult(message, stdout.bytes(), stderr.bytes());
+            if (readsAfter !== undefined) result.readsAfter = readsAfter;
+            resolve(result);
           } else if (message.type === "error") {
             settle();
-            reject(new ExecutorRequestError(message.code, message.message));
+            if (unlessChanged !== undefined && message.code === CHANGED_CODE)
+              reject(new SandboxFilesChangedError(message.code, message.message));
+            else reject(new ExecutorRequestError(message.code, message.message));
           } else {
             this.protocolViolation(`${describeMessage(message)} answered exec request ${id}`);
           }
@@ -184,6 +219,8 @@ export class ExecutorClient implements SandboxChannel {
           timeoutMs: request.timeoutMs,
           maxOutputBytes: request.maxOutputBytes,
           runAs: request.runAs,
+          readBefore: unlessChanged && { paths: unlessChanged.paths, maxBytes: unlessChanged.maxBytes, since: unlessChanged.tokens },
+          readAfter: readAfter && after && { paths: readAfter.paths, maxBytes: readAfter.maxBytes, since: after.since },
         },
         id,
         request.stdin,
@@ -209,13 +246,23 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   async readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]> {
-    const known = paths.map((path) => this.lastReads.get(path));
-    const since = known.map((read) => read?.token ?? null);
+    const { known, since } = this.knownReads(paths);
     const { result, body } = await this.call({ op: "readFiles", paths, maxBytes, since }, "readFiles", {
       check: ({ files }, content) => checkReadFiles(files, content, since, maxBytes),
     });
+    return this.takeReads(paths, known, result.files, body);
+  }
+
+  /** What was read last of each path (kept so that an unchanged file is not sent again), with its token. */
+  private knownReads(paths: string[]): { known: Array<RememberedRead | undefined>; since: Array<string | null> } {
+    const known = paths.map((path) => this.lastReads.get(path));
+    return { known, since: known.map((read) => read?.token ?? null) };
+  }
+
+  /** A checked readFiles answer as reads, keeping what was read for next time. */
+  private takeReads(paths: string[], known: Array<RememberedRead | undefined>, files: ReadFilesEntry[], body: Buffer): FreshRead[] {
     let offset = 0;
-    return result.files.map((entry, index): FreshRead => {
+    return files.map((entry, index): FreshRead => {
       const path = paths[index]!;
       if (entry.status === "failed") {
         this.lastReads.forget(path);

@@ -68,6 +68,8 @@ export class FakeSandboxChannel implements SandboxChannel {
   /** Runs `onRun` while streaming its stdout and stderr; a signal that aborts meanwhile cancels it. */
   async run(request: CommandRequest): Promise<CommandResult> {
     this.checkAlive();
+    // Its reads carry no tokens, so nothing above it can have a token to ask about.
+    if (request.unlessChanged) throw new Error("the fake sandbox channel does not implement unlessChanged");
     this.commands.push(request);
     const answer = await this.onRun(request);
     this.checkAlive();

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SandboxFileError, SandboxUnavailableError, type FreshRead } from "../../server/sandbox/runtime.js";
+import { SandboxFileError, SandboxFilesChangedError, SandboxUnavailableError, type FreshRead } from "../../server/sandbox/runtime.js";
 import { FakeExecutorPeer } from "../support/fake-executor-peer.js";
 
 const found = (token: string, content: string, extra: Record<string, unknown> = {}) => ({
@@ -112,6 +112,87 @@ describe("ExecutorClient.readFiles", () => {
       await assert.rejects(
         reading,
         (error: unknown) => error instanceof SandboxUnavailableError && /protocol violation|malformed/.test(error.message),
+      );
+      await peer.client.closed;
+    });
+  }
+});
+
+describe("ExecutorClient.run with files read around the command", () => {
+  const exit = {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    overDiskLimit: false,
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    durationMs: 1,
+  };
+  const confirming = { paths: PATHS.slice(0, 1), maxBytes: 10, tokens: ["t1"] };
+  const command = { argv: ["true"], timeoutMs: 1000, maxOutputBytes: 100 };
+
+  it("asks the executor to confirm the tokens and to read after, and takes both answers", async () => {
+    const peer = new FakeExecutorPeer();
+    let started = 0;
+    const running = peer.client.run({
+      ...command,
+      unlessChanged: confirming,
+      onStarted: () => started++,
+      readAfter: { paths: PATHS.slice(0, 1), maxBytes: 10 },
+    });
+    const request = await peer.request("exec");
+    assert.deepEqual(request.header["readBefore"], { paths: PATHS.slice(0, 1), maxBytes: 10, since: ["t1"] });
+    assert.deepEqual(request.header["readAfter"], { paths: PATHS.slice(0, 1), maxBytes: 10, since: [null] });
+    peer.send({ type: "started", id: request.id });
+    peer.send({ type: "exit", id: request.id, ...exit, reads: [found("t2", "{}")] }, Buffer.from("{}"));
+    const result = await running;
+    assert.equal(started, 1);
+    assert.equal(contentOf(result.readsAfter?.[0]), "{}");
+  });
+
+  it("rejects with SandboxFilesChangedError when the files changed, and stays open", async () => {
+    const peer = new FakeExecutorPeer();
+    const running = peer.client.run({ ...command, unlessChanged: confirming });
+    const request = await peer.request("exec");
+    peer.send({ type: "error", id: request.id, code: "ECHANGED", message: "exec: not started, /.agents/hooks.json is not as it was" });
+    await assert.rejects(running, SandboxFilesChangedError);
+    const pinging = peer.client.ping();
+    const ping = await peer.request("ping");
+    peer.send({ type: "result", id: ping.id, result: { op: "ping", version: 1, pid: 1, uid: 0 } });
+    await pinging;
+  });
+
+  it("takes a cancelled exit before the start: the command never ran", async () => {
+    const peer = new FakeExecutorPeer();
+    const running = peer.client.run({ ...command, unlessChanged: confirming });
+    const request = await peer.request("exec");
+    peer.send({ type: "exit", id: request.id, ...exit, exitCode: null, signal: "SIGKILL", cancelled: true });
+    assert.equal((await running).cancelled, true);
+  });
+
+  const violations: Array<[string, Partial<Parameters<FakeExecutorPeer["client"]["run"]>[0]>, (id: number) => Array<[unknown, Buffer?]>]> =
+    [
+      ["a start it did not ask to wait for", {}, (id) => [[{ type: "started", id }]]],
+      ["output before the start", { unlessChanged: confirming }, (id) => [[{ type: "stdout", id }, Buffer.from("x")]]],
+      ["an exit before the start, not cancelled", { unlessChanged: confirming }, (id) => [[{ type: "exit", id, ...exit }]]],
+      ["a second start", { unlessChanged: confirming }, (id) => [[{ type: "started", id }], [{ type: "started", id }]]],
+      ["reads it did not ask for", {}, (id) => [[{ type: "exit", id, ...exit, reads: [found("t2", "{}")] }, Buffer.from("{}")]]],
+      [
+        "reads that do not add up",
+        { readAfter: { paths: PATHS.slice(0, 1), maxBytes: 10 } },
+        (id) => [[{ type: "exit", id, ...exit, reads: [found("t2", "{}")] }, Buffer.from("{")]],
+      ],
+    ];
+  for (const [what, extra, answers] of violations) {
+    it(`closes the channel on ${what}`, async () => {
+      const peer = new FakeExecutorPeer();
+      const running = peer.client.run({ ...command, ...extra });
+      const request = await peer.request("exec");
+      for (const [header, body] of answers(request.id)) peer.send(header, body);
+      await assert.rejects(
+        running,
+        (error: unknown) => error instanceof SandboxUnavailableError && /protocol violation/.test(error.message),
       );
       await peer.client.closed;
     });
