@@ -14,7 +14,7 @@ import { OomScore } from "./oom-score.js";
 import {
   BAD_REQUEST_CODE,
   CHANGED_CODE,
-  encodeFrame,
+  writeFrame,
   FrameDecoder,
   isEgressFrameHeader,
   parseEgressFrame,
@@ -49,7 +49,7 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
 
   const send = (message: Response | EgressFrame, body?: Buffer): void => {
     if (shuttingDown) return;
-    process.stdout.write(encodeFrame(message, body));
+    writeFrame(process.stdout, message, body);
   };
   const sendResult = (id: number, result: ResultPayload, body?: Buffer): void => send({ type: "result", id, result }, body);
   const sendError = (id: number, code: string, message: string): void => send({ type: "error", id, code, message });

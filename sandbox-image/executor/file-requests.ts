@@ -33,7 +33,7 @@ async function handleFileRequest(request: FileRequest, body: Buffer): Promise<{ 
       return { result: { op: "readFile", size, truncated, realPath, readOnlyMount }, body: content };
     }
     case "readFiles": {
-      const { files, body } = await readFiles(request.paths, request.maxBytes, request.since);
+      const { files, body } = readFiles(request.paths, request.maxBytes, request.since);
       return { result: { op: "readFiles", files }, body };
     }
     case "writeFile":

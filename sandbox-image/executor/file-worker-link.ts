@@ -13,7 +13,7 @@ import { describeError, logDiagnostic } from "./diagnostics.js";
 import type { FileRequest } from "./file-requests.js";
 import { FILE_WORKER_FLAG, identityArguments, type Identity } from "./identities.js";
 import { UNAVAILABLE_CODE } from "./protocol-constants.js";
-import { encodeFrame, FrameDecoder, type Frame } from "./protocol-frames.js";
+import { FrameDecoder, type Frame, writeFrame } from "./protocol-frames.js";
 import type { Response, RunAs } from "./protocol.js";
 
 type WorkerProcess = ChildProcessByStdio<Writable, Readable, null>;
@@ -89,7 +89,7 @@ export class FileWorkerLink {
       return;
     }
     this.pending.set(request.id, forwarded);
-    worker.stdin.write(encodeFrame(request, body));
+    writeFrame(worker.stdin, request, body);
   }
 
   /** Ends the worker with the executor: its stdin closes, and it is killed if it lingers. */

@@ -3,6 +3,9 @@
 // server keeps the hooks.json it read before every tool call) gives those tokens back, and a file that
 // reads the same is answered "unchanged" without its content.
 //
+// The reads are synchronous: a few small files (at most MAX_READ_FILES_BYTES each), where the thread
+// pool's round trips would cost more than the reads themselves. O_NONBLOCK keeps a FIFO from blocking.
+//
 // The token is a hash of what was read, not of the file's metadata: inode, size, mtime and ctime can
 // all stay the same while the content changes (a write within one tick of the kernel's coarse clock,
 // or a write through a shared writable mapping, which updates the times only on the first fault), so
@@ -11,29 +14,29 @@
 
 import { createHash } from "node:crypto";
 import { describeError } from "./diagnostics.js";
-import { FileOpError, readFileHead } from "./file-ops.js";
+import { FileOpError, readFileHeadSync, type FileHead } from "./file-ops.js";
 import type { ReadFilesEntry } from "./protocol.js";
 
-export async function readFiles(
+export function readFiles(
   paths: readonly string[],
   maxBytes: number,
   since: readonly (string | null)[],
-): Promise<{ files: ReadFilesEntry[]; body: Buffer }> {
+): { files: ReadFilesEntry[]; body: Buffer } {
   const files: ReadFilesEntry[] = [];
   const contents: Buffer[] = [];
   // One after another, as the caller would have read them one request at a time.
   for (const [index, path] of paths.entries()) {
-    const { entry, content } = await readOne(path, maxBytes, since[index] ?? null);
+    const { entry, content } = readOne(path, maxBytes, since[index] ?? null);
     files.push(entry);
     if (content !== null) contents.push(content);
   }
   return { files, body: Buffer.concat(contents) };
 }
 
-async function readOne(path: string, maxBytes: number, since: string | null): Promise<{ entry: ReadFilesEntry; content: Buffer | null }> {
-  let read: Awaited<ReturnType<typeof readFileHead>>;
+function readOne(path: string, maxBytes: number, since: string | null): { entry: ReadFilesEntry; content: Buffer | null } {
+  let read: FileHead;
   try {
-    read = await readFileHead(path, maxBytes);
+    read = readFileHeadSync(path, maxBytes);
   } catch (error) {
     // The same code and message readFile would answer with (file-requests.ts).
     const code = error instanceof FileOpError ? error.code : "EIO";

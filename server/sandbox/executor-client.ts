@@ -18,7 +18,7 @@ import {
   checkEgressFrame,
   EGRESS_LISTEN_RETRY_MS,
   checkResponse,
-  encodeFrame,
+  writeFrame,
   FrameDecoder,
   type Frame,
   isEgressFrameHeader,
@@ -430,11 +430,11 @@ export class ExecutorClient implements SandboxChannel {
 
   private send(request: OutgoingRequest, id: number, body?: Buffer): void {
     // Writable buffering absorbs bursts; the executor reads continuously, so no backpressure wait here.
-    this.output.write(encodeFrame({ ...request, id }, body));
+    writeFrame(this.output, { ...request, id }, body);
   }
 
   private sendEgressFrame(frame: EgressFrame, body?: Buffer): void {
-    if (this.closeReason === null) this.output.write(encodeFrame(frame, body));
+    if (this.closeReason === null) writeFrame(this.output, frame, body);
   }
 
   private receive(chunk: Buffer): void {

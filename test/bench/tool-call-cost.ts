@@ -116,6 +116,13 @@ try {
     readFile.push(await time(() => channel.readFile("/tmp/m", 2 << 20)));
   }
   channel.close();
+  // What the engine's own exec plumbing takes to carry 1 MiB: `docker exec cat` against `docker exec true`.
+  const dockerCat: number[] = [];
+  const dockerTrue: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    dockerTrue.push(await time(() => dockerExecOutput(docker, handle.sandboxId, ["true"])));
+    dockerCat.push(await time(() => dockerExecOutput(docker, handle.sandboxId, ["cat", "/tmp/m"])));
+  }
   // The spawn floor, measured inside the container: 200 spawns in one shell loop.
   const floor = await dockerExecOutput(docker, handle.sandboxId, [
     "bash",
@@ -128,6 +135,8 @@ try {
     .map((microseconds) => Number(microseconds) / 1000);
 
   const mbps = (ms: number) => (1048576 / 1e6 / (ms / 1000)).toFixed(0);
+  const dockerCarry = median(dockerCat) - median(dockerTrue);
+  console.log(`docker exec: cat of 1 MiB minus true (the engine carrying 1 MiB): ${dockerCarry.toFixed(2)} ms (${mbps(dockerCarry)} MB/s)`);
   console.log(
     `load average at the end: ${os
       .loadavg()
