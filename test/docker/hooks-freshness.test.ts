@@ -9,7 +9,8 @@ import { ChannelHookHost } from "../../server/hooks/channel-hook-host.js";
 import { runPostToolHooks, runPreToolHooks } from "../../server/hooks/engine.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
-import { removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
+import Docker from "dockerode";
+import { execAsRoot, removeAllSandboxes, testDockerRuntime } from "../support/docker-fixture.js";
 import { bash } from "../support/tool-calls.js";
 
 const CONFIG = "/workspace/.agents/hooks.json";
@@ -27,10 +28,12 @@ describe("hooks.json freshness through the channel", { timeout: 300_000 }, () =>
   let runtime: DockerRuntime;
   let channel: SandboxChannel;
   let host: ChannelHookHost;
+  let container: Docker.Container;
 
   before(async () => {
     runtime = await testDockerRuntime();
     const handle = await runtime.create({ environmentId: ENVIRONMENT_ID, owner: "owner", files: [] });
+    container = new Docker().getContainer(handle.sandboxId);
     channel = await runtime.connect(handle);
     host = new ChannelHookHost(channel, { cwd: "/workspace", env: {} });
   });
@@ -71,5 +74,36 @@ describe("hooks.json freshness through the channel", { timeout: 300_000 }, () =>
     assert.equal(await decision(), "allow");
     await sh('rm "$1"');
     assert.equal((await runPreToolHooks(host, bash("true"), ENVIRONMENT_ID)).trace.files[1]?.status, "missing");
+  });
+
+  it("reads the files around a command as the sandbox user, as the file worker would", async () => {
+    // Root's files: one only root may read, one its group (0, which the executor is in and the sandbox
+    // user is not) may read. Read by the executor as itself, both would be read.
+    const root = "/workspace/root-only.json";
+    const group = "/workspace/group-root.json";
+    const made = await execAsRoot(container, [
+      "sh",
+      "-c",
+      `echo '{}' > ${root} && chmod 600 ${root} && echo '{}' > ${group} && chmod 640 ${group}`,
+    ]);
+    assert.equal(made.exitCode, 0, made.output);
+    const paths = [root, group];
+    const apart = await channel.readFiles(paths, 1024);
+    assert.deepEqual(
+      apart.map((read) => (read.ok ? "read" : read.error.code)),
+      ["EACCES", "EACCES"],
+    );
+    const around = await channel.run({
+      argv: ["true"],
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+      unlessChanged: { paths, maxBytes: 1024, tokens: apart.map((read) => read.token ?? "") },
+      readAfter: { paths, maxBytes: 1024 },
+    });
+    assert.equal(around.exitCode, 0, "the files read before the command were not the same as read apart");
+    assert.deepEqual(
+      around.readsAfter?.map((read) => (read.ok ? "read" : `${read.error.code} ${read.error.message}`)),
+      apart.map((read) => (read.ok ? "read" : `${read.error.code} ${read.error.message}`)),
+    );
   });
 });
