@@ -120,6 +120,7 @@ export class ChannelHookHost implements HookHost {
       maxOutputBytes: request.maxOutputBytes,
       signal: request.signal,
       runAs: identityFor(request),
+      ...(request.unlessChanged ? { unlessChanged: request.unlessChanged } : {}),
     });
     throwIfCancelled(result, request.signal);
     return {
@@ -145,6 +146,7 @@ export class ChannelHookHost implements HookHost {
       maxOutputBytes: Math.max(request.maxBodyBytes, 64 * 1024),
       signal: request.signal,
       runAs: identityFor(request),
+      ...(request.unlessChanged ? { unlessChanged: request.unlessChanged } : {}),
     });
     throwIfCancelled(result, request.signal);
     return interpretCurl(result, request);

@@ -7,7 +7,7 @@
 // a HookTrace. The only thing that throws is the host (sandbox gone, call cancelled): that is not a
 // hook failing open, it is the interaction failing, and the caller decides what to do with it.
 
-import type { FreshRead } from "../sandbox/runtime.js";
+import { SandboxFilesChangedError, type FreshRead } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
 import {
   DEFAULT_CONFIG_PATHS,
@@ -18,7 +18,7 @@ import {
   type LoadedConfig,
 } from "./discovery.js";
 import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type HandlerRun } from "./handler-outcome.js";
-import type { HookHost } from "./hook-host.js";
+import type { HookCommandRequest, HookHost } from "./hook-host.js";
 import type { HookHandler } from "./hooks-file.js";
 import { explainMatch, matchesTool } from "./matcher.js";
 import { HookPayload } from "./payload.js";
@@ -47,6 +47,8 @@ export interface HookRunOptions {
    * post hooks: taken instead of reading them again (HookHost.takeConfigReads).
    */
   toolReads?: readonly FreshRead[];
+  /** Read the files before anything else, even where the host could have a handler confirm them. */
+  readFirst?: boolean;
 }
 
 /** The hooks.json candidates and how much of each is read: what a tool's own request may read for the hooks. */
@@ -147,14 +149,24 @@ async function runHooks(
   options.signal?.throwIfAborted();
 
   const { paths, maxBytes } = hookConfigFiles(options);
-  // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
-  const reads =
-    options.toolReads && host.takeConfigReads
-      ? await host.takeConfigReads(paths, maxBytes, options.toolReads)
-      : await readConfigs(host, paths, maxBytes);
-  const discovery = discoveryFrom(paths, reads);
+  // When the files as last read would have handlers run, the first handler's own request confirms them
+  // unchanged right before it starts (HookCommandRequest.unlessChanged) instead of a read of their own.
+  const last = options.toolReads || options.readFirst ? null : (host.lastConfigReads?.(paths, maxBytes) ?? null);
+  let discovery = last && discoveryFrom(paths, last.reads);
+  let plan = discovery && planHandlers(discovery.configs, event, call.name);
+  let confirm = last && plan && plan.planned.length > 0 ? { paths, maxBytes, tokens: last.tokens } : undefined;
+  if (!discovery || !plan || !confirm) {
+    // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
+    const reads =
+      options.toolReads && host.takeConfigReads
+        ? await host.takeConfigReads(paths, maxBytes, options.toolReads)
+        : await readConfigs(host, paths, maxBytes);
+    discovery = discoveryFrom(paths, reads);
+    plan = planHandlers(discovery.configs, event, call.name);
+    confirm = undefined;
+  }
   const diagnostics: HookDiagnostic[] = [...discovery.diagnostics];
-  const { rules, planned } = planHandlers(discovery.configs, event, call.name);
+  const { rules, planned } = plan;
 
   const handlers: HookHandlerTrace[] = [];
   let deniedBy: DeniedBy | null = null;
@@ -165,7 +177,16 @@ async function runHooks(
       continue;
     }
     options.signal?.throwIfAborted();
-    const run = await runHandler(host, step, payload, maxOutputBytes, options.signal);
+    let run: HandlerRun;
+    try {
+      run = await runHandler(host, step, payload, maxOutputBytes, options.signal, confirm);
+    } catch (error) {
+      // The files changed since they were last read: nothing ran; read them and start over.
+      if (confirm && error instanceof SandboxFilesChangedError)
+        return runHooks(host, event, call, environmentId, payload, { ...options, readFirst: true });
+      throw error;
+    }
+    confirm = undefined;
     const outcome = event === "pre_tool_execution" ? interpretPreOutcome(run, maxOutputBytes) : interpretPostOutcome(run, maxOutputBytes);
     for (const problem of outcome.problems) {
       diagnostics.push({
@@ -267,8 +288,10 @@ async function runHandler(
   payload: HookPayload,
   maxOutputBytes: number,
   signal: AbortSignal | undefined,
+  unlessChanged: HookCommandRequest["unlessChanged"],
 ): Promise<HandlerRun> {
   const timeoutMs = Math.max(1, Math.round(handler.timeoutS * 1000));
+  const confirming = unlessChanged ? { unlessChanged } : {};
   if (handler.type === "command") {
     const result = await host.runCommand({
       command: handler.command,
@@ -277,6 +300,7 @@ async function runHandler(
       maxOutputBytes,
       signal,
       fromReadOnlyConfig,
+      ...confirming,
     });
     return { kind: "command", result };
   }
@@ -288,6 +312,7 @@ async function runHandler(
     maxBodyBytes: maxOutputBytes,
     signal,
     fromReadOnlyConfig,
+    ...confirming,
   });
   return { kind: "http", result };
 }

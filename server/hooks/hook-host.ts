@@ -47,6 +47,12 @@ export interface HookCommandRequest {
   signal?: AbortSignal;
   /** The handler comes from a read-only configuration: run it where sandbox code cannot signal it. */
   fromReadOnlyConfig: boolean;
+  /**
+   * Start only if the hooks' files still read with these tokens (LastConfigReads), else reject with
+   * SandboxFilesChangedError, having started nothing: the first handler confirms the files its hooks
+   * were planned on. Only asked of a host that gave lastConfigReads.
+   */
+  unlessChanged?: { paths: string[]; maxBytes: number; tokens: string[] };
 }
 
 export interface HookCommandResult {
@@ -71,6 +77,8 @@ export interface HookHttpRequest {
   signal?: AbortSignal;
   /** The handler comes from a read-only configuration: run it where sandbox code cannot signal it. */
   fromReadOnlyConfig: boolean;
+  /** As HookCommandRequest's. */
+  unlessChanged?: HookCommandRequest["unlessChanged"];
 }
 
 export type HookHttpResult =

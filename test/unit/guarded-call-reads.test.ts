@@ -145,9 +145,8 @@ describe("a command's hooks read through its own request", () => {
       "run first (reading after)",
       "run write hooks (confirming) (reading after)",
       "run audit",
-      // hooks.json now has a pre hook for commands: it is read and run the usual way.
-      "readFiles",
-      "run gate",
+      // hooks.json now has a pre hook for commands: its own request confirms the files it was planned on.
+      "run gate (confirming)",
     ]);
   });
 
@@ -173,6 +172,25 @@ describe("a command's hooks read through its own request", () => {
     assert.deepEqual(h.outcomes[1], { call: bash("never"), callId: "call_2", status: "error", output: "[cancelled]" });
     assert.equal(h.hooks.length, 1, "no trace for a call whose hooks never finished");
     assert.deepEqual(h.channel.crossings, ["readFiles", "run first (reading after)"]);
+  });
+
+  it("has a hook whose files changed since they were read start nothing, and plans again on what they say now", async () => {
+    const h = harness();
+    h.channel.files.set(ROOT, DENY_COMMANDS);
+    await h.call("denied");
+    assert.equal(h.outcomes[0]?.status, "denied");
+    // Behind the agent's back, the gate goes: the gate's own request finds the file changed.
+    h.channel.beforeConfirming = () => {
+      h.channel.files.delete(ROOT);
+    };
+    await h.call("allowed");
+    assert.equal(h.outcomes[1]?.output, "ran allowed");
+    assert.deepEqual(h.channel.crossings, ["readFiles", "run gate", "run gate (confirming)", "readFiles", "run allowed (reading after)"]);
+    assert.deepEqual(
+      h.hooks[1]?.pre.files.map((file) => file.status),
+      ["missing", "missing"],
+    );
+    assert.deepEqual(h.hooks[1]?.pre.handlers, []);
   });
 
   it("reads hooks.json apart around a file tool, and the next command confirms what it read", async () => {
