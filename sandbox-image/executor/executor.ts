@@ -28,7 +28,7 @@ import {
   type ResultPayload,
   type RunAs,
 } from "./protocol.js";
-import { RunningCommand, type CommandIdentity, type ExitReport } from "./run-command.js";
+import { notStartedExit, RunningCommand, type CommandIdentity, type ExitReport } from "./run-command.js";
 
 const MIB = 1024 * 1024;
 /** File operations that add bytes: refused while the sandbox's files are past its disk limit. */
@@ -42,6 +42,8 @@ const CHANGING_OPS = new Set<FileRequest["op"]>(["writeFile", "appendFile", "mov
  */
 export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: number | null = null): void {
   const running = new Map<number, RunningCommand>();
+  /** Execs reading their readBefore files, not started yet: true once cancelled meanwhile. */
+  const waiting = new Map<number, { cancelled: boolean }>();
   const decoder = new FrameDecoder<unknown>();
   let shuttingDown = false;
 
@@ -81,22 +83,28 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
     return { identity, oomScore: name === "sandbox" ? oomScore : undefined };
   };
 
-  // The exec's own reads (exec-reads.ts), as the sandbox user, like the file worker's.
-  const readFor = (reads: ExecReads) => readForExec(reads, identities.get("sandbox"));
+  const readFor = (reads: ExecReads) => readForExec(reads, fileWorker);
 
   const startCommand = (request: ExecRequest, stdin: Buffer): void => {
     // Cancel addresses commands by id, so two live commands must never share one.
-    if (running.has(request.id)) {
+    if (running.has(request.id) || waiting.has(request.id)) {
       sendError(request.id, BAD_REQUEST_CODE, `exec: id ${request.id} is already running`);
       return;
     }
     const { readBefore } = request;
-    if (readBefore !== undefined) {
-      const changed = whyChanged(readFor(readBefore), readBefore.paths, readBefore.since);
+    if (readBefore === undefined) return spawnCommand(request, stdin);
+    const wait = { cancelled: false };
+    waiting.set(request.id, wait);
+    void readFor(readBefore).then((read) => {
+      waiting.delete(request.id);
+      if (shuttingDown) return;
+      // Cancelled before it started: it ends as a command killed at once would.
+      if (wait.cancelled) return sendExit(request, notStartedExit(), undefined);
+      const changed = whyChanged(read, readBefore.paths, readBefore.since);
       if (changed !== null) return sendError(request.id, CHANGED_CODE, `exec: not started, ${changed}`);
       send({ type: "started", id: request.id });
-    }
-    spawnCommand(request, stdin);
+      spawnCommand(request, stdin);
+    });
   };
 
   const spawnCommand = (request: ExecRequest, stdin: Buffer): void => {
@@ -109,8 +117,8 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
           diskGuard?.noteActivity();
           // After a cancel nobody runs post hooks: nothing to read for them.
           const after = report.cancelled ? undefined : request.readAfter;
-          const read = after === undefined ? undefined : readFor(after);
-          sendExit(request, report, read?.ok ? read : undefined);
+          if (after === undefined) return sendExit(request, report, undefined);
+          void readFor(after).then((read) => sendExit(request, report, read.ok ? read : undefined));
         },
       },
       identityFor(request),
@@ -160,7 +168,9 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
     } else if (request.op === "exec") {
       startCommand(request, frame.body);
     } else if (request.op === "cancel") {
-      const found = running.get(request.target)?.cancel() ?? false;
+      const wait = waiting.get(request.target);
+      if (wait) wait.cancelled = true;
+      const found = wait !== undefined || (running.get(request.target)?.cancel() ?? false);
       sendResult(request.id, { op: "cancel", found });
     } else if (request.op === "ping") {
       sendResult(request.id, { op: "ping", version: PROTOCOL_VERSION, pid: process.pid, uid: process.getuid?.() ?? -1 });

@@ -116,30 +116,6 @@ export function actingAs<T>(identity: Identity | undefined, work: () => T): T {
 }
 
 /**
- * Runs `work` (synchronous) with every credential the file system checks set to `identity`'s: the
- * effective uid and gid and the supplementary groups, exactly as the file worker holds them for good.
- * For the few small reads the executor does itself on the way of a command (exec-reads.ts), where the
- * hop to the worker and back would cost more than the reads. Synchronous, as actingAs.
- */
-export function readingAs<T>(identity: Identity | undefined, work: () => T): T {
-  if (identity === undefined) return work();
-  const ids = credentialCalls();
-  const groups = ids.getgroups();
-  // Groups and gid first: once the uid is not 0, CAP_SETGID is no longer effective.
-  ids.setgroups([identity.gid]);
-  ids.setegid(identity.gid);
-  ids.seteuid(identity.uid);
-  try {
-    return work();
-  } finally {
-    // Back to uid 0 first: that restores the effective capabilities needed to set the rest back.
-    ids.seteuid(0);
-    ids.setegid(0);
-    ids.setgroups(groups);
-  }
-}
-
-/**
  * Makes this process act as `identity` for good, for the file worker: file system accesses are then
  * checked exactly as for that user (files it creates are that user's), while the real and saved uids
  * stay 0 so that the user's own processes cannot signal or trace it. The effective capabilities are
@@ -174,7 +150,6 @@ export function whyIdentitiesCannotBeUsed(): string | null {
 
 interface CredentialCalls {
   geteuid(): number;
-  getgroups(): number[];
   seteuid(id: number): void;
   setegid(id: number): void;
   setgroups(groups: number[]): void;
@@ -182,11 +157,10 @@ interface CredentialCalls {
 
 /** Node offers these on POSIX only; identities are only ever given on Linux. */
 function credentialCalls(): CredentialCalls {
-  const { geteuid, getgroups, seteuid, setegid, setgroups } = process;
-  if (!geteuid || !getgroups || !seteuid || !setegid || !setgroups) throw new Error("this platform cannot switch user ids");
+  const { geteuid, seteuid, setegid, setgroups } = process;
+  if (!geteuid || !seteuid || !setegid || !setgroups) throw new Error("this platform cannot switch user ids");
   return {
     geteuid: geteuid.bind(process),
-    getgroups: getgroups.bind(process),
     seteuid: seteuid.bind(process),
     setegid: setegid.bind(process),
     setgroups: setgroups.bind(process),

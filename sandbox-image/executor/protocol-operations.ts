@@ -122,8 +122,8 @@ export const operations = {
         runAs: field.optional(runAs),
         /**
          * Read these files first and start the command only if each one's token is the one in `since`
-         * (the hooks.json the server decided on are still what it read): a `started` message is then the
-         * exec's first answer. Otherwise nothing is started and the exec ends with an error CHANGED_CODE.
+         * (the hooks.json the server decided on are still what it read): a `started` message then comes
+         * first. Otherwise nothing is started and the exec ends with an error CHANGED_CODE.
          */
         readBefore: field.optional(execReads(field.text)),
         /** Once the command has ended, read these files and report them with the exit (its `reads`). */

@@ -28,6 +28,20 @@ const MAX_TIMER_DELAY_MS = 2_147_483_647;
 export type StreamName = "stdout" | "stderr";
 export type ExitReport = Omit<ExitMessage, "type" | "id">;
 
+/** The exit of an exec cancelled before its command started: as if it had been killed at once. */
+export function notStartedExit(): ExitReport {
+  return {
+    exitCode: null,
+    signal: "SIGKILL",
+    timedOut: false,
+    cancelled: true,
+    overDiskLimit: false,
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    durationMs: 0,
+  };
+}
+
 export interface CommandEvents {
   output(stream: StreamName, chunk: Buffer): void;
   exit(report: ExitReport): void;

@@ -189,8 +189,8 @@ async function runConfirmingPreHooks(
   };
   try {
     const ran = await runStreaming(call, sandbox, context, result, { unlessChanged: toConfirm.check, onStarted, readAfter });
-    // The channel has the command start (onStarted) before it reports anything of it.
-    if (confirmed.trace === null) throw new Error("the command ended without having started");
+    // Never started: cancelled while the files were being confirmed, as if during the pre hooks.
+    if (confirmed.trace === null) throw context.signal?.reason ?? new Error("the tool call was cancelled before it started");
     return { trace: confirmed.trace, ...ran };
   } catch (error) {
     if (error instanceof SandboxFilesChangedError) return null;

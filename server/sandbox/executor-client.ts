@@ -143,7 +143,7 @@ export class ExecutorClient implements SandboxChannel {
         signal?.removeEventListener("abort", cancel);
       };
       const { unlessChanged, readAfter } = request;
-      // An exec with unlessChanged is answered first by `started` (or by an error, having started nothing).
+      // Until the executor says it started, an exec with unlessChanged has no output and no exit but a cancelled one.
       let started = unlessChanged === undefined;
       const after = readAfter ? this.knownReads(readAfter.paths) : undefined;
       this.pending.set(id, {
@@ -162,7 +162,7 @@ export class ExecutorClient implements SandboxChannel {
             }
             return;
           }
-          if (!started && message.type !== "error") {
+          if (!started && !(message.type === "error" || (message.type === "exit" && message.cancelled))) {
             return this.protocolViolation(`${describeMessage(message)} for exec request ${id} before it started`);
           }
           if (message.type === "stdout" || message.type === "stderr") {

@@ -163,16 +163,19 @@ describe("ExecutorClient.run with files read around the command", () => {
     await pinging;
   });
 
+  it("takes a cancelled exit before the start: the command never ran", async () => {
+    const peer = new FakeExecutorPeer();
+    const running = peer.client.run({ ...command, unlessChanged: confirming });
+    const request = await peer.request("exec");
+    peer.send({ type: "exit", id: request.id, ...exit, exitCode: null, signal: "SIGKILL", cancelled: true });
+    assert.equal((await running).cancelled, true);
+  });
+
   const violations: Array<[string, Partial<Parameters<FakeExecutorPeer["client"]["run"]>[0]>, (id: number) => Array<[unknown, Buffer?]>]> =
     [
       ["a start it did not ask to wait for", {}, (id) => [[{ type: "started", id }]]],
       ["output before the start", { unlessChanged: confirming }, (id) => [[{ type: "stdout", id }, Buffer.from("x")]]],
-      ["an exit before the start", { unlessChanged: confirming }, (id) => [[{ type: "exit", id, ...exit }]]],
-      [
-        "a cancelled exit before the start",
-        { unlessChanged: confirming },
-        (id) => [[{ type: "exit", id, ...exit, exitCode: null, signal: "SIGKILL", cancelled: true }]],
-      ],
+      ["an exit before the start, not cancelled", { unlessChanged: confirming }, (id) => [[{ type: "exit", id, ...exit }]]],
       ["a second start", { unlessChanged: confirming }, (id) => [[{ type: "started", id }], [{ type: "started", id }]]],
       ["reads it did not ask for", {}, (id) => [[{ type: "exit", id, ...exit, reads: [found("t2", "{}")] }, Buffer.from("{}")]]],
       [

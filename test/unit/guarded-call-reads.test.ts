@@ -163,6 +163,16 @@ describe("a command's hooks read through its own request", () => {
     assert.equal(h.hooks[1]?.pre.decision, "deny");
   });
 
+  it("ends a call cancelled before its command started as one cancelled during its pre hooks", async () => {
+    const h = harness();
+    await h.call("first");
+    h.channel.beforeConfirming = () => h.controller.abort(new Error("cancelled"));
+    const end = await h.call("never");
+    assert.deepEqual(end, { kind: "stopped" });
+    assert.deepEqual(h.outcomes[1], { call: bash("never"), callId: "call_2", status: "error", output: "[cancelled]" });
+    assert.equal(h.hooks.length, 1, "no trace for a call whose hooks never finished");
+  });
+
   it("ends a call cancelled before its command is sent as one cancelled during its pre hooks, sending nothing", async () => {
     const h = harness();
     await h.call("first");

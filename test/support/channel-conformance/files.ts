@@ -192,6 +192,21 @@ export function fileBehaviours(t: ChannelSuite): void {
       assert.equal((await run(["test", "-e", marker])).exitCode, 1, "the command ran");
     });
 
+    it("ends a command cancelled while its files are read as cancelled, without starting it", async () => {
+      const folder = await freshFolder("exec-cancelled-early");
+      const path = posix.join(folder, "hooks.json");
+      const marker = posix.join(folder, "ran");
+      await channel().writeFile(path, Buffer.from("{}"));
+      const controller = new AbortController();
+      controller.abort();
+      const result = await bash(`touch ${marker}`, {
+        unlessChanged: { paths: [path], maxBytes: 100, tokens: await tokensOf([path]) },
+        signal: controller.signal,
+      });
+      assert.deepEqual([result.cancelled, result.exitCode, result.signal], [true, null, "SIGKILL"]);
+      assert.equal((await run(["test", "-e", marker])).exitCode, 1, "the command ran");
+    });
+
     it("reads the files again once the command ended", async () => {
       const folder = await freshFolder("exec-read-after");
       const paths = [posix.join(folder, "hooks.json"), posix.join(folder, "absent.json")];
