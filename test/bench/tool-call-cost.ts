@@ -93,27 +93,30 @@ try {
   const noHook = await perCall(plain);
   const oneHook = await perCall(hooked);
 
-  const handles = await runtime.list();
-  const handle = handles.find((h) => h.environmentId === plain)!;
+  const handle = (await runtime.list()).find((h) => h.environmentId === plain)!;
   const channel = await runtime.connect(handle);
   const run = (argv: string[]) => channel.run({ argv, timeoutMs: 10_000, maxOutputBytes: 4 << 20 });
   await run(["bash", "-c", "head -c 1048576 /dev/urandom > /tmp/m"]);
-  const channelTrue: number[] = [];
-  const cat: number[] = [];
-  const readFile: number[] = [];
-  for (let i = 0; i < 200; i++) channelTrue.push(await time(() => run(["true"])));
-  const extra = { ping: [] as number[], bashTrue: [] as number[], missing: [] as number[], small: [] as number[] };
   await channel.writeFile("/tmp/small", Buffer.from("{}"));
+  const samples = {
+    ping: [] as number[],
+    true: [] as number[],
+    bashTrue: [] as number[],
+    readMissing: [] as number[],
+    readSmall: [] as number[],
+    cat: [] as number[],
+    readFile: [] as number[],
+  };
   for (let i = 0; i < 200; i++) {
-    extra.ping.push(await time(() => (channel as unknown as { ping(): Promise<unknown> }).ping()));
-    extra.bashTrue.push(await time(() => run(["bash", "-c", "true"])));
-    extra.missing.push(await time(() => channel.readFile("/nope/hooks.json", 1 << 20).catch(() => null)));
-    extra.small.push(await time(() => channel.readFile("/tmp/small", 1 << 20)));
+    samples.ping.push(await time(() => channel.ping()));
+    samples.true.push(await time(() => run(["true"])));
+    samples.bashTrue.push(await time(() => run(["bash", "-c", "true"])));
+    samples.readMissing.push(await time(() => channel.readFile("/nowhere/hooks.json", 1 << 20).catch(() => null)));
+    samples.readSmall.push(await time(() => channel.readFile("/tmp/small", 1 << 20)));
   }
-  for (const [k, v] of Object.entries(extra)) console.log(`${k}: ${median(v).toFixed(3)} ms`);
   for (let i = 0; i < 50; i++) {
-    cat.push(await time(() => run(["cat", "/tmp/m"])));
-    readFile.push(await time(() => channel.readFile("/tmp/m", 2 << 20)));
+    samples.cat.push(await time(() => run(["cat", "/tmp/m"])));
+    samples.readFile.push(await time(() => channel.readFile("/tmp/m", 2 << 20)));
   }
   channel.close();
   // What the engine's own exec plumbing takes to carry 1 MiB: `docker exec cat` against `docker exec true`.
@@ -134,23 +137,29 @@ try {
     .split(" ")
     .map((microseconds) => Number(microseconds) / 1000);
 
-  const mbps = (ms: number) => (1048576 / 1e6 / (ms / 1000)).toFixed(0);
-  const dockerCarry = median(dockerCat) - median(dockerTrue);
-  console.log(`docker exec: cat of 1 MiB minus true (the engine carrying 1 MiB): ${dockerCarry.toFixed(2)} ms (${mbps(dockerCarry)} MB/s)`);
+  const ms = (values: number[] | number): string => `${(typeof values === "number" ? values : median(values)).toFixed(2)} ms`;
+  const mbps = (values: number[] | number): string => {
+    const taken = typeof values === "number" ? values : median(values);
+    return `${ms(taken)} (${(1048576 / 1e6 / (taken / 1000)).toFixed(0)} MB/s)`;
+  };
+  const rows: Array<[string, string]> = [
+    ["a `true` tool call inside an interaction, no hook (per call)", ms(noHook)],
+    ["the same with one command hook (per call)", ms(oneHook)],
+    ["executor channel: a round trip (ping)", ms(samples.ping)],
+    ["executor channel: run `true` / `bash -c true`", `${ms(samples.true)} / ${ms(samples.bashTrue)}`],
+    ["inside the container, a shell loop: /bin/true / bash -c true", `${ms(spawnTrue!)} / ${ms(spawnBash!)}`],
+    ["executor channel: readFile of a missing / a 2-byte file", `${ms(samples.readMissing)} / ${ms(samples.readSmall)}`],
+    ["executor channel: `cat` of 1 MiB (the spawn included)", mbps(samples.cat)],
+    ["executor channel: readFile of 1 MiB", mbps(samples.readFile)],
+    ["docker exec: `cat` of 1 MiB minus `true` (the engine carrying 1 MiB)", mbps(median(dockerCat) - median(dockerTrue))],
+  ];
   console.log(
-    `load average at the end: ${os
+    `\nmedians; load average ${os
       .loadavg()
-      .map((l) => l.toFixed(2))
+      .map((load) => load.toFixed(2))
       .join(" ")}`,
   );
-  console.log(`tool call in an interaction, no hook (per call, median):      ${noHook.toFixed(2)} ms`);
-  console.log(`tool call in an interaction, one command hook (per call):     ${oneHook.toFixed(2)} ms`);
-  console.log(`executor channel: run \`true\` (median of 200):                 ${median(channelTrue).toFixed(2)} ms`);
-  console.log(`inside the container: spawn /bin/true / bash -c true:           ${spawnTrue!.toFixed(2)} ms / ${spawnBash!.toFixed(2)} ms`);
-  console.log(`executor channel: cat of 1 MiB (median of 50):                 ${median(cat).toFixed(2)} ms (${mbps(median(cat))} MB/s)`);
-  console.log(
-    `executor channel: readFile of 1 MiB (median of 50):            ${median(readFile).toFixed(2)} ms (${mbps(median(readFile))} MB/s)`,
-  );
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(72)}${value}`);
 } finally {
   await emulator.close();
   for (const handle of await runtime.list()) await runtime.remove(handle);
