@@ -4,6 +4,7 @@
 
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import { DiskGuard, type DiskReading } from "./disk-guard.js";
+import { readForExec, whyChanged, type ExecReads } from "./exec-reads.js";
 import { EgressListener } from "./egress-listener.js";
 import { answerFileRequest, isFileRequest, type FileRequest } from "./file-requests.js";
 import { FileWorkerLink } from "./file-worker-link.js";
@@ -12,7 +13,8 @@ import { killAllOf } from "./identity-processes.js";
 import { OomScore } from "./oom-score.js";
 import {
   BAD_REQUEST_CODE,
-  encodeFrame,
+  CHANGED_CODE,
+  writeFrame,
   FrameDecoder,
   isEgressFrameHeader,
   parseEgressFrame,
@@ -21,11 +23,12 @@ import {
   type EgressFrame,
   type ExecRequest,
   type Frame,
+  type ReadFilesEntry,
   type Response,
   type ResultPayload,
   type RunAs,
 } from "./protocol.js";
-import { RunningCommand, type CommandIdentity } from "./run-command.js";
+import { notStartedExit, RunningCommand, type CommandIdentity, type ExitReport } from "./run-command.js";
 
 const MIB = 1024 * 1024;
 /** File operations that add bytes: refused while the sandbox's files are past its disk limit. */
@@ -39,12 +42,14 @@ const CHANGING_OPS = new Set<FileRequest["op"]>(["writeFile", "appendFile", "mov
  */
 export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: number | null = null): void {
   const running = new Map<number, RunningCommand>();
+  /** Execs reading their readBefore files, not started yet: true once cancelled meanwhile. */
+  const waiting = new Map<number, { cancelled: boolean }>();
   const decoder = new FrameDecoder<unknown>();
   let shuttingDown = false;
 
   const send = (message: Response | EgressFrame, body?: Buffer): void => {
     if (shuttingDown) return;
-    process.stdout.write(encodeFrame(message, body));
+    writeFrame(process.stdout, message, body);
   };
   const sendResult = (id: number, result: ResultPayload, body?: Buffer): void => send({ type: "result", id, result }, body);
   const sendError = (id: number, code: string, message: string): void => send({ type: "error", id, code, message });
@@ -78,12 +83,31 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
     return { identity, oomScore: name === "sandbox" ? oomScore : undefined };
   };
 
+  const readFor = (reads: ExecReads) => readForExec(reads, fileWorker);
+
   const startCommand = (request: ExecRequest, stdin: Buffer): void => {
     // Cancel addresses commands by id, so two live commands must never share one.
-    if (running.has(request.id)) {
+    if (running.has(request.id) || waiting.has(request.id)) {
       sendError(request.id, BAD_REQUEST_CODE, `exec: id ${request.id} is already running`);
       return;
     }
+    const { readBefore } = request;
+    if (readBefore === undefined) return spawnCommand(request, stdin);
+    const wait = { cancelled: false };
+    waiting.set(request.id, wait);
+    void readFor(readBefore).then((read) => {
+      waiting.delete(request.id);
+      if (shuttingDown) return;
+      // Cancelled before it started: it ends as a command killed at once would.
+      if (wait.cancelled) return sendExit(request, notStartedExit(), undefined);
+      const changed = whyChanged(read, readBefore.paths, readBefore.since);
+      if (changed !== null) return sendError(request.id, CHANGED_CODE, `exec: not started, ${changed}`);
+      send({ type: "started", id: request.id });
+      spawnCommand(request, stdin);
+    });
+  };
+
+  const spawnCommand = (request: ExecRequest, stdin: Buffer): void => {
     const command = new RunningCommand(
       request,
       {
@@ -91,7 +115,10 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
         exit: (report) => {
           running.delete(request.id);
           diskGuard?.noteActivity();
-          send({ type: "exit", id: request.id, ...report });
+          // After a cancel nobody runs post hooks: nothing to read for them.
+          const after = report.cancelled ? undefined : request.readAfter;
+          if (after === undefined) return sendExit(request, report, undefined);
+          void readFor(after).then((read) => sendExit(request, report, read.ok ? read : undefined));
         },
       },
       identityFor(request),
@@ -99,6 +126,12 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
     running.set(request.id, command);
     command.start(stdin);
     diskGuard?.noteActivity();
+  };
+
+  /** The exit, with the files read after the command when they could be (else the server reads them). */
+  const sendExit = (request: ExecRequest, report: ExitReport, read: { files: ReadFilesEntry[]; body: Buffer } | undefined): void => {
+    if (read === undefined) send({ type: "exit", id: request.id, ...report });
+    else send({ type: "exit", id: request.id, ...report, reads: read.files }, read.body);
   };
 
   const handleFileRequest = (request: FileRequest, body: Buffer): void => {
@@ -135,7 +168,9 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
     } else if (request.op === "exec") {
       startCommand(request, frame.body);
     } else if (request.op === "cancel") {
-      const found = running.get(request.target)?.cancel() ?? false;
+      const wait = waiting.get(request.target);
+      if (wait) wait.cancelled = true;
+      const found = wait !== undefined || (running.get(request.target)?.cancel() ?? false);
       sendResult(request.id, { op: "cancel", found });
     } else if (request.op === "ping") {
       sendResult(request.id, { op: "ping", version: PROTOCOL_VERSION, pid: process.pid, uid: process.getuid?.() ?? -1 });

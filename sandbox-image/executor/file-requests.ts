@@ -6,6 +6,7 @@ import { deletePath, FileOpError, listDirectory, readFileHead, writeFileCreating
 import { appendFileAt, moveFile, readFileChunk } from "./file-transfer.js";
 import { diskUsage, statPath, walkTree } from "./file-tree.js";
 import type { Request, ResultPayload } from "./protocol.js";
+import { readFiles } from "./read-files.js";
 
 export type FileRequest = Exclude<Request, { op: "exec" | "cancel" | "ping" | "egressListen" }>;
 
@@ -30,6 +31,10 @@ async function handleFileRequest(request: FileRequest, body: Buffer): Promise<{ 
     case "readFile": {
       const { content, size, truncated, realPath, readOnlyMount } = await readFileHead(request.path, request.maxBytes);
       return { result: { op: "readFile", size, truncated, realPath, readOnlyMount }, body: content };
+    }
+    case "readFiles": {
+      const { files, body } = readFiles(request.paths, request.maxBytes, request.since);
+      return { result: { op: "readFiles", files }, body };
     }
     case "writeFile":
       return { result: { op: "writeFile", size: await writeFileCreatingParents(request.path, body, request.mode) } };

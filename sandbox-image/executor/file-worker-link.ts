@@ -13,7 +13,7 @@ import { describeError, logDiagnostic } from "./diagnostics.js";
 import type { FileRequest } from "./file-requests.js";
 import { FILE_WORKER_FLAG, identityArguments, type Identity } from "./identities.js";
 import { UNAVAILABLE_CODE } from "./protocol-constants.js";
-import { encodeFrame, FrameDecoder, type Frame } from "./protocol-frames.js";
+import { FrameDecoder, type Frame, writeFrame } from "./protocol-frames.js";
 import type { Response, RunAs } from "./protocol.js";
 
 type WorkerProcess = ChildProcessByStdio<Writable, Readable, null>;
@@ -24,6 +24,7 @@ type WorkerProcess = ChildProcessByStdio<Writable, Readable, null>;
  */
 const REPEATABLE_OPS: ReadonlySet<FileRequest["op"]> = new Set([
   "readFile",
+  "readFiles",
   "listFiles",
   "stat",
   "walk",
@@ -37,13 +38,19 @@ interface Forwarded {
   body: Buffer;
   /** Already sent to a worker that ended before answering. */
   retried: boolean;
+  /** Where its answer goes when the request is the executor's own (ask), not the server's. */
+  reply?: (message: Response, body: Buffer) => void;
 }
+
+/** The executor's own requests count down from here; the server's count up from 1, so the two never meet. */
+const FIRST_OWN_ID = Number.MAX_SAFE_INTEGER;
 
 export class FileWorkerLink {
   private worker: WorkerProcess | null = null;
   /** Requests the current worker has not answered yet, by id. */
   private readonly pending = new Map<number, Forwarded>();
   private closed = false;
+  private nextOwnId = FIRST_OWN_ID;
 
   constructor(
     private readonly actingAs: RunAs,
@@ -61,11 +68,19 @@ export class FileWorkerLink {
     this.send({ request, body, retried: false });
   }
 
+  /** Has the worker do a request of the executor's own (an exec's reads); resolves with its answer. */
+  ask(request: FileRequest, body: Buffer = Buffer.alloc(0)): Promise<{ message: Response; body: Buffer }> {
+    return new Promise((resolve) => {
+      const own = { ...request, id: this.nextOwnId-- } as FileRequest;
+      this.send({ request: own, body, retried: false, reply: (message, answerBody) => resolve({ message, body: answerBody }) });
+    });
+  }
+
   private send(forwarded: Forwarded): void {
     const { request, body } = forwarded;
     const worker = this.ensureWorker();
     if (worker === null) {
-      this.answer({
+      this.deliver(forwarded, {
         type: "error",
         id: request.id,
         code: UNAVAILABLE_CODE,
@@ -74,7 +89,7 @@ export class FileWorkerLink {
       return;
     }
     this.pending.set(request.id, forwarded);
-    worker.stdin.write(encodeFrame(request, body));
+    writeFrame(worker.stdin, request, body);
   }
 
   /** Ends the worker with the executor: its stdin closes, and it is killed if it lingers. */
@@ -126,12 +141,19 @@ export class FileWorkerLink {
 
   private passOn(frame: Frame<unknown>): void {
     const id = (frame.header as { id?: unknown } | null)?.id;
+    const forwarded = typeof id === "number" ? this.pending.get(id) : undefined;
     // Our own worker answers only what it was asked; anything else would be a bug of ours, dropped here.
-    if (typeof id !== "number" || !this.pending.delete(id)) {
+    if (forwarded === undefined) {
       logDiagnostic(`file worker answered a request it was not given: ${JSON.stringify(frame.header)?.slice(0, 200)}`);
       return;
     }
-    this.answer(frame.header as Response, frame.body);
+    this.pending.delete(forwarded.request.id);
+    this.deliver(forwarded, frame.header as Response, frame.body);
+  }
+
+  private deliver(forwarded: Forwarded, message: Response, body: Buffer = Buffer.alloc(0)): void {
+    if (forwarded.reply) forwarded.reply(message, body);
+    else this.answer(message, body);
   }
 
   private onWorkerExit(worker: WorkerProcess, code: number | null, signal: NodeJS.Signals | null): void {
@@ -148,7 +170,7 @@ export class FileWorkerLink {
         continue;
       }
       const message = `${request.op}: not done, the sandbox's file worker ${how}`;
-      this.answer({ type: "error", id: request.id, code: UNAVAILABLE_CODE, message });
+      this.deliver(forwarded, { type: "error", id: request.id, code: UNAVAILABLE_CODE, message });
     }
   }
 }

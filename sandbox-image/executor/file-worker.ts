@@ -7,13 +7,13 @@
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import { answerFileRequest, isFileRequest } from "./file-requests.js";
 import { becomeFileWorker, type Identity } from "./identities.js";
-import { BAD_REQUEST_CODE, encodeFrame, FrameDecoder, parseRequest, type Frame, type Response } from "./protocol.js";
+import { BAD_REQUEST_CODE, FrameDecoder, parseRequest, type Frame, type Response, writeFrame } from "./protocol.js";
 
 export function runFileWorker(identity: Identity): void {
   // Before reading a single request: nothing is ever done as root here.
   becomeFileWorker(identity);
   const decoder = new FrameDecoder<unknown>();
-  const send = (message: Response, body?: Buffer): void => void process.stdout.write(encodeFrame(message, body));
+  const send = (message: Response, body?: Buffer): void => void writeFrame(process.stdout, message, body);
 
   const handle = (frame: Frame<unknown>): void => {
     const parsed = parseRequest(frame.header);

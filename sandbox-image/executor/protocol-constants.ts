@@ -1,7 +1,7 @@
 // The protocol's version, limits and reserved names, in a file of their own so that the tables built
 // from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /**
  * The identities an exec may run as (the exec request's `runAs`): the sandbox user runs tools, the
@@ -24,8 +24,20 @@ export const BAD_REQUEST_CODE = "EBADREQ";
  */
 export const UNAVAILABLE_CODE = "EUNAVAILABLE";
 
+/**
+ * Error code ending an exec whose `readBefore` files did not read as the request said (or could not be
+ * read): nothing was started, and the server goes the long way (reads them, runs its hooks, asks again).
+ */
+export const CHANGED_CODE = "ECHANGED";
+
 /** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
 export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** Most paths one readFiles request may read. */
+export const MAX_READ_FILES = 16;
+
+/** Largest maxBytes of a readFiles request: its contents together stay within one frame body. */
+export const MAX_READ_FILES_BYTES = 4 * 1024 * 1024;
 
 /** Most entries one walk request returns; a bigger tree is paged with `after`. */
 export const MAX_WALK_ENTRIES = 10_000;

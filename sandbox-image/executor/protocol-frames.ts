@@ -11,12 +11,41 @@ export interface Frame<H> {
 
 const EMPTY = Buffer.alloc(0);
 
+/** A body this large is written beside its header as it is, rather than copied into one buffer with it. */
+const COPY_BELOW_BYTES = 16 * 1024;
+
+/** Where frames are written: a Writable (a pipe, a socket, a process's stdin or stdout). */
+export interface FrameSink {
+  write(chunk: Buffer): boolean;
+  cork(): void;
+  uncork(): void;
+}
+
 export function encodeFrame(header: object, body: Buffer = EMPTY): Buffer {
   const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
   const prefix = Buffer.allocUnsafe(8);
   prefix.writeUInt32BE(headerBytes.length, 0);
   prefix.writeUInt32BE(body.length, 4);
   return Buffer.concat([prefix, headerBytes, body]);
+}
+
+/**
+ * Writes one frame. A large body (file content, a command's output) is not copied: the header and the
+ * body go out together in one vectored write. The body must not change afterwards. Returns what the
+ * sink's write returned (false: its buffer is full).
+ */
+export function writeFrame(sink: FrameSink, header: object, body: Buffer = EMPTY): boolean {
+  if (body.length < COPY_BELOW_BYTES) return sink.write(encodeFrame(header, body));
+  const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
+  const head = Buffer.allocUnsafe(8 + headerBytes.length);
+  head.writeUInt32BE(headerBytes.length, 0);
+  head.writeUInt32BE(body.length, 4);
+  headerBytes.copy(head, 8);
+  sink.cork();
+  sink.write(head);
+  const written = sink.write(body);
+  sink.uncork();
+  return written;
 }
 
 /**

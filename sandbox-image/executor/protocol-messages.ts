@@ -1,12 +1,13 @@
 // What travels in each direction, as checked values: requests (server → executor) are parsed against
 // the operations table; responses (executor → server) against the message table below. Requests may
 // be answered out of order; every request ends with exactly one terminal message (`result`, `exit` or
-// `error`) carrying its id, after any `stdout`/`stderr` output of an exec.
+// `error`) carrying its id, after any `started`, `stdout` or `stderr` message of an exec.
 
 import { checkField, isPlainObject, type Checked } from "./protocol-check.js";
 import * as field from "./protocol-fields.js";
 import type { TypeOf } from "./protocol-fields.js";
-import { requestHeader, requestId, resultCarriesBody, resultPayload, type Request } from "./protocol-operations.js";
+import { MAX_READ_FILES } from "./protocol-constants.js";
+import { readFilesEntry, requestHeader, requestId, resultCarriesBody, resultPayload, type Request } from "./protocol-operations.js";
 
 export const responseMessage = field.taggedUnion(
   "type",
@@ -14,6 +15,8 @@ export const responseMessage = field.taggedUnion(
     /** Streamed output of an exec; the frame body holds the bytes. */
     stdout: field.object({}),
     stderr: field.object({}),
+    /** An exec with readBefore found its files unchanged and starts its command: before any output. */
+    started: field.object({}),
     exit: field.object(
       {
         /** null when the process was killed by a signal. */
@@ -27,6 +30,8 @@ export const responseMessage = field.taggedUnion(
         stdoutBytes: field.nonNegativeInteger,
         stderrBytes: field.nonNegativeInteger,
         durationMs: field.nonNegativeInteger,
+        /** The exec's readAfter files as read once the command had ended; the frame body holds their contents. */
+        reads: field.optional(field.array(readFilesEntry, { maxItems: MAX_READ_FILES })),
       },
       // A process either exits with a code or is killed by a signal, never both or neither.
       (exit) => ((exit.exitCode === null) === (exit.signal === null) ? "exactly one of exitCode and signal must be null" : null),
@@ -40,6 +45,7 @@ export const responseMessage = field.taggedUnion(
 
 export type Response = TypeOf<typeof responseMessage>;
 export type OutputMessage = Extract<Response, { type: "stdout" | "stderr" }>;
+export type StartedMessage = Extract<Response, { type: "started" }>;
 export type ExitMessage = Extract<Response, { type: "exit" }>;
 export type ResultMessage = Extract<Response, { type: "result" }>;
 export type ErrorMessage = Extract<Response, { type: "error" }>;
@@ -73,6 +79,8 @@ export function responseCarriesBody(message: Response): boolean {
     case "result":
       return resultCarriesBody(message.result.op);
     case "exit":
+      return message.reads !== undefined;
+    case "started":
     case "error":
       return false;
   }

@@ -4,7 +4,15 @@
 // server's reply checks are all derived from this table; adding an operation means adding an entry
 // here, then handling it in the executor's main.ts and offering it in ExecutorClient (and SandboxChannel).
 
-import { IDENTITY_NAMES, MAX_FILE_CHUNK_BYTES, MAX_FRAME_PART_BYTES, MAX_PATH_LIST, MAX_WALK_ENTRIES } from "./protocol-constants.js";
+import {
+  IDENTITY_NAMES,
+  MAX_FILE_CHUNK_BYTES,
+  MAX_FRAME_PART_BYTES,
+  MAX_PATH_LIST,
+  MAX_READ_FILES,
+  MAX_READ_FILES_BYTES,
+  MAX_WALK_ENTRIES,
+} from "./protocol-constants.js";
 import * as field from "./protocol-fields.js";
 import type { ObjectField, TypeOf } from "./protocol-fields.js";
 
@@ -36,6 +44,35 @@ export const treeEntry = field.object({ path: field.text, ...fileInfoFields });
 
 const pathList = field.array(field.path, { maxItems: MAX_PATH_LIST });
 
+/**
+ * One file of a readFiles answer. `token` stands for everything the read found (for a file: its real
+ * path, mount, size, truncation and content; for a failure: its code and message; and maxBytes), so
+ * equal tokens mean an identical read. A file found whose token is the one the request gave in `since`
+ * is `unchanged`: its content is not sent again. `bytes` is how much of the body is this file's
+ * content: its first maxBytes bytes, or nothing when unchanged or truncated (a truncated file is
+ * reported, not sent).
+ */
+export const readFilesEntry = field.taggedUnion(
+  "status",
+  {
+    found: field.object(
+      {
+        token: field.text,
+        unchanged: field.boolean,
+        size: field.nonNegativeInteger,
+        truncated: field.boolean,
+        realPath: field.text,
+        readOnlyMount: field.boolean,
+        bytes: field.nonNegativeInteger,
+      },
+      (entry) => ((entry.unchanged || entry.truncated) && entry.bytes !== 0 ? "bytes must be 0 when unchanged or truncated" : null),
+    ),
+    /** What readFile would have failed with (ENOENT, EISDIR, EACCES, …). */
+    failed: field.object({ token: field.text, code: field.text, message: field.text }),
+  },
+  { common: {}, label: (status) => `readFiles ${status} entry` },
+);
+
 /** A variable name the OS can hold: no "=" (it separates name from value) and no NUL. */
 const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
 
@@ -45,6 +82,17 @@ const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
  * executor started without them (the local one, for tests) runs both as itself.
  */
 export const runAs = field.oneOf(...IDENTITY_NAMES);
+
+/** Files an exec reads around its command, each as readFiles would (readFilesEntry). */
+const execReads = <Since extends field.Field>(since: Since) =>
+  field.object(
+    {
+      paths: field.array(field.path, { minItems: 1, maxItems: MAX_READ_FILES }),
+      maxBytes: field.integer(0, MAX_READ_FILES_BYTES),
+      since: field.array(since, { maxItems: MAX_READ_FILES }),
+    },
+    (reads) => (reads.since.length === reads.paths.length ? null : "since must hold one entry per path"),
+  );
 
 // ---- The table ----
 
@@ -72,6 +120,14 @@ export const operations = {
         maxOutputBytes: field.nonNegativeInteger,
         /** Which identity runs the command; absent means the sandbox user. */
         runAs: field.optional(runAs),
+        /**
+         * Read these files first and start the command only if each one's token is the one in `since`
+         * (the hooks.json the server decided on are still what it read): a `started` message then comes
+         * first. Otherwise nothing is started and the exec ends with an error CHANGED_CODE.
+         */
+        readBefore: field.optional(execReads(field.text)),
+        /** Once the command has ended, read these files and report them with the exit (its `reads`). */
+        readAfter: field.optional(execReads(field.nullable(field.text))),
       },
       (request) => (request.argv[0] === "" ? "argv[0] must be a program name, not empty" : null),
     ),
@@ -102,6 +158,24 @@ export const operations = {
       readOnlyMount: field.boolean,
     }),
     resultBody: "the file's first maxBytes bytes",
+  },
+  /**
+   * Reads small files (configuration such as hooks.json) one after another, each exactly as readFile
+   * would, and answers each on its own (readFilesEntry): several files cost one round trip, and a file
+   * that reads as it did last time costs no transfer. The reads themselves always happen. `since` holds,
+   * for each path, the token of the caller's last read of it, or null.
+   */
+  readFiles: {
+    request: field.object(
+      {
+        paths: field.array(field.path, { minItems: 1, maxItems: MAX_READ_FILES }),
+        maxBytes: field.integer(0, MAX_READ_FILES_BYTES),
+        since: field.array(field.nullable(field.text), { maxItems: MAX_READ_FILES }),
+      },
+      (request) => (request.since.length === request.paths.length ? null : "since must hold one entry per path"),
+    ),
+    result: field.object({ files: field.array(readFilesEntry, { maxItems: MAX_READ_FILES }) }),
+    resultBody: "the contents of the entries with bytes, one after another, in order",
   },
   writeFile: {
     /** Parent folders are created. */
@@ -233,6 +307,7 @@ export type ExecRequest = RequestOf<"exec">;
 export type CancelRequest = RequestOf<"cancel">;
 export type PingRequest = RequestOf<"ping">;
 export type ReadFileRequest = RequestOf<"readFile">;
+export type ReadFilesRequest = RequestOf<"readFiles">;
 export type WriteFileRequest = RequestOf<"writeFile">;
 export type ListFilesRequest = RequestOf<"listFiles">;
 export type DeleteFileRequest = RequestOf<"deleteFile">;
@@ -252,6 +327,7 @@ export type ResultOf<Op extends ResultOp> = Extract<ResultPayload, { op: Op }>;
 export type FileEntry = TypeOf<typeof fileEntry>;
 export type FileInfo = TypeOf<typeof fileInfo>;
 export type TreeEntry = TypeOf<typeof treeEntry>;
+export type ReadFilesEntry = TypeOf<typeof readFilesEntry>;
 
 /** Whether a result for `op` may carry a frame body (see resultBody in the table). */
 export function resultCarriesBody(op: ResultOp): boolean {

@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { describeError, logDiagnostic } from "./diagnostics.js";
 import type { Identity } from "./identities.js";
 import type { OomScore } from "./oom-score.js";
@@ -27,6 +27,20 @@ const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 export type StreamName = "stdout" | "stderr";
 export type ExitReport = Omit<ExitMessage, "type" | "id">;
+
+/** The exit of an exec cancelled before its command started: as if it had been killed at once. */
+export function notStartedExit(): ExitReport {
+  return {
+    exitCode: null,
+    signal: "SIGKILL",
+    timedOut: false,
+    cancelled: true,
+    overDiskLimit: false,
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    durationMs: 0,
+  };
+}
 
 export interface CommandEvents {
   output(stream: StreamName, chunk: Buffer): void;
@@ -220,10 +234,15 @@ async function describeStartFailure(error: unknown, program: string, cwd: string
   const code = (error as NodeJS.ErrnoException).code;
   // Node blames the program ("spawn bash ENOENT") when it is the working directory that is missing.
   if (cwd !== undefined && (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES")) {
-    const cwdProblem = await stat(cwd).then(
-      (info) => (info.isDirectory() ? null : "Not a directory"),
-      (statError: NodeJS.ErrnoException) => (statError.code === "ENOENT" ? "No such file or directory" : statError.message),
-    );
+    // Synchronous, like every file system call of the executor's own: none may be in flight on libuv's
+    // threads while it switches its credentials (identities.ts).
+    let cwdProblem: string | null;
+    try {
+      cwdProblem = statSync(cwd).isDirectory() ? null : "Not a directory";
+    } catch (error) {
+      const statError = error as NodeJS.ErrnoException;
+      cwdProblem = statError.code === "ENOENT" ? "No such file or directory" : statError.message;
+    }
     if (cwdProblem !== null) return { exitCode: 126, text: `cd: ${cwd}: ${cwdProblem}` };
   }
   if (code === "ENOENT") {

@@ -3,13 +3,13 @@
 // the result step, and the post_tool_execution hooks observe it. A denied call gets an error result and
 // the agent moves on. A hook trace is kept for every call (docs/hooks.md).
 
-import { runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
+import { hookConfigFiles, preToolHooksToConfirm, runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
-import { SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
+import { SandboxFilesChangedError, SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
-import { runTool, type ToolContext, type ToolExecution } from "../tools/tool-runner.js";
+import { runTool, type ToolContext, type ToolExecution, type ToolObserver } from "../tools/tool-runner.js";
 import { previewOfCall, type ToolCallPreview } from "./call-preview.js";
 import type { CallOutcome } from "./conversation.js";
 import type { ResultStep, ResultWriter, StepSink } from "./step-sink.js";
@@ -120,33 +120,101 @@ async function runAllowedOrDenied(
   hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<void> {
   const hookOptions = context.signal ? { signal: context.signal } : {};
-  const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);
-  const trace: ToolCallHooks = { call_id: id, tool_call: previewOfCall(call), pre: pre.trace, post: null };
-  hooks.push(trace);
-  if (pre.decision === "deny") {
-    const text = denialText(pre.group, pre.reason);
-    result.get().finish(text, true);
-    outcomes.push({ call, callId: id, status: "denied", output: text, denial: { group: pre.group, reason: pre.reason } });
-    return;
+  const newTrace = (pre: HookTrace): ToolCallHooks => {
+    const trace: ToolCallHooks = { call_id: id, tool_call: previewOfCall(call), pre, post: null };
+    hooks.push(trace);
+    return trace;
+  };
+  // A command's own request can read the hooks' files around it: before it, to confirm what the pre
+  // hooks decided on (runConfirmingPreHooks); after it, for the post hooks. Other tools read them apart.
+  const readAfter = call.name === "code_execution" ? hookConfigFiles() : undefined;
+  let run = await runConfirmingPreHooks(call, sandbox, context, result, newTrace, readAfter);
+  if (run === null) {
+    const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);
+    const trace = newTrace(pre.trace);
+    if (pre.decision === "deny") {
+      const text = denialText(pre.group, pre.reason);
+      result.get().finish(text, true);
+      outcomes.push({ call, callId: id, status: "denied", output: text, denial: { group: pre.group, reason: pre.reason } });
+      return;
+    }
+    // The result step opens as the tool starts.
+    result.get();
+    run = { trace, ...(await runStreaming(call, sandbox, context, result, readAfter ? { readAfter } : {})) };
   }
-  const writer = result.get();
-  let streamed = "";
-  const execution: ToolExecution = await runTool(sandbox.channel, call, sandbox.limits, {
-    onOutput: (text) => {
-      streamed += text;
-      writer.append(text);
-    },
-    ...hookOptions,
-  });
+  const { trace, execution, streamed } = run;
   // The tool's result begins with what it streamed; the rest (status notes, or a file tool's whole
   // answer) closes the step.
   const tail = execution.result.startsWith(streamed) ? execution.result.slice(streamed.length) : execution.result;
-  writer.finish(tail, execution.isError);
+  result.get().finish(tail, execution.isError);
   const outcome: CallOutcome = { call, callId: id, status: execution.isError ? "error" : "ok", output: execution.result };
   if (execution.exitCode !== undefined) outcome.exitCode = execution.exitCode;
   outcomes.push(outcome);
   if (context.signal?.aborted) return;
-  trace.post = await runPostToolHooks(sandbox.hooks, call, sandbox.environmentId, execution.errorText, hookOptions);
+  const toolReads = execution.readsAfter ? { toolReads: execution.readsAfter } : {};
+  trace.post = await runPostToolHooks(sandbox.hooks, call, sandbox.environmentId, execution.errorText, { ...hookOptions, ...toolReads });
+}
+
+interface ToolRun {
+  trace: ToolCallHooks;
+  execution: ToolExecution;
+  /** What the tool streamed into its result step. */
+  streamed: string;
+}
+
+/**
+ * When the hooks' files as last read would have the pre hooks run nothing for this command, the
+ * command's own request confirms them unchanged right before it starts, and the pre hooks allowed
+ * (hooks.json is still read before the call; it costs no round trip of its own). Null when that cannot
+ * be done, or the files had changed: then the pre hooks run the usual way.
+ */
+async function runConfirmingPreHooks(
+  call: ToolCall,
+  sandbox: AgentSandbox,
+  context: CallContext,
+  result: LazyResult,
+  newTrace: (pre: HookTrace) => ToolCallHooks,
+  readAfter: { paths: string[]; maxBytes: number } | undefined,
+): Promise<ToolRun | null> {
+  if (readAfter === undefined) return null;
+  context.signal?.throwIfAborted();
+  const toConfirm = preToolHooksToConfirm(sandbox.hooks, call, sandbox.environmentId);
+  if (toConfirm === null) return null;
+  const startedAt = new Date();
+  const started = performance.now();
+  const confirmed: { trace: ToolCallHooks | null } = { trace: null };
+  const onStarted = (): void => {
+    confirmed.trace = newTrace(toConfirm.trace(startedAt, performance.now() - started));
+    result.get();
+  };
+  try {
+    const ran = await runStreaming(call, sandbox, context, result, { unlessChanged: toConfirm.check, onStarted, readAfter });
+    // Never started: cancelled while the files were being confirmed, as if during the pre hooks.
+    if (confirmed.trace === null) throw context.signal?.reason ?? new Error("the tool call was cancelled before it started");
+    return { trace: confirmed.trace, ...ran };
+  } catch (error) {
+    if (error instanceof SandboxFilesChangedError) return null;
+    throw error;
+  }
+}
+
+async function runStreaming(
+  call: ToolCall,
+  sandbox: AgentSandbox,
+  context: CallContext,
+  result: LazyResult,
+  reads: ToolObserver["reads"],
+): Promise<{ execution: ToolExecution; streamed: string }> {
+  let streamed = "";
+  const execution = await runTool(sandbox.channel, call, sandbox.limits, {
+    onOutput: (text) => {
+      streamed += text;
+      result.get().append(text);
+    },
+    ...(context.signal ? { signal: context.signal } : {}),
+    reads,
+  });
+  return { execution, streamed };
 }
 
 function callStep(id: string, call: ToolCall): Step {

@@ -1,11 +1,11 @@
 // `interactions-emulator hooks check [file]`: a hooks.json read and parsed by exactly the code the
-// hooks engine runs before every tool call (discoverHooks → parseHooksFile, the matcher's typo hints and
+// hooks engine runs before every tool call (readConfigs → discoveryFrom → parseHooksFile, the matcher's typo hints and
 // "matches no tool" warnings included), on a file of this machine instead of one in a sandbox. Every
 // diagnostic is shown at its line and column. Errors (an invalid matcher, which matches nothing, among
 // them) fail the check; warnings and notes do not.
 
 import fs from "node:fs";
-import { DEFAULT_MAX_CONFIG_BYTES, discoverHooks } from "../hooks/discovery.js";
+import { DEFAULT_MAX_CONFIG_BYTES, discoveryFrom, readConfigs } from "../hooks/discovery.js";
 import type {
   HookCommandRequest,
   HookCommandResult,
@@ -43,7 +43,7 @@ const ABOUT_THE_KEY: ReadonlySet<string> = new Set(["likely_typo", "misplaced_ke
 
 export async function checkHooksFile(file: string): Promise<HooksCheckReport> {
   const host = new LocalConfigHost();
-  const discovery = await discoverHooks(host, [file], DEFAULT_MAX_CONFIG_BYTES);
+  const discovery = discoveryFrom([file], await readConfigs(host, [file], DEFAULT_MAX_CONFIG_BYTES));
   const [trace] = discovery.files;
   const text = host.texts.get(file);
   const diagnostics = [...discovery.diagnostics];

@@ -5,8 +5,24 @@
 
 import { isWithin } from "../common/paths.js";
 import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
-import { SandboxFileError, type CommandResult, type RunAs, type SandboxChannel } from "../sandbox/runtime.js";
-import type { HookCommandRequest, HookCommandResult, HookConfigRead, HookHost, HookHttpRequest, HookHttpResult } from "./hook-host.js";
+import {
+  SandboxFileError,
+  type CommandResult,
+  type FreshRead,
+  type ReadFileResult,
+  type RunAs,
+  type SandboxChannel,
+} from "../sandbox/runtime.js";
+import { ConfigReadsMemory } from "./config-reads-memory.js";
+import type {
+  HookCommandRequest,
+  HookCommandResult,
+  HookConfigRead,
+  HookHost,
+  HookHttpRequest,
+  HookHttpResult,
+  LastConfigReads,
+} from "./hook-host.js";
 
 export interface ChannelHookHostOptions {
   /** The working folder of command hooks (and of curl). */
@@ -51,13 +67,47 @@ const CURL_FAILURES: Record<number, string> = {
 };
 
 export class ChannelHookHost implements HookHost {
+  private readonly memory: ConfigReadsMemory;
+
   constructor(
     private readonly channel: SandboxChannel,
     private readonly options: ChannelHookHostOptions,
-  ) {}
+  ) {
+    this.memory = new ConfigReadsMemory(channel);
+  }
 
   readConfig(path: string, maxBytes: number): Promise<HookConfigRead> {
     return this.options.readConfig ? this.options.readConfig(path, maxBytes) : readConfigFromChannel(this.channel, path, maxBytes);
+  }
+
+  /** All candidates in one round trip; a file read as before is not sent again (SandboxChannel.readFiles). */
+  async readConfigs(paths: readonly string[], maxBytes: number): Promise<HookConfigRead[]> {
+    const { readConfig } = this.options;
+    if (readConfig) {
+      const reads: HookConfigRead[] = [];
+      for (const path of paths) reads.push(await readConfig(path, maxBytes));
+      return reads;
+    }
+    return this.adopt(paths, maxBytes, await this.channel.readFiles([...paths], maxBytes));
+  }
+
+  lastConfigReads(paths: readonly string[], maxBytes: number): LastConfigReads | null {
+    return this.options.readConfig ? null : this.memory.last(paths, maxBytes);
+  }
+
+  async takeConfigReads(paths: readonly string[], maxBytes: number, reads: readonly FreshRead[]): Promise<HookConfigRead[]> {
+    // Config files kept elsewhere (a test's, in memory) are read there, whatever the sandbox's files say.
+    return this.options.readConfig ? this.readConfigs(paths, maxBytes) : this.adopt(paths, maxBytes, reads);
+  }
+
+  /** Reads of the channel as this host's, remembered for the next call's hooks. */
+  private adopt(paths: readonly string[], maxBytes: number, reads: readonly FreshRead[]): HookConfigRead[] {
+    if (reads.length !== paths.length) throw new Error(`${reads.length} reads for ${paths.length} hooks.json paths`);
+    return reads.map((fresh, index) => {
+      const read = configRead(fresh, maxBytes);
+      this.memory.remember(paths[index]!, maxBytes, fresh.token, read);
+      return read;
+    });
   }
 
   async runCommand(request: HookCommandRequest): Promise<HookCommandResult> {
@@ -70,6 +120,7 @@ export class ChannelHookHost implements HookHost {
       maxOutputBytes: request.maxOutputBytes,
       signal: request.signal,
       runAs: identityFor(request),
+      ...(request.unlessChanged ? { unlessChanged: request.unlessChanged } : {}),
     });
     throwIfCancelled(result, request.signal);
     return {
@@ -95,6 +146,7 @@ export class ChannelHookHost implements HookHost {
       maxOutputBytes: Math.max(request.maxBodyBytes, 64 * 1024),
       signal: request.signal,
       runAs: identityFor(request),
+      ...(request.unlessChanged ? { unlessChanged: request.unlessChanged } : {}),
     });
     throwIfCancelled(result, request.signal);
     return interpretCurl(result, request);
@@ -112,28 +164,40 @@ function identityFor(request: { fromReadOnlyConfig: boolean }): RunAs {
 
 async function readConfigFromChannel(channel: SandboxChannel, path: string, maxBytes: number): Promise<HookConfigRead> {
   try {
-    const file = await channel.readFile(path, maxBytes);
-    if (file.truncated) {
-      return {
-        status: "unreadable",
-        realPath: file.realPath,
-        error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json`,
-      };
-    }
-    return {
-      status: "found",
-      realPath: file.realPath,
-      text: file.content.toString("utf8"),
-      bytes: file.size,
-      // The kernel's own read-only mounts (/proc/sys, /sys) hold nothing anyone authored as hooks.
-      readOnly: file.readOnlyMount && !PSEUDO_FOLDERS.some((folder) => isWithin(file.realPath, folder)),
-    };
+    return fileRead(await channel.readFile(path, maxBytes), maxBytes, null);
   } catch (error) {
     if (!(error instanceof SandboxFileError)) throw error;
-    // ENOTDIR: a path component is a file (e.g. /workspace/.agents is a file), so there is no hooks.json there.
-    if (error.code === "ENOENT" || error.code === "ENOTDIR") return { status: "missing" };
-    return { status: "unreadable", realPath: null, error: error.message };
+    return failedRead(error);
   }
+}
+
+function configRead(read: FreshRead, maxBytes: number): HookConfigRead {
+  return read.ok ? fileRead(read.file, maxBytes, read.token) : failedRead(read.error);
+}
+
+function fileRead(file: ReadFileResult, maxBytes: number, token: string | null): HookConfigRead {
+  if (file.truncated) {
+    return {
+      status: "unreadable",
+      realPath: file.realPath,
+      error: `${file.size} bytes, more than the ${maxBytes}-byte limit for hooks.json`,
+    };
+  }
+  return {
+    status: "found",
+    realPath: file.realPath,
+    text: file.content.toString("utf8"),
+    bytes: file.size,
+    // The kernel's own read-only mounts (/proc/sys, /sys) hold nothing anyone authored as hooks.
+    readOnly: file.readOnlyMount && !PSEUDO_FOLDERS.some((folder) => isWithin(file.realPath, folder)),
+    ...(token === null ? {} : { token }),
+  };
+}
+
+function failedRead(error: SandboxFileError): HookConfigRead {
+  // ENOTDIR: a path component is a file (e.g. /workspace/.agents is a file), so there is no hooks.json there.
+  if (error.code === "ENOENT" || error.code === "ENOTDIR") return { status: "missing" };
+  return { status: "unreadable", realPath: null, error: error.message };
 }
 
 function throwIfCancelled(result: CommandResult, signal: AbortSignal | undefined): void {

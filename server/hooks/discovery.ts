@@ -2,8 +2,9 @@
 // rewrite its own hooks.json (the documentation warns of exactly that), and the next call must run
 // what the file says now. Two candidate paths; when both resolve to one real file it is read once.
 
-import type { HookHost } from "./hook-host.js";
-import { parseHooksFile, type HookGroup } from "./hooks-file.js";
+import type { HookConfigRead, HookHost } from "./hook-host.js";
+import type { HookGroup } from "./hooks-file.js";
+import { parseHooksFileOnce } from "./parsed-files.js";
 import type { HookDiagnostic, HookFileTrace } from "./trace.js";
 
 /** In this order: the sandbox root's file, then the working folder's (docs/hooks.md#discovery). */
@@ -24,12 +25,13 @@ export interface Discovery {
   diagnostics: HookDiagnostic[];
 }
 
-export async function discoverHooks(host: HookHost, paths: readonly string[], maxConfigBytes: number): Promise<Discovery> {
+/** What the reads of the candidates (one per path, in order) amount to. */
+export function discoveryFrom(paths: readonly string[], reads: readonly HookConfigRead[]): Discovery {
+  if (reads.length !== paths.length) throw new Error(`${reads.length} reads for ${paths.length} hooks.json paths`);
   const discovery: Discovery = { configs: [], files: [], diagnostics: [] };
   const readRealPaths = new Map<string, string>();
-  for (const path of paths) {
-    // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
-    const read = await host.readConfig(path, maxConfigBytes);
+  for (const [index, path] of paths.entries()) {
+    const read = reads[index]!;
     if (read.status === "missing") {
       discovery.files.push({ path, real_path: null, status: "missing", groups: 0, bytes: null, detail: null, read_only: null });
       continue;
@@ -66,7 +68,7 @@ export async function discoverHooks(host: HookHost, paths: readonly string[], ma
       continue;
     }
     readRealPaths.set(read.realPath, path);
-    const parsed = parseHooksFile(read.text, path);
+    const parsed = parseHooksFileOnce(read.text, path, read.token);
     discovery.diagnostics.push(...parsed.diagnostics);
     discovery.files.push({
       path,
@@ -80,4 +82,12 @@ export async function discoverHooks(host: HookHost, paths: readonly string[], ma
     discovery.configs.push({ file: path, groups: parsed.groups, readOnly: read.readOnly });
   }
   return discovery;
+}
+
+/** Every candidate, in order: at once where the host can, else one after another. */
+export async function readConfigs(host: HookHost, paths: readonly string[], maxConfigBytes: number): Promise<HookConfigRead[]> {
+  if (host.readConfigs) return host.readConfigs(paths, maxConfigBytes);
+  const reads: HookConfigRead[] = [];
+  for (const path of paths) reads.push(await host.readConfig(path, maxConfigBytes));
+  return reads;
 }

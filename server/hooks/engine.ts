@@ -7,13 +7,21 @@
 // a HookTrace. The only thing that throws is the host (sandbox gone, call cancelled): that is not a
 // hook failing open, it is the interaction failing, and the caller decides what to do with it.
 
+import { SandboxFilesChangedError, type FreshRead } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
-import { DEFAULT_CONFIG_PATHS, DEFAULT_MAX_CONFIG_BYTES, discoverHooks, type LoadedConfig } from "./discovery.js";
+import {
+  DEFAULT_CONFIG_PATHS,
+  DEFAULT_MAX_CONFIG_BYTES,
+  discoveryFrom,
+  readConfigs,
+  type Discovery,
+  type LoadedConfig,
+} from "./discovery.js";
 import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type HandlerRun } from "./handler-outcome.js";
-import type { HookHost } from "./hook-host.js";
+import type { HookCommandRequest, HookHost } from "./hook-host.js";
 import type { HookHandler } from "./hooks-file.js";
 import { explainMatch, matchesTool } from "./matcher.js";
-import { hookPayload } from "./payload.js";
+import { HookPayload } from "./payload.js";
 import {
   excerpt,
   type DeniedBy,
@@ -34,6 +42,58 @@ export interface HookRunOptions {
   configPaths?: readonly string[];
   /** Cancels the hooks (a running handler is killed); the call then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The candidates as the tool's own request read them once it ended (CommandResult.readsAfter), for the
+   * post hooks: taken instead of reading them again (HookHost.takeConfigReads).
+   */
+  toolReads?: readonly FreshRead[];
+  /** Read the files before anything else, even where the host could have a handler confirm them. */
+  readFirst?: boolean;
+}
+
+/** The hooks.json candidates and how much of each is read: what a tool's own request may read for the hooks. */
+export function hookConfigFiles(options: HookRunOptions = {}): { paths: string[]; maxBytes: number } {
+  return { paths: [...(options.configPaths ?? DEFAULT_CONFIG_PATHS)], maxBytes: options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES };
+}
+
+/**
+ * The pre hooks of a call decided on the candidates as last read, without reading them: when those
+ * files would have the hooks run no handler for this call, the tool's own request is to confirm them
+ * unchanged right before it starts (`check`, CommandRequest.unlessChanged), and once it did, the pre
+ * hooks allowed, with `trace`. Reading before every call still holds; the read rides on the tool's start.
+ */
+export interface PreToolHooksToConfirm {
+  check: { paths: string[]; maxBytes: number; tokens: string[] };
+  /** The trace, once the files were confirmed: started when the check was sent, done when it was confirmed. */
+  trace(startedAt: Date, durationMs: number): HookTrace;
+}
+
+/** Null when the host has no last reads to go on, or they would have handlers run (then run the pre hooks). */
+export function preToolHooksToConfirm(
+  host: HookHost,
+  call: ToolCall,
+  environmentId: string,
+  options: HookRunOptions = {},
+): PreToolHooksToConfirm | null {
+  const { paths, maxBytes } = hookConfigFiles(options);
+  const last = host.lastConfigReads?.(paths, maxBytes) ?? null;
+  if (last === null) return null;
+  const discovery = discoveryFrom(paths, last.reads);
+  const { rules, planned } = planHandlers(discovery.configs, "pre_tool_execution", call.name);
+  if (planned.length > 0) return null;
+  const payload = new HookPayload(call, environmentId);
+  return {
+    check: { paths, maxBytes, tokens: last.tokens },
+    trace: (startedAt, durationMs) =>
+      assembleTrace("pre_tool_execution", call, environmentId, payload, discovery, rules, {
+        startedAt,
+        durationMs,
+        diagnostics: [...discovery.diagnostics],
+        handlers: [],
+        deniedBy: null,
+        denyReason: null,
+      }),
+  };
 }
 
 export type PreToolHookResult =
@@ -48,7 +108,7 @@ export async function runPreToolHooks(
   environmentId: string,
   options: HookRunOptions = {},
 ): Promise<PreToolHookResult> {
-  const trace = await runHooks(host, "pre_tool_execution", call, environmentId, hookPayload(call, environmentId), options);
+  const trace = await runHooks(host, "pre_tool_execution", call, environmentId, new HookPayload(call, environmentId), options);
   if (trace.decision === "deny" && trace.denied_by && trace.deny_reason !== null) {
     return { decision: "deny", group: trace.denied_by.group, reason: trace.deny_reason, trace };
   }
@@ -63,7 +123,7 @@ export async function runPostToolHooks(
   error: string | undefined,
   options: HookRunOptions = {},
 ): Promise<HookTrace> {
-  return runHooks(host, "post_tool_execution", call, environmentId, hookPayload(call, environmentId, error), options);
+  return runHooks(host, "post_tool_execution", call, environmentId, new HookPayload(call, environmentId, error), options);
 }
 
 interface PlannedHandler {
@@ -80,7 +140,7 @@ async function runHooks(
   event: HookEvent,
   call: ToolCall,
   environmentId: string,
-  payload: Buffer,
+  payload: HookPayload,
   options: HookRunOptions,
 ): Promise<HookTrace> {
   const startedAt = new Date();
@@ -88,13 +148,25 @@ async function runHooks(
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_HOOK_OUTPUT_BYTES;
   options.signal?.throwIfAborted();
 
-  const discovery = await discoverHooks(
-    host,
-    options.configPaths ?? DEFAULT_CONFIG_PATHS,
-    options.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES,
-  );
+  const { paths, maxBytes } = hookConfigFiles(options);
+  // When the files as last read would have handlers run, the first handler's own request confirms them
+  // unchanged right before it starts (HookCommandRequest.unlessChanged) instead of a read of their own.
+  const last = options.toolReads || options.readFirst ? null : (host.lastConfigReads?.(paths, maxBytes) ?? null);
+  let discovery = last && discoveryFrom(paths, last.reads);
+  let plan = discovery && planHandlers(discovery.configs, event, call.name);
+  let confirm = last && plan && plan.planned.length > 0 ? { paths, maxBytes, tokens: last.tokens } : undefined;
+  if (!discovery || !plan || !confirm) {
+    // A thrown error means the sandbox is gone: it propagates, no hook can run anyway.
+    const reads =
+      options.toolReads && host.takeConfigReads
+        ? await host.takeConfigReads(paths, maxBytes, options.toolReads)
+        : await readConfigs(host, paths, maxBytes);
+    discovery = discoveryFrom(paths, reads);
+    plan = planHandlers(discovery.configs, event, call.name);
+    confirm = undefined;
+  }
   const diagnostics: HookDiagnostic[] = [...discovery.diagnostics];
-  const { rules, planned } = planHandlers(discovery.configs, event, call.name);
+  const { rules, planned } = plan;
 
   const handlers: HookHandlerTrace[] = [];
   let deniedBy: DeniedBy | null = null;
@@ -105,7 +177,16 @@ async function runHooks(
       continue;
     }
     options.signal?.throwIfAborted();
-    const run = await runHandler(host, step, payload, maxOutputBytes, options.signal);
+    let run: HandlerRun;
+    try {
+      run = await runHandler(host, step, payload, maxOutputBytes, options.signal, confirm);
+    } catch (error) {
+      // The files changed since they were last read: nothing ran; read them and start over.
+      if (confirm && error instanceof SandboxFilesChangedError)
+        return runHooks(host, event, call, environmentId, payload, { ...options, readFirst: true });
+      throw error;
+    }
+    confirm = undefined;
     const outcome = event === "pre_tool_execution" ? interpretPreOutcome(run, maxOutputBytes) : interpretPostOutcome(run, maxOutputBytes);
     for (const problem of outcome.problems) {
       diagnostics.push({
@@ -120,20 +201,46 @@ async function runHooks(
     }
   }
 
+  return assembleTrace(event, call, environmentId, payload, discovery, rules, {
+    startedAt,
+    durationMs: performance.now() - started,
+    diagnostics,
+    handlers,
+    deniedBy,
+    denyReason,
+  });
+}
+
+function assembleTrace(
+  event: HookEvent,
+  call: ToolCall,
+  environmentId: string,
+  payload: HookPayload,
+  discovery: Discovery,
+  rules: HookRuleTrace[],
+  ran: {
+    startedAt: Date;
+    durationMs: number;
+    diagnostics: HookDiagnostic[];
+    handlers: HookHandlerTrace[];
+    deniedBy: DeniedBy | null;
+    denyReason: string | null;
+  },
+): HookTrace {
   const trace: HookTrace = {
     event,
     tool_name: call.name,
     environment_id: environmentId,
-    started_at: startedAt.toISOString(),
-    duration_ms: Math.round(performance.now() - started),
-    payload_bytes: payload.length,
+    started_at: ran.startedAt.toISOString(),
+    duration_ms: Math.round(ran.durationMs),
+    payload_bytes: payload.byteLength,
     files: discovery.files,
-    diagnostics,
+    diagnostics: ran.diagnostics,
     rules,
-    handlers,
-    decision: event === "post_tool_execution" ? "none" : deniedBy ? "deny" : "allow",
-    denied_by: deniedBy,
-    deny_reason: denyReason,
+    handlers: ran.handlers,
+    decision: event === "post_tool_execution" ? "none" : ran.deniedBy ? "deny" : "allow",
+    denied_by: ran.deniedBy,
+    deny_reason: ran.denyReason,
     summary: "",
   };
   trace.summary = summarize(trace);
@@ -178,30 +285,34 @@ function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: strin
 async function runHandler(
   host: HookHost,
   { handler, fromReadOnlyConfig }: PlannedHandler,
-  payload: Buffer,
+  payload: HookPayload,
   maxOutputBytes: number,
   signal: AbortSignal | undefined,
+  unlessChanged: HookCommandRequest["unlessChanged"],
 ): Promise<HandlerRun> {
   const timeoutMs = Math.max(1, Math.round(handler.timeoutS * 1000));
+  const confirming = unlessChanged ? { unlessChanged } : {};
   if (handler.type === "command") {
     const result = await host.runCommand({
       command: handler.command,
-      stdin: payload,
+      stdin: payload.bytes(),
       timeoutMs,
       maxOutputBytes,
       signal,
       fromReadOnlyConfig,
+      ...confirming,
     });
     return { kind: "command", result };
   }
   const result = await host.postJson({
     url: handler.url,
     headers: handler.headers,
-    body: payload,
+    body: payload.bytes(),
     timeoutMs,
     maxBodyBytes: maxOutputBytes,
     signal,
     fromReadOnlyConfig,
+    ...confirming,
   });
   return { kind: "http", result };
 }

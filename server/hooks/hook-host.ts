@@ -7,6 +7,8 @@
 // data. A method throws only when the sandbox itself is gone or the call was cancelled: the engine
 // lets that propagate, and the interaction fails instead of pretending a hook ran.
 
+import type { FreshRead } from "../sandbox/runtime.js";
+
 export type HookConfigRead =
   | {
       status: "found";
@@ -19,10 +21,20 @@ export type HookConfigRead =
        * handlers run where sandbox code cannot interfere with them.
        */
       readOnly: boolean;
+      /**
+       * Stands for this read as a whole (path, content and all): equal tokens mean the same parse, so
+       * the parse is reused. Absent where the host gives none.
+       */
+      token?: string;
     }
   | { status: "missing" }
   /** Exists but cannot be used: not readable, a folder, larger than the cap. */
   | { status: "unreadable"; realPath: string | null; error: string };
+
+export interface LastConfigReads {
+  reads: HookConfigRead[];
+  tokens: string[];
+}
 
 export interface HookCommandRequest {
   /** A command line, run through bash -c. */
@@ -35,6 +47,12 @@ export interface HookCommandRequest {
   signal?: AbortSignal;
   /** The handler comes from a read-only configuration: run it where sandbox code cannot signal it. */
   fromReadOnlyConfig: boolean;
+  /**
+   * Start only if the hooks' files still read with these tokens (LastConfigReads), else reject with
+   * SandboxFilesChangedError, having started nothing: the first handler confirms the files its hooks
+   * were planned on. Only asked of a host that gave lastConfigReads.
+   */
+  unlessChanged?: { paths: string[]; maxBytes: number; tokens: string[] };
 }
 
 export interface HookCommandResult {
@@ -59,6 +77,8 @@ export interface HookHttpRequest {
   signal?: AbortSignal;
   /** The handler comes from a read-only configuration: run it where sandbox code cannot signal it. */
   fromReadOnlyConfig: boolean;
+  /** As HookCommandRequest's. */
+  unlessChanged?: HookCommandRequest["unlessChanged"];
 }
 
 export type HookHttpResult =
@@ -78,6 +98,22 @@ export type HookHttpResult =
 export interface HookHost {
   /** Reads one candidate config file, at most `maxBytes` of it. */
   readConfig(path: string, maxBytes: number): Promise<HookConfigRead>;
+  /**
+   * Reads every candidate, in order, each exactly as readConfig would, where the host can do it at once
+   * (the channel: one round trip for all of them). Discovery uses it when present.
+   */
+  readConfigs?(paths: readonly string[], maxBytes: number): Promise<HookConfigRead[]>;
+  /**
+   * The candidates as this host last read them, each with the token that stands for its read, when it
+   * has them all (read with this maxBytes) and a tool's own request can have them confirmed unchanged
+   * right before the tool starts (CommandRequest.unlessChanged); null otherwise.
+   */
+  lastConfigReads?(paths: readonly string[], maxBytes: number): LastConfigReads | null;
+  /**
+   * The candidates as a tool's own request read them once it ended (CommandResult.readsAfter), taken as
+   * this host's reads; a host that reads its files elsewhere reads them itself instead.
+   */
+  takeConfigReads?(paths: readonly string[], maxBytes: number, reads: readonly FreshRead[]): Promise<HookConfigRead[]>;
   /**
    * Runs a command hook: the command line through a shell, with `stdin` as its standard input, in the
    * sandbox's working folder with the environment's variables, as the sandbox user, or, for a handler

@@ -8,6 +8,7 @@
 // then stored once, not three times (docs/security.md#limits).
 
 import type { InteractionEvent, StreamEvent } from "./events.js";
+import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
 
 type SnapshotEventType = "interaction.created" | "interaction.completed";
@@ -23,14 +24,18 @@ export function isSnapshotEvent(event: { event_type: string }): event is { event
 }
 
 export class EventStore {
+  /** Prepared once: an interaction stores every event as it happens, several per tool call. */
+  private insert: Statement<[string, number, string]> | null = null;
+
   constructor(private readonly db: Db) {}
 
   append(interactionId: string, seq: number, event: StreamEvent): void {
     let stored: StoredEvent = event;
     if (isSnapshotEvent(event)) stored = { event_type: event.event_type, event_id: event.event_id };
-    this.db
-      .prepare("INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)")
-      .run(interactionId, seq, JSON.stringify(stored));
+    this.insert ??= this.db.prepare<[string, number, string]>(
+      "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)",
+    );
+    this.insert.run(interactionId, seq, JSON.stringify(stored));
   }
 
   /** The events after sequence number `afterSeq`, in order (snapshot events without their interaction). */

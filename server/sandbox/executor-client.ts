@@ -14,10 +14,11 @@
 
 import type { Duplex, Readable, Writable } from "node:stream";
 import {
+  CHANGED_CODE,
   checkEgressFrame,
   EGRESS_LISTEN_RETRY_MS,
   checkResponse,
-  encodeFrame,
+  writeFrame,
   FrameDecoder,
   type Frame,
   isEgressFrameHeader,
@@ -27,6 +28,7 @@ import {
   type FileEntry,
   type FileInfo,
   type Request,
+  type ReadFilesEntry,
   type Response,
   type ResultOf,
   type ResultOp,
@@ -35,12 +37,15 @@ import {
 } from "../../sandbox-image/executor/protocol.js";
 import { CodedError } from "../common/errors.js";
 import { EgressStreams } from "./egress-streams.js";
+import { ReadFilesCache, type RememberedRead } from "./read-files-cache.js";
 import {
   SandboxEgressError,
   SandboxFileError,
+  SandboxFilesChangedError,
   SandboxUnavailableError,
   type CommandRequest,
   type CommandResult,
+  type FreshRead,
   type ReadFileResult,
   type SandboxChannel,
 } from "./runtime.js";
@@ -96,6 +101,8 @@ export class ExecutorClient implements SandboxChannel {
   private readonly decoder = new FrameDecoder<unknown>();
   private readonly egressStreams = new EgressStreams((frame, body) => this.sendEgressFrame(frame, body));
   private readonly deadlines: ExecutorDeadlines;
+  /** What readFiles read last, per path, so that a file read the same is not sent again. */
+  private readonly lastReads = new ReadFilesCache();
 
   constructor(
     private readonly input: Readable,
@@ -135,8 +142,29 @@ export class ExecutorClient implements SandboxChannel {
         this.endRequest(id);
         signal?.removeEventListener("abort", cancel);
       };
+      const { unlessChanged, readAfter } = request;
+      // Until the executor says it started, an exec with unlessChanged has no output and no exit but a cancelled one.
+      let started = unlessChanged === undefined;
+      const after = readAfter ? this.knownReads(readAfter.paths) : undefined;
       this.pending.set(id, {
         onResponse: (message, body) => {
+          if (message.type === "started") {
+            if (started)
+              return this.protocolViolation(
+                `${describeMessage(message)} for exec request ${id}, which ${unlessChanged ? "had started already" : "had nothing to wait for"}`,
+              );
+            started = true;
+            try {
+              request.onStarted?.();
+            } catch (error) {
+              callbackError = error;
+              cancel();
+            }
+            return;
+          }
+          if (!started && !(message.type === "error" || (message.type === "exit" && message.cancelled))) {
+            return this.protocolViolation(`${describeMessage(message)} for exec request ${id} before it started`);
+          }
           if (message.type === "stdout" || message.type === "stderr") {
             const kept = (message.type === "stdout" ? stdout : stderr).append(body);
             if (kept.length === 0 || !request.onOutput || callbackError !== null) return;
@@ -155,12 +183,24 @@ export class ExecutorClient implements SandboxChannel {
                   `after sending ${stdout.received}/${stderr.received}`,
               );
             }
+            let readsAfter: FreshRead[] | undefined;
+            if (message.reads !== undefined) {
+              if (readAfter === undefined || after === undefined)
+                return this.protocolViolation(`exec request ${id} exited with reads it did not ask for`);
+              const problem = checkReadFiles(message.reads, body, after.since, readAfter.maxBytes);
+              if (problem !== null) return this.protocolViolation(`exec request ${id}'s reads: ${problem}`);
+              readsAfter = this.takeReads(readAfter.paths, after.known, message.reads, body);
+            }
             settle();
             if (callbackError !== null) return reject(callbackError);
-            resolve(commandResult(message, stdout.bytes(), stderr.bytes()));
+            const result = commandResult(message, stdout.bytes(), stderr.bytes());
+            if (readsAfter !== undefined) result.readsAfter = readsAfter;
+            resolve(result);
           } else if (message.type === "error") {
             settle();
-            reject(new ExecutorRequestError(message.code, message.message));
+            if (unlessChanged !== undefined && message.code === CHANGED_CODE)
+              reject(new SandboxFilesChangedError(message.code, message.message));
+            else reject(new ExecutorRequestError(message.code, message.message));
           } else {
             this.protocolViolation(`${describeMessage(message)} answered exec request ${id}`);
           }
@@ -179,6 +219,8 @@ export class ExecutorClient implements SandboxChannel {
           timeoutMs: request.timeoutMs,
           maxOutputBytes: request.maxOutputBytes,
           runAs: request.runAs,
+          readBefore: unlessChanged && { paths: unlessChanged.paths, maxBytes: unlessChanged.maxBytes, since: unlessChanged.tokens },
+          readAfter: readAfter && after && { paths: readAfter.paths, maxBytes: readAfter.maxBytes, since: after.since },
         },
         id,
         request.stdin,
@@ -201,6 +243,39 @@ export class ExecutorClient implements SandboxChannel {
       realPath: result.realPath,
       readOnlyMount: result.readOnlyMount,
     };
+  }
+
+  async readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]> {
+    const { known, since } = this.knownReads(paths);
+    const { result, body } = await this.call({ op: "readFiles", paths, maxBytes, since }, "readFiles", {
+      check: ({ files }, content) => checkReadFiles(files, content, since, maxBytes),
+    });
+    return this.takeReads(paths, known, result.files, body);
+  }
+
+  /** What was read last of each path (kept so that an unchanged file is not sent again), with its token. */
+  private knownReads(paths: string[]): { known: Array<RememberedRead | undefined>; since: Array<string | null> } {
+    const known = paths.map((path) => this.lastReads.get(path));
+    return { known, since: known.map((read) => read?.token ?? null) };
+  }
+
+  /** A checked readFiles answer as reads, keeping what was read for next time. */
+  private takeReads(paths: string[], known: Array<RememberedRead | undefined>, files: ReadFilesEntry[], body: Buffer): FreshRead[] {
+    let offset = 0;
+    return files.map((entry, index): FreshRead => {
+      const path = paths[index]!;
+      if (entry.status === "failed") {
+        this.lastReads.forget(path);
+        return { ok: false, error: new SandboxFileError(entry.code, entry.message), token: entry.token };
+      }
+      // Checked: an unchanged entry answers the token we sent, whose read we kept.
+      const content = entry.unchanged ? known[index]!.file.content : body.subarray(offset, offset + entry.bytes);
+      offset += entry.bytes;
+      const file = { content, size: entry.size, truncated: entry.truncated, realPath: entry.realPath, readOnlyMount: entry.readOnlyMount };
+      if (entry.truncated) this.lastReads.forget(path);
+      else this.lastReads.remember(path, { token: entry.token, file });
+      return { ok: true, file, token: entry.token };
+    });
   }
 
   async writeFile(path: string, content: Buffer, mode?: number): Promise<void> {
@@ -355,11 +430,11 @@ export class ExecutorClient implements SandboxChannel {
 
   private send(request: OutgoingRequest, id: number, body?: Buffer): void {
     // Writable buffering absorbs bursts; the executor reads continuously, so no backpressure wait here.
-    this.output.write(encodeFrame({ ...request, id }, body));
+    writeFrame(this.output, { ...request, id }, body);
   }
 
   private sendEgressFrame(frame: EgressFrame, body?: Buffer): void {
-    if (this.closeReason === null) this.output.write(encodeFrame(frame, body));
+    if (this.closeReason === null) writeFrame(this.output, frame, body);
   }
 
   private receive(chunk: Buffer): void {
@@ -455,6 +530,19 @@ class CappedOutput {
   bytes(): Buffer {
     return Buffer.concat(this.chunks, this.kept);
   }
+}
+
+/** What is wrong with a readFiles answer given what was asked (`since`: the tokens sent), or null. */
+function checkReadFiles(files: ReadFilesEntry[], body: Buffer, since: (string | null)[], maxBytes: number): string | null {
+  if (files.length !== since.length) return `${files.length} entries for ${since.length} paths`;
+  let bytes = 0;
+  for (const [index, entry] of files.entries()) {
+    if (entry.status !== "found") continue;
+    if (entry.unchanged && entry.token !== since[index]) return `entry ${index} is unchanged, but not since the token sent`;
+    if (entry.bytes > maxBytes) return `entry ${index} has ${entry.bytes} bytes of content, more than the ${maxBytes} asked for`;
+    bytes += entry.bytes;
+  }
+  return bytes === body.length ? null : `${body.length} bytes of content for entries totalling ${bytes}`;
 }
 
 function requestError(op: ResultOp, code: string, message: string): Error {

@@ -49,6 +49,17 @@ export interface CommandRequest {
    * signal nor trace (docs/security.md#who-runs-what-in-a-sandbox). A runtime without identities runs both alike.
    */
   runAs?: RunAs;
+  /**
+   * Start only if these files still read as they did when read with these tokens (FreshRead.token),
+   * checked in the sandbox right before the start; otherwise nothing starts and run() rejects with
+   * SandboxFilesChangedError. The hooks decide on their hooks.json and have the tool's own request
+   * confirm it, instead of reading it in a round trip of its own.
+   */
+  unlessChanged?: { paths: string[]; maxBytes: number; tokens: string[] };
+  /** With unlessChanged: called when the files were found unchanged and the command starts. */
+  onStarted?: () => void;
+  /** Files to read once the command has ended, as readFiles would: the result's readsAfter. */
+  readAfter?: { paths: string[]; maxBytes: number };
 }
 
 export interface CommandResult {
@@ -64,6 +75,8 @@ export interface CommandResult {
   stdoutBytes: number;
   stderrBytes: number;
   durationMs: number;
+  /** The request's readAfter files, read once the command had ended; absent when they could not be (read them then). */
+  readsAfter?: FreshRead[];
 }
 
 export interface ReadFileResult {
@@ -78,6 +91,17 @@ export interface ReadFileResult {
 
 /** A file operation that failed inside the sandbox (ENOENT, EISDIR, EACCES, …). */
 export class SandboxFileError extends CodedError {}
+
+/**
+ * One file of readFiles: what readFile would have answered (for a truncated file, without its content)
+ * or failed with. `token` changes whenever anything about the read does; null where the channel gives none.
+ */
+export type FreshRead =
+  | { ok: true; file: ReadFileResult; token: string | null }
+  | { ok: false; error: SandboxFileError; token: string | null };
+
+/** A run with unlessChanged did not start: the files are no longer as they were read (or could not be read). */
+export class SandboxFilesChangedError extends CodedError {}
 
 /** The executor could not open its egress listener (EADDRINUSE after retrying, EALREADY, …). */
 export class SandboxEgressError extends CodedError {}
@@ -96,6 +120,12 @@ export interface SandboxChannel {
   ping(): Promise<{ version: number; pid: number; uid: number }>;
   run(request: CommandRequest): Promise<CommandResult>;
   readFile(path: string, maxBytes: number): Promise<ReadFileResult>;
+  /**
+   * Reads small files (at most MAX_READ_FILES, up to maxBytes each) now, one after another, each as
+   * readFile would, in one round trip; a file read as before is not transferred again. Only the sandbox
+   * being gone rejects: each file's own failure is its entry.
+   */
+  readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]>;
   writeFile(path: string, content: Buffer, mode?: number): Promise<void>;
   listFiles(path: string): Promise<FileEntry[]>;
   deleteFile(path: string, recursive: boolean): Promise<void>;

@@ -6,7 +6,7 @@ import path from "node:path/posix";
 import { StringDecoder } from "node:string_decoder";
 import type { ToolCall } from "./tool-call.js";
 import { SANDBOX_WORKDIR } from "../sandbox/layout.js";
-import { SandboxFileError, type SandboxChannel } from "../sandbox/runtime.js";
+import { SandboxFileError, type CommandRequest, type FreshRead, type SandboxChannel } from "../sandbox/runtime.js";
 
 export interface ToolLimits {
   timeoutMs: number;
@@ -30,6 +30,8 @@ export interface ToolExecution {
   /** For post hooks: stderr text or the failed file operation's message; absent on a clean run. */
   errorText?: string;
   exitCode?: number | null;
+  /** The files the observer's `reads.readAfter` asked for, as read once the command ended (code_execution). */
+  readsAfter?: FreshRead[];
 }
 
 /** Relative paths in tool arguments resolve against the working folder, as a shell would. */
@@ -42,6 +44,11 @@ export interface ToolObserver {
   onOutput?: (text: string) => void;
   /** Cancels a running command: its process tree is killed and the result says "[cancelled]". */
   signal?: AbortSignal;
+  /**
+   * For code_execution: files its command's own request reads around it (the hooks' hooks.json), see
+   * CommandRequest. Other tools ignore it.
+   */
+  reads?: Pick<CommandRequest, "unlessChanged" | "onStarted" | "readAfter">;
 }
 
 export async function runTool(
@@ -104,6 +111,7 @@ async function runCode(
     ...(limits.env ? { env: limits.env } : {}),
     onOutput: (stream, chunk) => take(decoders[stream].write(chunk)),
     ...(observer.signal ? { signal: observer.signal } : {}),
+    ...observer.reads,
   });
   take(decoders.stdout.end());
   take(decoders.stderr.end());
@@ -132,6 +140,7 @@ async function runCode(
   }
   const execution: ToolExecution = { result: parts.join(""), isError: failed, exitCode: run.exitCode };
   if (stderr) execution.errorText = stderr;
+  if (run.readsAfter) execution.readsAfter = run.readsAfter;
   return execution;
 }
 

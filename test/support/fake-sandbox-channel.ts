@@ -11,6 +11,7 @@ import {
   type CommandResult,
   type FileEntry,
   type FileInfo,
+  type FreshRead,
   type ReadFileResult,
   type SandboxChannel,
   type TreeEntry,
@@ -67,6 +68,8 @@ export class FakeSandboxChannel implements SandboxChannel {
   /** Runs `onRun` while streaming its stdout and stderr; a signal that aborts meanwhile cancels it. */
   async run(request: CommandRequest): Promise<CommandResult> {
     this.checkAlive();
+    // Its reads carry no tokens, so nothing above it can have a token to ask about.
+    if (request.unlessChanged) throw new Error("the fake sandbox channel does not implement unlessChanged");
     this.commands.push(request);
     const answer = await this.onRun(request);
     this.checkAlive();
@@ -88,6 +91,21 @@ export class FakeSandboxChannel implements SandboxChannel {
       realPath: path,
       readOnlyMount: this.readOnlyFiles.has(path),
     };
+  }
+
+  /** One readFile per path, without tokens (so nothing is ever taken for unchanged). */
+  async readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]> {
+    const reads: FreshRead[] = [];
+    for (const path of paths) {
+      try {
+        const file = await this.readFile(path, maxBytes);
+        reads.push({ ok: true, file: file.truncated ? { ...file, content: Buffer.alloc(0) } : file, token: null });
+      } catch (error) {
+        if (!(error instanceof SandboxFileError)) throw error;
+        reads.push({ ok: false, error, token: null });
+      }
+    }
+    return reads;
   }
 
   async writeFile(path: string, content: Buffer): Promise<void> {

@@ -61,6 +61,14 @@ describe("parseRequest", () => {
     assert.deepEqual(Object.entries(parsed.request.env ?? {}), [["__proto__", "x"]]);
   });
 
+  it("wants one since entry per path of a readFiles", () => {
+    assert.equal(
+      problemOf({ op: "readFiles", id: 1, paths: ["/a", "/b"], maxBytes: 10, since: [null] }),
+      "readFiles: since must hold one entry per path",
+    );
+    assert.ok(parseRequest({ op: "readFiles", id: 1, paths: ["/a", "/b"], maxBytes: 10, since: [null, "t"] }).ok);
+  });
+
   it("reports frames it cannot answer without an id", () => {
     assert.deepEqual(parseRequest([]), { ok: false, id: null, message: "frame header is not a JSON object" });
     assert.deepEqual(parseRequest({ op: "ping", id: -1 }), { ok: false, id: null, message: "frame header has no valid id" });
@@ -100,10 +108,31 @@ describe("checkResponse", () => {
     assert.deepEqual(result, { ok: false, problem: "walk result: entries[0].birthtimeMs must be a number" });
   });
 
+  it("checks each readFiles entry by its status", () => {
+    const entry = {
+      status: "found",
+      token: "t",
+      unchanged: true,
+      size: 3,
+      truncated: false,
+      realPath: "/a",
+      readOnlyMount: false,
+      bytes: 3,
+    };
+    assert.deepEqual(checkResponse({ type: "result", id: 1, result: { op: "readFiles", files: [entry] } }), {
+      ok: false,
+      problem: "readFiles found entry: bytes must be 0 when unchanged or truncated",
+    });
+    const failed = { status: "failed", token: "t", code: "ENOENT", message: "readFile /a: no such file or directory" };
+    const answer = { type: "result", id: 1, result: { op: "readFiles", files: [{ ...entry, bytes: 0 }, failed] } };
+    assert.deepEqual(checkResponse(answer), { ok: true, value: answer });
+  });
+
   it("lets only output and the results of reads carry a body", () => {
     const carries = (message: Response): boolean => responseCarriesBody(message);
     assert.equal(carries({ type: "stdout", id: 1 }), true);
     assert.equal(carries({ type: "result", id: 1, result: { op: "readFileChunk", size: 1, bytesRead: 1 } }), true);
+    assert.equal(carries({ type: "result", id: 1, result: { op: "readFiles", files: [] } }), true);
     assert.equal(carries({ type: "result", id: 1, result: { op: "writeFile", size: 1 } }), false);
     assert.equal(carries({ type: "error", id: 1, code: "EIO", message: "x" }), false);
   });

@@ -1,7 +1,7 @@
 // The Docker implementation of the sandbox runtime: one container per environment, its sources placed
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
-import { PassThrough } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
@@ -14,6 +14,7 @@ import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE }
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
+import { demuxDockerStream } from "./stream-demux.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
@@ -583,7 +584,7 @@ export class DockerRuntime implements SandboxRuntime {
     }
     const stdout = new PassThrough();
     const stderr = new PassThrough();
-    this.docker.modem.demuxStream(stream, stdout, stderr);
+    demuxDockerStream(stream as unknown as Readable, stdout, stderr);
     stderr.on("data", (chunk: Buffer) => process.stderr.write(`[executor ${handle.environmentId}] ${chunk.toString("utf8")}`));
     stream.on("end", () => {
       stdout.end();

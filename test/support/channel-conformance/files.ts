@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { describe, it } from "node:test";
+import { SandboxFileError, SandboxFilesChangedError } from "../../../server/sandbox/runtime.js";
 import { MiB, type ChannelSuite } from "./context.js";
 
 export function fileBehaviours(t: ChannelSuite): void {
@@ -49,6 +50,180 @@ export function fileBehaviours(t: ChannelSuite): void {
     it("fails with EISDIR on a directory", async () => {
       const folder = await freshFolder("read-directory");
       await assert.rejects(channel().readFile(folder, 100), fileError("EISDIR", folder));
+    });
+  });
+
+  describe("readFiles", () => {
+    /** The one file of a readFiles of `path`. */
+    const readOne = async (path: string, maxBytes = 100) => {
+      const [read] = await channel().readFiles([path], maxBytes);
+      assert.ok(read, "no entry");
+      return read;
+    };
+    const contentOf = (read: Awaited<ReturnType<typeof readOne>>): string => {
+      assert.ok(read.ok, `expected the file, got ${read.ok ? "" : read.error.message}`);
+      return read.file.content.toString();
+    };
+    const statLine = async (path: string): Promise<string> => (await run(["stat", "-c", "%i %s %Y.%y %Z.%z", path])).stdout.toString();
+
+    it("answers each path as readFile does, in order", async () => {
+      const folder = await freshFolder("read-files");
+      const file = posix.join(folder, "a.txt");
+      const big = posix.join(folder, "big.txt");
+      await channel().writeFile(file, Buffer.from("hello"));
+      await channel().writeFile(big, Buffer.from("0123456789"));
+      const absent = posix.join(folder, "absent.txt");
+      const paths = [file, absent, folder, big];
+      const reads = await channel().readFiles(paths, 5);
+      assert.equal(reads.length, 4);
+      const [hello, missing, directory, truncated] = reads;
+      const single = await channel().readFile(file, 5);
+      assert.ok(hello?.ok);
+      assert.deepEqual({ ...hello.file, content: hello.file.content.toString() }, { ...single, content: "hello" });
+      for (const [index, failed] of [missing, directory].entries()) {
+        assert.ok(failed && !failed.ok, `entry ${index + 1} did not fail`);
+        const path = paths[index + 1]!;
+        await assert.rejects(channel().readFile(path, 5), (error: unknown) => {
+          assert.ok(error instanceof SandboxFileError);
+          assert.deepEqual([failed.error.code, failed.error.message], [error.code, error.message]);
+          return true;
+        });
+      }
+      // A file past maxBytes is reported, not sent.
+      assert.ok(truncated?.ok);
+      assert.deepEqual([truncated.file.truncated, truncated.file.size, truncated.file.content.length], [true, 10, 0]);
+    });
+
+    it("gives a file read the same the same token, and a file changed in place a new one", async () => {
+      const folder = await freshFolder("read-files-token");
+      const path = posix.join(folder, "hooks.json");
+      await channel().writeFile(path, Buffer.from('{"a": 1}'));
+      const first = await readOne(path);
+      const second = await readOne(path);
+      assert.equal(contentOf(second), '{"a": 1}');
+      assert.ok(first.token !== null && first.token === second.token, "an unchanged file got a new token");
+      // Same inode, same size, and the modification time set back: only the content tells.
+      const before = await statLine(path);
+      const rewrite = await run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", path]);
+      assert.equal(rewrite.exitCode, 0, rewrite.stderr.toString());
+      const after = await statLine(path);
+      assert.deepEqual(after.split(" ").slice(0, 3), before.split(" ").slice(0, 3), "inode, size or mtime differ: the test proves nothing");
+      const third = await readOne(path);
+      assert.equal(contentOf(third), '{"b": 2}');
+      assert.notEqual(third.token, second.token);
+    });
+
+    it("sees a change made through a shared mapping, which usually leaves the file's times as they were", async (context) => {
+      const folder = await freshFolder("read-files-mmap");
+      const path = posix.join(folder, "hooks.json");
+      const go = posix.join(folder, "go");
+      const done = posix.join(folder, "done");
+      await channel().writeFile(path, Buffer.from("AAAA"));
+      // The first write through the mapping marks the times; a second one to the same (still dirty) page
+      // does not, unless the kernel wrote the page back meanwhile (its own flush comes tens of seconds
+      // later, but a sync elsewhere on the machine may do it at any time). The content must be seen
+      // either way; whether the times stayed put (the case metadata would miss) is only reported.
+      const writer = [
+        "import mmap, os, sys, time",
+        "path, go, done = sys.argv[1:4]",
+        "f = open(path, 'r+b'); m = mmap.mmap(f.fileno(), 4)",
+        "m[0:4] = b'BBBB'",
+        "deadline = time.time() + 20",
+        "while not os.path.exists(go) and time.time() < deadline: time.sleep(0.01)",
+        "m[0:4] = b'CCCC'",
+        "open(done, 'w').close()",
+        "time.sleep(1)",
+      ].join("\n");
+      const started = run(["python3", "-c", writer, path, go, done]);
+      const waitFor = async (check: () => Promise<boolean>, what: string): Promise<void> => {
+        for (const startedAt = Date.now(); !(await check()); ) {
+          assert.ok(Date.now() - startedAt < 15_000, `timed out waiting for ${what}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      await waitFor(async () => contentOf(await readOne(path)) === "BBBB", "the first write");
+      const seen = await readOne(path);
+      const before = await statLine(path);
+      await channel().writeFile(go, Buffer.alloc(0));
+      await waitFor(async () => (await run(["test", "-e", done])).exitCode === 0, "the second write");
+      const after = await readOne(path);
+      assert.equal(contentOf(after), "CCCC");
+      assert.notEqual(after.token, seen.token);
+      const timesKept = (await statLine(path)) === before;
+      context.diagnostic(timesKept ? "the times stayed as they were" : "the page was written back meanwhile: the times changed too");
+      assert.equal((await started).exitCode, 0);
+    });
+  });
+
+  describe("an exec's reads (readBefore, readAfter)", () => {
+    const tokensOf = async (paths: string[]): Promise<string[]> =>
+      (await channel().readFiles(paths, 100)).map((read) => {
+        assert.ok(read.token !== null, "no token");
+        return read.token;
+      });
+
+    it("starts a command whose files still read as their tokens say, and says so before its output", async () => {
+      const folder = await freshFolder("exec-unless-changed");
+      const paths = [posix.join(folder, "hooks.json"), posix.join(folder, "absent.json")];
+      await channel().writeFile(paths[0]!, Buffer.from("{}"));
+      const seen: string[] = [];
+      const result = await bash("echo out", {
+        unlessChanged: { paths, maxBytes: 100, tokens: await tokensOf(paths) },
+        onStarted: () => seen.push("started"),
+        onOutput: (_, chunk) => seen.push(chunk.toString().trim()),
+      });
+      assert.equal(result.exitCode, 0);
+      assert.deepEqual(seen, ["started", "out"]);
+    });
+
+    it("starts nothing when a file changed, however alike it looks", async () => {
+      const folder = await freshFolder("exec-changed");
+      const path = posix.join(folder, "hooks.json");
+      const marker = posix.join(folder, "ran");
+      await channel().writeFile(path, Buffer.from('{"a": 1}'));
+      const tokens = await tokensOf([path]);
+      await run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", path]);
+      let started = false;
+      await assert.rejects(
+        bash(`touch ${marker}`, { unlessChanged: { paths: [path], maxBytes: 100, tokens }, onStarted: () => (started = true) }),
+        SandboxFilesChangedError,
+      );
+      assert.equal(started, false);
+      assert.equal((await run(["test", "-e", marker])).exitCode, 1, "the command ran");
+    });
+
+    it("ends a command cancelled while its files are read as cancelled, without starting it", async () => {
+      const folder = await freshFolder("exec-cancelled-early");
+      const path = posix.join(folder, "hooks.json");
+      const marker = posix.join(folder, "ran");
+      await channel().writeFile(path, Buffer.from("{}"));
+      const controller = new AbortController();
+      controller.abort();
+      const result = await bash(`touch ${marker}`, {
+        unlessChanged: { paths: [path], maxBytes: 100, tokens: await tokensOf([path]) },
+        signal: controller.signal,
+      });
+      assert.deepEqual([result.cancelled, result.exitCode, result.signal], [true, null, "SIGKILL"]);
+      assert.equal((await run(["test", "-e", marker])).exitCode, 1, "the command ran");
+    });
+
+    it("reads the files again once the command ended", async () => {
+      const folder = await freshFolder("exec-read-after");
+      const paths = [posix.join(folder, "hooks.json"), posix.join(folder, "absent.json")];
+      await channel().writeFile(paths[0]!, Buffer.from("before"));
+      await tokensOf(paths);
+      const result = await bash(`printf after > ${paths[0]}`, { readAfter: { paths, maxBytes: 100 } });
+      assert.equal(result.exitCode, 0);
+      const [written, absent] = result.readsAfter ?? [];
+      assert.ok(written?.ok);
+      assert.equal(written.file.content.toString(), "after");
+      assert.ok(absent && !absent.ok);
+      assert.equal(absent.error.code, "ENOENT");
+      // Read the same again: the content comes back whole, though it was not sent again.
+      const again = await bash("true", { readAfter: { paths, maxBytes: 100 } });
+      assert.ok(again.readsAfter?.[0]?.ok);
+      assert.equal(again.readsAfter[0].file.content.toString(), "after");
+      assert.equal(again.readsAfter[0].token, written.token);
     });
   });
 

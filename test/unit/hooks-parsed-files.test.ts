@@ -1,0 +1,36 @@
+// A hooks.json that reads the same is parsed once: the parse is reused while the host's token for the
+// read is the same, and never shared between paths, tokens, or reads without a token.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseHooksFileOnce } from "../../server/hooks/parsed-files.js";
+
+const TEXT = JSON.stringify({ g: { pre_tool_execution: [{ matcher: "*_file", hooks: [{ type: "command", command: "true" }] }] } });
+
+describe("parseHooksFileOnce", () => {
+  it("reuses the parse of a read with the same path and token", () => {
+    const first = parseHooksFileOnce(TEXT, "/.agents/hooks.json", "token-a");
+    assert.equal(parseHooksFileOnce(TEXT, "/.agents/hooks.json", "token-a"), first);
+    assert.equal(first.groups.length, 1);
+    assert.equal(first.diagnostics[0]?.code, "matcher_invalid_regex");
+  });
+
+  it("parses again for another token, another path, or no token", () => {
+    const first = parseHooksFileOnce(TEXT, "/.agents/hooks.json", "token-b");
+    assert.notEqual(parseHooksFileOnce(TEXT, "/.agents/hooks.json", "token-c"), first);
+    const elsewhere = parseHooksFileOnce(TEXT, "/workspace/.agents/hooks.json", "token-b");
+    assert.notEqual(elsewhere, first);
+    assert.equal(elsewhere.diagnostics[0]?.location?.file, "/workspace/.agents/hooks.json");
+    assert.notEqual(parseHooksFileOnce(TEXT, "/.agents/hooks.json", undefined), parseHooksFileOnce(TEXT, "/.agents/hooks.json", undefined));
+  });
+
+  it("freezes the diagnostics it shares, so no trace can change another's", () => {
+    const parsed = parseHooksFileOnce(TEXT, "/.agents/hooks.json", "token-d");
+    assert.throws(() => {
+      (parsed.diagnostics as unknown[]).push({});
+    }, TypeError);
+    assert.throws(() => {
+      (parsed.diagnostics[0] as { message: string }).message = "changed";
+    }, TypeError);
+  });
+});
