@@ -125,12 +125,21 @@ export class DiskGuard {
   }
 
   private async measure(roots: readonly string[]): Promise<void> {
-    const trees = await measureTrees(roots);
-    if (trees.unreadable > 0) logDiagnostic(`disk guard: ${trees.unreadable} folders could not be read and were not counted`);
-    const bytes = trees.bytes + this.identities.reduce((sum, identity) => sum + openDeletedBytes(identity), 0);
+    const bytes = await this.total(roots);
     const grew = this.lastBytes === null || bytes > this.lastBytes;
     this.lastBytes = bytes;
     this.over = bytes > this.limitBytes + DISK_GUARD_SLACK_BYTES;
-    if (this.over && grew) await this.events.overLimit({ bytes, limitBytes: this.limitBytes });
+    if (this.over && grew) {
+      await this.events.overLimit({ bytes, limitBytes: this.limitBytes });
+      // What the stopped writers added while they were being stopped is the new baseline: otherwise the
+      // next measurement would find the files "grown" and stop the user's next command (an `rm`) too.
+      this.lastBytes = Math.max(bytes, await this.total(roots));
+    }
+  }
+
+  private async total(roots: readonly string[]): Promise<number> {
+    const trees = await measureTrees(roots);
+    if (trees.unreadable > 0) logDiagnostic(`disk guard: ${trees.unreadable} folders could not be read and were not counted`);
+    return trees.bytes + this.identities.reduce((sum, identity) => sum + openDeletedBytes(identity), 0);
   }
 }
