@@ -77,3 +77,15 @@ export function lengthPrefix(headerLength: number, bodyLength: number): Buffer {
   prefix.writeUInt32BE(bodyLength, 4);
   return prefix;
 }
+
+/** The fields of an `exit` message for a command that ended well, for tests to spread and vary. */
+export const CLEAN_EXIT = {
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  cancelled: false,
+  overDiskLimit: false,
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  durationMs: 1,
+};

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
-import { FakeExecutorPeer } from "../support/fake-executor-peer.js";
+import { CLEAN_EXIT, FakeExecutorPeer } from "../support/fake-executor-peer.js";
 
 const GRACE_MS = 150;
 const FILE_MS = 300;
@@ -38,16 +38,7 @@ function assertBroken(error: unknown, what: RegExp): void {
   assert.match(error.message, what);
 }
 
-const exitOk = {
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  cancelled: false,
-  overDiskLimit: false,
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  durationMs: 1,
-};
+const exitOk = CLEAN_EXIT;
 
 describe("ExecutorClient deadlines", { timeout: 20_000 }, () => {
   it("fails a ping that is never answered after the grace, and every call after it at once", async () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { MAX_FRAME_PART_BYTES, PROTOCOL_VERSION, UNAVAILABLE_CODE } from "../../sandbox-image/executor/protocol.js";
 import { SandboxFileError, SandboxUnavailableError } from "../../server/sandbox/runtime.js";
-import { FakeExecutorPeer, frameOf, lengthPrefix, rawFrame } from "../support/fake-executor-peer.js";
+import { CLEAN_EXIT, FakeExecutorPeer, frameOf, lengthPrefix, rawFrame } from "../support/fake-executor-peer.js";
 
 type Outcome = { resolved: unknown } | { rejected: unknown };
 
@@ -48,16 +48,7 @@ async function assertFailsClosed(peer: FakeExecutorPeer, calls: Array<Promise<Ou
 }
 
 const pingResult = (id: number) => ({ type: "result", id, result: { op: "ping", version: PROTOCOL_VERSION, pid: 10, uid: 1000 } });
-const validExit = {
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  cancelled: false,
-  overDiskLimit: false,
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  durationMs: 5,
-};
+const validExit = CLEAN_EXIT;
 const command = { argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1024 };
 
 describe("ExecutorClient against a well-behaved fake executor", { timeout: 10_000 }, () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SandboxFileError, SandboxFilesChangedError, SandboxUnavailableError, type FreshRead } from "../../server/sandbox/runtime.js";
-import { FakeExecutorPeer } from "../support/fake-executor-peer.js";
+import { CLEAN_EXIT, FakeExecutorPeer } from "../support/fake-executor-peer.js";
 
 const found = (token: string, content: string, extra: Record<string, unknown> = {}) => ({
   status: "found",
@@ -119,16 +119,7 @@ describe("ExecutorClient.readFiles", () => {
 });
 
 describe("ExecutorClient.run with files read around the command", () => {
-  const exit = {
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    cancelled: false,
-    overDiskLimit: false,
-    stdoutBytes: 0,
-    stderrBytes: 0,
-    durationMs: 1,
-  };
+  const exit = CLEAN_EXIT;
   const confirming = { paths: PATHS.slice(0, 1), maxBytes: 10, tokens: ["t1"] };
   const command = { argv: ["true"], timeoutMs: 1000, maxOutputBytes: 100 };
 
