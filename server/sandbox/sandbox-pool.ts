@@ -29,6 +29,8 @@ export interface SandboxPoolOptions {
   refillDelayMs?: number;
 }
 
+/** A file every sandbox image has, read once through the file worker before a sandbox counts as ready. */
+const WARM_UP_READ = "/etc/hostname";
 const BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 /**
@@ -119,6 +121,11 @@ export class SandboxPool {
       // The ID of the environment that will take it: its container is labelled with it from the start.
       handle = await this.runtime.createPooled!(newEnvironmentId());
       channel = await this.runtime.connect(handle);
+      // Ready means warm: the executor starts its file worker (a second Node.js) after answering the
+      // ping, and a new environment's first tool call reads its hooks.json through that worker. A read
+      // waits for it here, off the request's path (measured: 145 ms → 25 ms for a first interaction
+      // taken right after a fill). A read changes nothing in the sandbox.
+      await channel.readFiles([WARM_UP_READ], 4096);
     } catch (error) {
       if (handle) this.discarded.set(handle.sandboxId, handle);
       this.failed(error);
