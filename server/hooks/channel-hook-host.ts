@@ -172,7 +172,7 @@ async function readConfigFromChannel(channel: SandboxChannel, path: string, maxB
 }
 
 function configRead(read: FreshRead, maxBytes: number): HookConfigRead {
-  return read.ok ? fileRead(read.file, maxBytes, read.token) : failedRead(read.error);
+  return read.ok ? fileRead(read.file, maxBytes, read.token) : failedRead(read);
 }
 
 function fileRead(file: ReadFileResult, maxBytes: number, token: string | null): HookConfigRead {
@@ -194,7 +194,7 @@ function fileRead(file: ReadFileResult, maxBytes: number, token: string | null):
   };
 }
 
-function failedRead(error: SandboxFileError): HookConfigRead {
+function failedRead(error: { code: string; message: string }): HookConfigRead {
   // ENOTDIR: a path component is a file (e.g. /workspace/.agents is a file), so there is no hooks.json there.
   if (error.code === "ENOENT" || error.code === "ENOTDIR") return { status: "missing" };
   return { status: "unreadable", realPath: null, error: error.message };

@@ -266,7 +266,7 @@ export class ExecutorClient implements SandboxChannel {
       const path = paths[index]!;
       if (entry.status === "failed") {
         this.lastReads.forget(path);
-        return { ok: false, error: new SandboxFileError(entry.code, entry.message), token: entry.token };
+        return { ok: false, code: entry.code, message: entry.message, token: entry.token };
       }
       // Checked: an unchanged entry answers the token we sent, whose read we kept.
       const content = entry.unchanged ? known[index]!.file.content : body.subarray(offset, offset + entry.bytes);

@@ -98,7 +98,9 @@ export class SandboxFileError extends CodedError {}
  */
 export type FreshRead =
   | { ok: true; file: ReadFileResult; token: string | null }
-  | { ok: false; error: SandboxFileError; token: string | null };
+  // A failure as plain fields, not a SandboxFileError: a missing hooks.json is the common case, read
+  // twice around every command, and an Error's stack capture was the largest part of reading it.
+  | { ok: false; code: string; message: string; token: string | null };
 
 /** A run with unlessChanged did not start: the files are no longer as they were read (or could not be read). */
 export class SandboxFilesChangedError extends CodedError {}

@@ -90,7 +90,7 @@ describe("hooks.json freshness through the channel", { timeout: 300_000 }, () =>
     const paths = [root, group];
     const apart = await channel.readFiles(paths, 1024);
     assert.deepEqual(
-      apart.map((read) => (read.ok ? "read" : read.error.code)),
+      apart.map((read) => (read.ok ? "read" : read.code)),
       ["EACCES", "EACCES"],
     );
     const around = await channel.run({
@@ -102,8 +102,8 @@ describe("hooks.json freshness through the channel", { timeout: 300_000 }, () =>
     });
     assert.equal(around.exitCode, 0, "the files read before the command were not the same as read apart");
     assert.deepEqual(
-      around.readsAfter?.map((read) => (read.ok ? "read" : `${read.error.code} ${read.error.message}`)),
-      apart.map((read) => (read.ok ? "read" : `${read.error.code} ${read.error.message}`)),
+      around.readsAfter?.map((read) => (read.ok ? "read" : `${read.code} ${read.message}`)),
+      apart.map((read) => (read.ok ? "read" : `${read.code} ${read.message}`)),
     );
   });
 });

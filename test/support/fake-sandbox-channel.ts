@@ -102,7 +102,7 @@ export class FakeSandboxChannel implements SandboxChannel {
         reads.push({ ok: true, file: file.truncated ? { ...file, content: Buffer.alloc(0) } : file, token: null });
       } catch (error) {
         if (!(error instanceof SandboxFileError)) throw error;
-        reads.push({ ok: false, error, token: null });
+        reads.push({ ok: false, code: error.code, message: error.message, token: null });
       }
     }
     return reads;

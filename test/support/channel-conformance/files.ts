@@ -61,7 +61,7 @@ export function fileBehaviours(t: ChannelSuite): void {
       return read;
     };
     const contentOf = (read: Awaited<ReturnType<typeof readOne>>): string => {
-      assert.ok(read.ok, `expected the file, got ${read.ok ? "" : read.error.message}`);
+      assert.ok(read.ok, `expected the file, got ${read.ok ? "" : read.message}`);
       return read.file.content.toString();
     };
     const statLine = async (path: string): Promise<string> => (await run(["stat", "-c", "%i %s %Y.%y %Z.%z", path])).stdout.toString();
@@ -85,7 +85,7 @@ export function fileBehaviours(t: ChannelSuite): void {
         const path = paths[index + 1]!;
         await assert.rejects(channel().readFile(path, 5), (error: unknown) => {
           assert.ok(error instanceof SandboxFileError);
-          assert.deepEqual([failed.error.code, failed.error.message], [error.code, error.message]);
+          assert.deepEqual([failed.code, failed.message], [error.code, error.message]);
           return true;
         });
       }
@@ -218,7 +218,7 @@ export function fileBehaviours(t: ChannelSuite): void {
       assert.ok(written?.ok);
       assert.equal(written.file.content.toString(), "after");
       assert.ok(absent && !absent.ok);
-      assert.equal(absent.error.code, "ENOENT");
+      assert.equal(absent.code, "ENOENT");
       // Read the same again: the content comes back whole, though it was not sent again.
       const again = await bash("true", { readAfter: { paths, maxBytes: 100 } });
       assert.ok(again.readsAfter?.[0]?.ok);
