@@ -22,6 +22,30 @@ export async function dockerExec(docker: Docker, containerId: string, argv: stri
 }
 
 /**
+ * How long the engine takes to carry a command's output to us through an exec's attached stream: from
+ * its first byte to its end (ms), so that the exec's creation and the process's start are not in it.
+ * The executor's channel is such a stream; this is what its 1 MiB read cannot go below.
+ */
+export async function dockerExecCarryMs(docker: Docker, containerId: string, argv: string[], expectBytes: number): Promise<number> {
+  const exec = await docker.getContainer(containerId).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, User: "1000:1000" });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  let first = 0n;
+  let bytes = 0;
+  await new Promise<void>((resolve, reject) => {
+    stream.on("data", (chunk: Buffer) => {
+      if (first === 0n) first = process.hrtime.bigint();
+      bytes += chunk.length;
+    });
+    stream.on("end", () => resolve());
+    stream.on("error", reject);
+  });
+  const ms = Number(process.hrtime.bigint() - first) / 1e6;
+  // The stream multiplexes: an 8-byte header per frame on top of the output.
+  if (bytes < expectBytes) throw new Error(`the exec stream carried ${bytes} bytes, less than the ${expectBytes} expected`);
+  return ms;
+}
+
+/**
  * `docker run --rm <image> true` as the CLI does it over the API: create with auto-removal, wait for
  * the removal (asked before the start, so it cannot be missed), start. The engine's default network, as
  * the command line has it. `labels` mark the container for the benchmark's clean-up.
@@ -40,10 +64,15 @@ export async function dockerRunRm(docker: Docker, image: string, labels: Record<
  * spawns `bash -c <code>`.
  */
 export async function spawnCostInContainer(docker: Docker, containerId: string, count: number): Promise<number> {
-  const script = `s=$(date +%s%N); for ((i = 0; i < ${count}; i++)); do bash -c true; done; e=$(date +%s%N); echo $((e - s))`;
+  return loopCostInContainer(docker, containerId, "bash -c true", count);
+}
+
+/** What one run of `command` costs (ms), timed inside the container over `count` runs in one shell loop. */
+export async function loopCostInContainer(docker: Docker, containerId: string, command: string, count: number): Promise<number> {
+  const script = `s=$(date +%s%N); for ((i = 0; i < ${count}; i++)); do ${command}; done; e=$(date +%s%N); echo $((e - s))`;
   const output = await dockerExec(docker, containerId, ["bash", "-c", script]);
   const nanoseconds = Number(output.trim());
   if (!Number.isFinite(nanoseconds) || nanoseconds <= 0)
-    throw new Error(`the spawn loop printed ${JSON.stringify(output)}, not a duration`);
+    throw new Error(`the loop of ${JSON.stringify(command)} printed ${JSON.stringify(output)}, not a duration`);
   return nanoseconds / 1e6 / count;
 }

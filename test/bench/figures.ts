@@ -26,6 +26,16 @@ export const FIGURE = {
   perCallOneHook: "interaction.per_tool_call_one_command_hook.ms",
   newEnvironmentFromPool: "environment.new_from_pool.p50_ms",
   newEnvironmentWithoutPool: "environment.new_without_pool.p50_ms",
+  // What bounds a goal the emulator misses (goals.ts, `bound`): measured in the same run.
+  cpuPerCallEmulator: "cpu.per_tool_call.emulator_ms",
+  cpuPerCallSandbox: "cpu.per_tool_call.sandbox_ms",
+  cpuPerCallEngine: "cpu.per_tool_call.engine_ms",
+  cpuPerHookedCallEmulator: "cpu.per_hooked_tool_call.emulator_ms",
+  cpuPerHookedCallSandbox: "cpu.per_hooked_tool_call.sandbox_ms",
+  cpuPerHookedCallEngine: "cpu.per_hooked_tool_call.engine_ms",
+  nodeStartInSandbox: "floor.node_start_in_container.ms",
+  engineCarries1MiB: "floor.docker_exec_carries_1mib.p50_ms",
+  runtimeNewSandbox: "runtime.new_sandbox.p50_ms",
 } as const;
 
 /** Collects the figures of a run, with the tables they were printed in. */
@@ -33,8 +43,19 @@ export class FigureBook {
   readonly figures: Figures = {};
   readonly tables: Array<{ title: string; rows: Stats[] }> = [];
 
-  /** `onTable` is told of each table as it is added (the benchmark prints it at once). */
-  constructor(private readonly onTable: (title: string, rows: Stats[]) => void = () => undefined) {}
+  /** Printed findings that are not timing rows (a CPU profile), kept with the results. */
+  readonly notes: Array<{ title: string; lines: string[] }> = [];
+
+  /** `onTable` and `onNote` are told of each table and note as it is added (the benchmark prints it at once). */
+  constructor(
+    private readonly onTable: (title: string, rows: Stats[]) => void = () => undefined,
+    private readonly onNote: (title: string, lines: string[]) => void = () => undefined,
+  ) {}
+
+  addNote(title: string, lines: string[]): void {
+    this.notes.push({ title, lines });
+    this.onNote(title, lines);
+  }
 
   add(id: string, label: string, value: number, unit: string, better: Figure["better"] = "lower"): void {
     if (!Number.isFinite(value)) return;

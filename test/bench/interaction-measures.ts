@@ -1,6 +1,7 @@
 // Measurements through the emulator's HTTP API, shared by the goals and the series.
 
 import { type ApiClient, commandScript } from "./api-client.js";
+import { type CpuReading, cpuPerUnit } from "./cpu-accounting.js";
 import { perUnitCost, type Stats, summarize } from "./stats.js";
 
 /** Calls in the longer interaction of a per-call measurement; the shorter has one. */
@@ -49,4 +50,24 @@ export async function newEnvironmentCost(
 /** A new, empty environment (or one with `body`'s sources); its ID. */
 export async function createEnvironment(api: ApiClient, body: Record<string, unknown> = {}): Promise<string> {
   return (await api.request<{ id: string }>("POST", "/v1beta/environments", body)).id;
+}
+
+/**
+ * Where the CPU of one tool call goes: `rounds` interactions of MANY_CALLS `true` calls in the
+ * environment, with the emulator's process, the environment's container and the Docker engine read
+ * before and after (cpu-accounting.ts); per call.
+ */
+export async function cpuPerCall(
+  api: ApiClient,
+  environmentId: string,
+  rounds: number,
+  read: () => Promise<CpuReading>,
+): Promise<CpuReading & { wallMs: number }> {
+  const interaction = () => api.interact({ input: commandScript("true", MANY_CALLS), environment: environmentId });
+  await interaction();
+  const before = await read();
+  const start = process.hrtime.bigint();
+  for (let round = 0; round < rounds; round++) await interaction();
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6 / (rounds * MANY_CALLS);
+  return { ...cpuPerUnit(before, await read(), rounds * MANY_CALLS), wallMs };
 }

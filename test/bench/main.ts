@@ -22,7 +22,7 @@ import { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FigureBook } from "./figures.js";
 import { anyGoalMissed, evaluateGoals, formatGoal } from "./goals.js";
 import { removeLeftovers } from "./leftovers.js";
-import { currentCommit, currentLoad, describeThisMachine } from "./machine.js";
+import { currentCommit, currentLoad, describeThisMachine, startCpuWatch } from "./machine.js";
 import { type BenchOptions, parseOptions, USAGE } from "./options.js";
 import { interactionGoalsPart } from "./part-interactions.js";
 import { sandboxPart } from "./part-sandbox.js";
@@ -52,11 +52,15 @@ const startedAt = new Date();
 const started = process.hrtime.bigint();
 const docker = new Docker();
 const machineAtStart = await describeThisMachine(docker);
+const othersCpu = startCpuWatch();
 // Read before this run replaces latest.json.
 const previous = readResults(options.baseline ?? LATEST_RESULTS);
 
 const progress = (line: string) => console.log(`▸ ${line}`);
-const book = new FigureBook((title, rows) => console.log(formatTable(title, rows).join("\n")));
+const book = new FigureBook(
+  (title, rows) => console.log(formatTable(title, rows).join("\n")),
+  (title, lines) => console.log(`\n${title}\n${lines.join("\n")}`),
+);
 const reasons: Record<string, string> = {};
 const notes: string[] = [];
 const series: Series[] = [];
@@ -129,7 +133,8 @@ try {
 }
 
 const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-const machine = { ...machineAtStart, loadAtEnd: currentLoad() };
+const othersCores = othersCpu();
+const machine = { ...machineAtStart, loadAtEnd: currentLoad(), ...(othersCores !== undefined ? { othersCores } : {}) };
 const goals = options.parts.has("goals") ? evaluateGoals(book.figures, reasons) : [];
 
 if (series.length > 0) {
@@ -138,7 +143,10 @@ if (series.length > 0) {
 }
 if (goals.length > 0) {
   console.log(`\nGoals (issue 11), ratios measured in this run on ${describeMachine(machine)}`);
-  for (const outcome of goals) console.log(`  ${formatGoal(outcome)}`);
+  for (const outcome of goals) {
+    console.log(`  ${formatGoal(outcome)}`);
+    if (outcome.bound) console.log(`        bounded by: ${outcome.bound}`);
+  }
 }
 if (options.readme && goals.length > 0)
   console.log(`\nFor README.md:\n\n${readmeBlock(goals, machine, startedAt.toISOString()).join("\n")}`);

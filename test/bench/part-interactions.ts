@@ -2,12 +2,14 @@
 // interaction without a tool call, the cost of one tool call (without and with a command hook), and a
 // new environment from the warm pool (the default) and without it (EMULATOR_POOL_SIZE=0).
 
+import Docker from "dockerode";
 import { configSchema } from "../../server/common/config.js";
 import { type ApiClient, commandScript } from "./api-client.js";
+import { readCpu } from "./cpu-accounting.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { environmentWithHooks } from "./hooks-files.js";
-import { createEnvironment, MANY_CALLS, newEnvironmentCost, perCallCost } from "./interaction-measures.js";
+import { cpuPerCall, createEnvironment, MANY_CALLS, newEnvironmentCost, perCallCost } from "./interaction-measures.js";
 import { measure } from "./stats.js";
 
 /** Whether this build has a warm-pool setting at all (issue 11, part 1). */
@@ -98,6 +100,42 @@ async function fromPool(book: FigureBook, reasons: Record<string, string>, emula
   ]);
 }
 
+/**
+ * Where a tool call's CPU goes (emulator, sandbox, Docker engine), without and with one command hook:
+ * the profile behind the bound of the tool-call goals (goals.ts).
+ */
+async function cpuProfileOfCalls(
+  book: FigureBook,
+  emulator: EmulatorUnderTest,
+  api: ApiClient,
+  plain: string,
+  hooked: string,
+): Promise<void> {
+  const docker = new Docker();
+  const rows: Array<[string, string, string, string, string]> = [
+    ["`true`", plain, FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallEngine],
+    [
+      "`true` with one command hook",
+      hooked,
+      FIGURE.cpuPerHookedCallEmulator,
+      FIGURE.cpuPerHookedCallSandbox,
+      FIGURE.cpuPerHookedCallEngine,
+    ],
+  ];
+  const lines: string[] = [];
+  for (const [label, environmentId, emulatorId, sandboxId, engineId] of rows) {
+    const container = `iemu-${emulator.instance}-${environmentId}`;
+    const cpu = await cpuPerCall(api, environmentId, 10, () => readCpu(docker, emulator.process.pid, container));
+    book.add(emulatorId, `CPU per tool call ${label}: the emulator`, cpu.emulatorMs, "ms");
+    book.add(sandboxId, `CPU per tool call ${label}: its sandbox`, cpu.sandboxMs, "ms");
+    book.add(engineId, `CPU per tool call ${label}: the Docker engine`, cpu.engineMs, "ms");
+    lines.push(
+      `  ${label.padEnd(30)} wall ${cpu.wallMs.toFixed(2)} ms · CPU: emulator ${cpu.emulatorMs.toFixed(2)} ms, sandbox ${cpu.sandboxMs.toFixed(2)} ms, Docker engine ${cpu.engineMs.toFixed(2)} ms`,
+    );
+  }
+  book.addNote(`Where a tool call's CPU goes (${MANY_CALLS}-call interactions, 10 of each, per call)`, lines);
+}
+
 export async function interactionGoalsPart(
   book: FigureBook,
   reasons: Record<string, string>,
@@ -127,6 +165,7 @@ export async function interactionGoalsPart(
     ]);
     book.add(FIGURE.perCall, "one tool call `true` inside an interaction", call.perUnitMs, "ms");
     book.add(FIGURE.perCallOneHook, "one tool call `true` with one command hook", hookedCall.perUnitMs, "ms");
+    await cpuProfileOfCalls(book, emulator, api, plain, hooked);
   } finally {
     await emulator.destroy();
   }

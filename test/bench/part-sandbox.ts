@@ -9,7 +9,7 @@ import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.j
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
-import { dockerExec, dockerRunRm, spawnCostInContainer } from "./docker-floor.js";
+import { dockerExec, dockerExecCarryMs, dockerRunRm, loopCostInContainer, spawnCostInContainer } from "./docker-floor.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
 import { measure, measurePair, summarize } from "./stats.js";
 
@@ -68,6 +68,17 @@ export async function sandboxPart(
         },
         { ...spawn, figure: FIGURE.spawn },
         { ...cat, figure: FIGURE.channelCat },
+      ]);
+      // The floors behind the goals' bounds (goals.ts): what the engine takes to carry 1 MiB of a command's
+      // output through an exec's stream (the channel is one), and one Node.js start in a sandbox (the
+      // executor and its file worker are two).
+      const carries: number[] = [];
+      for (let run = 0; run < 15; run++) carries.push(await dockerExecCarryMs(docker, handle.sandboxId, ["cat", "/tmp/1mib"], MIB));
+      const nodeLoops: number[] = [];
+      for (let loop = 0; loop < 3; loop++) nodeLoops.push(await loopCostInContainer(docker, handle.sandboxId, "node -e 0", 5));
+      book.addTable("Floors around a sandbox (what bounds the goals)", [
+        { ...summarize("docker exec `cat` of 1 MiB: first byte to last", carries), figure: FIGURE.engineCarries1MiB },
+        { ...summarize("`node -e 0` in the container: per start, 3 loops of 5", nodeLoops), figure: FIGURE.nodeStartInSandbox },
       ]);
       book.add(
         FIGURE.channelThroughput,

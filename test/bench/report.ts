@@ -46,12 +46,21 @@ export function describeMachine(machine: Machine): string {
   return `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB.toFixed(0)} GiB, ${machine.os}, Docker ${machine.docker}, Node.js ${machine.node}`;
 }
 
-/** A warning when the machine was busy: the figures of such a run are noise, not a measurement. */
+/**
+ * A warning when the machine was busy with other work: the figures of such a run are noise, not a
+ * measurement. Judged by what other work took (othersCores, a quarter of a core on average is too
+ * much); a run that could not read it falls back on the load average at its start.
+ */
 export function loadWarning(machine: Machine): string | null {
-  const load = Math.max(machine.loadAtStart, machine.loadAtEnd);
-  if (load <= machine.cpus * 0.5) return null;
-  return `the machine was busy (1-minute load ${machine.loadAtStart.toFixed(1)} at the start, ${machine.loadAtEnd.toFixed(1)} at the end, on ${machine.cpus} cores): these figures are noise; run it on an idle machine`;
+  if (machine.othersCores !== undefined) {
+    if (machine.othersCores <= OTHERS_CORES_LIMIT) return null;
+    return `the machine was busy: other work than this run used ${machine.othersCores.toFixed(2)} of its ${machine.cpus} cores on average meanwhile: these figures are noise; run it on an idle machine`;
+  }
+  if (machine.loadAtStart <= machine.cpus * 0.5) return null;
+  return `the machine was busy (1-minute load ${machine.loadAtStart.toFixed(1)} at the start, on ${machine.cpus} cores): these figures are noise; run it on an idle machine`;
 }
+
+const OTHERS_CORES_LIMIT = 0.25;
 
 /** The goal lines as README.md shows them: the machine and the day, then the short lines in a block. */
 export function readmeBlock(goals: GoalOutcome[], machine: Machine, startedAt: string): string[] {

@@ -17,6 +17,12 @@ export interface Machine {
   /** 1-minute load average when the run started and when it ended: above the core count, the figures are noise. */
   loadAtStart: number;
   loadAtEnd: number;
+  /**
+   * The CPU that work other than this run used meanwhile, in cores on average (machine.ts): the whole
+   * machine's busy time minus this run's processes, the Docker engine and its containers. The load
+   * average cannot say this: the run itself keeps both cores busy. Absent where it cannot be read.
+   */
+  othersCores?: number;
 }
 
 export interface SeriesPoint {

@@ -131,4 +131,50 @@ describe("bench goals", () => {
       "PASS  no tool call, p50: 1.50 ms (< 2 ms)",
     ]);
   });
+
+  it("a missed goal says what bounds it, from the floors and the CPU profile of the same run", () => {
+    const profile = {
+      channelTrue: 2.5,
+      cpuPerCallEmulator: 2,
+      cpuPerCallSandbox: 1.9,
+      cpuPerCallEngine: 0.9,
+      cpuPerHookedCallEmulator: 3,
+      cpuPerHookedCallSandbox: 3.5,
+      cpuPerHookedCallEngine: 1.5,
+      nodeStartInSandbox: 75,
+      engineCarries1MiB: 6,
+    };
+    const slow = {
+      ...GOOD,
+      ...profile,
+      dockerExec: 40,
+      perCall: 5,
+      perCallOneHook: 8.5,
+      dockerRun: 240,
+      newEnvironmentWithoutPool: 500,
+      channelCat: 8,
+    };
+    const outcomes = evaluateGoals(figures(slow));
+    const call = byId(outcomes, "tool-call-vs-docker-exec");
+    assert.equal(call.status, "FAIL");
+    assert.equal(
+      call.bound,
+      "the executor channel's `true` alone takes 2.50 ms, so 16.0× with no agent work at all; CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
+    );
+    assert.match(
+      byId(outcomes, "hooked-call-vs-docker-exec").bound!,
+      /3\.50 ms more than the call alone; two channel `true`s are 5\.00 ms, so 8\.0× at best/,
+    );
+    assert.match(
+      byId(outcomes, "new-environment-without-pool").bound!,
+      /docker run 240\.0 ms\).*75\.0 ms each, together 0\.63× docker run\)/,
+    );
+    assert.match(
+      byId(outcomes, "channel-read-1mib").bound!,
+      /the channel's `true`, 2\.50 ms\) and 1 MiB carried .*\(6\.00 ms .*: 123 MB\/s at best$/,
+    );
+    // A goal met has no bound; a bound whose figures were not measured is left out, not guessed.
+    assert.equal(byId(evaluateGoals(figures({ ...GOOD, ...profile })), "tool-call-vs-docker-exec").bound, undefined);
+    assert.equal(byId(evaluateGoals(figures({ ...GOOD, dockerExec: 40 })), "tool-call-vs-docker-exec").bound, undefined);
+  });
 });

@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import type { Figures } from "../bench/figures.js";
 import { parseOptions } from "../bench/options.js";
 import { evaluateGoals } from "../bench/goals.js";
-import { formatSeries, readmeBlock } from "../bench/report.js";
+import { formatSeries, loadWarning, readmeBlock } from "../bench/report.js";
 import { type BenchDocument, compareFigures, formatComparison, isBenchDocument, RESULTS_FORMAT, resultFileName } from "../bench/results.js";
 import { readResults, writeResults } from "../bench/results-files.js";
 
@@ -200,5 +200,15 @@ describe("the README block", () => {
     assert.equal(idle.length, 4 + 7);
     const busy = readmeBlock(evaluateGoals({}), { ...machine, loadAtStart: 3, loadAtEnd: 0.4 }, "2026-11-30T20:30:41.123Z");
     assert.match(busy[0]!, /, busy: noise:$/);
+  });
+
+  it("judges busy by the CPU other work took, not by the load the run itself makes", () => {
+    const machine = document({}).machine;
+    const at = "2026-11-30T20:30:41.123Z";
+    // The run kept both cores busy (load 4 at its end) while nothing else ran: idle.
+    assert.match(readmeBlock(evaluateGoals({}), { ...machine, loadAtStart: 1.1, loadAtEnd: 4, othersCores: 0.05 }, at)[0]!, /, idle:$/);
+    const busy = { ...machine, loadAtStart: 0.1, loadAtEnd: 0.2, othersCores: 0.6 };
+    assert.match(readmeBlock(evaluateGoals({}), busy, at)[0]!, /, busy: noise:$/);
+    assert.match(loadWarning(busy)!, /other work than this run used 0\.60 of its 2 cores/);
   });
 });

@@ -1,0 +1,116 @@
+// Where the CPU of a stretch of work goes, on this machine: the emulator's process, one sandbox
+// container, and the Docker engine (dockerd, containerd and the container shims). The profile that says
+// what bounds a goal the emulator cannot reach (docs/benchmarks.md#what-bounds-a-goal): a tool call's
+// wall time is these three taking turns on two cores.
+//
+// Linux only: /proc for processes, the engine's stats API for a container's cgroup. Reaped children
+// count with their parent (cutime, cstime), so a short-lived `runc` is the engine's and a command the
+// executor spawned is the sandbox's.
+
+import fs from "node:fs";
+import type Docker from "dockerode";
+
+/** Linux reports process times in clock ticks; 100 per second on every architecture Docker runs on. */
+const TICKS_PER_SECOND = 100;
+const ENGINE_PROCESSES = new Set(["dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2"]);
+
+export interface CpuReading {
+  emulatorMs: number;
+  sandboxMs: number;
+  engineMs: number;
+}
+
+/** CPU time (ms) of a process with its reaped children; 0 when it is gone. */
+export function processCpuMs(pid: number): number {
+  const stat = readStat(pid);
+  return stat ? stat.cpuMs : 0;
+}
+
+/** CPU time (ms) of every process of the Docker engine (as processCpuMs). */
+export function engineCpuMs(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat && ENGINE_PROCESSES.has(stat.name)) total += stat.cpuMs;
+  }
+  return total;
+}
+
+/** CPU time (ms) of everything in a container's cgroup, as the engine counts it. */
+export async function containerCpuMs(docker: Docker, containerId: string): Promise<number> {
+  const stats = (await docker.getContainer(containerId).stats({ stream: false })) as {
+    cpu_stats?: { cpu_usage?: { total_usage?: number } };
+  };
+  const nanoseconds = stats.cpu_stats?.cpu_usage?.total_usage;
+  if (typeof nanoseconds !== "number") throw new Error(`the engine gave no CPU usage for container ${containerId}`);
+  return nanoseconds / 1e6;
+}
+
+/** A reading now: the emulator (pid), the sandbox (container) and the engine. */
+export async function readCpu(docker: Docker, emulatorPid: number, containerId: string): Promise<CpuReading> {
+  const sandboxMs = await containerCpuMs(docker, containerId);
+  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, engineMs: engineCpuMs() };
+}
+
+/** What each used between two readings, per unit of work. */
+export function cpuPerUnit(before: CpuReading, after: CpuReading, units: number): CpuReading {
+  return {
+    emulatorMs: (after.emulatorMs - before.emulatorMs) / units,
+    sandboxMs: (after.sandboxMs - before.sandboxMs) / units,
+    engineMs: (after.engineMs - before.engineMs) / units,
+  };
+}
+
+function readStat(pid: number): { name: string; cpuMs: number } | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // "pid (comm) state …": comm may hold spaces and parentheses, so split after its last ")".
+  const close = text.lastIndexOf(")");
+  const name = text.slice(text.indexOf("(") + 1, close);
+  const fields = text.slice(close + 2).split(" ");
+  // From the state (field 3): utime, stime, cutime, cstime are fields 14 to 17.
+  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+  return { name, cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
+}
+
+/**
+ * What the machine and this run used so far (ms of CPU): every core's busy time, and this process with
+ * its reaped children (the emulators it started), the engine's daemons and every container. Null where
+ * /proc/stat or the engine's CPU cgroup cannot be read.
+ */
+export function machineCpuSnapshot(): { machineMs: number; oursMs: number } | null {
+  const containers = containersCpuMs();
+  if (containers === null) return null;
+  let line: string | undefined;
+  try {
+    line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0];
+  } catch {
+    return null;
+  }
+  if (!line?.startsWith("cpu ")) return null;
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const [user, nice, system, _idle, _iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  const busyTicks = [user, nice, system, irq, softirq, steal].reduce((sum: number, value) => sum + (value ?? 0), 0);
+  return { machineMs: (busyTicks * 1000) / TICKS_PER_SECOND, oursMs: processCpuMs(process.pid) + engineCpuMs() + containers };
+}
+
+/** All containers' CPU (ms), from the engine's parent cgroup, which keeps what removed containers used. */
+function containersCpuMs(): number | null {
+  try {
+    return Number(fs.readFileSync("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", "utf8")) / 1e6;
+  } catch {
+    // cgroup v2: the same in cpu.stat, in microseconds.
+  }
+  try {
+    const stat = fs.readFileSync("/sys/fs/cgroup/docker/cpu.stat", "utf8");
+    const usage = /^usage_usec (\d+)$/m.exec(stat);
+    return usage ? Number(usage[1]) / 1e3 : null;
+  } catch {
+    return null;
+  }
+}
