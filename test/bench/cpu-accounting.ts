@@ -26,15 +26,26 @@ export function processCpuMs(pid: number): number {
   return stat ? stat.cpuMs : 0;
 }
 
-/** CPU time (ms) of every process of the Docker engine (as processCpuMs). */
-export function engineCpuMs(): number {
+/**
+ * CPU time (ms) of the Docker engine (as processCpuMs): its daemons, and the shims of every container,
+ * or, given `shimPid`, of that one container only (other work's containers have shims of their own).
+ */
+export function engineCpuMs(shimPid?: number): number {
   let total = 0;
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(Number(entry));
-    if (stat && ENGINE_PROCESSES.has(stat.name)) total += stat.cpuMs;
+    if (!stat || !ENGINE_PROCESSES.has(stat.name)) continue;
+    if (shimPid !== undefined && stat.name.startsWith("containerd-shim") && Number(entry) !== shimPid) continue;
+    total += stat.cpuMs;
   }
   return total;
+}
+
+/** The shim of a running container: the parent of its first process. */
+export async function shimOf(docker: Docker, containerId: string): Promise<number | undefined> {
+  const pid = (await docker.getContainer(containerId).inspect()).State.Pid;
+  return pid > 0 ? readStat(pid)?.parentPid : undefined;
 }
 
 /** CPU time (ms) of everything in a container's cgroup, as the engine counts it. */
@@ -47,10 +58,10 @@ export async function containerCpuMs(docker: Docker, containerId: string): Promi
   return nanoseconds / 1e6;
 }
 
-/** A reading now: the emulator (pid), the sandbox (container) and the engine. */
+/** A reading now: the emulator (pid), the sandbox (container) and the engine (its daemons and that container's shim). */
 export async function readCpu(docker: Docker, emulatorPid: number, containerId: string): Promise<CpuReading> {
   const sandboxMs = await containerCpuMs(docker, containerId);
-  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, engineMs: engineCpuMs() };
+  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, engineMs: engineCpuMs(await shimOf(docker, containerId)) };
 }
 
 /** What each used between two readings, per unit of work. */
@@ -62,7 +73,7 @@ export function cpuPerUnit(before: CpuReading, after: CpuReading, units: number)
   };
 }
 
-function readStat(pid: number): { name: string; cpuMs: number } | null {
+function readStat(pid: number): { name: string; parentPid: number; cpuMs: number } | null {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -73,9 +84,9 @@ function readStat(pid: number): { name: string; cpuMs: number } | null {
   const close = text.lastIndexOf(")");
   const name = text.slice(text.indexOf("(") + 1, close);
   const fields = text.slice(close + 2).split(" ");
-  // From the state (field 3): utime, stime, cutime, cstime are fields 14 to 17.
+  // From the state (field 3): the parent is field 4; utime, stime, cutime, cstime are fields 14 to 17.
   const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
-  return { name, cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
+  return { name, parentPid: Number(fields[1]), cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
 }
 
 /**
