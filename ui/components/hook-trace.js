@@ -66,7 +66,7 @@ function Handler({ handler }) {
     ${handler.not_run_reason ? html`<p class="reason muted">Not run: ${handler.not_run_reason}</p>` : null}
     ${
       handler.stdout_bytes > 0 || handler.stderr_bytes > 0
-        ? html`<details class="handler-output">
+        ? html`<details class="handler-output" open=${Boolean(handler.fail_open || handler.failure)}>
             <summary>output: ${formatBytes(handler.stdout_bytes)} stdout, ${formatBytes(handler.stderr_bytes)} stderr</summary>
             ${handler.stdout_bytes > 0 ? html`<div class="output-label">${handler.kind === "http" ? "response body" : "stdout"}</div><pre class="code">${handler.stdout_excerpt}</pre>` : null}
             ${handler.stderr_bytes > 0 ? html`<div class="output-label">stderr</div><pre class="code">${handler.stderr_excerpt}</pre>` : null}
