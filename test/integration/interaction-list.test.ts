@@ -35,7 +35,10 @@ async function call(method: string, path: string, body?: unknown, key = KEY): Pr
 const script = (calls: unknown[]) => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
 /** An environment whose sandbox runs each command through `answer`; hooks.json as given. */
-async function environmentWith(answer: (request: CommandRequest) => Promise<{ stdout?: string; stderr?: string; exitCode?: number }>, hooks?: object) {
+async function environmentWith(
+  answer: (request: CommandRequest) => Promise<{ stdout?: string; stderr?: string; exitCode?: number }>,
+  hooks?: object,
+) {
   const { status, json } = await call("POST", "/v1beta/environments", {
     sources: hooks ? [{ type: "inline", target: ".agents/hooks.json", content: JSON.stringify(hooks) }] : [],
   });
@@ -63,7 +66,10 @@ interface FeedReader {
 /** Opens the live feed; resolves once the server answered (from then on nothing is missed). */
 async function openFeed(key: string): Promise<FeedReader> {
   const controller = new AbortController();
-  const response = await fetch(`${emulator.url}/emulator/interactions?stream=true`, { headers: { "x-goog-api-key": key }, signal: controller.signal });
+  const response = await fetch(`${emulator.url}/emulator/interactions?stream=true`, {
+    headers: { "x-goog-api-key": key },
+    signal: controller.signal,
+  });
   assert.equal(response.status, 200);
   assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/);
   const events: any[] = [];

@@ -42,8 +42,16 @@ function record(id: string, overrides: Partial<InteractionRecord> = {}): Interac
     updated: "2026-01-01T00:00:02Z",
     steps,
     hookTraces: [
-      { call_id: "call_1", pre: { decision: "allow", handlers: [handler("allow", { code: "nonzero_exit" }), handler("allow", null)] }, post: null },
-      { call_id: "call_2", pre: { decision: "deny", handlers: [handler("allow", { code: "timeout" }), handler("deny", null)] }, post: null },
+      {
+        call_id: "call_1",
+        pre: { decision: "allow", handlers: [handler("allow", { code: "nonzero_exit" }), handler("allow", null)] },
+        post: null,
+      },
+      {
+        call_id: "call_2",
+        pre: { decision: "deny", handlers: [handler("allow", { code: "timeout" }), handler("deny", null)] },
+        post: null,
+      },
       { call_id: "call_3", pre: null, post: null, hooks_not_run: { code: "not_a_sandbox_tool" } },
     ],
     usage: { total_tokens: 42 } as InteractionRecord["usage"],
