@@ -4,13 +4,14 @@
 // page imports present. The browser test (test/e2e/dashboard.test.ts) shows the page working.
 
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { uiDir } from "../../server/common/paths.js";
+import { projectRoot, uiDir } from "../../server/common/paths.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
 
 let emulator: FakeRuntimeEmulator;
@@ -159,6 +160,15 @@ describe("the dashboard's page", () => {
 
   it("answers only to the names the emulator answers to (the Host check applies)", async () => {
     assert.equal((await rawGet("/ui", { host: "evil.example" })).status, 403);
+  });
+
+  it("ships in the package: every file of ui/ and the compiled route are in what npm would publish", () => {
+    const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: projectRoot, encoding: "utf8" });
+    assert.equal(packed.status, 0, packed.stderr);
+    const files = new Set((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path));
+    for (const module of [...uiModules(), "style.css"])
+      assert.ok(files.has(`ui/${module}`), `ui/${module} is not in the package (package.json "files")`);
+    assert.ok(files.has("dist/server/http/ui-routes.js"));
   });
 
   it("holds no data: the API behind it still asks for the key", async () => {
