@@ -75,7 +75,7 @@ function CallEntry({ call, result, hooks, running }) {
       Call <code>${name}</code>${call.server_name ? html` on MCP server <code>${call.server_name}</code>` : null}
       ${denied ? html` <${Badge} kind="deny">denied by hook "${hooks.pre.denied_by?.group}"<//>` : null}
       ${failedOpen ? html` <${Badge} kind="fail-open">hook failed open<//>` : null}
-      ${!result && running ? html` <${Badge} kind="running">running<//>` : null}
+      ${running && result?.is_error === undefined && !denied ? html` <${Badge} kind="running">running<//>` : null}
       ${result?.is_error && !denied ? html` <${Badge} kind="error">error<//>` : null}
     </h3>
     <${CallArguments} call=${call} />
