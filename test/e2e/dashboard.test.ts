@@ -67,7 +67,11 @@ before(async () => {
   if (skip) return;
   if (chromiumPath === null) throw new Error(`Chromium is missing, and the dashboard's browser test must run in CI: ${INSTALL_CHROMIUM}.`);
   echo = await startEchoServer("allowed");
-  emulator = await startEmulatorProcess({ EMULATOR_EGRESS_HOST_MAP: `allowed.example.com=127.0.0.1:${echo.port}` });
+  emulator = await startEmulatorProcess({
+    EMULATOR_EGRESS_HOST_MAP: `allowed.example.com=127.0.0.1:${echo.port}`,
+    // Two owners; any other key is refused (the sign-in form must say so).
+    EMULATOR_API_KEYS: `${KEY},${OTHER_KEY}`,
+  });
   client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
   browser = await chromium.launch({ executablePath: chromiumPath, headless: true });
 });
@@ -231,7 +235,16 @@ describe("the dashboard in headless Chromium", { skip }, () => {
         const mine = pages[0]!;
         await mine.goto(`${emulator.url}/ui/interactions`);
         await row(mine, interactionId).waitFor();
-        const theirs = await openPage(`${emulator.url}/ui?key=${OTHER_KEY}`);
+        // This one signs in with the form: a key the emulator does not accept is refused with the API's message.
+        const theirs = await openPage(`${emulator.url}/ui`);
+        await theirs.getByLabel("API key").fill("not-an-accepted-key");
+        await theirs.getByRole("button", { name: "Sign in" }).click();
+        await theirs
+          .locator(".error-box")
+          .getByText(/only accepts the keys listed in EMULATOR_API_KEYS/)
+          .waitFor();
+        await theirs.getByLabel("API key").fill(OTHER_KEY);
+        await theirs.getByRole("button", { name: "Sign in" }).click();
         await theirs.getByText("No interactions yet").waitFor();
         await theirs.locator(".badge.live").waitFor();
         // A new interaction of the first key appears live on its page, and not on the other's.

@@ -1,12 +1,24 @@
 // Interactions as rows: status, what was asked, as which agent, where, how many calls and whether a
 // hook denied one or failed open (those stand out), tokens, and when.
 
+import { useEffect, useState } from "preact/hooks";
 import { html } from "../html.js";
 import { durationBetween, timeAgo } from "../format.js";
 import { Link, links } from "../router.js";
 import { Badge, StatusBadge } from "./bits.js";
 
+/** Re-renders every `ms`, so "12 s ago" stays true on a page left open. */
+function useNow(ms) {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
 export function InteractionTable({ interactions, showEnvironment = true }) {
+  const now = useNow(10_000);
   return html`<table class="table interactions">
     <thead>
       <tr>
@@ -21,12 +33,12 @@ export function InteractionTable({ interactions, showEnvironment = true }) {
       </tr>
     </thead>
     <tbody>
-      ${interactions.map((item) => html`<${Row} key=${item.id} item=${item} showEnvironment=${showEnvironment} />`)}
+      ${interactions.map((item) => html`<${Row} key=${item.id} item=${item} showEnvironment=${showEnvironment} now=${now} />`)}
     </tbody>
   </table>`;
 }
 
-function Row({ item, showEnvironment }) {
+function Row({ item, showEnvironment, now }) {
   const flagged = item.denied_calls > 0 || item.failed_open_hooks > 0;
   return html`<tr class=${flagged ? "flagged" : ""} data-interaction-id=${item.id} data-status=${item.status}>
     <td><${StatusBadge} status=${item.status} /></td>
@@ -45,7 +57,7 @@ function Row({ item, showEnvironment }) {
     </td>
     <td class="num">${item.total_tokens ?? ""}</td>
     <td title=${item.created}>
-      ${timeAgo(item.created)}${item.status !== "in_progress" ? html`<span class="muted"> · ${durationBetween(item.created, item.updated)}</span>` : null}
+      ${timeAgo(item.created, now)}${item.status !== "in_progress" ? html`<span class="muted"> · ${durationBetween(item.created, item.updated)}</span>` : null}
     </td>
   </tr>`;
 }

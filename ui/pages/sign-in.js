@@ -10,22 +10,19 @@ import { signIn, signOut } from "../session.js";
 
 export function SignIn({ reason }) {
   const [key, setKey] = useState("");
-  const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event) => {
     event.preventDefault();
     if (!key.trim()) return;
     setBusy(true);
-    setError(null);
     signIn(key);
     try {
+      // The pages open at once; this only catches a key the emulator refuses.
       await getJson("/emulator/interactions?page_size=1");
     } catch (failure) {
-      if (failure.status !== 401) {
-        signOut();
-        setError(failure);
-      }
+      // A 401 has signed out already, with the API's message; anything else says what went wrong.
+      if (failure.status !== 401) signOut(`The emulator could not be asked: ${failure.message}`);
     } finally {
       setBusy(false);
     }
@@ -34,7 +31,7 @@ export function SignIn({ reason }) {
   return html`<main class="sign-in">
     <h1>Interactions emulator</h1>
     <p>Everything here belongs to one API key, as in the API: enter the key your agent uses (the SDK's <code>apiKey</code> or <code>GEMINI_API_KEY</code>).</p>
-    <${ErrorBox} error=${error ?? (reason ? { message: reason } : null)} />
+    <${ErrorBox} error=${reason ? { message: reason } : null} />
     <form onSubmit=${submit}>
       <label for="api-key">API key</label>
       <input id="api-key" name="api-key" type="password" autocomplete="off" value=${key} onInput=${(event) => setKey(event.currentTarget.value)} autofocus />
