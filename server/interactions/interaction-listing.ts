@@ -5,6 +5,7 @@
 // count the hook decisions inside the store.
 
 import type { InteractionStatus } from "../agent/steps.js";
+import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
 import type { InteractionRecord } from "./interaction-store.js";
 import { INPUT_PREVIEW_CHARS, previewOfTexts, summaryFields, type InteractionSummary } from "./interaction-summary.js";
@@ -47,13 +48,24 @@ interface Row {
 const FIRST_STEP_EVENT_SEQ = 3;
 
 export class InteractionListing {
+  /** Prepared once per store: a page runs two small queries per interaction listed. */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly db: Db) {}
+
+  private prepared(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   /** Up to `limit` interactions of `owner` matching `filter`, newest first, after `after` when given. */
   page(owner: string, filter: InteractionListFilter, limit: number, after: ListPosition | null): ListedInteraction[] {
-    const rows = this.db
-      .prepare(
-        `SELECT rowid AS seq, id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, usage
+    const rows = this.prepared(
+      `SELECT rowid AS seq, id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, usage
          FROM interactions
          WHERE owner = @owner
            AND (@status IS NULL OR status = @status)
@@ -62,16 +74,15 @@ export class InteractionListing {
            AND (@afterCreated IS NULL OR created < @afterCreated OR (created = @afterCreated AND rowid < @afterSeq))
          ORDER BY created DESC, rowid DESC
          LIMIT @limit`,
-      )
-      .all({
-        owner,
-        status: filter.status ?? null,
-        environmentId: filter.environmentId ?? null,
-        agent: filter.agent ?? null,
-        afterCreated: after?.created ?? null,
-        afterSeq: after?.seq ?? 0,
-        limit,
-      }) as Row[];
+    ).all({
+      owner,
+      status: filter.status ?? null,
+      environmentId: filter.environmentId ?? null,
+      agent: filter.agent ?? null,
+      afterCreated: after?.created ?? null,
+      afterSeq: after?.seq ?? 0,
+      limit,
+    }) as Row[];
     return rows.map((row) => ({ summary: this.summarize(row), position: { created: row.created, seq: row.seq } }));
   }
 
@@ -93,38 +104,32 @@ export class InteractionListing {
 
   /** The text parts of the first step when it is a user_input step (stored as a step, or as its event). */
   private inputTexts(id: string): string[] {
-    const fromSteps = this.db
-      .prepare(
-        `SELECT substr(json_extract(part.value, '$.text'), 1, @chars) AS text
+    const fromSteps = this.prepared(
+      `SELECT substr(json_extract(part.value, '$.text'), 1, @chars) AS text
          FROM steps, json_each(steps.step, '$.content') AS part
          WHERE steps.interaction_id = @id AND steps.idx = 0 AND json_extract(steps.step, '$.type') = 'user_input'
            AND json_extract(part.value, '$.type') = 'text'`,
-      )
-      .all({ id, chars: INPUT_PREVIEW_CHARS * 2 }) as Array<{ text: string | null }>;
+    ).all({ id, chars: INPUT_PREVIEW_CHARS * 2 }) as Array<{ text: string | null }>;
     const rows =
       fromSteps.length > 0
         ? fromSteps
-        : (this.db
-            .prepare(
-              `SELECT substr(json_extract(part.value, '$.text'), 1, @chars) AS text
+        : (this.prepared(
+            `SELECT substr(json_extract(part.value, '$.text'), 1, @chars) AS text
                FROM interaction_events AS e, json_each(e.event, '$.step.content') AS part
                WHERE e.interaction_id = @id AND e.seq = @seq AND json_extract(e.event, '$.event_type') = 'step.start'
                  AND json_extract(e.event, '$.step.type') = 'user_input' AND json_extract(part.value, '$.type') = 'text'`,
-            )
-            .all({ id, seq: FIRST_STEP_EVENT_SEQ, chars: INPUT_PREVIEW_CHARS * 2 }) as Array<{ text: string | null }>);
+          ).all({ id, seq: FIRST_STEP_EVENT_SEQ, chars: INPUT_PREVIEW_CHARS * 2 }) as Array<{ text: string | null }>);
     return rows.flatMap((row) => (row.text === null ? [] : [row.text]));
   }
 
   private hookCounts(id: string): Pick<InteractionSummary, "tool_calls" | "denied_calls" | "failed_open_hooks"> {
-    const row = this.db
-      .prepare(
-        `SELECT count(*) AS calls,
+    const row = this.prepared(
+      `SELECT count(*) AS calls,
                 coalesce(sum(json_extract(trace, '$.pre.decision') = 'deny'), 0) AS denied,
                 coalesce(sum((SELECT count(*) FROM json_each(trace, '$.pre.handlers') AS handler
                               WHERE json_type(handler.value, '$.fail_open') = 'object')), 0) AS failed_open
          FROM hook_traces WHERE interaction_id = ?`,
-      )
-      .get(id) as { calls: number; denied: number; failed_open: number };
+    ).get(id) as { calls: number; denied: number; failed_open: number };
     return { tool_calls: row.calls, denied_calls: row.denied, failed_open_hooks: row.failed_open };
   }
 }

@@ -60,6 +60,9 @@ interface Row {
 }
 
 export class InteractionStore {
+  /** The list's queries, prepared on first use (interaction-listing.ts). */
+  private listing: InteractionListing | null = null;
+
   constructor(private readonly db: Db) {}
 
   /** Writes the interaction and its steps in one transaction: a reader never sees half of it. */
@@ -109,7 +112,8 @@ export class InteractionStore {
 
   /** The owner's interactions as summaries, newest first (interaction-listing.ts). */
   listPage(owner: string, filter: InteractionListFilter, limit: number, after: ListPosition | null): ListedInteraction[] {
-    return new InteractionListing(this.db).page(owner, filter, limit, after);
+    this.listing ??= new InteractionListing(this.db);
+    return this.listing.page(owner, filter, limit, after);
   }
 
   /** Interactions still marked in_progress, of every owner (at start-up, these were interrupted). */
