@@ -16,14 +16,17 @@ export class ApiError extends Error {
 }
 
 async function request(path, options = {}) {
+  const key = currentKey();
   const response = await fetch(path, {
     ...options,
     cache: "no-store",
-    headers: { "x-goog-api-key": currentKey() ?? "", ...(options.headers ?? {}) },
+    headers: { "x-goog-api-key": key ?? "", ...(options.headers ?? {}) },
   });
   if (response.ok) return response;
   const error = await errorOf(response);
-  if (response.status === 401) signOut(error.message);
+  // Only while the refused key is still the one in use: a request sent with an earlier key (several
+  // pages' requests are refused at once, or the user signed in again meanwhile) must not sign out the next.
+  if (response.status === 401 && currentKey() === key) signOut(error.message);
   throw error;
 }
 

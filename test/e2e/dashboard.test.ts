@@ -227,6 +227,27 @@ describe("the dashboard in headless Chromium", { skip }, () => {
     );
   });
 
+  it("lists the key's credentials without their secrets", { timeout: 60_000 }, async () => {
+    await screenshotsOnFailure(
+      "credentials",
+      () => pages,
+      async () => {
+        const page = pages[0]!;
+        const response = await fetch(`${emulator.url}/v1beta/credentials`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+          body: JSON.stringify({ type: "bearer_token", id: "github", token: SECRET, header_name: "Authorization", prefix: "Bearer" }),
+        });
+        assert.equal(response.status, 200);
+        await page.locator(".bar").getByRole("link", { name: "Credentials" }).click();
+        const credential = page.locator('tr[data-credential-id="github"]');
+        await credential.waitFor();
+        assert.match(await text(credential), /bearer token.*active.*Authorization: Bearer …/);
+        assert.ok(!(await page.content()).includes(SECRET), "a credential's secret is on the page");
+      },
+    );
+  });
+
   it("shows another key none of the first key's interactions, listed or live, nor lets it open them", { timeout: 90_000 }, async () => {
     await screenshotsOnFailure(
       "other-owner",

@@ -82,9 +82,9 @@ function CallEntry({ call, result, hooks, running }) {
     ${hooks?.pre ? html`<${HookTraceView} trace=${hooks.pre} title="Hooks before the call" />` : null}
     ${hooks?.hooks_not_run ? html`<p class="muted">No hooks: ${hooks.hooks_not_run.reason}</p>` : null}
     ${!hooks && running ? html`<p class="muted">Hooks: waiting for the trace…</p>` : null}
-    ${result ? html`<${ResultView} result=${result} denied=${denied} />` : null}
+    ${result ? html`<${ResultView} result=${result} denied=${denied} output=${call.type === "code_execution_call"} />` : null}
     ${hooks?.post ? html`<${HookTraceView} trace=${hooks.post} title="Hooks after the call" />` : null}
-    ${hooks?.pre && !hooks.post && result && !denied ? html`<p class="muted small">No post_tool_execution trace.</p>` : null}
+    ${hooks?.pre && !hooks.post && result && !denied && !running ? html`<p class="muted small">No post_tool_execution trace.</p>` : null}
   </li>`;
 }
 
@@ -95,12 +95,10 @@ function CallArguments({ call }) {
   return html`<div class="arguments"><div class="output-label">arguments</div><${Json} value=${call.arguments} /></div>`;
 }
 
-function ResultView({ result, denied }) {
+/** `output`: the result is a command's stdout and stderr, as they came, then its status notes. */
+function ResultView({ result, denied, output }) {
   const text = typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2);
-  const label = denied
-    ? "Result (the tool did not run)"
-    : result.is_error
-      ? "Result (error): stdout and stderr"
-      : "Result: stdout and stderr";
+  const what = output ? ": stdout and stderr" : "";
+  const label = denied ? "Result (the tool did not run)" : `Result${result.is_error ? " (error)" : ""}${what}`;
   return html`<div class="result"><${Output} text=${text} label=${label} error=${result.is_error} /></div>`;
 }
