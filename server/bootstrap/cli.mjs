@@ -113,6 +113,29 @@ function ensureDocker() {
 }
 
 /**
+ * The dashboard's browser test drives a Chromium (docs/testing.md#the-dashboard-in-a-browser): installed
+ * when missing, as the Docker engine is. Its path goes to the tests as EMULATOR_CHROMIUM. When none can
+ * be had, the other tests still run; the browser test then fails in CI and is skipped elsewhere, each
+ * saying how to install one.
+ */
+function ensureChromium() {
+  step("checking for Chromium (the dashboard's browser test)…");
+  const script = path.join(root, "server", "bootstrap", "ensure-chromium.sh");
+  if (run(["bash", script]) !== 0) {
+    console.warn("warning: no Chromium: the dashboard's browser test will fail in CI and be skipped elsewhere");
+    return;
+  }
+  const found = spawnSync("bash", ["-c", `source "$1" && find_chromium`, "bash", script], { cwd: root, encoding: "utf8" });
+  const browser = found.stdout.trim().split("\n").pop();
+  if (found.status === 0 && browser) process.env.EMULATOR_CHROMIUM = browser;
+}
+
+/** Whether the files to run include the dashboard's browser test. */
+function includesBrowserTest(files) {
+  return files.some((file) => path.basename(file) === "dashboard.test.js" && needsDocker(file));
+}
+
+/**
  * Test tiers (test/<tier>/): unit and integration need no Docker engine, docker and e2e do. Compiled
  * files count only while their source exists, so a test moved or deleted does not run from a stale dist/.
  */
@@ -171,6 +194,7 @@ switch (command) {
       step("preparing the sandbox image…");
       mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     }
+    if (includesBrowserTest(files)) ensureChromium();
     process.exit(runTests(files));
     break;
   }

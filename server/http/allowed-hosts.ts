@@ -5,8 +5,8 @@
 // only requests whose Host it knows for its own:
 // - localhost and *.localhost (RFC 6761: they always mean loopback, and browsers never ask DNS for them);
 // - any IP address: a browser sends an address as Host only when the page's URL named that address, and
-//   then the page's origin is this server itself, which serves no pages (so the bound address, a
-//   container's address or a LAN address work without a setting);
+//   then the page's origin is this server itself, whose only pages are its own dashboard (/ui,
+//   ui-routes.ts), so the bound address, a container's address or a LAN address work without a setting;
 // - the name the API is bound to (HOST), when it is a name;
 // - the names the operator lists in EMULATOR_ALLOWED_HOSTS ("name" or "*.domain"; "*" turns the check off).
 // A request without any Host header cannot come from a browser (HTTP/1.0 tools) and is answered.

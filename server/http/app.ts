@@ -22,6 +22,8 @@ import { environmentsRouter } from "./environments-routes.js";
 import { filesRouter } from "./files-routes.js";
 import { uploadRouter } from "./upload-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
+import { interactionListRouter } from "./interaction-list-routes.js";
+import { uiRouter } from "./ui-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST">;
@@ -53,6 +55,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(refuseDeepJson);
   app.use(healthRouter(deps.health));
   app.use(schemaRouter());
+  // The dashboard's page and modules: no API key (the page asks the API with the user's key).
+  app.use(uiRouter());
 
   const api = express.Router({ mergeParams: true });
   api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
@@ -65,7 +69,7 @@ export function createApp(deps: AppDependencies): Express {
     api(req, res, next);
   });
 
-  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), emulatorRouter(deps.debug));
+  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), interactionListRouter(deps.interactions), emulatorRouter(deps.debug));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

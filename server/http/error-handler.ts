@@ -5,7 +5,7 @@ import { ApiError, InternalError, InvalidArgumentError, NotFoundError, PayloadTo
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {
   next(
     new NotFoundError(
-      `No route for ${req.method} ${req.path}. The emulator serves /{version}/interactions, /{version}/environments (with /files), /{version}/credentials, /upload/{version}/environments/{env}/files/{path}, /emulator/… and GET /health.`,
+      `No route for ${req.method} ${req.path}. The emulator serves /{version}/interactions, /{version}/environments (with /files), /{version}/credentials, /upload/{version}/environments/{env}/files/{path}, /emulator/…, GET /health and the dashboard at /ui.`,
     ),
   );
 }

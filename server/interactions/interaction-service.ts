@@ -32,6 +32,9 @@ import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
 import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import { countRequestInput } from "./usage.js";
+import { InteractionFeed, type FeedListener } from "./interaction-feed.js";
+import type { InteractionListFilter, ListedInteraction, ListPosition } from "./interaction-listing.js";
+import { summarizeInteraction } from "./interaction-summary.js";
 
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "./agent-or-model.js";
 
@@ -90,8 +93,18 @@ interface PreparedRun {
   channel: SandboxChannel | null;
 }
 
+/** The events of a run after which its summary in the live feed changes. */
+const FEED_EVENTS: ReadonlySet<string> = new Set([
+  "interaction.created",
+  "interaction.status_update",
+  "step.stop",
+  "interaction.completed",
+]);
+
 export class InteractionService {
   private readonly live = new Map<string, LiveInteraction>();
+  /** Owners' live feeds of their interactions (the dashboard's list). */
+  private readonly feed = new InteractionFeed();
 
   constructor(
     private readonly interactions: InteractionStore,
@@ -107,6 +120,22 @@ export class InteractionService {
     const record = live ? null : this.interactions.get(id, owner);
     if (!record) throw new NotFoundError(`Interaction ${id} not found.`);
     return record;
+  }
+
+  /**
+   * The owner's stored interactions, newest first, as summaries; a running one as it is now. `after`:
+   * where the previous page ended.
+   */
+  list(owner: string, filter: InteractionListFilter, limit: number, after: ListPosition | null): ListedInteraction[] {
+    return this.interactions.listPage(owner, filter, limit, after).map((listed) => {
+      const live = this.findLive(listed.summary.id, owner);
+      return live?.stored ? { ...listed, summary: summarizeInteraction(live.run.record) } : listed;
+    });
+  }
+
+  /** Calls `listener` as the owner's interactions are created, progress, end or are deleted; returns the unsubscribe. */
+  watch(owner: string, listener: FeedListener): () => void {
+    return this.feed.subscribe(owner, listener);
   }
 
   /** Validates and prepares the request, then starts the run; the caller waits on `done`, streams `log`, or neither. */
@@ -162,6 +191,7 @@ export class InteractionService {
       if (!live.stored) return;
     }
     if (!this.interactions.delete(id, owner) && !live) throw new NotFoundError(`Interaction ${id} not found.`);
+    this.feed.publish(owner, { event_type: "interaction.deleted", interaction_id: id });
   }
 
   /** At shutdown: every running interaction ends as failed, saying why; waits up to `waitMs` for them. */
@@ -300,8 +330,34 @@ export class InteractionService {
     // Saved first (status in_progress) so its events can refer to it, and a restart finds it.
     if (stored) this.interactions.save(record);
     this.live.set(record.id, live);
+    if (stored) this.publishProgress(live);
     run.start();
     return run;
+  }
+
+  /**
+   * Puts the run's summary on its owner's feed as it changes: when it is created, after each step and at
+   * its end. Several changes in one synchronous stretch (the opening events, the last events) make one
+   * summary, computed only when someone listens.
+   */
+  private publishProgress(live: LiveInteraction): void {
+    let queued = false;
+    const publish = () => {
+      queued = false;
+      if (live.deleted || !this.feed.hasListeners(live.owner)) return;
+      this.feed.publish(live.owner, { event_type: "interaction.summary", interaction: summarizeInteraction(live.run.record) });
+    };
+    const soon = () => {
+      if (queued) return;
+      queued = true;
+      queueMicrotask(publish);
+    };
+    live.run.log.subscribe(0, {
+      event: (event) => {
+        if (FEED_EVENTS.has(event.event_type)) soon();
+      },
+      end: soon,
+    });
   }
 }
 

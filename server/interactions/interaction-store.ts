@@ -5,6 +5,7 @@ import type { InteractionStatus, Step } from "../agent/steps.js";
 import { foldableEvents, type StoredEvent } from "./event-store.js";
 import { foldEvents } from "./step-accumulator.js";
 import { usageOfStoredSteps, type Usage } from "./usage.js";
+import { InteractionListing, type InteractionListFilter, type ListedInteraction, type ListPosition } from "./interaction-listing.js";
 
 export interface InteractionRecord {
   id: string;
@@ -59,6 +60,9 @@ interface Row {
 }
 
 export class InteractionStore {
+  /** The list's queries, prepared on first use (interaction-listing.ts). */
+  private listing: InteractionListing | null = null;
+
   constructor(private readonly db: Db) {}
 
   /** Writes the interaction and its steps in one transaction: a reader never sees half of it. */
@@ -104,6 +108,12 @@ export class InteractionStore {
   get(id: string, owner: string): InteractionRecord | null {
     const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
     return row ? this.hydrate(row) : null;
+  }
+
+  /** The owner's interactions as summaries, newest first (interaction-listing.ts). */
+  listPage(owner: string, filter: InteractionListFilter, limit: number, after: ListPosition | null): ListedInteraction[] {
+    this.listing ??= new InteractionListing(this.db);
+    return this.listing.page(owner, filter, limit, after);
   }
 
   /** Interactions still marked in_progress, of every owner (at start-up, these were interrupted). */

@@ -66,6 +66,9 @@ describe("the Host header (default settings)", () => {
       ["evil.example.", "/v1beta/credentials", "GET"],
       ["localhost.attacker.example", "/emulator/interactions/x/hooks", "GET"],
       ["127.0.0.1.nip.io", "/upload/v1beta/environments/env_x/files/a", "PUT"],
+      ["rebind.attacker.example", "/ui", "GET"],
+      ["rebind.attacker.example", "/ui/assets/app.js", "GET"],
+      ["rebind.attacker.example", "/emulator/interactions?stream=true", "GET"],
     ] as const) {
       const { status, json } = await withHost(emulator, host, path, method);
       assert.equal(status, 403, `${host} ${path}`);
