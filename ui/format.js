@@ -18,9 +18,16 @@ export function timeAgo(iso, now = Date.now()) {
 }
 
 /** The time between two API timestamps (which have whole seconds). */
+/**
+ * The time between two of the API's timestamps. They are whole seconds (`2026-11-30T22:56:55Z`), so the
+ * difference is only known to the second: "< 1 s", never a precise-looking "0 ms".
+ */
 export function durationBetween(start, end) {
   const ms = new Date(end).getTime() - new Date(start).getTime();
-  return Number.isNaN(ms) ? "" : formatMs(ms);
+  if (Number.isNaN(ms)) return "";
+  if (ms < 1000) return "< 1 s";
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  return formatMs(ms);
 }
 
 export function formatMs(ms) {
