@@ -118,6 +118,7 @@ function ensureDocker() {
  * emulator itself, so a failure is a warning, with the way round it.
  */
 function ensureComposeNodeImage() {
+  step("checking docker-compose's Node.js image…");
   const status = run(["bash", path.join(root, "server", "bootstrap", "build-node-image.sh")], {
     env: { ...process.env, NODE_BINARY: process.execPath },
   });
@@ -171,10 +172,8 @@ switch (command) {
     await ensureDependencies();
     build();
     ensureDocker();
-    step("preparing the sandbox image, and docker-compose's Node.js image…");
-    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     ensureComposeNodeImage();
-    step("starting the emulator…");
+    step("starting the emulator (the sandbox image is built on first start)…");
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "server", "main.js"), ...passThrough]));
     break;
   case "image":
