@@ -136,6 +136,26 @@ function includesBrowserTest(files) {
 }
 
 /**
+ * The Node.js image docker-compose.yml builds on by default (build-node-image.sh: the sandbox's base
+ * image plus this Node.js), so that `docker compose up --build` needs no registry. Not needed to run the
+ * emulator itself, so a failure is a warning, with the way round it.
+ */
+function ensureComposeNodeImage() {
+  step("checking docker-compose's Node.js image…");
+  const status = run(["bash", path.join(root, "server", "bootstrap", "build-node-image.sh")], {
+    env: { ...process.env, NODE_BINARY: process.execPath },
+  });
+  if (status !== 0)
+    console.warn("warning: docker-compose.yml's local Node.js image was not built (above); the emulator itself is not affected");
+}
+
+/** docker compose (or docker-compose 1.29), for the docker-compose test; installed as root on Debian. */
+function ensureCompose() {
+  const status = run(["bash", path.join(root, "server", "bootstrap", "ensure-compose.sh")], { stdio: ["ignore", "ignore", "inherit"] });
+  if (status !== 0) console.warn("warning: no docker-compose command: the docker-compose test will fail (above)");
+}
+
+/**
  * Test tiers (test/<tier>/): unit and integration need no Docker engine, docker and e2e do. Compiled
  * files count only while their source exists, so a test moved or deleted does not run from a stale dist/.
  */
@@ -175,6 +195,7 @@ switch (command) {
     await ensureDependencies();
     build();
     ensureDocker();
+    ensureComposeNodeImage();
     step("starting the emulator (the sandbox image is built on first start)…");
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "server", "main.js"), ...passThrough]));
     break;
@@ -182,7 +203,8 @@ switch (command) {
     await ensureDependencies();
     build();
     ensureDocker();
-    process.exit(run([process.execPath, path.join(root, "dist", "server", "prepare-image.js")]));
+    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+    ensureComposeNodeImage();
     break;
   case "test": {
     await ensureDependencies();
@@ -193,6 +215,7 @@ switch (command) {
       ensureDocker();
       step("preparing the sandbox image…");
       mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+      ensureCompose();
     }
     if (includesBrowserTest(files)) ensureChromium();
     process.exit(runTests(files));

@@ -58,7 +58,9 @@ export const configSchema = z.object({
   EMULATOR_OFFLINE_BASE: z
     .enum(["auto", "always", "never"])
     .default("auto")
-    .describe("Build the base image from Debian packages: when the base cannot be pulled (auto), always, or never"),
+    .describe(
+      "Build the base image from Debian packages: when the base cannot be pulled (auto), always, or never (an offline base already built is still used)",
+    ),
   EMULATOR_SANDBOX_MEMORY_MB: positiveInt(1024).describe("Memory limit per sandbox, MiB"),
   EMULATOR_SANDBOX_CPUS: z.coerce.number().positive().default(1).describe("CPU limit per sandbox (cores)"),
   EMULATOR_SANDBOX_PIDS: positiveInt(512).describe("Process-count limit per sandbox"),

@@ -116,7 +116,13 @@ async function resolveBaseImage(docker: Docker, options: ImageOptions, progress:
     if (await imageExists(docker, options.baseImage)) return options.baseImage;
     if (await tryPull(docker, options.baseImage, progress)) return options.baseImage;
     if (options.offlineBase === "never") {
-      throw new Error(`base image ${options.baseImage} is neither present nor pullable, and EMULATOR_OFFLINE_BASE=never`);
+      // "never" forbids building the offline base (the emulator in docker-compose.yml has no debootstrap and no
+      // root on the host), not using one that the host's set-up (npm start, npm run image) built already.
+      if (await imageExists(docker, OFFLINE_BASE_TAG)) return OFFLINE_BASE_TAG;
+      throw new Error(
+        `base image ${options.baseImage} is neither present nor pullable, no offline base ${OFFLINE_BASE_TAG} is present, and ` +
+          `EMULATOR_OFFLINE_BASE=never: build the offline base on the Docker host (npm run image, or sandbox-image/build-base.sh as root)`,
+      );
     }
   }
   if (!(await imageExists(docker, OFFLINE_BASE_TAG))) {
