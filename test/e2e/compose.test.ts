@@ -130,6 +130,11 @@ describe("docker-compose.yml, offline", { timeout: 10 * 60_000 }, () => {
     assert.equal(calls[0]!.pre.handlers[0].decision, "deny");
     assert.equal(calls[1]!.pre.handlers[0].decision, "allow");
 
+    // The dashboard ships in the image: its page and its browser modules answer.
+    const page = await fetch(`${stack.url}/ui`);
+    assert.equal(page.status, 200, "the dashboard's page in the compose image");
+    assert.equal((await fetch(`${stack.url}/ui/assets/app.js`)).status, 200, "the dashboard's modules (ui/) in the compose image");
+
     // With the proxy as its own service, the egress log is its stdout: one JSON line per attempt.
     const attempts = (await stack.logs("proxy"))
       .split("\n")
