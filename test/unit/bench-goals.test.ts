@@ -159,11 +159,11 @@ describe("bench goals", () => {
     assert.equal(call.status, "FAIL");
     assert.equal(
       call.bound,
-      "the executor channel's `true` alone takes 2.50 ms, so 16.0× with no agent work at all; CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
+      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 21.1× at most; the executor channel's `true` alone takes 2.50 ms (16.0×); CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
     );
     assert.match(
       byId(outcomes, "hooked-call-vs-docker-exec").bound!,
-      /3\.50 ms more than the call alone; two channel `true`s are 5\.00 ms, so 8\.0× at best/,
+      /3\.50 ms of CPU per call on its one CPU .*, so 11\.4× at most; the hook is a second command, 3\.50 ms more than the call alone, and two channel `true`s take 5\.00 ms/,
     );
     assert.match(
       byId(outcomes, "new-environment-without-pool").bound!,
