@@ -7,7 +7,7 @@
 import type { InteractionStatus } from "../agent/steps.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
-import type { InteractionRecord } from "./interaction-store.js";
+import type { InteractionRecord, InteractionRow } from "./interaction-store.js";
 import { INPUT_PREVIEW_CHARS, previewOfTexts, summaryFields, type InteractionSummary } from "./interaction-summary.js";
 import type { Usage } from "./usage.js";
 
@@ -29,19 +29,8 @@ export interface ListedInteraction {
   position: ListPosition;
 }
 
-interface Row {
-  seq: number;
-  id: string;
-  owner: string;
-  status: InteractionStatus;
-  environment_id: string | null;
-  previous_interaction_id: string | null;
-  echo: string;
-  errors: string | null;
-  created: string;
-  updated: string;
-  usage: string | null;
-}
+/** The columns a summary needs, and the row's position in the table. */
+type Row = Omit<InteractionRow, "planner_state" | "input_shape"> & { seq: number };
 
 // The first step of a run is always its third event (interaction.created, interaction.status_update,
 // then the first step's step.start: interaction-runner.ts start()).

@@ -44,7 +44,8 @@ export interface SaveOptions {
   stepsInEvents?: boolean;
 }
 
-interface Row {
+/** A row of the interactions table, as SQLite gives it. */
+export interface InteractionRow {
   id: string;
   owner: string;
   status: InteractionStatus;
@@ -106,7 +107,7 @@ export class InteractionStore {
   }
 
   get(id: string, owner: string): InteractionRecord | null {
-    const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
+    const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
     return row ? this.hydrate(row) : null;
   }
 
@@ -118,7 +119,7 @@ export class InteractionStore {
 
   /** Interactions still marked in_progress, of every owner (at start-up, these were interrupted). */
   listInProgress(): InteractionRecord[] {
-    const rows = this.db.prepare("SELECT * FROM interactions WHERE status = 'in_progress' ORDER BY created").all() as Row[];
+    const rows = this.db.prepare("SELECT * FROM interactions WHERE status = 'in_progress' ORDER BY created").all() as InteractionRow[];
     return rows.map((row) => this.hydrate(row));
   }
 
@@ -127,7 +128,7 @@ export class InteractionStore {
     return this.db.prepare("DELETE FROM interactions WHERE id = ? AND owner = ?").run(id, owner).changes > 0;
   }
 
-  private hydrate(row: Row): InteractionRecord {
+  private hydrate(row: InteractionRow): InteractionRecord {
     const id = row.id;
     const steps = this.stepsOf(id);
     const hookTraces = (
