@@ -2,11 +2,12 @@
 
 import { loadConfig } from "./common/config.js";
 import { startEmulator } from "./emulator.js";
+import { readyLines } from "./ready-lines.js";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const emulator = await startEmulator(config);
-  console.log(`Interactions emulator listening on ${emulator.url} (data: ${config.EMULATOR_DATA_DIR})`);
+  for (const line of readyLines(emulator.url, config.EMULATOR_DATA_DIR)) console.log(line);
   const stop = (signal: string) => {
     console.log(`${signal}: shutting down; sandboxes keep running and are found again at the next start`);
     emulator.close().then(

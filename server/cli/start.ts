@@ -5,6 +5,7 @@
 
 import { loadConfig } from "../common/config.js";
 import { startEmulator } from "../emulator.js";
+import { readyLines } from "../ready-lines.js";
 import type { CliIo } from "./hooks-try.js";
 import { EXIT } from "./usage.js";
 
@@ -23,7 +24,7 @@ export async function startCommand(options: StartOptions, io: CliIo): Promise<nu
   });
   // A signal during start-up ends the process as it would `npm start` (nothing is running yet).
   const emulator = await startEmulator(config, { progress: (line) => io.out(`${line}\n`) });
-  io.out(`Interactions emulator listening on ${emulator.url} (data: ${config.EMULATOR_DATA_DIR})\n`);
+  for (const line of readyLines(emulator.url, config.EMULATOR_DATA_DIR)) io.out(`${line}\n`);
   return new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       io.out(`${signal}: shutting down; sandboxes keep running and are found again at the next start\n`);

@@ -52,6 +52,9 @@ async function startAndInterrupt(command: string[], argv: string[]) {
     run.interrupt();
     throw error;
   }
+  // The link to the dashboard, on the emulator's own address, and the page behind it.
+  await run.waitFor(new RegExp(`Dashboard: ${url.replace(/[.]/g, "\\.")}/ui `));
+  assert.equal((await fetch(`${url}/ui`)).status, 200);
   const health = await fetch(`${url}/health`);
   assert.equal(health.status, 200);
   assert.equal(((await health.json()) as { status: string }).status, "ok");
