@@ -42,8 +42,13 @@ const CHANGING_OPS = new Set<FileRequest["op"]>(["writeFile", "appendFile", "mov
  */
 export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: number | null = null): void {
   const running = new Map<number, RunningCommand>();
-  /** Execs reading their readBefore files, not started yet: true once cancelled meanwhile. */
+  /**
+   * Execs not started yet (reading their readBefore files, or waiting for the disk guard to finish
+   * stopping everything): true once cancelled meanwhile.
+   */
   const waiting = new Map<number, { cancelled: boolean }>();
+  /** While the disk guard stops every process of the sandbox's users: until its kill rounds are over. */
+  let stoppingAll: Promise<void> | null = null;
   const decoder = new FrameDecoder<unknown>();
   let shuttingDown = false;
 
@@ -67,10 +72,18 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
 
   // Every process of the sandbox's users goes, the running commands' exits saying why: a writer left in
   // the background would otherwise go on filling the disk.
-  const stopEverything = async (reading: DiskReading): Promise<void> => {
+  // Commands that arrive meanwhile wait until it is done (startCommand): the exits of the stopped ones
+  // are reported at the first kill round, and the client's next command must not be caught by the next.
+  const stopEverything = (reading: DiskReading): Promise<void> => {
     logDiagnostic(`disk guard: the sandbox's files take ${describeReading(reading)}; stopping every process of the sandbox's`);
     for (const command of running.values()) command.markOverDiskLimit();
-    for (const identity of identities.values()) await killAllOf(identity);
+    const stopping = (async () => {
+      for (const identity of identities.values()) await killAllOf(identity);
+    })();
+    stoppingAll = stopping;
+    return stopping.finally(() => {
+      if (stoppingAll === stopping) stoppingAll = null;
+    });
   };
   const diskGuard =
     isolated && diskLimitMb !== null ? new DiskGuard(diskLimitMb * MIB, [...identities.values()], { overLimit: stopEverything }) : null;
@@ -92,19 +105,23 @@ export function runExecutor(identities: Map<RunAs, Identity>, diskLimitMb: numbe
       return;
     }
     const { readBefore } = request;
-    if (readBefore === undefined) return spawnCommand(request, stdin);
+    if (readBefore === undefined && stoppingAll === null) return spawnCommand(request, stdin);
     const wait = { cancelled: false };
     waiting.set(request.id, wait);
-    void readFor(readBefore).then((read) => {
+    void (async () => {
+      while (stoppingAll !== null) await stoppingAll.catch(() => undefined);
+      const read = readBefore === undefined ? null : await readFor(readBefore);
       waiting.delete(request.id);
       if (shuttingDown) return;
       // Cancelled before it started: it ends as a command killed at once would.
       if (wait.cancelled) return sendExit(request, notStartedExit(), undefined);
-      const changed = whyChanged(read, readBefore.paths, readBefore.since);
-      if (changed !== null) return sendError(request.id, CHANGED_CODE, `exec: not started, ${changed}`);
-      send({ type: "started", id: request.id });
+      if (readBefore !== undefined && read !== null) {
+        const changed = whyChanged(read, readBefore.paths, readBefore.since);
+        if (changed !== null) return sendError(request.id, CHANGED_CODE, `exec: not started, ${changed}`);
+        send({ type: "started", id: request.id });
+      }
       spawnCommand(request, stdin);
-    });
+    })();
   };
 
   const spawnCommand = (request: ExecRequest, stdin: Buffer): void => {
