@@ -7,7 +7,7 @@
 import type { InteractionStatus } from "../agent/steps.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
-import type { InteractionRecord, InteractionRow } from "./interaction-store.js";
+import { type InteractionRecord, type InteractionRow, recordColumns } from "./interaction-store.js";
 import { INPUT_PREVIEW_CHARS, previewOfTexts, summaryFields, type InteractionSummary } from "./interaction-summary.js";
 import type { Usage } from "./usage.js";
 
@@ -77,15 +77,7 @@ export class InteractionListing {
 
   private summarize(row: Row): InteractionSummary {
     const record: Omit<InteractionRecord, "steps" | "hookTraces"> = {
-      id: row.id,
-      owner: row.owner,
-      status: row.status,
-      environmentId: row.environment_id,
-      previousInteractionId: row.previous_interaction_id,
-      echo: JSON.parse(row.echo) as Record<string, unknown>,
-      errors: row.errors ? (JSON.parse(row.errors) as InteractionRecord["errors"]) : [],
-      created: row.created,
-      updated: row.updated,
+      ...recordColumns(row),
       ...(row.usage !== null ? { usage: JSON.parse(row.usage) as Usage } : {}),
     };
     return { ...summaryFields(record), input_preview: previewOfTexts(this.inputTexts(row.id)), ...this.hookCounts(row.id) };

@@ -44,6 +44,23 @@ export interface SaveOptions {
   stepsInEvents?: boolean;
 }
 
+/** The record's own columns of a row (no steps, traces, planner state, input shape or usage). */
+export function recordColumns(
+  row: Omit<InteractionRow, "planner_state" | "input_shape" | "usage">,
+): Omit<InteractionRecord, "steps" | "hookTraces" | "usage"> {
+  return {
+    id: row.id,
+    owner: row.owner,
+    status: row.status,
+    environmentId: row.environment_id,
+    previousInteractionId: row.previous_interaction_id,
+    echo: JSON.parse(row.echo) as Record<string, unknown>,
+    errors: row.errors ? (JSON.parse(row.errors) as InteractionRecord["errors"]) : [],
+    created: row.created,
+    updated: row.updated,
+  };
+}
+
 /** A row of the interactions table, as SQLite gives it. */
 export interface InteractionRow {
   id: string;
@@ -134,19 +151,7 @@ export class InteractionStore {
     const hookTraces = (
       this.db.prepare("SELECT trace FROM hook_traces WHERE interaction_id = ? ORDER BY idx").all(id) as Array<{ trace: string }>
     ).map((traceRow) => JSON.parse(traceRow.trace) as object);
-    const record: InteractionRecord = {
-      id: row.id,
-      owner: row.owner,
-      status: row.status,
-      environmentId: row.environment_id,
-      previousInteractionId: row.previous_interaction_id,
-      echo: JSON.parse(row.echo) as Record<string, unknown>,
-      errors: row.errors ? (JSON.parse(row.errors) as InteractionRecord["errors"]) : [],
-      created: row.created,
-      updated: row.updated,
-      steps,
-      hookTraces,
-    };
+    const record: InteractionRecord = { ...recordColumns(row), steps, hookTraces };
     if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
     if (row.input_shape !== null) record.inputShape = JSON.parse(row.input_shape) as InputShape;
     // Stored before usage was kept: counted from its steps, by the same rule.
