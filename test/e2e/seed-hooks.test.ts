@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { SEED_GATE_SCRIPT } from "../support/seed-hooks-files.js";
 
 let emulator: EmulatorProcess;
 let client: GoogleGenAI;
@@ -41,16 +42,6 @@ const hooksConfig = {
   },
 };
 
-const gateScript = `#!/usr/bin/env python3
-import sys, json
-data = json.load(sys.stdin)
-cmd = str(data.get("tool_call", {}).get("args", {}))
-if "rm -rf" in cmd:
-    print(json.dumps({"decision": "deny", "reason": "Destructive command blocked by security gate."}))
-else:
-    print(json.dumps({"decision": "allow"}))
-`;
-
 async function securityGateExample() {
   const interaction = await client.interactions.create({
     agent: "antigravity-preview-05-2026",
@@ -67,7 +58,7 @@ async function securityGateExample() {
         {
           type: "inline",
           target: ".agents/hooks-scripts/gate.py",
-          content: gateScript,
+          content: SEED_GATE_SCRIPT,
         },
       ],
     },
@@ -182,7 +173,7 @@ describe("the documentation's security gate", () => {
         type: "remote",
         sources: [
           { type: "inline", target: ".agents/hooks.json", content: JSON.stringify(hooksConfig) },
-          { type: "inline", target: ".agents/hooks-scripts/gate.py", content: gateScript },
+          { type: "inline", target: ".agents/hooks-scripts/gate.py", content: SEED_GATE_SCRIPT },
           { type: "inline", target: "tmp/forbidden/keep.txt", content: "still here" },
         ],
       },

@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import { request } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { projectRoot, uiDir } from "../../server/common/paths.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { rawGet as rawGetAt } from "../support/raw-get.js";
 
 let emulator: FakeRuntimeEmulator;
 
@@ -31,16 +31,7 @@ async function page(pathname: string) {
 
 /** A GET with the path exactly as written. */
 function rawGet(pathname: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: emulator.port, path: pathname, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  return rawGetAt(emulator.url, pathname, headers);
 }
 
 function importMapOf(html: string): { text: string; imports: Record<string, string> } {

@@ -3,11 +3,11 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { after, before } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "./emulator-process.js";
+import { rawGet as rawGetAt } from "./raw-get.js";
 
 export const AGENT = "antigravity-preview-05-2026";
 export const KEY = "environments-key";
@@ -138,17 +138,7 @@ export async function bashIn(environment: string, code: string): Promise<string>
 
 /** A request exactly as written: fetch would resolve "..", node:http does not. */
 export function rawGet(path: string, key = KEY): Promise<{ status: number; body: string }> {
-  const url = new URL(emulator.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, headers: { "x-goog-api-key": key } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  return rawGetAt(emulator.url, path, { "x-goog-api-key": key });
 }
 
 export async function rest(

@@ -1,0 +1,18 @@
+// A GET with the path exactly as written (fetch would resolve "..", node:http does not) and the headers
+// as given (fetch would not let a test set Host).
+
+import { request } from "node:http";
+
+export function rawGet(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
