@@ -210,6 +210,11 @@ export class ExecutorClient implements SandboxChannel {
           reject(error);
         },
       });
+      // Cancelled already: the exec and its cancel leave in one write, so the executor reads them together
+      // and the cancel finds the exec before its readBefore can end (a read in the executor's own process
+      // ends within the same turn of its event loop, before a cancel arriving in a later chunk is seen).
+      const cancelledAlready = signal?.aborted === true;
+      if (cancelledAlready) this.output.cork();
       this.send(
         {
           op: "exec",
@@ -229,6 +234,7 @@ export class ExecutorClient implements SandboxChannel {
       // Checked after sending: the executor reads requests in order, so the cancel finds the exec.
       if (signal?.aborted) cancel();
       else signal?.addEventListener("abort", cancel, { once: true });
+      if (cancelledAlready) this.output.uncork();
     });
   }
 
