@@ -14,7 +14,7 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type Ajv, type Dialect, dialectOf, newAjv } from "./json-schema-engine.js";
 
-/** The largest schema accepted, as compact JSON (Ajv compiles a schema to code: its time grows with it). */
+/** The largest schema accepted by default, as compact JSON (Ajv compiles a schema to code: its time grows with it). */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
 const MAX_REPORTED_PROBLEMS = 5;
 
@@ -31,10 +31,14 @@ export interface AnswerSchema {
 
 export type CompiledSchema = { ok: true; schema: AnswerSchema } | { ok: false; message: string };
 
-export function compileAnswerSchema(schema: Record<string, unknown> | boolean): CompiledSchema {
+/** `maxChars`: EMULATOR_MAX_SCHEMA_BYTES. */
+export function compileAnswerSchema(schema: Record<string, unknown> | boolean, maxChars = MAX_SCHEMA_CHARS): CompiledSchema {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) {
-    return { ok: false, message: `the schema is ${size} characters of JSON, more than the ${MAX_SCHEMA_CHARS} the emulator compiles` };
+  if (size > maxChars) {
+    return {
+      ok: false,
+      message: `the schema is ${size} characters of JSON, more than the ${maxChars} the emulator compiles (EMULATOR_MAX_SCHEMA_BYTES)`,
+    };
   }
   const dialect = dialectOf(schema, "2020-12");
   if (typeof dialect !== "string") {
