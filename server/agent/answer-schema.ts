@@ -31,8 +31,18 @@ export interface AnswerSchema {
 
 export type CompiledSchema = { ok: true; schema: AnswerSchema } | { ok: false; message: string };
 
-/** `maxChars`: EMULATOR_MAX_SCHEMA_BYTES. */
-export function compileAnswerSchema(schema: Record<string, unknown> | boolean, maxChars = MAX_SCHEMA_CHARS): CompiledSchema {
+export type SchemaUse = "full" | "asEnforced";
+
+/**
+ * `maxChars`: EMULATOR_MAX_SCHEMA_BYTES. `first`: the validator compiled now (its errors are the
+ * answer's); the other is compiled when first used, since compiling is the costly part and a request
+ * needs one of them (a scripted answer is held to what is enforced, the minimal one to everything).
+ */
+export function compileAnswerSchema(
+  schema: Record<string, unknown> | boolean,
+  maxChars = MAX_SCHEMA_CHARS,
+  first: SchemaUse = "full",
+): CompiledSchema {
   const size = JSON.stringify(schema).length;
   if (size > maxChars) {
     return {
@@ -47,10 +57,23 @@ export function compileAnswerSchema(schema: Record<string, unknown> | boolean, m
       message: `$schema ${JSON.stringify(dialect.given)} is not supported; use JSON Schema 2020-12 (the default), 2019-09 or draft-07`,
     };
   }
+  const engines = validators(dialect);
+  const later = (use: SchemaUse): ((value: unknown) => SchemaCheck) => {
+    let check: ((value: unknown) => SchemaCheck) | undefined;
+    return (value) => {
+      try {
+        check ??= checker(compileOnce(engines[use], schema));
+      } catch (error) {
+        return { ok: false, problems: [`the schema cannot be compiled: ${(error as Error).message}`] };
+      }
+      return check(value);
+    };
+  };
   try {
-    const full = compileOnce(validators(dialect).full, schema);
-    const asEnforced = compileOnce(validators(dialect).asEnforced, schema);
-    return { ok: true, schema: { schema, full: checker(full), asEnforced: checker(asEnforced) } };
+    const now = checker(compileOnce(engines[first], schema));
+    const other = later(first === "full" ? "asEnforced" : "full");
+    const [full, asEnforced] = first === "full" ? [now, other] : [other, now];
+    return { ok: true, schema: { schema, full, asEnforced } };
   } catch (error) {
     return { ok: false, message: `it is not a JSON Schema the emulator can use: ${(error as Error).message}` };
   }

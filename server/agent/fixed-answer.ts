@@ -22,7 +22,9 @@ const SCRIPT_IT = "script the answer instead: put JSON that fits the schema in a
 /** `scripted`: the text of the input's response block, if it has one. */
 export function fixedAnswerFor(scripted: string | undefined, format: UsableFormat, bounds?: SchemaBounds): FixedAnswer {
   if (format.kind === "text") return scripted === undefined ? { kind: "none" } : { kind: "fixed", text: scripted };
-  const compiled = format.schema === undefined ? undefined : compileAnswerSchema(format.schema, bounds?.maxSchemaChars);
+  // A scripted answer is checked against what the service enforces, the minimal one against everything.
+  const use = scripted === undefined ? "full" : "asEnforced";
+  const compiled = format.schema === undefined ? undefined : compileAnswerSchema(format.schema, bounds?.maxSchemaChars, use);
   if (compiled && !compiled.ok) return invalid(format.where, compiled.message);
   const schema = compiled?.schema;
   const asked = format.where === "response_mime_type" ? "response_mime_type" : "response_format";

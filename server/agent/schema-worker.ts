@@ -4,12 +4,14 @@
 // fixed answer go back as plain data; the main thread makes the planner from them.
 
 import { parentPort } from "node:worker_threads";
+import { WORKER_READY } from "../common/worker-pool.js";
 import type { SchemaWorkAnswer, SchemaWorkRequest } from "./schema-work.js";
 import { startScriptedPlanner } from "./scripted-planner.js";
 
 parentPort?.on("message", (request: SchemaWorkRequest) => {
   parentPort?.postMessage(answer(request));
 });
+parentPort?.postMessage(WORKER_READY);
 
 function answer(request: SchemaWorkRequest): SchemaWorkAnswer {
   try {
