@@ -116,7 +116,14 @@ function shortJson(value: unknown): string {
 }
 
 function checker(validate: ValidateFunction): (value: unknown) => SchemaCheck {
-  return (value) => (validate(value) ? { ok: true } : { ok: false, problems: describeProblems(validate.errors ?? []) });
+  return (value) => {
+    try {
+      return validate(value) ? { ok: true } : { ok: false, problems: describeProblems(validate.errors ?? []) };
+    } catch (error) {
+      // A schema whose $ref leads back to itself with nothing in between recurses without end in Ajv.
+      return { ok: false, problems: [`the schema cannot be checked: ${(error as Error).message} (does a $ref lead back to itself?)`] };
+    }
+  };
 }
 
 /** One pair of instances per dialect, made when first needed (making one costs tens of milliseconds). */

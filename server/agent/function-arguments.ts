@@ -34,7 +34,16 @@ export class FunctionArgumentChecker {
     if (declaration.parameters === undefined || declaration.parameters === null) return [];
     const validate = this.validatorOf(declaration);
     if (typeof validate === "string") return [validate];
-    if (validate(args)) return [];
+    let valid: boolean;
+    try {
+      valid = validate(args) as boolean;
+    } catch (error) {
+      // A schema whose $ref leads back to itself with nothing in between recurses without end in Ajv.
+      return [
+        `its declaration's parameters (tools[${declaration.toolIndex}].parameters) cannot be checked: ${(error as Error).message} (does a $ref lead back to itself?)`,
+      ];
+    }
+    if (valid) return [];
     const problems = [...new Set((validate.errors ?? []).map(describeError))];
     if (problems.length <= MAX_PROBLEMS) return problems;
     return [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems`];

@@ -18,7 +18,7 @@ export interface ListedTool {
 }
 
 export interface HostileMcpOptions {
-  /** The answer to tools/list for the `page`-th request (0-based) with `cursor`. */
+  /** The answer to the session's `page`-th tools/list request (0-based, counted per session) with `cursor`. */
   listPage(page: number, cursor: string | undefined): { tools: ListedTool[]; nextCursor?: string };
   /** The answer to every tools/call. */
   callAnswer?: (name: string) => Record<string, unknown>;
@@ -26,7 +26,7 @@ export interface HostileMcpOptions {
 
 export interface HostileMcpServer {
   url: string;
-  /** tools/list requests answered. */
+  /** tools/list requests answered, all sessions together. */
   pagesServed(): number;
   /** Bytes of HTTP bodies written to clients. */
   bytesSent(): number;
@@ -58,8 +58,10 @@ export async function startHostileMcpServer(options: HostileMcpOptions): Promise
       },
     });
     const server = new Server({ name: "hostile-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
+    let sessionPages = 0;
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      const page = pages++;
+      pages++;
+      const page = sessionPages++;
       const answer = options.listPage(page, request.params?.cursor);
       return { tools: answer.tools.map((tool) => ({ inputSchema: { type: "object" }, ...tool })), nextCursor: answer.nextCursor } as never;
     });
