@@ -155,10 +155,20 @@ export async function startEmulator(
     },
     maxTurns: config.EMULATOR_AGENT_MAX_TURNS,
     maxToolCalls: config.EMULATOR_MAX_TOOL_CALLS,
+    schemaBounds: {
+      maxSchemaChars: config.EMULATOR_MAX_SCHEMA_BYTES,
+      instance: { maxValues: config.EMULATOR_MAX_ANSWER_VALUES, maxChars: config.EMULATOR_MAX_ANSWER_BYTES },
+      timeoutMs: config.EMULATOR_SCHEMA_TIMEOUT_SECONDS * 1000,
+    },
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
       allowedHosts: config.EMULATOR_MCP_HOSTS,
+      list: {
+        maxTools: config.EMULATOR_MCP_MAX_TOOLS,
+        maxPages: config.EMULATOR_MCP_MAX_LIST_PAGES,
+        maxBytes: config.EMULATOR_MCP_MAX_LIST_BYTES,
+      },
     },
   });
   const credentials = new CredentialService(credentialStore);

@@ -14,7 +14,7 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type Ajv, type Dialect, dialectOf, newAjv } from "./json-schema-engine.js";
 
-/** The largest schema accepted, as compact JSON (Ajv compiles a schema to code: its time grows with it). */
+/** The largest schema accepted by default, as compact JSON (Ajv compiles a schema to code: its time grows with it). */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
 const MAX_REPORTED_PROBLEMS = 5;
 
@@ -31,10 +31,24 @@ export interface AnswerSchema {
 
 export type CompiledSchema = { ok: true; schema: AnswerSchema } | { ok: false; message: string };
 
-export function compileAnswerSchema(schema: Record<string, unknown> | boolean): CompiledSchema {
+export type SchemaUse = "full" | "asEnforced";
+
+/**
+ * `maxChars`: EMULATOR_MAX_SCHEMA_BYTES. `first`: the validator compiled now (its errors are the
+ * answer's); the other is compiled when first used, since compiling is the costly part and a request
+ * needs one of them (a scripted answer is held to what is enforced, the minimal one to everything).
+ */
+export function compileAnswerSchema(
+  schema: Record<string, unknown> | boolean,
+  maxChars = MAX_SCHEMA_CHARS,
+  first: SchemaUse = "full",
+): CompiledSchema {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) {
-    return { ok: false, message: `the schema is ${size} characters of JSON, more than the ${MAX_SCHEMA_CHARS} the emulator compiles` };
+  if (size > maxChars) {
+    return {
+      ok: false,
+      message: `the schema is ${size} characters of JSON, more than the ${maxChars} the emulator compiles (EMULATOR_MAX_SCHEMA_BYTES)`,
+    };
   }
   const dialect = dialectOf(schema, "2020-12");
   if (typeof dialect !== "string") {
@@ -43,10 +57,23 @@ export function compileAnswerSchema(schema: Record<string, unknown> | boolean): 
       message: `$schema ${JSON.stringify(dialect.given)} is not supported; use JSON Schema 2020-12 (the default), 2019-09 or draft-07`,
     };
   }
+  const engines = validators(dialect);
+  const later = (use: SchemaUse): ((value: unknown) => SchemaCheck) => {
+    let check: ((value: unknown) => SchemaCheck) | undefined;
+    return (value) => {
+      try {
+        check ??= checker(compileOnce(engines[use], schema));
+      } catch (error) {
+        return { ok: false, problems: [`the schema cannot be compiled: ${(error as Error).message}`] };
+      }
+      return check(value);
+    };
+  };
   try {
-    const full = compileOnce(validators(dialect).full, schema);
-    const asEnforced = compileOnce(validators(dialect).asEnforced, schema);
-    return { ok: true, schema: { schema, full: checker(full), asEnforced: checker(asEnforced) } };
+    const now = checker(compileOnce(engines[first], schema));
+    const other = later(first === "full" ? "asEnforced" : "full");
+    const [full, asEnforced] = first === "full" ? [now, other] : [other, now];
+    return { ok: true, schema: { schema, full, asEnforced } };
   } catch (error) {
     return { ok: false, message: `it is not a JSON Schema the emulator can use: ${(error as Error).message}` };
   }
@@ -89,7 +116,14 @@ function shortJson(value: unknown): string {
 }
 
 function checker(validate: ValidateFunction): (value: unknown) => SchemaCheck {
-  return (value) => (validate(value) ? { ok: true } : { ok: false, problems: describeProblems(validate.errors ?? []) });
+  return (value) => {
+    try {
+      return validate(value) ? { ok: true } : { ok: false, problems: describeProblems(validate.errors ?? []) };
+    } catch (error) {
+      // A schema whose $ref leads back to itself with nothing in between recurses without end in Ajv.
+      return { ok: false, problems: [`the schema cannot be checked: ${(error as Error).message} (does a $ref lead back to itself?)`] };
+    }
+  };
 }
 
 /** One pair of instances per dialect, made when first needed (making one costs tens of milliseconds). */

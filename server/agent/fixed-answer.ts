@@ -5,7 +5,8 @@
 
 import { compileAnswerSchema } from "./answer-schema.js";
 import type { ResponseFormatChoice } from "./response-format.js";
-import { minimalInstance } from "./schema-instance.js";
+import type { SchemaBounds } from "./schema-bounds.js";
+import { DEFAULT_INSTANCE_BOUNDS, minimalInstance } from "./schema-instance.js";
 
 export type FixedAnswer =
   /** The agent's own report is the answer. */
@@ -19,9 +20,11 @@ export type UsableFormat = Exclude<ResponseFormatChoice, { kind: "invalid" }>;
 const SCRIPT_IT = "script the answer instead: put JSON that fits the schema in a ```response block in the input";
 
 /** `scripted`: the text of the input's response block, if it has one. */
-export function fixedAnswerFor(scripted: string | undefined, format: UsableFormat): FixedAnswer {
+export function fixedAnswerFor(scripted: string | undefined, format: UsableFormat, bounds?: SchemaBounds): FixedAnswer {
   if (format.kind === "text") return scripted === undefined ? { kind: "none" } : { kind: "fixed", text: scripted };
-  const compiled = format.schema === undefined ? undefined : compileAnswerSchema(format.schema);
+  // A scripted answer is checked against what the service enforces, the minimal one against everything.
+  const use = scripted === undefined ? "full" : "asEnforced";
+  const compiled = format.schema === undefined ? undefined : compileAnswerSchema(format.schema, bounds?.maxSchemaChars, use);
   if (compiled && !compiled.ok) return invalid(format.where, compiled.message);
   const schema = compiled?.schema;
   const asked = format.where === "response_mime_type" ? "response_mime_type" : "response_format";
@@ -40,7 +43,7 @@ export function fixedAnswerFor(scripted: string | undefined, format: UsableForma
   }
   // [choice] JSON without a schema: the smallest JSON object.
   if (!schema) return { kind: "fixed", text: "{}" };
-  const instance = minimalInstance(schema.schema);
+  const instance = minimalInstance(schema.schema, bounds?.instance ?? DEFAULT_INSTANCE_BOUNDS);
   if (!instance.ok) return invalid(format.where, `the emulator cannot build an answer for this schema (${instance.reason}); ${SCRIPT_IT}`);
   // Fail closed: the generator reads most keywords, Ajv checks all of them.
   const check = schema.full(instance.value);

@@ -12,6 +12,7 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { describeValueKind } from "../tools/tool-call.js";
 import type { FunctionDeclaration } from "./declared-functions.js";
+import { MAX_SCHEMA_CHARS } from "./answer-schema.js";
 import { type Ajv, type Dialect, dialectOf, newAjv } from "./json-schema-engine.js";
 
 /** Beyond this many problems in one call's arguments, the rest are counted, not listed. */
@@ -25,12 +26,24 @@ export class FunctionArgumentChecker {
   private readonly engines = new Map<Dialect, Ajv>();
   private readonly compiled = new Map<FunctionDeclaration, ValidateFunction | string>();
 
+  /** `maxSchemaChars`: the largest parameters schema compiled, as compact JSON (EMULATOR_MAX_SCHEMA_BYTES). */
+  constructor(private readonly maxSchemaChars = MAX_SCHEMA_CHARS) {}
+
   /** The problems of `args` against the declaration's parameters, one sentence each; [] when they fit. */
   check(declaration: FunctionDeclaration, args: Record<string, unknown>): string[] {
     if (declaration.parameters === undefined || declaration.parameters === null) return [];
     const validate = this.validatorOf(declaration);
     if (typeof validate === "string") return [validate];
-    if (validate(args)) return [];
+    let valid: boolean;
+    try {
+      valid = validate(args) as boolean;
+    } catch (error) {
+      // A schema whose $ref leads back to itself with nothing in between recurses without end in Ajv.
+      return [
+        `its declaration's parameters (tools[${declaration.toolIndex}].parameters) cannot be checked: ${(error as Error).message} (does a $ref lead back to itself?)`,
+      ];
+    }
+    if (valid) return [];
     const problems = [...new Set((validate.errors ?? []).map(describeError))];
     if (problems.length <= MAX_PROBLEMS) return problems;
     return [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems`];
@@ -39,7 +52,7 @@ export class FunctionArgumentChecker {
   private validatorOf(declaration: FunctionDeclaration): ValidateFunction | string {
     let validator = this.compiled.get(declaration);
     if (validator === undefined) {
-      validator = compile(declaration, this.engine(dialectOf(declaration.parameters, "draft-07")));
+      validator = compile(declaration, this.engine(dialectOf(declaration.parameters, "draft-07")), this.maxSchemaChars);
       this.compiled.set(declaration, validator);
     }
     return validator;
@@ -58,11 +71,16 @@ export class FunctionArgumentChecker {
   }
 }
 
-function compile(declaration: FunctionDeclaration, engine: Ajv): ValidateFunction | string {
+function compile(declaration: FunctionDeclaration, engine: Ajv, maxSchemaChars: number): ValidateFunction | string {
   const where = `tools[${declaration.toolIndex}].parameters`;
   const { parameters } = declaration;
   if (typeof parameters !== "object" || Array.isArray(parameters)) {
     return `its declaration's parameters (${where}) must be a JSON Schema object like {"type": "object", "properties": {…}}, got ${describeValueKind(parameters)}`;
+  }
+  // Ajv compiles a schema into code, its time growing with the schema: a larger one is refused unread.
+  const size = JSON.stringify(parameters).length;
+  if (size > maxSchemaChars) {
+    return `its declaration's parameters (${where}) are ${size} characters of JSON, more than the ${maxSchemaChars} the emulator compiles (EMULATOR_MAX_SCHEMA_BYTES)`;
   }
   try {
     return engine.compile(parameters as object);

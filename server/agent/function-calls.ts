@@ -29,9 +29,15 @@ export type FunctionCallCheck = { ok: true; call: PlannedFunctionCall } | { ok: 
 
 /** Checks calls against one request's declared functions; make one per request. */
 export class FunctionCallChecker {
-  private readonly argumentChecker = new FunctionArgumentChecker();
+  private readonly argumentChecker: FunctionArgumentChecker;
 
-  constructor(readonly functions: DeclaredFunctions = []) {}
+  /** `maxSchemaChars`: the largest parameters schema compiled (EMULATOR_MAX_SCHEMA_BYTES). */
+  constructor(
+    readonly functions: DeclaredFunctions = [],
+    maxSchemaChars?: number,
+  ) {
+    this.argumentChecker = new FunctionArgumentChecker(maxSchemaChars);
+  }
 
   isDeclared(name: string): boolean {
     return declarationsOf(this.functions, name).length > 0;

@@ -42,6 +42,9 @@ export function dialectOf(schema: unknown, fallback: Dialect): Dialect | { given
   return { given };
 }
 
+/** The largest referenced subschema (in keywords) compiled in place of its $ref rather than as a function of its own. */
+const MAX_INLINED_KEYWORDS = 16;
+
 /** `pattern` and `patternProperties` on RE2: linear time, whatever the expression (no ReDoS). */
 const re2Engine = Object.assign(
   (pattern: string, flags: string) => {
@@ -63,7 +66,17 @@ const re2Engine = Object.assign(
  */
 export function newAjv(dialect: Dialect, options: Options & { enforcedOnly?: boolean } = {}): Ajv {
   const { enforcedOnly, ...rest } = options;
-  const settings: Options = { strict: false, allErrors: true, logger: false, ...rest, code: { regExp: re2Engine } };
+  // inlineRefs: a referenced subschema is inlined only when it is small; Ajv's default inlines any
+  // subschema without refs of its own, so one large $defs entry named by thousands of $refs would be
+  // compiled into thousands of copies of its code.
+  const settings: Options = {
+    strict: false,
+    allErrors: true,
+    logger: false,
+    inlineRefs: MAX_INLINED_KEYWORDS,
+    ...rest,
+    code: { regExp: re2Engine },
+  };
   const ajv =
     dialect === "draft-07"
       ? (new Ajv07(settings) as unknown as Ajv)

@@ -23,12 +23,34 @@
 import RE2 from "re2";
 import type { JsonValue } from "./planner.js";
 
-/** How many values (objects, arrays and scalars) one instance may have. */
+/**
+ * What one instance may cost (docs/security.md#bounded-work). Every `min*`, every property and item,
+ * every nesting level is charged against these *before* the work is done, so a schema whose smallest
+ * value would pass them is refused at once (`minProperties: 100000000` costs nothing to refuse).
+ */
+export interface InstanceBounds {
+  /** How many values (objects, arrays and scalars) one instance may have (EMULATOR_MAX_ANSWER_VALUES). */
+  maxValues: number;
+  /** How long the instance may be as JSON, in characters (EMULATOR_MAX_ANSWER_BYTES). */
+  maxChars: number;
+}
+
+/** How many values one instance may have by default (EMULATOR_MAX_ANSWER_VALUES). */
 export const MAX_INSTANCE_VALUES = 10_000;
+/** How long one instance may be as JSON by default (EMULATOR_MAX_ANSWER_BYTES). */
+export const MAX_INSTANCE_CHARS = 1024 * 1024;
+export const DEFAULT_INSTANCE_BOUNDS: InstanceBounds = { maxValues: MAX_INSTANCE_VALUES, maxChars: MAX_INSTANCE_CHARS };
 /** The longest string an instance may hold. */
 export const MAX_INSTANCE_STRING = 100_000;
 /** How many `$ref`s may be followed on one path (a required recursion never ends). */
 const MAX_REF_DEPTH = 32;
+/** How deeply the instance may nest (as deep as a request body may: docs/security.md#large-requests). */
+export const MAX_INSTANCE_DEPTH = 100;
+/**
+ * Steps of reading the schema itself (merging allOf parts, following dependencies, comparing enums): a
+ * 256 KiB schema can ask for quadratic work there without asking for a large value.
+ */
+export const MAX_SCHEMA_STEPS = 2_000_000;
 
 type Schema = boolean | SchemaObject;
 type SchemaObject = { [keyword: string]: unknown };
@@ -37,10 +59,10 @@ export type InstanceResult = { ok: true; value: JsonValue } | { ok: false; reaso
 
 class CannotInstantiate extends Error {}
 
-export function minimalInstance(schema: unknown): InstanceResult {
+export function minimalInstance(schema: unknown, bounds: InstanceBounds = DEFAULT_INSTANCE_BOUNDS): InstanceResult {
   if (typeof schema !== "boolean" && !isObject(schema)) return { ok: false, reason: "the schema is not an object" };
   try {
-    return { ok: true, value: new Generator(schema).instance(schema, 0, "", 0) };
+    return { ok: true, value: new Generator(schema, bounds).instance(schema, 0, "", 0) };
   } catch (error) {
     if (error instanceof CannotInstantiate) return { ok: false, reason: error.message };
     throw error;
@@ -48,16 +70,29 @@ export function minimalInstance(schema: unknown): InstanceResult {
 }
 
 class Generator {
-  private spent = 0;
+  /** Values and JSON characters of the instance so far (charged before they are made). */
+  private spentValues = 0;
+  private spentChars = 0;
+  /** Steps spent reading the schema. */
+  private steps = 0;
+  /** How deeply the value being made nests. */
+  private depth = 0;
   private readonly named = new Map<string, SchemaObject>();
+  private readonly resolved = new Map<string, Schema>();
+  private readonly patterns = new Map<string, RE2 | null>();
 
-  constructor(private readonly root: Schema) {
+  constructor(
+    private readonly root: Schema,
+    private readonly bounds: InstanceBounds,
+  ) {
     if (isObject(root)) collectNamed(root, this.named);
   }
 
   /** A value for `schema`; `variant` > 0 asks for a different value than variant 0 (for uniqueItems). */
   instance(schema: Schema, variant: number, where: string, refDepth: number): JsonValue {
-    this.spend(1, where);
+    this.spend(1, 1, where);
+    if (this.depth >= MAX_INSTANCE_DEPTH)
+      throw cannot(where, `the smallest value the schema allows nests more than ${MAX_INSTANCE_DEPTH} levels deep`);
     let current: Schema = schema;
     let depth = refDepth;
     // Fold the applicators into one schema, one keyword at a time (a followed $ref may bring more).
@@ -65,18 +100,21 @@ class Generator {
       if (current === true) return variant === 0 ? {} : variant;
       if (current === false) throw cannot(where, "the schema allows no value here (false, or parts that contradict each other)");
       if (!isObject(current)) throw cannot(where, "a subschema is not an object");
-      this.spend(1, where);
+      this.step(Object.keys(current).length, where);
       const { $ref, allOf, anyOf, oneOf, ...rest } = current;
       if (typeof $ref === "string") {
         if (++depth > MAX_REF_DEPTH)
           throw cannot(where, `$ref ${JSON.stringify($ref)} recurses without end (more than ${MAX_REF_DEPTH} deep)`);
-        current = merge(this.resolve($ref, where), withApplicators(rest, { allOf, anyOf, oneOf }));
+        current = this.merge(this.resolve($ref, where), withApplicators(rest, { allOf, anyOf, oneOf }), where);
       } else if (Array.isArray(allOf)) {
-        current = (allOf as Schema[]).reduce<Schema>((merged, part) => merge(merged, part), withApplicators(rest, { anyOf, oneOf }));
+        current = (allOf as Schema[]).reduce<Schema>(
+          (merged, part) => this.merge(merged, part, where),
+          withApplicators(rest, { anyOf, oneOf }),
+        );
       } else if (Array.isArray(anyOf) && anyOf.length > 0) {
-        current = merge(withApplicators(rest, { oneOf }), anyOf[0] as Schema);
+        current = this.merge(withApplicators(rest, { oneOf }), anyOf[0] as Schema, where);
       } else if (Array.isArray(oneOf) && oneOf.length > 0) {
-        current = merge(rest, oneOf[0] as Schema);
+        current = this.merge(rest, oneOf[0] as Schema, where);
       } else break;
     }
     return this.plain(current, variant, where, depth);
@@ -84,69 +122,98 @@ class Generator {
 
   /** A schema without $ref / allOf / anyOf / oneOf. */
   private plain(schema: SchemaObject, variant: number, where: string, refDepth: number): JsonValue {
-    if ("const" in schema) return structuredClone(schema.const) as JsonValue;
+    if ("const" in schema) return this.copy(schema.const, where, "const");
     if (Array.isArray(schema.enum)) {
       if (schema.enum.length === 0) throw cannot(where, "enum is empty");
-      return structuredClone(schema.enum[variant % schema.enum.length]) as JsonValue;
+      return this.copy(schema.enum[variant % schema.enum.length], where, "enum");
     }
     switch (typeOf(schema)) {
       case "null":
+        this.spend(0, 4, where);
         return null;
       case "boolean":
+        this.spend(0, 5, where);
         return variant % 2 === 1;
       case "integer":
-        return numberFor(schema, variant, true, where);
+        return this.charged(numberFor(schema, variant, true, where), where);
       case "number":
-        return numberFor(schema, variant, false, where);
+        return this.charged(numberFor(schema, variant, false, where), where);
       case "string":
         return this.stringFor(schema, variant, where);
       case "array":
-        return this.arrayFor(schema, variant, where, refDepth);
+        return this.nested(() => this.arrayFor(schema, variant, where, refDepth));
       case "object":
-        return this.objectFor(schema, variant, where, refDepth);
+        return this.nested(() => this.objectFor(schema, variant, where, refDepth));
       default:
+        this.spend(0, 2, where);
         return variant === 0 ? {} : variant;
     }
   }
 
+  private nested(make: () => JsonValue): JsonValue {
+    this.depth++;
+    try {
+      return make();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private charged(value: number, where: string): number {
+    this.spend(0, String(value).length, where);
+    return value;
+  }
+
+  /** A copy of a `const` or `enum` value, charged for its size before it is copied. */
+  private copy(value: unknown, where: string, keyword: string): JsonValue {
+    const size = measure(value, this.bounds.maxValues - this.spentValues + 1, this.bounds.maxChars - this.spentChars + 1);
+    this.spend(size.values, size.chars, where, `its ${keyword} value`);
+    return structuredClone(value) as JsonValue;
+  }
+
   private objectFor(schema: SchemaObject, variant: number, where: string, refDepth: number): JsonValue {
     const properties = isObject(schema.properties) ? schema.properties : {};
-    const keys = new Set<string>(strings(schema.required));
+    const keys = new Set<string>();
     // dependentRequired (and draft-07's array form of dependencies): a present key brings others.
     const dependencies = {
       ...(isObject(schema.dependencies) ? schema.dependencies : {}),
       ...(isObject(schema.dependentRequired) ? schema.dependentRequired : {}),
     };
-    const withDependencies = () => {
-      for (let grew = true; grew; ) {
-        grew = false;
-        for (const key of [...keys]) {
-          for (const needed of strings(dependencies[key])) {
-            if (keys.has(needed)) continue;
-            keys.add(needed);
-            grew = true;
-          }
-        }
+    // One pass over the keys a key brings, each key added once (a chain of n dependencies is n steps).
+    const add = (key: string) => {
+      const todo = [key];
+      for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+        this.step(1, where);
+        if (keys.has(next)) continue;
+        keys.add(next);
+        if (Object.hasOwn(dependencies, next)) for (const needed of strings(dependencies[next])) todo.push(needed);
       }
     };
-    withDependencies();
+    for (const key of strings(schema.required)) add(key);
     const minProperties = nonNegative(schema.minProperties) ?? 0;
+    // Every property is at least one value and its key's characters: refused before one is made.
+    this.affordValues(minProperties, where, `minProperties asks for ${minProperties} properties`);
+    this.affordValues(keys.size, where, `required names ${keys.size} properties`);
     for (const key of Object.keys(properties)) {
       if (keys.size >= minProperties) break;
-      keys.add(key);
-      withDependencies();
+      add(key);
     }
+    if (keys.size < minProperties && schema.additionalProperties === false)
+      throw cannot(where, `minProperties is ${minProperties} but only ${keys.size} properties are allowed`);
     for (let extra = 1; keys.size < minProperties; extra++) {
-      if (schema.additionalProperties === false)
-        throw cannot(where, `minProperties is ${minProperties} but only ${keys.size} properties are allowed`);
-      keys.add(`property_${extra}`);
+      const key = `property_${extra}`;
+      this.step(1, where);
+      keys.add(key);
     }
     const order = [...strings(schema.propertyOrdering), ...Object.keys(properties), ...keys];
+    this.step(order.length, where);
+    this.spend(0, 2, where);
     const value: { [key: string]: JsonValue } = {};
     let first = true;
     for (const key of order) {
       if (!keys.has(key) || Object.hasOwn(value, key)) continue;
       const path = `${where}/${escapePointer(key)}`;
+      this.spend(0, key.length + 4, path);
       const propertySchema = Object.hasOwn(properties, key) ? (properties[key] as Schema) : this.additionalSchema(schema, key, path);
       value[key] = this.instance(propertySchema, first ? variant : 0, path, refDepth);
       first = false;
@@ -158,7 +225,8 @@ class Generator {
   private additionalSchema(schema: SchemaObject, key: string, where: string): Schema {
     if (isObject(schema.patternProperties)) {
       for (const [pattern, patternSchema] of Object.entries(schema.patternProperties)) {
-        if (matches(pattern, key)) return patternSchema as Schema;
+        this.step(1 + key.length / 100, where);
+        if (this.matches(pattern, key)) return patternSchema as Schema;
       }
     }
     const additional = schema.additionalProperties;
@@ -179,13 +247,15 @@ class Generator {
     const contains = schema.contains as Schema | undefined;
     const containsCount = contains === undefined ? 0 : (nonNegative(schema.minContains) ?? 1);
     const count = Math.max(nonNegative(schema.minItems) ?? 0, containsCount);
-    if (count > MAX_INSTANCE_VALUES - this.spent)
-      throw cannot(where, `minItems asks for ${count} items, more than the ${MAX_INSTANCE_VALUES} values an answer may hold`);
+    const asked = count === containsCount && containsCount > 0 ? `minContains asks for ${count} items` : `minItems asks for ${count} items`;
+    // Every item is at least one value and a character with its comma: refused before one is made.
+    this.affordValues(count, where, asked);
+    this.spend(0, 2 + count, where, asked);
     const unique = schema.uniqueItems === true;
     const items: JsonValue[] = [];
     for (let index = 0; index < count; index++) {
       let itemSchema = (index < tuple.length ? tuple[index] : rest) as Schema;
-      if (index < containsCount && contains !== undefined) itemSchema = merge(itemSchema, contains);
+      if (index < containsCount && contains !== undefined) itemSchema = this.merge(itemSchema, contains, where);
       const itemVariant = unique ? index + variant * count : index === 0 ? variant : 0;
       items.push(this.instance(itemSchema, itemVariant, `${where}/${index}`, refDepth));
     }
@@ -196,9 +266,11 @@ class Generator {
     const minLength = nonNegative(schema.minLength) ?? 0;
     if (minLength > MAX_INSTANCE_STRING)
       throw cannot(where, `minLength is ${minLength}, longer than the ${MAX_INSTANCE_STRING} characters an answer's string may have`);
+    // Charged before the string is made; the candidates below are at most minLength + 8 long.
+    this.spend(0, minLength + 2, where, `minLength asks for ${minLength} characters`);
     const example = typeof schema.format === "string" ? formatExample(schema.format, variant) : undefined;
     const plain = (variant === 0 ? "" : lettersFor(variant)).padEnd(minLength, "a");
-    this.spend(Math.floor(plain.length / 1000), where);
+    this.spend(0, plain.length - minLength, where);
     const candidates = example !== undefined ? [example] : [plain];
     if (typeof schema.pattern === "string") {
       const pattern = schema.pattern;
@@ -208,25 +280,89 @@ class Generator {
           for (const char of ["a", "0", "A"]) candidates.push(variant === 0 ? char.repeat(length) : `${char.repeat(length)}${variant}`);
         }
       }
-      const fitting = candidates.find((candidate) => candidate.length >= minLength && matches(pattern, candidate));
+      const fitting = candidates.find((candidate) => {
+        this.step(1 + candidate.length / 100, where);
+        return candidate.length >= minLength && this.matches(pattern, candidate);
+      });
       if (fitting === undefined) {
         throw cannot(
           where,
           `the emulator does not invent strings for patterns, and none of its plain candidates matches ${JSON.stringify(pattern)}`,
         );
       }
+      this.spend(0, fitting.length - minLength, where);
       return fitting;
     }
-    return candidates[0] ?? "";
+    const chosen = candidates[0] ?? "";
+    this.spend(0, chosen.length - plain.length, where);
+    return chosen;
   }
 
-  private spend(values: number, where: string): void {
-    this.spent += values;
-    if (this.spent > MAX_INSTANCE_VALUES)
-      throw cannot(where, `the smallest value the schema allows has more than ${MAX_INSTANCE_VALUES} parts`);
+  /** Charges values and JSON characters of the instance; past a bound the schema is refused. */
+  private spend(values: number, chars: number, where: string, asked?: string): void {
+    this.spentValues += values;
+    this.spentChars += Math.max(0, chars);
+    if (this.spentValues > this.bounds.maxValues) {
+      throw cannot(
+        where,
+        `${asked ?? "the smallest value the schema allows"}: more than the ${this.bounds.maxValues} values an answer may hold (EMULATOR_MAX_ANSWER_VALUES)`,
+      );
+    }
+    if (this.spentChars > this.bounds.maxChars) {
+      throw cannot(
+        where,
+        `${asked ?? "the smallest value the schema allows"}: longer than the ${this.bounds.maxChars} characters of JSON an answer may have (EMULATOR_MAX_ANSWER_BYTES)`,
+      );
+    }
   }
 
+  /** Refuses, before anything is made, `count` more values than the budget has left. */
+  private affordValues(count: number, where: string, asked: string): void {
+    if (count > this.bounds.maxValues - this.spentValues)
+      throw cannot(where, `${asked}, more than the ${this.bounds.maxValues} values an answer may hold (EMULATOR_MAX_ANSWER_VALUES)`);
+  }
+
+  /** Charges the work of reading the schema (not the value made from it). */
+  private step(count: number, where: string): void {
+    this.steps += count;
+    if (this.steps > MAX_SCHEMA_STEPS)
+      throw cannot(
+        where,
+        `the schema takes more than ${MAX_SCHEMA_STEPS} steps to read (its allOf, $ref and dependencies combine too often)`,
+      );
+  }
+
+  private merge(a: Schema, b: Schema, where: string): Schema {
+    return merge(a, b, (count) => this.step(count, where));
+  }
+
+  /** RE2 compiled once per pattern and instance (linear matching, no backtracking). */
+  private matches(pattern: string, text: string): boolean {
+    let compiled = this.patterns.get(pattern);
+    if (compiled === undefined) {
+      this.step(pattern.length / 10, "");
+      try {
+        compiled = new RE2(pattern, "u");
+      } catch {
+        compiled = null;
+      }
+      this.patterns.set(pattern, compiled);
+    }
+    return compiled?.test(text) === true;
+  }
+
+  /** The schema `ref` points at, looked up once per instance. */
   private resolve(ref: string, where: string): Schema {
+    let target = this.resolved.get(ref);
+    if (target === undefined) {
+      this.step(1 + ref.length / 10, where);
+      target = this.lookUp(ref, where);
+      this.resolved.set(ref, target);
+    }
+    return target;
+  }
+
+  private lookUp(ref: string, where: string): Schema {
     const rootId = isObject(this.root) && typeof this.root.$id === "string" ? this.root.$id : undefined;
     const local = rootId !== undefined && ref.startsWith(`${rootId}#`) ? ref.slice(rootId.length) : ref;
     if (local === "#" || local === "" || local === rootId) return this.root;
@@ -250,7 +386,7 @@ function collectNamed(schema: unknown, into: Map<string, SchemaObject>): void {
   const stack: unknown[] = [schema];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
+    if (Array.isArray(node)) for (const child of node) stack.push(child);
     else if (isObject(node)) {
       if (typeof node.$anchor === "string" && !into.has(`#${node.$anchor}`)) into.set(`#${node.$anchor}`, node);
       if (typeof node.$id === "string" && !into.has(node.$id)) into.set(node.$id, node);
@@ -273,10 +409,11 @@ const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxIt
 const APPLICATORS = new Set(["$ref", "anyOf", "oneOf", "not", "if", "then", "else", "contains", "propertyNames"]);
 
 /** One schema that allows what both allow (as far as the generator reads them; Ajv checks the rest). */
-export function merge(a: Schema, b: Schema): Schema {
+export function merge(a: Schema, b: Schema, charge: (steps: number) => void = () => undefined): Schema {
   if (a === false || b === false) return false;
   if (a === true) return b;
   if (b === true) return a;
+  charge(Object.keys(a).length + Object.keys(b).length);
   const out: SchemaObject = { ...a };
   const later: Schema[] = [];
   for (const [key, value] of Object.entries(b)) {
@@ -289,13 +426,18 @@ export function merge(a: Schema, b: Schema): Schema {
       const both = intersectTypes(mine, value);
       if (both.length === 0) return false;
       out.type = both.length === 1 ? both[0] : both;
-    } else if (key === "required") out.required = [...new Set([...strings(mine), ...strings(value)])];
-    else if (key === "allOf" && Array.isArray(mine) && Array.isArray(value)) out.allOf = [...mine, ...value];
-    else if (
+    } else if (key === "required") {
+      charge(strings(mine).length + strings(value).length);
+      out.required = [...new Set([...strings(mine), ...strings(value)])];
+    } else if (key === "allOf" && Array.isArray(mine) && Array.isArray(value)) {
+      charge(mine.length + value.length);
+      out.allOf = [...mine, ...value];
+    } else if (
       (key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions") &&
       isObject(mine) &&
       isObject(value)
     ) {
+      charge(Object.keys(mine).length + Object.keys(value).length);
       const combined: SchemaObject = { ...mine };
       for (const [name, schema] of Object.entries(value))
         combined[name] = Object.hasOwn(combined, name) ? { allOf: [combined[name], schema] } : schema;
@@ -303,10 +445,10 @@ export function merge(a: Schema, b: Schema): Schema {
     } else if (LOWER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.max(mine, value);
     else if (UPPER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.min(mine, value);
     else if (key === "enum" && Array.isArray(mine) && Array.isArray(value)) {
-      const allowed = new Set(value.map(canonical));
-      out.enum = mine.filter((item) => allowed.has(canonical(item)));
+      const allowed = new Set(value.map((item) => chargedCanonical(item, charge)));
+      out.enum = mine.filter((item) => allowed.has(chargedCanonical(item, charge)));
     } else if (key === "const") {
-      if (canonical(mine) !== canonical(value)) return false;
+      if (chargedCanonical(mine, charge) !== chargedCanonical(value, charge)) return false;
     } else if ((key === "items" || key === "additionalProperties") && !Array.isArray(mine) && !Array.isArray(value)) {
       out[key] = mine === false || value === false ? false : { allOf: [mine, value] };
     } else if (APPLICATORS.has(key)) later.push({ [key]: value });
@@ -414,12 +556,36 @@ function lettersFor(variant: number): string {
   return text;
 }
 
-function matches(pattern: string, text: string): boolean {
-  try {
-    return new RE2(pattern, "u").test(text);
-  } catch {
-    return false;
+/** The canonical text of a value (for comparing enums and consts), charged by its length. */
+function chargedCanonical(value: unknown, charge: (steps: number) => void): string {
+  const text = canonical(value);
+  charge(1 + text.length / 100);
+  return text;
+}
+
+/**
+ * The values and JSON characters of `value`, counted until either passes its limit (then the count
+ * stops there: the caller refuses it, so the rest need not be walked).
+ */
+function measure(value: unknown, maxValues: number, maxChars: number): { values: number; chars: number } {
+  let values = 0;
+  let chars = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && values <= maxValues && chars <= maxChars) {
+    const node = stack.pop();
+    values++;
+    if (Array.isArray(node)) {
+      chars += 1 + node.length;
+      for (const child of node) stack.push(child);
+    } else if (isObject(node)) {
+      chars += 1;
+      for (const [key, child] of Object.entries(node)) {
+        chars += key.length + 4;
+        stack.push(child);
+      }
+    } else chars += typeof node === "string" ? node.length + 2 : String(node).length;
   }
+  return { values, chars };
 }
 
 function canonical(value: unknown): string {

@@ -30,6 +30,7 @@ import {
 import { unreadOnlySentence, unreadSentence, withUnreadParts } from "./unread-parts.js";
 import { fixedAnswerFor, type UsableFormat } from "./fixed-answer.js";
 import { readResponseBlock } from "./response-block.js";
+import type { SchemaBounds } from "./schema-bounds.js";
 
 export type PlanResult =
   | {
@@ -96,6 +97,8 @@ export interface ScriptedPlannerOptions {
   continuing?: boolean;
   /** The names of the request's mcp_server tools: the servers a script or phrasing may call. */
   mcpServers?: readonly string[];
+  /** What the request's JSON Schemas may cost (schema-bounds.ts); the defaults when absent. */
+  schemaBounds?: SchemaBounds;
 }
 
 /**
@@ -113,16 +116,17 @@ export function startScriptedPlanner(
   if (options.continuing) {
     // The answer the original input scripted (or the JSON it asked for) is still this conversation's final answer.
     const pending = pendingScript(previous);
-    const fixed = fixedAnswerFor(pending?.response, format);
+    const fixed = fixedAnswerFor(pending?.response, format, options.schemaBounds);
     if (fixed.kind === "invalid") return fixed;
     const planner = new ScriptedPlanner(continuedPlan(pending), earlierRuns, true, fixed.kind === "fixed" ? fixed.text : undefined);
     return { kind: "ready", planner };
   }
   const response = readResponseBlock(inputText);
   if (response.kind === "invalid") return response;
-  const plan = planFromInput(response.rest, new FunctionCallChecker(options.functions), { mcpServers: options.mcpServers ?? [] });
+  const functions = new FunctionCallChecker(options.functions, options.schemaBounds?.maxSchemaChars);
+  const plan = planFromInput(response.rest, functions, { mcpServers: options.mcpServers ?? [] });
   if (plan.kind === "invalid") return plan;
-  const fixed = fixedAnswerFor(response.kind === "found" ? response.text : undefined, format);
+  const fixed = fixedAnswerFor(response.kind === "found" ? response.text : undefined, format, options.schemaBounds);
   if (fixed.kind === "invalid") return fixed;
   return { kind: "ready", planner: new ScriptedPlanner(plan, earlierRuns, false, fixed.kind === "fixed" ? fixed.text : undefined) };
 }

@@ -176,6 +176,31 @@ export const configSchema = z.object({
     .describe(
       "Hosts (name or address, optionally host:port; IPv6 in brackets) that mcp_server tools may point at, comma-separated; unset means any host, loopback included (docs/security.md#mcp-servers)",
     ),
+  // Bounded work (docs/security.md#bounded-work): what one request may make the server do, charged
+  // before the work is done; past a bound the request is a 400 naming the setting (MCP: an is_error result).
+  EMULATOR_MAX_SCHEMA_BYTES: positiveInt(256 * 1024).describe(
+    "Largest JSON Schema a request may give, as compact JSON: a response_format schema, or one declared function's parameters",
+  ),
+  EMULATOR_MAX_ANSWER_VALUES: positiveInt(10_000).describe(
+    "Values (objects, arrays, scalars) the minimal answer built from a response_format schema may hold; a schema whose smallest value has more (minProperties, minItems, required, nesting) is a 400 at once",
+  ),
+  EMULATOR_MAX_ANSWER_BYTES: positiveInt(1024 * 1024).describe(
+    "Characters of JSON the minimal answer built from a response_format schema may have; a schema whose smallest value is longer is a 400 at once",
+  ),
+  EMULATOR_SCHEMA_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(10)
+    .describe(
+      "Deadline of the work on one request's JSON Schemas (compiling them, checking arguments and answers, building the minimal answer), done off the event loop; past it the request is a 400",
+    ),
+  EMULATOR_MCP_MAX_TOOLS: positiveInt(1000).describe("Tools one MCP server may list; past it the server's calls are error results"),
+  EMULATOR_MCP_MAX_LIST_PAGES: positiveInt(100).describe(
+    "Pages (nextCursor) of one MCP server's tool list; past it the server's calls are error results",
+  ),
+  EMULATOR_MCP_MAX_LIST_BYTES: positiveInt(16 * 1024 * 1024).describe(
+    "Bytes the MCP servers of one interaction may send together while their tool lists are read; past it the calls are error results",
+  ),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {

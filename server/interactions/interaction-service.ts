@@ -5,12 +5,14 @@
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
-import { startScriptedPlanner } from "../agent/scripted-planner.js";
+import type { SchemaBounds } from "../agent/schema-bounds.js";
+import { startPlanner } from "../agent/schema-work.js";
 import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { readInput, type ReadInput } from "../api/interaction-input.js";
 import { declaredFunctions } from "../api/function-tools.js";
 import { mcpServersOf } from "../api/mcp-server-tools.js";
+import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
 import type { McpServerConfig } from "../mcp/mcp-server-config.js";
 import { sdkMcpServers } from "../mcp/sdk-mcp-servers.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -50,6 +52,8 @@ export interface InteractionServiceOptions {
   maxTurns?: number;
   /** How many tool calls one interaction may make (EMULATOR_MAX_TOOL_CALLS). Default: the agent loop's. */
   maxToolCalls?: number;
+  /** What a request's JSON Schemas may cost (EMULATOR_MAX_SCHEMA_BYTES, _MAX_ANSWER_*, _SCHEMA_TIMEOUT_SECONDS). Default: the agent's. */
+  schemaBounds?: SchemaBounds;
   /** How long cancel and delete wait for a run to stop before answering anyway. Default 10 s. */
   stopWaitMs?: number;
   /** The MCP client's bounds and reach (EMULATOR_MCP_*). Default: DEFAULT_MCP_OPTIONS. */
@@ -63,6 +67,8 @@ export interface McpOptions {
   maxResponseBytes: number;
   /** Hosts MCP servers may be on; null for any. */
   allowedHosts: readonly string[] | null;
+  /** Bounds on the servers' tool lists (EMULATOR_MCP_MAX_TOOLS, _MAX_LIST_PAGES, _MAX_LIST_BYTES). Default: the MCP client's. */
+  list?: McpListBounds;
 }
 
 export const DEFAULT_MCP_OPTIONS: McpOptions = { timeoutMs: 60_000, maxResponseBytes: 16 * 1024 * 1024, allowedHosts: null };
@@ -234,11 +240,13 @@ export class InteractionService {
     if (responseFormat.kind === "invalid") throw new InvalidArgumentError(responseFormat.message);
     // A continued conversation resumes the planner from the state its previous interaction kept; one
     // that answers function calls goes on with the rest of the script that made them.
-    const started = startScriptedPlanner(text, previous?.plannerState, {
+    // Off the event loop when the request brings JSON Schemas (docs/security.md#bounded-work).
+    const started = await startPlanner(text, previous?.plannerState, {
       functions: declaredFunctions(request.tools),
       continuing: functionResults !== undefined,
       mcpServers: mcpServers.map((server) => server.name),
       responseFormat,
+      ...(this.options.schemaBounds ? { schemaBounds: this.options.schemaBounds } : {}),
     });
     if (started.kind === "invalid") throw new InvalidArgumentError(`${started.field ?? "input"}: ${started.message}`);
     const { planner } = started;
@@ -262,8 +270,13 @@ export class InteractionService {
   /** The run's MCP servers; nothing connects until the agent calls one. */
   private openMcpServers(servers: McpServerConfig[]) {
     if (servers.length === 0) return null;
-    const { timeoutMs, maxResponseBytes } = this.mcpOptions;
-    return sdkMcpServers(servers, { timeoutMs, maxResponseBytes, maxResultBytes: this.options.limits.maxOutputBytes });
+    const { timeoutMs, maxResponseBytes, list } = this.mcpOptions;
+    return sdkMcpServers(servers, {
+      timeoutMs,
+      maxResponseBytes,
+      maxResultBytes: this.options.limits.maxOutputBytes,
+      ...(list ? { list } : {}),
+    });
   }
 
   /** A script with more calls than one interaction may make is refused before anything exists. */

@@ -10,8 +10,15 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Respo
 /**
  * `onLimit` is told when an answer passes the bound, so the requests waiting on it can fail at once
  * (an event stream that errors does not fail its request by itself: the SDK would wait for its timeout).
+ * `count`, when given, sees every chunk too and may end the answer with an error of its own (a bound
+ * over several answers, like the run's tool lists: mcp-list-bounds.ts).
  */
-export function limitedFetch(maxBytes: number, onLimit: (error: Error) => void = () => undefined, inner: FetchLike = fetch): FetchLike {
+export function limitedFetch(
+  maxBytes: number,
+  onLimit: (error: Error) => void = () => undefined,
+  inner: FetchLike = fetch,
+  count: (bytes: number) => Error | undefined = () => undefined,
+): FetchLike {
   return async (url, init) => {
     const response = await inner(url, init);
     if (!response.body) return response;
@@ -20,8 +27,9 @@ export function limitedFetch(maxBytes: number, onLimit: (error: Error) => void =
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen <= maxBytes) return controller.enqueue(chunk);
-          const error = new McpResponseTooLargeError(maxBytes);
+          const passed = seen <= maxBytes ? count(chunk.byteLength) : new McpResponseTooLargeError(maxBytes);
+          if (passed === undefined) return controller.enqueue(chunk);
+          const error = passed;
           controller.error(error);
           onLimit(error);
         },

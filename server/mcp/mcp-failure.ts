@@ -4,6 +4,7 @@
 // that says what happened and, for a timeout, which setting bounds it.
 
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpListTooLargeError } from "./mcp-list-bounds.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 
 /** What the emulator was doing when the failure happened. */
@@ -56,7 +57,7 @@ function isTimeout(error: unknown): boolean {
 /** The most telling message: fetch's "fetch failed" hides the socket error in its cause. */
 function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  if (error instanceof McpResponseTooLargeError) return error.message;
+  if (error instanceof McpResponseTooLargeError || error instanceof McpListTooLargeError) return error.message;
   const cause = (error as { cause?: unknown }).cause;
   if (error.message === "fetch failed" && cause instanceof Error) return trimStop(cause.message || String(cause));
   // The SDK's HTTP error carries the status as its code, and the server's answer (maybe a whole page) in its message.

@@ -5,12 +5,14 @@
 // connection when the run is over. A server that could not be connected is not tried again in the
 // same run: its later calls get the same error at once, so a dead server costs one timeout, not one
 // per call. Every request is bounded (EMULATOR_MCP_TIMEOUT_SECONDS), every answer's size too
-// (EMULATOR_MCP_RESPONSE_BYTES), and nothing here ever rejects: failures are error results.
+// (EMULATOR_MCP_RESPONSE_BYTES), the tool lists as a whole too (mcp-list-bounds.ts), and nothing here
+// ever rejects: failures are error results.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { limitedFetch } from "./limited-fetch.js";
 import { describeMcpFailure, type McpStage } from "./mcp-failure.js";
+import { DEFAULT_MCP_LIST_BOUNDS, describeListedTools, ListByteBudget, type McpListBounds, ToolListReader } from "./mcp-list-bounds.js";
 import { capResultText, resultText } from "./mcp-result-text.js";
 import { describeAllowedTools, isToolAllowed, type McpServerConfig } from "./mcp-server-config.js";
 import type { McpServers, McpToolOutcome } from "./mcp-servers.js";
@@ -22,20 +24,30 @@ export interface McpClientOptions {
   maxResponseBytes: number;
   /** Result text kept per call (EMULATOR_TOOL_OUTPUT_BYTES, as for sandbox tools). */
   maxResultBytes: number;
+  /** Bounds on the servers' tool lists, per server and for the whole run (mcp-list-bounds.ts). */
+  list?: McpListBounds;
 }
 
 /** How the emulator introduces itself in the MCP initialize request. */
 const CLIENT_INFO = { name: "interactions-sandbox-emulator", version: "0.1.0" };
-/** A server's tool list is read up to this many pages; a tool listed beyond them counts as missing. */
-const MAX_TOOL_PAGES = 100;
+/**
+ * [choice] Tools' outputSchemas are neither compiled nor checked: the SDK would compile each listed
+ * tool's schema with a backtracking regular-expression engine on the event loop, a hostile server's
+ * code to run. The emulator records the result as the server sent it (mcp-result-text.ts).
+ */
+const NO_OUTPUT_SCHEMA_CHECK = {
+  getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined }),
+};
 /** How long close() waits for a server to acknowledge the end of its session. */
 const CLOSE_WAIT_MS = 2000;
 
 interface Connection {
   client: Client;
   transport: StreamableHTTPClientTransport;
-  /** The tool names the server listed. */
-  tools: Set<string>;
+  /** The tool names the server listed, read within the bounds. */
+  tools: ToolListReader;
+  /** Whether its tool list is being read (the bytes that arrive then count against the run's list bound). */
+  listing: boolean;
   /** The requests waiting on this server (calls are made one at a time, but connecting is one too). */
   waiting: Set<AbortController>;
   /** The transport's last complaint (a broken stream) since the current request began, named if it then fails. */
@@ -58,12 +70,17 @@ class SdkMcpServers implements McpServers {
   /** Every connection ever started, also those whose connect failed, so close() reaches all. */
   private readonly opened: Connection[] = [];
   private closed = false;
+  private readonly listBounds: McpListBounds;
+  /** The bytes of every server's tool list in this run, together. */
+  private readonly listBytes: ListByteBudget;
 
   constructor(
     servers: readonly McpServerConfig[],
     private readonly options: McpClientOptions,
   ) {
     this.servers = new Map(servers.map((server) => [server.name, server]));
+    this.listBounds = options.list ?? DEFAULT_MCP_LIST_BOUNDS;
+    this.listBytes = new ListByteBudget(this.listBounds.maxBytes);
   }
 
   has(server: string): boolean {
@@ -85,11 +102,8 @@ class SdkMcpServers implements McpServers {
     } catch (error) {
       return failed(error instanceof ServerUnusableError ? error.message : this.describe(server, { kind: "connect" }, error, undefined));
     }
-    if (!connection.tools.has(tool)) {
-      const listed = [...connection.tools].sort();
-      return failed(
-        `The MCP server "${server.name}" has no tool "${tool}"; it lists ${listed.length === 0 ? "no tools" : listed.join(", ")}.`,
-      );
+    if (!connection.tools.names.has(tool)) {
+      return failed(`The MCP server "${server.name}" has no tool "${shortName(tool)}"; it lists ${describeListedTools(connection.tools)}.`);
     }
     try {
       const answer = await this.request(connection, signal, (options) =>
@@ -148,14 +162,16 @@ class SdkMcpServers implements McpServers {
     const onLimit = (error: Error) => {
       for (const controller of waiting) controller.abort(error);
     };
+    // While the list is read, every byte the server sends counts against the run's bound on lists.
+    const countListBytes = (bytes: number) => (connection.listing ? this.listBytes.spend(bytes) : undefined);
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers: server.headers },
-      fetch: limitedFetch(this.options.maxResponseBytes, onLimit),
+      fetch: limitedFetch(this.options.maxResponseBytes, onLimit, fetch, countListBytes),
       // A dropped event stream is not reopened behind the run's back: the next request says what happened.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
     });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const connection: Connection = { client, transport, tools: new Set(), waiting };
+    const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_SCHEMA_CHECK });
+    const connection: Connection = { client, transport, tools: new ToolListReader(this.listBounds), listing: false, waiting };
     client.onerror = (error) => {
       connection.lastTransportError = error;
     };
@@ -165,17 +181,20 @@ class SdkMcpServers implements McpServers {
     } catch (error) {
       throw new ServerUnusableError(this.describe(server, { kind: "connect" }, error, connection));
     }
+    connection.listing = true;
     try {
       let cursor: string | undefined;
-      for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      do {
+        connection.tools.checkMorePages();
         const params = cursor === undefined ? undefined : { cursor };
         const listed = await this.request(connection, signal, (options) => client.listTools(params, options));
-        for (const tool of listed.tools) connection.tools.add(tool.name);
+        connection.tools.addPage(listed.tools);
         cursor = listed.nextCursor;
-        if (cursor === undefined) break;
-      }
+      } while (cursor !== undefined);
     } catch (error) {
       throw new ServerUnusableError(this.describe(server, { kind: "list" }, error, connection));
+    } finally {
+      connection.listing = false;
     }
     return connection;
   }
@@ -186,6 +205,11 @@ class SdkMcpServers implements McpServers {
       lastTransportError: connection?.lastTransportError,
     });
   }
+}
+
+/** A tool name as a result shows it: a script may name a tool of any length. */
+function shortName(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 199)}…` : name;
 }
 
 function failed(text: string): McpToolOutcome {
