@@ -45,7 +45,12 @@ export async function extractArchive(
   });
   const lines = result.stdout.toString("utf8").trim().split("\n");
   const report = parseLine(lines.at(-1));
-  if (result.exitCode === EXTRACT_REFUSED && isObject(report) && typeof report["error"] === "string" && typeof report["message"] === "string") {
+  if (
+    result.exitCode === EXTRACT_REFUSED &&
+    isObject(report) &&
+    typeof report["error"] === "string" &&
+    typeof report["message"] === "string"
+  ) {
     return { ok: false, refusal: report["error"] as ExtractRefusal, message: report["message"] };
   }
   if (result.exitCode === 0 && isObject(report) && Array.isArray(report["entries"]) && typeof report["total"] === "number") {
