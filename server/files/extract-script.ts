@@ -200,7 +200,8 @@ def make_staging():
 
 placed = {}
 kinds = {}
-extracted = []
+# Each path the archive filled, once, under the name the archive gave it first (the answer's list).
+extracted = {}
 
 
 def stage(entry):
@@ -256,7 +257,7 @@ def stage(entry):
     placed[entry.rel] = key
     kinds[key] = "dir" if entry.kind == "dir" else "file" if entry.kind in ("file", "hardlink") else entry.kind
     if key not in extracted:
-        extracted.append(key)
+        extracted[key] = entry.rel
 
 
 def check_symlinks():
@@ -328,10 +329,10 @@ def move_into_place():
         rename(source, destination)
 
 
-def describe(key):
-    info = os.lstat(join(real_dest, key.split("/")))
+def describe(rel):
+    info = os.lstat(join(real_dest, rel.split("/")))
     kind = "directory" if stat.S_ISDIR(info.st_mode) else "file" if stat.S_ISREG(info.st_mode) else "symlink" if stat.S_ISLNK(info.st_mode) else "other"
-    return {"path": key, "type": kind, "size": 0 if kind == "directory" else info.st_size, "mtimeMs": int(info.st_mtime * 1000), "birthtimeMs": int(info.st_ctime * 1000)}
+    return {"path": rel, "type": kind, "size": 0 if kind == "directory" else info.st_size, "mtimeMs": int(info.st_mtime * 1000), "birthtimeMs": int(info.st_ctime * 1000)}
 
 
 def main():
@@ -358,7 +359,7 @@ def main():
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-    print(json.dumps({"entries": [describe(key) for key in extracted[:report_limit]], "total": len(extracted)}))
+    print(json.dumps({"entries": [describe(rel) for rel in list(extracted.values())[:report_limit]], "total": len(extracted)}))
 
 
 try:

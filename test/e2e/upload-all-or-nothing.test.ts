@@ -154,8 +154,8 @@ describe("archive uploads: all or nothing", () => {
         ["workspace/target/pkg/main.py", "file"],
         ["workspace/target/pkg/link", "symlink"],
         ["workspace/target/up-and-back", "symlink"],
-        // Written where the folder's symlink leads, never through it.
-        ["workspace/target/sub/added.txt", "file"],
+        // Named as in the archive; written where the folder's symlink leads, never through it.
+        ["workspace/target/in-link/added.txt", "file"],
         ["workspace/target/dangling", "symlink"],
         ["workspace/target/hard", "file"],
         ["workspace/target/existing.txt", "file"],
@@ -163,7 +163,7 @@ describe("archive uploads: all or nothing", () => {
     );
     assert.equal((await download(env.id, "workspace/target/pkg/link")).toString(), "print('main')\n");
     assert.equal((await download(env.id, "workspace/target/up-and-back")).toString(), "kept");
-    assert.equal((await download(env.id, "workspace/target/in-link/added.txt")).toString(), "through the folder's own symlink");
+    assert.equal((await download(env.id, "workspace/target/sub/added.txt")).toString(), "through the folder's own symlink");
     assert.equal((await download(env.id, "workspace/target/existing.txt")).toString(), "replaced");
     assert.equal((await download(env.id, "workspace/target/sub/kept.txt")).toString(), "kept");
     assert.equal(
