@@ -34,7 +34,7 @@ export function recordKeepingKeys<T extends z.ZodType>(value: T) {
     const out = parsed.data as Record<string, z.output<T>>;
     const raw = input as Record<string, unknown>;
     if (!Object.hasOwn(raw, "__proto__")) return out;
-    const special = value.safeParse(raw["__proto__"]);
+    const special = value.safeParse(Object.getOwnPropertyDescriptor(raw, "__proto__")?.value);
     if (!special.success) {
       for (const issue of special.error.issues) context.addIssue({ ...issue, path: ["__proto__", ...issue.path] } as never);
       return z.NEVER;
