@@ -64,7 +64,8 @@ const re2Engine = Object.assign(
  */
 export function newAjv(dialect: Dialect, options: Options & { enforcedOnly?: boolean } = {}): Ajv {
   const { enforcedOnly, ...rest } = options;
-  const settings: Options = { strict: false, allErrors: true, logger: false, ...rest, code: { regExp: re2Engine } };
+  // ownProperties: a required "constructor" or "__proto__" is met by the JSON's own key, never by Object.prototype's.
+  const settings: Options = { strict: false, allErrors: true, logger: false, ownProperties: true, ...rest, code: { regExp: re2Engine } };
   const ajv =
     dialect === "draft-07"
       ? (new Ajv07(settings) as unknown as Ajv)

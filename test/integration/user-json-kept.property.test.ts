@@ -197,6 +197,37 @@ describe("user JSON is kept exactly, keys like __proto__ included", () => {
     assert.deepStrictEqual(stored, result);
   });
 
+  it("never takes Object.prototype's members for the JSON's own keys when checking against a schema", async () => {
+    const requiring = { type: "object", required: ["constructor", "__proto__", "toString"] };
+    const response = await fetch(`${emulator.url}/v1beta/interactions`, {
+      method: "POST",
+      headers: { "x-goog-api-key": KEY, "content-type": "application/json" },
+      body: JSON.stringify({
+        agent: AGENT,
+        input: "```response\n{}\n```",
+        response_format: { type: "text", mime_type: "application/json", schema: requiring },
+      }),
+    });
+    const text = await response.text();
+    assert.equal(response.status, 400, text);
+    assert.match(text, /must have required property 'constructor'/);
+    const declared = { ...FUNCTION_TOOL, parameters: requiring };
+    const called = await fetch(`${emulator.url}/v1beta/interactions`, {
+      method: "POST",
+      headers: { "x-goog-api-key": KEY, "content-type": "application/json" },
+      body: JSON.stringify({ agent: AGENT, tools: [declared], input: script([{ name: "f", args: {} }]) }),
+    });
+    assert.equal(called.status, 400, await called.text());
+    const kept = await interaction({
+      tools: [declared],
+      input: script([{ name: "f", args: JSON.parse('{"constructor": 1, "__proto__": 2, "toString": 3}') }]),
+    });
+    assert.deepStrictEqual(
+      stepsOf(kept.stored, "function_call")[0]!.arguments,
+      JSON.parse('{"constructor": 1, "__proto__": 2, "toString": 3}'),
+    );
+  });
+
   it("never pollutes Object.prototype", () => {
     // After every request above, some of which sent {"__proto__": {"polluted": 1}} and its kin.
     const probe: Record<string, unknown> = {};
