@@ -3,6 +3,7 @@
 // argument longer than TRACE_EXCERPT_BYTES (2 KiB) is cut to its first 2 KiB (ending in "…"), and
 // `truncated` names each argument cut with its full size in bytes (docs/hooks.md#hook-traces).
 
+import { setOwn } from "../common/own-keys.js";
 import { excerpt, TRACE_EXCERPT_BYTES } from "../hooks/trace.js";
 import type { ToolCall } from "../tools/tool-call.js";
 
@@ -26,12 +27,12 @@ export function previewOfCall(call: Pick<ToolCall, "args"> & { name: string; ser
       if (bytes > TRACE_EXCERPT_BYTES) {
         // Cut the text before encoding it (the preview needs only its start); one unit more than the
         // limit makes the excerpt longer than the limit in bytes, so it ends in "…".
-        args[name] = excerpt(Buffer.from(value.slice(0, TRACE_EXCERPT_BYTES + 1), "utf8"));
-        truncated[name] = bytes;
+        setOwn(args, name, excerpt(Buffer.from(value.slice(0, TRACE_EXCERPT_BYTES + 1), "utf8")));
+        setOwn(truncated, name, bytes);
         continue;
       }
     }
-    args[name] = value;
+    setOwn(args, name, value);
   }
   const named = call.server === undefined ? { name: call.name } : { name: call.name, server_name: call.server };
   return Object.keys(truncated).length > 0 ? { ...named, args, truncated } : { ...named, args };

@@ -5,6 +5,7 @@
 // the service documents as "ignored and not enforced" (the SDK's FunctionT.parameters and
 // TextResponseFormat.schema) left out where a scripted value plays the model's.
 
+import { useJsonEquality } from "./json-equality-keywords.js";
 import AjvModule, { type Options } from "ajv";
 import Ajv2019Module from "ajv/dist/2019.js";
 import Ajv2020Module from "ajv/dist/2020.js";
@@ -69,11 +70,13 @@ export function newAjv(dialect: Dialect, options: Options & { enforcedOnly?: boo
   // inlineRefs: a referenced subschema is inlined only when it is small; Ajv's default inlines any
   // subschema without refs of its own, so one large $defs entry named by thousands of $refs would be
   // compiled into thousands of copies of its code.
+  // ownProperties: a required "constructor" or "__proto__" is met by the JSON's own key, never by Object.prototype's.
   const settings: Options = {
     strict: false,
     allErrors: true,
     logger: false,
     inlineRefs: MAX_INLINED_KEYWORDS,
+    ownProperties: true,
     ...rest,
     code: { regExp: re2Engine },
   };
@@ -83,6 +86,7 @@ export function newAjv(dialect: Dialect, options: Options & { enforcedOnly?: boo
       : dialect === "2019-09"
         ? (new Ajv2019(settings) as unknown as Ajv)
         : new Ajv2020(settings);
+  useJsonEquality(ajv);
   if (enforcedOnly) for (const keyword of NOT_ENFORCED_KEYWORDS) ajv.removeKeyword(keyword);
   return ajv;
 }

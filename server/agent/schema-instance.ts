@@ -20,6 +20,7 @@
 // …) are still checked: the caller validates the value against the whole schema with Ajv and refuses
 // the request when it does not fit, rather than answer with JSON that breaks the schema.
 
+import { setOwn } from "../common/own-keys.js";
 import RE2 from "re2";
 import type { JsonValue } from "./planner.js";
 
@@ -215,7 +216,7 @@ class Generator {
       const path = `${where}/${escapePointer(key)}`;
       this.spend(0, key.length + 4, path);
       const propertySchema = Object.hasOwn(properties, key) ? (properties[key] as Schema) : this.additionalSchema(schema, key, path);
-      value[key] = this.instance(propertySchema, first ? variant : 0, path, refDepth);
+      setOwn(value, key, this.instance(propertySchema, first ? variant : 0, path, refDepth));
       first = false;
     }
     return value;
@@ -399,7 +400,7 @@ function collectNamed(schema: unknown, into: Map<string, SchemaObject>): void {
 /** `rest` with the applicators that are still to be folded (undefined ones left out). */
 function withApplicators(rest: SchemaObject, applicators: Record<string, unknown>): SchemaObject {
   const out: SchemaObject = { ...rest };
-  for (const [key, value] of Object.entries(applicators)) if (value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(applicators)) if (value !== undefined) setOwn(out, key, value);
   return out;
 }
 
@@ -417,8 +418,8 @@ export function merge(a: Schema, b: Schema, charge: (steps: number) => void = ()
   const out: SchemaObject = { ...a };
   const later: Schema[] = [];
   for (const [key, value] of Object.entries(b)) {
-    if (!(key in out)) {
-      out[key] = value;
+    if (!Object.hasOwn(out, key)) {
+      setOwn(out, key, value);
       continue;
     }
     const mine = out[key];
@@ -440,7 +441,7 @@ export function merge(a: Schema, b: Schema, charge: (steps: number) => void = ()
       charge(Object.keys(mine).length + Object.keys(value).length);
       const combined: SchemaObject = { ...mine };
       for (const [name, schema] of Object.entries(value))
-        combined[name] = Object.hasOwn(combined, name) ? { allOf: [combined[name], schema] } : schema;
+        setOwn(combined, name, Object.hasOwn(combined, name) ? { allOf: [combined[name], schema] } : schema);
       out[key] = combined;
     } else if (LOWER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.max(mine, value);
     else if (UPPER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.min(mine, value);
@@ -452,7 +453,7 @@ export function merge(a: Schema, b: Schema, charge: (steps: number) => void = ()
     } else if ((key === "items" || key === "additionalProperties") && !Array.isArray(mine) && !Array.isArray(value)) {
       out[key] = mine === false || value === false ? false : { allOf: [mine, value] };
     } else if (APPLICATORS.has(key)) later.push({ [key]: value });
-    else out[key] = value;
+    else setOwn(out, key, value);
   }
   if (later.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), ...later];
   return out;

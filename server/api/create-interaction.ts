@@ -3,6 +3,7 @@
 // is a 400 naming the field rather than a surprise later.
 
 import { z } from "zod";
+import { recordKeepingKeys } from "../common/own-keys.js";
 
 export const sourceSchema = z.looseObject({
   type: z.string().optional().describe("inline, repository, gcs, …; inline when omitted and content is given"),
@@ -14,20 +15,11 @@ export const sourceSchema = z.looseObject({
 export type SourceInput = z.infer<typeof sourceSchema>;
 
 /**
- * A map in the request (header names, variables, labels), keyed by strings. A "__proto__" key is refused
- * rather than lost: zod (like any JavaScript object) cannot keep it as a plain key, so it would vanish
- * from the parsed request without a word (found by test/unit/request-schemas.property.test.ts).
+ * A map in the request (header names, variables, labels), keyed by strings, every key kept as sent:
+ * "__proto__" too, which zod's own record would drop without a word (server/common/own-keys.ts).
  */
 export function mapOf<T extends z.ZodType>(value: T) {
-  return z.preprocess(
-    (input, context) => {
-      if (typeof input === "object" && input !== null && Object.hasOwn(input, "__proto__")) {
-        context.addIssue({ code: "custom", message: '"__proto__" cannot be used as a name here', path: ["__proto__"], input });
-      }
-      return input;
-    },
-    z.record(z.string(), value),
-  );
+  return recordKeepingKeys(value);
 }
 
 const headerMap = mapOf(z.string());

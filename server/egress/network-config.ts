@@ -2,6 +2,7 @@
 // into the policy the egress proxy enforces. The policy is rebuilt for every connection, so a later
 // interaction's network (or a rotated credential) applies to the next request the sandbox makes.
 
+import { assignOwn } from "../common/own-keys.js";
 import type { z } from "zod";
 import { isInjectableHeaderName, isInjectableHeaderValue, whyNotInjectable, type EgressPolicy } from "../../proxy/index.js";
 import type { networkSchema } from "../api/create-interaction.js";
@@ -58,7 +59,7 @@ export function egressPolicy(network: NetworkInput | undefined, owner: string, c
   const entries: Array<{ domain: string; headers: Record<string, string> }> = [];
   for (const entry of network.allowlist) {
     const headers: Record<string, string> = {};
-    for (const map of transformList(entry.transform)) Object.assign(headers, map);
+    for (const map of transformList(entry.transform)) assignOwn(headers, map);
     if (entry.credential !== undefined) {
       const credential = credentials.get(owner, entry.credential);
       // Fail closed: without its credential the entry would send requests unauthenticated.

@@ -9,7 +9,9 @@
 // ever rejects: failures are error results.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultKeepingContent } from "./call-tool-result.js";
 import { limitedFetch } from "./limited-fetch.js";
 import { describeMcpFailure, type McpStage } from "./mcp-failure.js";
 import { DEFAULT_MCP_LIST_BOUNDS, describeListedTools, ListByteBudget, type McpListBounds, ToolListReader } from "./mcp-list-bounds.js";
@@ -107,7 +109,11 @@ class SdkMcpServers implements McpServers {
     }
     try {
       const answer = await this.request(connection, signal, (options) =>
-        connection.client.callTool({ name: tool, arguments: args }, undefined, options),
+        connection.client.callTool(
+          { name: tool, arguments: args },
+          CallToolResultKeepingContent as unknown as typeof CallToolResultSchema,
+          options,
+        ),
       );
       return { text: capResultText(resultText(answer), this.options.maxResultBytes), isError: answer.isError === true };
     } catch (error) {

@@ -2,6 +2,7 @@
 // supported. {credential} is refused: the real service keeps the secret out of the sandbox and
 // substitutes it on the way out, which our egress proxy does not do for environment variables yet.
 
+import { setOwn } from "../common/own-keys.js";
 import { InvalidArgumentError } from "../common/errors.js";
 import type { EnvironmentInput } from "../api/create-interaction.js";
 import { EXEC_MARKER_VARIABLE } from "../../sandbox-image/executor/protocol.js";
@@ -17,13 +18,13 @@ export function prepareEnvVars(env: EnvironmentInput["env"]): Record<string, str
     if (!NAME.test(name)) throw new InvalidArgumentError(`${where}: a variable name is letters, digits and _, not starting with a digit`);
     if (RESERVED.has(name)) throw new InvalidArgumentError(`${where}: the name is reserved by the emulator's executor`);
     if (typeof value === "string") {
-      out[name] = value;
+      setOwn(out, name, value);
     } else if (value.credential !== undefined) {
       throw new InvalidArgumentError(
         `${where}: credential references are not supported by this emulator yet; pass the value as a string or {"value": …}`,
       );
     } else if (value.value !== undefined) {
-      out[name] = value.value;
+      setOwn(out, name, value.value);
     } else {
       throw new InvalidArgumentError(`${where}: give a string, {"value": "…"} or {"credential": "…"}`);
     }

@@ -10,14 +10,20 @@ import { tarBuffer } from "../../server/common/tar.js";
 export interface ArchiveEntry {
   name: string;
   content?: Buffer | string;
-  type?: "file" | "directory" | "symlink";
+  /** "link" is a hard link to `linkname`, an earlier entry of the archive (tar only). */
+  type?: "file" | "directory" | "symlink" | "link";
   linkname?: string;
   mode?: number;
 }
 
 export async function tarGz(entries: ArchiveEntry[]): Promise<Buffer> {
+  return gzipSync(await tar(entries));
+}
+
+/** A plain (uncompressed) tar. */
+export async function tar(entries: ArchiveEntry[]): Promise<Buffer> {
   const mtime = new Date();
-  const tar = await tarBuffer(
+  return tarBuffer(
     entries.map((entry) => {
       const type = entry.type ?? "file";
       const content = entry.content === undefined ? undefined : Buffer.from(entry.content);
@@ -34,7 +40,6 @@ export async function tarGz(entries: ArchiveEntry[]): Promise<Buffer> {
       };
     }),
   );
-  return gzipSync(tar);
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, index) => {

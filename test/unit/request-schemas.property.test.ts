@@ -85,7 +85,7 @@ const json = fc
 
 const text = fc.string({ maxLength: 40 });
 const nonEmpty = fc.string({ minLength: 1, maxLength: 40 });
-/** Keys of the request's maps: any string but "__proto__", which is refused (mapOf in create-interaction.ts). */
+/** Keys of the request's maps: any string ("__proto__" is kept, user-json-kept.property.test.ts; filtered here only because fc.dictionary assigns keys). */
 const mapKey = (base: fc.Arbitrary<string>) => base.filter((key) => key !== "__proto__");
 const headers = fc.dictionary(mapKey(nonEmpty), text, { maxKeys: 3, noNullPrototype: true });
 
@@ -324,22 +324,29 @@ describe("a credential's header_name and the egress proxy agree", () => {
   });
 });
 
-describe('request schemas: a "__proto__" key, which no JavaScript object can keep, is refused rather than lost', () => {
+describe('request schemas: a "__proto__" key is kept as sent, and its value checked like any other', () => {
   it("in labels, environment variables and injected headers", () => {
-    const bodies = [
-      '{"agent": "a", "labels": {"__proto__": "x", "team": "y"}}',
-      '{"agent": "a", "environment": {"type": "remote", "env": {"__proto__": "x"}}}',
-      '{"agent": "a", "environment": {"type": "remote", "network": {"allowlist": [{"domain": "a.com", "transform": {"__proto__": "x"}}]}}}',
-    ];
-    for (const body of bodies) {
-      assert.throws(
-        () => parseOrThrow(createInteractionSchema, JSON.parse(body)),
-        (error: unknown) =>
-          error instanceof InvalidArgumentError && /__proto__: "__proto__" cannot be used as a name here/.test(error.message),
-        body,
-      );
-    }
-    assert.throws(() => parseOrThrow(createEnvironmentSchema, JSON.parse('{"env": {"__proto__": "x"}}')), /env\.__proto__/);
+    const labels = parseOrThrow(createInteractionSchema, JSON.parse('{"agent": "a", "labels": {"team": "y", "__proto__": "x"}}')).labels;
+    assert.deepStrictEqual(labels, JSON.parse('{"team": "y", "__proto__": "x"}'));
+    assert.deepEqual(Object.keys(labels ?? {}), ["team", "__proto__"]);
+    const environment = parseOrThrow(
+      createInteractionSchema,
+      JSON.parse('{"agent": "a", "environment": {"type": "remote", "env": {"__proto__": "x"}}}'),
+    ).environment as { env?: object };
+    assert.ok(environment.env && Object.hasOwn(environment.env, "__proto__"));
+    assert.equal(Object.getPrototypeOf(environment.env), Object.prototype);
+    const network = parseOrThrow(
+      createInteractionSchema,
+      JSON.parse(
+        '{"agent": "a", "environment": {"type": "remote", "network": {"allowlist": [{"domain": "a.com", "transform": {"__proto__": "x"}}]}}}',
+      ),
+    ).environment as { network: { allowlist: Array<{ transform: object }> } };
+    assert.ok(Object.hasOwn(network.network.allowlist[0]!.transform, "__proto__"));
+    assert.throws(
+      () => parseOrThrow(createInteractionSchema, JSON.parse('{"agent": "a", "labels": {"__proto__": 5}}')),
+      (error: unknown) => error instanceof InvalidArgumentError && /labels\.__proto__/.test(error.message),
+    );
+    assert.equal(({} as Record<string, unknown>).x, undefined);
   });
 });
 
