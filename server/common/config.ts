@@ -176,6 +176,14 @@ export const configSchema = z.object({
     .describe(
       "Hosts (name or address, optionally host:port; IPv6 in brackets) that mcp_server tools may point at, comma-separated; unset means any host, loopback included (docs/security.md#mcp-servers)",
     ),
+  // Strict request bodies (issue 17): kept in its own entry so that it merges on its own.
+  EMULATOR_LOOSE: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true")
+    .describe(
+      "true: a request field the pinned SDK's types do not declare is accepted with a warning in the log (one line per request) instead of refused with 400 INVALID_ARGUMENT, for clients newer than the pinned SDK (docs/fidelity.md#unknown-fields)",
+    ),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {
