@@ -94,14 +94,13 @@ export function unknownFields(request: RequestName, body: unknown, table: Fields
     if (objects.length === 0) return;
     const candidates = tagged.length > 0 ? tagged : candidatesFor(record, objects);
     for (const key of Object.keys(record)) {
+      if (found.length >= MAX_UNKNOWN_FIELDS) return;
       const fieldNodes = candidates.flatMap((node) => {
         const field = Object.hasOwn(node.fields, key) ? node.fields[key] : node.additional;
         return field === undefined ? [] : [field];
       });
-      if (fieldNodes.length === 0) {
-        found.push({ name: key, at: pathText(at) });
-        if (found.length >= MAX_UNKNOWN_FIELDS) return;
-      } else visit(record[key], fieldNodes, [...at, key]);
+      if (fieldNodes.length === 0) found.push({ name: key, at: pathText(at) });
+      else visit(record[key], fieldNodes, [...at, key]);
     }
   };
   visit(body, [table.requests[request]], []);
