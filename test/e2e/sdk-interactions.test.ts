@@ -49,13 +49,7 @@ describe("interactions through the official SDK", () => {
     assert.match(first.output_text ?? "", /hi/);
     // The create answer holds only the run's steps, as the service's; GET adds the user_input step (below).
     const types = (first.steps ?? []).map((step) => step.type);
-    assert.deepEqual(types, [
-      "function_call",
-      "function_result",
-      "code_execution_call",
-      "code_execution_result",
-      "model_output",
-    ]);
+    assert.deepEqual(types, ["function_call", "function_result", "code_execution_call", "code_execution_result", "model_output"]);
     const result = first.steps?.[3] as { result?: string; is_error?: boolean };
     assert.equal(result.result, "hi");
     assert.equal(result.is_error, false);

@@ -125,9 +125,7 @@ describe("EMULATOR_LOOSE=true", () => {
     }
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.status, "completed");
-    assert.deepEqual(warnings, [
-      'EMULATOR_LOOSE: POST /v1beta/interactions holds fields the SDK does not declare, ignored: "toolz"',
-    ]);
+    assert.deepEqual(warnings, ['EMULATOR_LOOSE: POST /v1beta/interactions holds fields the SDK does not declare, ignored: "toolz"']);
   });
 });
 
