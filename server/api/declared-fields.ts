@@ -6,6 +6,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
+import { yieldToEventLoop } from "../common/event-loop.js";
 import { projectRoot } from "../common/paths.js";
 
 export type RequestName = "interactions.create" | "environments.create" | "credentials.create" | "credentials.update";
@@ -62,56 +63,106 @@ export function declaredFieldsTable(): FieldsTable {
 export const MAX_UNKNOWN_FIELDS = 100;
 
 type PathPart = string | number;
-type Concrete = "any" | "scalar" | ObjectNode | { array: FieldNode } | { map: FieldNode };
+/** A value's path, from the value up (built only when an unknown field is reported). */
+interface Path {
+  parent: Path | null;
+  part: PathPart;
+}
 
 /**
  * The fields of `body` that the request's type does not declare, in the order met (depth first). Each
- * value is visited once, whatever the number of alternatives its type has, so the walk is linear in the
- * body; its depth is bounded by the JSON depth limit (http/json-depth.ts) checked before.
+ * value is visited once, whatever the number of alternatives its type has, and what a set of
+ * alternatives allows is worked out once per set (Resolver), so the walk is linear in the body with a
+ * small constant.
  */
 export function unknownFields(request: RequestName, body: unknown, table: FieldsTable = declaredFieldsTable()): UnknownField[] {
+  const walk = walkBody(request, body, table);
+  let step = walk.next();
+  while (!step.done) step = walk.next();
+  return step.value;
+}
+
+/**
+ * The same, yielding to the event loop every few thousand values: a body of millions of small objects
+ * (up to EMULATOR_MAX_BODY_BYTES) is then checked in slices, with other requests served between them.
+ */
+export async function unknownFieldsInSlices(
+  request: RequestName,
+  body: unknown,
+  table: FieldsTable = declaredFieldsTable(),
+): Promise<UnknownField[]> {
+  const walk = walkBody(request, body, table);
+  let step = walk.next();
+  while (!step.done) {
+    await yieldToEventLoop();
+    step = walk.next();
+  }
+  return step.value;
+}
+
+/** How many values are visited between two pauses of unknownFieldsInSlices. */
+const VALUES_PER_SLICE = 4096;
+
+type Task = { value: unknown; nodes: readonly FieldNode[]; at: Path | null } | { unknown: string; at: Path | null };
+
+/** The walk, with an explicit stack (no recursion) that pauses (yields) every VALUES_PER_SLICE values. */
+function* walkBody(request: RequestName, body: unknown, table: FieldsTable): Generator<void, UnknownField[]> {
+  const resolver = resolverOf(table);
   const found: UnknownField[] = [];
-  const visit = (value: unknown, nodes: readonly FieldNode[], at: PathPart[]): void => {
-    if (found.length >= MAX_UNKNOWN_FIELDS || typeof value !== "object" || value === null) return;
-    const concrete = resolve(nodes, table);
-    if (concrete.includes("any")) return;
+  // Tasks are pushed in reverse, so they are taken in the body's order: an unknown key is reported
+  // between the unknown fields of the values before and after it, as a recursive walk would.
+  const stack: Task[] = [{ value: body, nodes: [table.requests[request]], at: null }];
+  let visited = 0;
+  while (stack.length > 0 && found.length < MAX_UNKNOWN_FIELDS) {
+    if (++visited % VALUES_PER_SLICE === 0) yield;
+    const task = stack.pop() as Task;
+    if ("unknown" in task) {
+      found.push({ name: task.unknown, at: pathText(partsOf(task.at)) });
+      continue;
+    }
+    const { value, nodes, at } = task;
+    if (typeof value !== "object" || value === null) continue;
+    const allowed = resolver.resolved(nodes);
+    if (allowed.any) continue;
     if (Array.isArray(value)) {
-      const items = concrete.flatMap((node) => (isArrayNode(node) ? [node.array] : []));
-      if (items.length > 0) for (const [index, item] of value.entries()) visit(item, items, [...at, index]);
-      return;
+      if (allowed.items.length === 0) continue;
+      for (let index = value.length - 1; index >= 0; index--)
+        stack.push({ value: value[index], nodes: allowed.items, at: { parent: at, part: index } });
+      continue;
     }
     const record = value as Record<string, unknown>;
-    const objects = concrete.filter(isObjectNode);
-    const tagged = taggedAs(record, objects);
-    const values = concrete.flatMap((node) => (isMapNode(node) ? [node.map] : []));
-    if (tagged.length === 0 && values.length > 0) {
+    const keys = Object.keys(record);
+    const tag = record.type;
+    const tagged = typeof tag === "string" ? (allowed.byTag.get(tag) ?? NONE) : NONE;
+    if (tagged.length === 0 && allowed.values.length > 0) {
       // A map (free keys, e.g. labels, or a JSON Schema where a response_format may be one), unless the
       // object's `type` names one of the declared objects beside it. Its entries are written the way
       // Google's errors write a protobuf map entry: `env[0].value`.
-      for (const [index, key] of Object.keys(record).entries()) visit(record[key], values, [...at, index, "value"]);
-      return;
+      for (let index = keys.length - 1; index >= 0; index--) {
+        stack.push({
+          value: record[keys[index] as string],
+          nodes: allowed.values,
+          at: { parent: { parent: at, part: index }, part: "value" },
+        });
+      }
+      continue;
     }
-    if (objects.length === 0) return;
-    const candidates = tagged.length > 0 ? tagged : candidatesFor(record, objects);
-    for (const key of Object.keys(record)) {
-      if (found.length >= MAX_UNKNOWN_FIELDS) return;
-      const fieldNodes = candidates.flatMap((node) => {
+    if (allowed.objects.length === 0) continue;
+    const candidates = tagged.length > 0 ? tagged : candidatesFor(record, allowed.objects);
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const key = keys[index] as string;
+      const fieldNodes: FieldNode[] = [];
+      for (const node of candidates) {
         const field = Object.hasOwn(node.fields, key) ? node.fields[key] : node.additional;
-        return field === undefined ? [] : [field];
-      });
-      if (fieldNodes.length === 0) found.push({ name: key, at: pathText(at) });
-      else visit(record[key], fieldNodes, [...at, key]);
+        if (field !== undefined) fieldNodes.push(field);
+      }
+      stack.push(fieldNodes.length === 0 ? { unknown: key, at } : { value: record[key], nodes: fieldNodes, at: { parent: at, part: key } });
     }
-  };
-  visit(body, [table.requests[request]], []);
+  }
   return found;
 }
 
-/** The alternatives whose `type` tag the object carries: a tool of type "function" has only a function's fields. */
-function taggedAs(record: Record<string, unknown>, objects: readonly ObjectNode[]): readonly ObjectNode[] {
-  const tag = record.type;
-  return typeof tag === "string" ? objects.filter((node) => node.tags?.includes(tag)) : [];
-}
+const NONE: readonly ObjectNode[] = [];
 
 /**
  * The alternatives an object without a known tag may be: those whose required fields it has (an
@@ -123,31 +174,79 @@ function candidatesFor(record: Record<string, unknown>, objects: readonly Object
   return complete.length > 0 ? complete : objects;
 }
 
-/** The nodes with every named type and union opened, each named type once. */
-function resolve(nodes: readonly FieldNode[], table: FieldsTable): Concrete[] {
-  const out: Concrete[] = [];
-  const seen = new Set<string>();
-  const pending = [...nodes];
-  while (pending.length > 0) {
-    const node = pending.pop() as FieldNode;
-    if (typeof node === "object" && "ref" in node) {
-      if (seen.has(node.ref)) continue;
-      seen.add(node.ref);
-      pending.push(table.types[node.ref] ?? "any");
-    } else if (typeof node === "object" && "union" in node) pending.push(...node.union);
-    else out.push(node);
-  }
-  return out.reverse();
+/** What a set of alternatives allows, with every named type and union opened. */
+interface Resolved {
+  /** Free-form JSON among them: nothing below is checked. */
+  any: boolean;
+  objects: ObjectNode[];
+  /** The objects by the values of their `type` tag: a tool of type "function" has only a function's fields. */
+  byTag: Map<string, ObjectNode[]>;
+  /** What a list's items may be. */
+  items: FieldNode[];
+  /** What a map's values may be. */
+  values: FieldNode[];
 }
 
-function isObjectNode(node: Concrete): node is ObjectNode {
-  return typeof node === "object" && "fields" in node;
+const resolvers = new WeakMap<FieldsTable, Resolver>();
+
+function resolverOf(table: FieldsTable): Resolver {
+  let resolver = resolvers.get(table);
+  if (!resolver) resolvers.set(table, (resolver = new Resolver(table)));
+  return resolver;
 }
-function isArrayNode(node: Concrete): node is { array: FieldNode } {
-  return typeof node === "object" && "array" in node;
+
+/** Resolves sets of alternatives once: by the set (a list's items are one set for all of them) and by a single node. */
+class Resolver {
+  private readonly bySet = new WeakMap<readonly FieldNode[], Resolved>();
+  private readonly byNode = new WeakMap<object, Resolved>();
+  private readonly free: Resolved = { any: true, objects: [], byTag: new Map(), items: [], values: [] };
+  private readonly scalar: Resolved = { any: false, objects: [], byTag: new Map(), items: [], values: [] };
+
+  constructor(private readonly table: FieldsTable) {}
+
+  resolved(nodes: readonly FieldNode[]): Resolved {
+    if (nodes.length === 1) return this.ofNode(nodes[0] as FieldNode);
+    let resolved = this.bySet.get(nodes);
+    if (!resolved) this.bySet.set(nodes, (resolved = this.open(nodes)));
+    return resolved;
+  }
+
+  private ofNode(node: FieldNode): Resolved {
+    if (node === "any") return this.free;
+    if (node === "scalar") return this.scalar;
+    let resolved = this.byNode.get(node);
+    if (!resolved) this.byNode.set(node, (resolved = this.open([node])));
+    return resolved;
+  }
+
+  private open(nodes: readonly FieldNode[]): Resolved {
+    const resolved: Resolved = { any: false, objects: [], byTag: new Map(), items: [], values: [] };
+    const seen = new Set<string>();
+    const pending = [...nodes].reverse();
+    while (pending.length > 0) {
+      const node = pending.pop() as FieldNode;
+      if (node === "any") resolved.any = true;
+      else if (node === "scalar") continue;
+      else if ("ref" in node) {
+        if (seen.has(node.ref)) continue;
+        seen.add(node.ref);
+        pending.push(this.table.types[node.ref] ?? "any");
+      } else if ("union" in node) pending.push(...[...node.union].reverse());
+      else if ("array" in node) resolved.items.push(node.array);
+      else if ("map" in node) resolved.values.push(node.map);
+      else {
+        resolved.objects.push(node);
+        for (const tag of node.tags ?? []) resolved.byTag.set(tag, [...(resolved.byTag.get(tag) ?? []), node]);
+      }
+    }
+    return resolved;
+  }
 }
-function isMapNode(node: Concrete): node is { map: FieldNode } {
-  return typeof node === "object" && "map" in node;
+
+function partsOf(at: Path | null): PathPart[] {
+  const parts: PathPart[] = [];
+  for (let step = at; step !== null; step = step.parent) parts.push(step.part);
+  return parts.reverse();
 }
 
 /** `environment.sources[0]`, as Google's errors write a field's path; "" for the body itself. */

@@ -7,7 +7,7 @@
 // for clients newer than the pinned SDK.
 
 import type { NextFunction, Request, Response } from "express";
-import { type RequestName, type UnknownField, unknownFields } from "../api/declared-fields.js";
+import { type RequestName, type UnknownField, unknownFieldsInSlices } from "../api/declared-fields.js";
 import { type FieldViolation, FieldViolationsError } from "../common/errors.js";
 
 export interface DeclaredFieldsPolicy {
@@ -19,11 +19,12 @@ export interface DeclaredFieldsPolicy {
 
 export function declaredFieldsOnly(request: RequestName, policy: DeclaredFieldsPolicy) {
   const warn = policy.warn ?? ((line: string) => console.warn(line));
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const body: unknown = req.body;
     // Not an object: the route's own check says what the body must be.
     if (typeof body !== "object" || body === null || Array.isArray(body)) return next();
-    const unknown = unknownFields(request, body);
+    // In slices: a body of millions of small objects must not hold the event loop while it is checked.
+    const unknown = await unknownFieldsInSlices(request, body);
     if (unknown.length === 0) return next();
     if (policy.loose) {
       warn(
