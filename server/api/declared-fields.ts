@@ -191,7 +191,10 @@ const resolvers = new WeakMap<FieldsTable, Resolver>();
 
 function resolverOf(table: FieldsTable): Resolver {
   let resolver = resolvers.get(table);
-  if (!resolver) resolvers.set(table, (resolver = new Resolver(table)));
+  if (!resolver) {
+    resolver = new Resolver(table);
+    resolvers.set(table, resolver);
+  }
   return resolver;
 }
 
@@ -207,7 +210,10 @@ class Resolver {
   resolved(nodes: readonly FieldNode[]): Resolved {
     if (nodes.length === 1) return this.ofNode(nodes[0] as FieldNode);
     let resolved = this.bySet.get(nodes);
-    if (!resolved) this.bySet.set(nodes, (resolved = this.open(nodes)));
+    if (!resolved) {
+      resolved = this.open(nodes);
+      this.bySet.set(nodes, resolved);
+    }
     return resolved;
   }
 
@@ -215,7 +221,10 @@ class Resolver {
     if (node === "any") return this.free;
     if (node === "scalar") return this.scalar;
     let resolved = this.byNode.get(node);
-    if (!resolved) this.byNode.set(node, (resolved = this.open([node])));
+    if (!resolved) {
+      resolved = this.open([node]);
+      this.byNode.set(node, resolved);
+    }
     return resolved;
   }
 
