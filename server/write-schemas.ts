@@ -1,14 +1,22 @@
-// `npm run schemas`: writes schemas/hooks.schema.json from the zod schema the hooks parser uses
-// (server/hooks/hooks-schema.ts). test/unit/hooks-json-schema.test.ts fails while the committed file
-// differs from what the code generates.
+// `npm run schemas`: writes the generated files of schemas/: hooks.schema.json from the zod schema the
+// hooks parser uses (server/hooks/hooks-schema.ts), and sdk-request-fields.json, the fields each request
+// body may hold, from the pinned SDK's types (server/sdk-request-fields.ts). test/unit/hooks-json-schema.test.ts
+// and test/unit/sdk-request-fields.test.ts fail while a committed file differs from what is generated.
 
 import fs from "node:fs";
 import path from "node:path";
+import { SDK_FIELDS_FILE } from "./api/declared-fields.js";
 import { projectRoot } from "./common/paths.js";
 import { hooksJsonSchemaText } from "./http/schema-routes.js";
+import { sdkRequestFieldsText } from "./sdk-request-fields.js";
 
 const HOOKS_SCHEMA_FILE = path.join(projectRoot, "schemas", "hooks.schema.json");
 
 fs.mkdirSync(path.dirname(HOOKS_SCHEMA_FILE), { recursive: true });
-fs.writeFileSync(HOOKS_SCHEMA_FILE, hooksJsonSchemaText());
-console.log(`wrote ${path.relative(process.cwd(), HOOKS_SCHEMA_FILE) || HOOKS_SCHEMA_FILE}`);
+for (const [file, text] of [
+  [HOOKS_SCHEMA_FILE, hooksJsonSchemaText()],
+  [SDK_FIELDS_FILE, sdkRequestFieldsText()],
+] as const) {
+  fs.writeFileSync(file, text);
+  console.log(`wrote ${path.relative(process.cwd(), file) || file}`);
+}

@@ -238,7 +238,7 @@ switch (command) {
     break;
   }
   case "schemas":
-    // schemas/hooks.schema.json from the hooks parser's zod schema (server/write-schemas.ts).
+    // schemas/hooks.schema.json from the hooks parser's zod schema, schemas/sdk-request-fields.json from the SDK's types (server/write-schemas.ts).
     await ensureDependencies();
     build();
     process.exit(run([process.execPath, path.join(root, "dist", "server", "write-schemas.js")]));

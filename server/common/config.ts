@@ -201,6 +201,14 @@ export const configSchema = z.object({
   EMULATOR_MCP_MAX_LIST_BYTES: positiveInt(16 * 1024 * 1024).describe(
     "Bytes the MCP servers of one interaction may send together while their tool lists are read; past it the calls are error results",
   ),
+  // Strict request bodies (issue 17): kept in its own entry so that it merges on its own.
+  EMULATOR_LOOSE: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true")
+    .describe(
+      "true: a request field the pinned SDK's types do not declare is accepted with a warning in the log (one line per request) instead of refused with 400 INVALID_ARGUMENT, for clients newer than the pinned SDK (docs/fidelity.md#unknown-fields)",
+    ),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {

@@ -107,3 +107,25 @@ export class InternalError extends ApiError {
     super(500, "INTERNAL", message);
   }
 }
+
+/** One entry of a google.rpc.BadRequest detail: the path of the field (absent for the body itself) and what is wrong. */
+export interface FieldViolation {
+  field?: string;
+  description: string;
+}
+
+/**
+ * A 400 that lists its problems field by field, as Google's APIs do: the message holds every
+ * description (one per line) and `details` a google.rpc.BadRequest with the fieldViolations.
+ */
+export class FieldViolationsError extends InvalidArgumentError {
+  constructor(readonly fieldViolations: readonly FieldViolation[]) {
+    super(fieldViolations.map((violation) => violation.description).join("\n"));
+  }
+
+  override toBody(): ReturnType<ApiError["toBody"]> & { error: { details: unknown[] } } {
+    const body = super.toBody();
+    const detail = { "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: this.fieldViolations };
+    return { error: { ...body.error, details: [detail] } };
+  }
+}

@@ -16,6 +16,7 @@ import { errorHandler, notFoundHandler } from "./error-handler.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
 import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
+import { declaredFieldsOnly } from "./declared-fields-only.js";
 import { credentialsRouter } from "./credentials-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
 import { environmentsRouter } from "./environments-routes.js";
@@ -26,7 +27,7 @@ import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
 
 export interface AppDependencies {
-  config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST">;
+  config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
   interactions: InteractionService;
   credentials: CredentialService;
   environments: EnvironmentService;
@@ -60,6 +61,12 @@ export function createApp(deps: AppDependencies): Express {
 
   const api = express.Router({ mergeParams: true });
   api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
+  // Each body the SDK declares is checked for unknown fields before its route parses it (declared-fields-only.ts).
+  const fieldsPolicy = { loose: deps.config.EMULATOR_LOOSE };
+  api.post("/interactions", declaredFieldsOnly("interactions.create", fieldsPolicy));
+  api.post("/environments", declaredFieldsOnly("environments.create", fieldsPolicy));
+  api.post("/credentials", declaredFieldsOnly("credentials.create", fieldsPolicy));
+  api.patch("/credentials/:id", declaredFieldsOnly("credentials.update", fieldsPolicy));
   api.use(interactionsRouter(deps.interactions));
   api.use(credentialsRouter(deps.credentials));
   api.use(environmentsRouter(deps.environments));

@@ -28,14 +28,14 @@ export function interactionsRouter(service: InteractionService): Router {
       return;
     }
     if (request.background === true) {
-      res.status(200).json(renderInteraction(run.record));
+      res.status(200).json(renderInteraction(run.record, { outputStepsOnly: true }));
       return;
     }
     if (cancelIfAbandoned) res.on("close", () => !res.writableFinished && cancelIfAbandoned());
     const record = await run.done;
     // Rendering a large interaction takes a moment: let the requests that waited on the run's end go first.
     await yieldToEventLoop();
-    res.status(200).json(renderInteraction(record));
+    res.status(200).json(renderInteraction(record, { outputStepsOnly: true }));
   });
 
   // The SDK always sends ?stream=false on get; only stream=true means an event stream.

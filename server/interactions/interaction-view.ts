@@ -11,6 +11,12 @@ export interface RenderOptions {
    * from the steps that record it (it is stored once, as those steps). Without it there is no `input`.
    */
   includeInput?: boolean;
+  /**
+   * The answer to a unary (or background) create: only the steps the run produced, without the steps
+   * that record the input, as the service's ("POST /interactions returns only output steps; GET
+   * /interactions/{id} returns the full timeline, including the initial user_input step").
+   */
+  outputStepsOnly?: boolean;
 }
 
 export function renderInteraction(record: InteractionRecord, options: RenderOptions = {}): Record<string, unknown> {
@@ -27,7 +33,7 @@ export function renderInteraction(record: InteractionRecord, options: RenderOpti
     ...(record.echo.environment !== undefined ? { environment: redactEnvironmentEcho(record.echo.environment) } : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
-    steps: record.steps,
+    steps: options.outputStepsOnly ? record.steps.slice(inputStepCount(record)) : record.steps,
     ...(record.errors.length > 0 ? { errors: record.errors } : {}),
     ...(record.usage ? { usage: record.usage } : {}),
   };
@@ -53,4 +59,10 @@ function inputOf(record: InteractionRecord): unknown {
   if (record.inputShape) return inputAsSent(record.inputShape, record.steps);
   const first = record.steps[0];
   return first?.type === "user_input" ? first.content : undefined;
+}
+
+/** How many of the first steps record the input: its shape says; an interaction stored before shapes were kept has one user_input step. */
+function inputStepCount(record: InteractionRecord): number {
+  if (record.inputShape) return record.inputShape.steps;
+  return record.steps[0]?.type === "user_input" ? 1 : 0;
 }

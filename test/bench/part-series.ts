@@ -46,7 +46,8 @@ async function stepsSeries(book: FigureBook, series: Series[], api: ApiClient): 
   const environment = await createEnvironment(api);
   const short = await api.interact({ input: "hello", environment });
   const long = await api.interact({ input: commandScript("true", LONG_CALLS), environment });
-  const [shortSteps, longSteps] = [short, long].map((interaction: Interaction) => interaction.steps?.length ?? 0) as [number, number];
+  // The steps GET returns: the create answer's (the run's own) and the input's user_input step.
+  const [shortSteps, longSteps] = [short, long].map((interaction: Interaction) => (interaction.steps?.length ?? 0) + 1) as [number, number];
   const get = (interaction: Interaction) => () => api.request("GET", `/v1beta/interactions/${interaction.id}`);
   const resume = (interaction: Interaction) => () => api.interact({ input: "hello", previous_interaction_id: interaction.id });
   const gets = await measurePair(

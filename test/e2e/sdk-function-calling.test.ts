@@ -82,7 +82,7 @@ describe("function calling through the official SDK", () => {
     assert.match(first.environment_id ?? "", /^env_/);
     assert.deepEqual(
       first.steps?.map((step) => step.type),
-      ["user_input", "code_execution_call", "code_execution_result", "function_call"],
+      ["code_execution_call", "code_execution_result", "function_call"],
     );
     const [call] = functionCalls(first);
     assert.ok(call);
@@ -99,18 +99,20 @@ describe("function calling through the official SDK", () => {
     });
     assert.equal(second.status, "completed");
     assert.equal(second.environment_id, first.environment_id);
+    // The client's results are the second interaction's input: GET has them first, the create answer only what followed.
     assert.deepEqual(
       second.steps?.map((step) => step.type),
-      ["function_result", "code_execution_call", "code_execution_result", "model_output"],
+      ["code_execution_call", "code_execution_result", "model_output"],
     );
-    assert.deepEqual(second.steps?.[0], {
+    const secondWhole = (await ai.interactions.get(second.id!)) as Interaction;
+    assert.deepEqual(secondWhole.steps?.[0], {
       type: "function_result",
       call_id: call.id,
       name: "get_weather",
       result: "sunny, 21 °C",
       is_error: false,
     });
-    assert.equal(second.steps?.[2]?.result, `${token}\n`, "the file written before the call is read after it");
+    assert.equal(second.steps?.[1]?.result, `${token}\n`, "the file written before the call is read after it");
     assert.equal(
       second.output_text,
       `The client answered the function call get_weather (${call.id}): sunny, 21 °C\n\nThen I went on with your request.\n\nRan \`cat /workspace/before.txt\` (bash). Output: ${token}`,

@@ -47,16 +47,10 @@ describe("interactions through the official SDK", () => {
     assert.match(first.id ?? "", /^int_[a-z2-7]{24}$/);
     assert.match(first.environment_id ?? "", /^env_[a-z2-7]{24}$/);
     assert.match(first.output_text ?? "", /hi/);
+    // The create answer holds only the run's steps, as the service's; GET adds the user_input step (below).
     const types = (first.steps ?? []).map((step) => step.type);
-    assert.deepEqual(types, [
-      "user_input",
-      "function_call",
-      "function_result",
-      "code_execution_call",
-      "code_execution_result",
-      "model_output",
-    ]);
-    const result = first.steps?.[4] as { result?: string; is_error?: boolean };
+    assert.deepEqual(types, ["function_call", "function_result", "code_execution_call", "code_execution_result", "model_output"]);
+    const result = first.steps?.[3] as { result?: string; is_error?: boolean };
     assert.equal(result.result, "hi");
     assert.equal(result.is_error, false);
   });
@@ -65,7 +59,8 @@ describe("interactions through the official SDK", () => {
     const fetched = await ai.interactions.get(first.id!);
     assert.equal(fetched.id, first.id);
     assert.equal(fetched.environment_id, first.environment_id);
-    assert.deepEqual(fetched.steps, first.steps);
+    assert.equal(fetched.steps?.[0]?.type, "user_input", "GET gives the whole timeline, the input first");
+    assert.deepEqual(fetched.steps?.slice(1), first.steps);
     assert.equal(fetched.output_text, first.output_text);
   });
 
@@ -78,8 +73,8 @@ describe("interactions through the official SDK", () => {
       previous_interaction_id: first.id!,
     });
     assert.equal(second.environment_id, first.environment_id);
-    assert.equal((second.steps?.[2] as { result?: string } | undefined)?.result, "hi");
-    assert.equal((second.steps?.[4] as { result?: string } | undefined)?.result, "{}");
+    assert.equal((second.steps?.[1] as { result?: string } | undefined)?.result, "hi");
+    assert.equal((second.steps?.[3] as { result?: string } | undefined)?.result, "{}");
     assert.equal(await emulator.sandboxCount(), before);
     continued = second;
   });
@@ -105,7 +100,7 @@ describe("interactions through the official SDK", () => {
         ["phrasing", ["read_file ok", "read_file ok"]],
       ],
     );
-    assert.equal(body.planner_state.data.runs[1]?.calls[0]?.call_id, (continued.steps?.[1] as { id?: string } | undefined)?.id);
+    assert.equal(body.planner_state.data.runs[1]?.calls[0]?.call_id, (continued.steps?.[0] as { id?: string } | undefined)?.id);
     assert.equal(JSON.stringify(await ai.interactions.get(continued.id!)).includes("planner"), false, "not on the public resource");
     assert.equal((await planner(continued.id!, OTHER_KEY)).status, 404);
   });
@@ -166,7 +161,7 @@ describe("interactions through the official SDK", () => {
     const fetched = await ai.interactions.get(first.id!);
     assert.equal(fetched.id, first.id);
     const again = await ai.interactions.create({ agent: AGENT, input: "read `/workspace/a.txt`", environment: first.environment_id! });
-    assert.equal((again.steps?.[2] as { result?: string } | undefined)?.result, "hi");
+    assert.equal((again.steps?.[1] as { result?: string } | undefined)?.result, "hi");
   });
 });
 
@@ -229,14 +224,14 @@ describe("environment variables", () => {
       input: "Run `echo $GREETING-$LITERAL`",
       environment: { type: "remote", env: { GREETING: "hello", LITERAL: { value: "world" } } },
     });
-    assert.equal((created.steps?.[2] as { result?: string } | undefined)?.result, "hello-world\n");
+    assert.equal((created.steps?.[1] as { result?: string } | undefined)?.result, "hello-world\n");
     const updated = await ai.interactions.create({
       agent: AGENT,
       input: "Run `echo $GREETING-$LITERAL`",
       environment: { type: "remote", environment_id: created.environment_id!, env: { GREETING: "hi" } },
     });
     assert.equal(updated.environment_id, created.environment_id);
-    assert.equal((updated.steps?.[2] as { result?: string } | undefined)?.result, "hi-world\n");
+    assert.equal((updated.steps?.[1] as { result?: string } | undefined)?.result, "hi-world\n");
   });
 
   it("refuse a credential reference with a 400 until credentials exist", async () => {

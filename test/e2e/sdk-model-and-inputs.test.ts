@@ -51,7 +51,9 @@ describe("model interactions through the SDK", () => {
 
     const fetched = await ai.interactions.get(interaction.id);
     assert.equal(fetched.model, MODEL);
-    assert.deepEqual(fetched.steps, interaction.steps);
+    // The create answer holds the run's steps, as the service's; GET the whole timeline, the input first.
+    assert.equal(fetched.steps?.[0]?.type, "user_input");
+    assert.deepEqual(fetched.steps?.slice(1), interaction.steps);
   });
 
   it("run its script in the environment given, in one new container", async () => {
@@ -66,9 +68,9 @@ describe("model interactions through the SDK", () => {
     assert.match(interaction.environment_id ?? "", /^env_/);
     assert.deepEqual(
       (interaction.steps as Steps).map((step) => step.type),
-      ["user_input", "code_execution_call", "code_execution_result", "model_output"],
+      ["code_execution_call", "code_execution_result", "model_output"],
     );
-    assert.equal((interaction.steps as Steps)[2]?.result, "from-a-model\n");
+    assert.equal((interaction.steps as Steps)[1]?.result, "from-a-model\n");
     assert.equal(await containers(), before + 1);
   });
 
@@ -87,13 +89,16 @@ describe("whole inputs through the SDK", () => {
     const image = { type: "image" as const, data: bytes.toString("base64"), mime_type: "image/png" };
     const interaction = await ai.interactions.create({ agent: AGENT, input: [{ type: "text", text: "Describe this." }, image] });
     assert.equal(interaction.status, "completed");
-    for (const seen of [interaction, await ai.interactions.get(interaction.id)]) {
-      const userInput = (seen.steps as Steps)[0];
-      assert.equal(userInput?.type, "user_input");
-      const content = userInput?.content as Array<{ data?: string }>;
-      assert.ok(Buffer.from(content[1]?.data ?? "", "base64").equals(bytes), "the same bytes");
-      assert.deepEqual(content, [{ type: "text", text: "Describe this." }, image]);
-    }
+    assert.deepEqual(
+      (interaction.steps as Steps).map((step) => step.type),
+      ["model_output"],
+      "the create answer holds the run's steps only",
+    );
+    const userInput = ((await ai.interactions.get(interaction.id)).steps as Steps)[0];
+    assert.equal(userInput?.type, "user_input");
+    const content = userInput?.content as Array<{ data?: string }>;
+    assert.ok(Buffer.from(content[1]?.data ?? "", "base64").equals(bytes), "the same bytes");
+    assert.deepEqual(content, [{ type: "text", text: "Describe this." }, image]);
     assert.match(
       interaction.output_text ?? "",
       /I could not read 1 image \(image\/png\): the emulated agent reads only the text of the input\./,
@@ -121,13 +126,14 @@ describe("whole inputs through the SDK", () => {
     ];
     const interaction = await ai.interactions.create({ model: MODEL, input: history });
     assert.equal(interaction.status, "completed");
+    // The history is the input: GET has it first, the create answer only what the run made of it.
     const steps = interaction.steps as Steps;
-    assert.deepEqual(steps.slice(0, 3), history);
     assert.deepEqual(
-      steps.slice(3).map((step) => step.type),
+      steps.map((step) => step.type),
       ["code_execution_call", "code_execution_result", "model_output"],
     );
-    assert.equal(steps[3]?.arguments.code, "echo later");
+    assert.equal(steps[0]?.arguments.code, "echo later");
+    assert.deepEqual(((await ai.interactions.get(interaction.id)).steps as Steps).slice(0, 3), history);
     assert.match(interaction.output_text ?? "", /later/);
 
     const withInput = await ai.interactions.get(interaction.id, { include_input: true });

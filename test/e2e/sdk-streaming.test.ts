@@ -105,7 +105,7 @@ function waitUntilRunning(id: string): Promise<void> {
 /** The command lines running in the environment's sandbox, seen by a later interaction. */
 async function processesIn(environmentId: string): Promise<string> {
   const listing = await ai.interactions.create({ agent: AGENT, input: script([bash("ps -eo args")]), environment: environmentId });
-  return (listing.steps?.[2] as { result: string } | undefined)?.result ?? "";
+  return (listing.steps?.[1] as { result: string } | undefined)?.result ?? "";
 }
 
 describe("stream: true through the SDK", () => {
@@ -296,7 +296,7 @@ describe("cancel", () => {
         input: script([{ name: "read_file", args: { path } }]),
         environment: created.environment_id!,
       });
-      return read.steps?.[2] as { result: string; is_error: boolean };
+      return read.steps?.[1] as { result: string; is_error: boolean };
     };
     const pid = await waitFor("the hook to start", async () => {
       const file = await readInSandbox("/tmp/hook.pid");
@@ -320,7 +320,9 @@ describe("cancel", () => {
     const again = await ai.interactions.cancel(done.id!);
     assert.equal(again.status, "completed");
     assert.equal(again.updated, done.updated);
-    assert.deepEqual(again.steps, done.steps);
+    // The cancel answer is the whole timeline (as GET); the create answer held the run's steps only.
+    assert.deepEqual(again.steps?.slice(1), done.steps);
+    assert.equal(again.steps?.[0]?.type, "user_input");
   });
 });
 

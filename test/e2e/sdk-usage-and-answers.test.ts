@@ -47,11 +47,14 @@ async function refusedWith(params: Record<string, unknown>): Promise<string> {
   assert.fail("expected a 400");
 }
 
-/** What the rule says the interaction's usage is, from what was sent and the steps that came back. */
+/**
+ * What the rule says the interaction's usage is, from what was sent and the steps that came back: the
+ * run's own steps, as the create answer holds them (without the input's user_input step).
+ */
 function expectedUsage(input: string, systemInstruction: string, steps: Interaction["steps"]) {
   let output = 0;
   let toolUse = 0;
-  for (const step of (steps ?? []).slice(1)) {
+  for (const step of steps ?? []) {
     const record = step as { type: string; arguments?: unknown; result?: string; content?: Array<{ text?: string }> };
     if (record.type.endsWith("_call")) output += tokens(JSON.stringify(record.arguments));
     else if (record.type.endsWith("_result")) toolUse += tokens(record.result ?? "");

@@ -111,7 +111,8 @@ async function assertExpiredWhenUsed(environmentId: string): Promise<void> {
 async function assertNothingElseLost(writer: Interaction): Promise<void> {
   const stored = (await ai.interactions.get(writer.id!)) as Interaction;
   assert.equal(stored.status, "completed");
-  assert.deepEqual(stored.steps, writer.steps);
+  // The create answer held the run's steps; GET has the input's user_input step before them.
+  assert.deepEqual(stored.steps?.slice(1), writer.steps);
   await assertWorksWithFile(bystander, "bystander\n");
 }
 

@@ -53,8 +53,8 @@ function checkInteraction(interaction: Interaction, expected: ReturnType<typeof 
   if (!/^env_/.test(interaction.environment_id ?? "")) problems.push("no environment_id");
   const steps = interaction.steps ?? [];
   const types = steps.map((step) => step.type);
+  // A create answer holds the run's steps only (GET adds the user_input step first).
   const wanted = [
-    "user_input",
     "function_call",
     "function_result",
     "code_execution_call",
@@ -69,7 +69,7 @@ function checkInteraction(interaction: Interaction, expected: ReturnType<typeof 
   }
   // Each call is followed by its own result: the result's call_id is the call's id, and IDs are unique.
   const callIds = new Set<string>();
-  for (const at of [1, 3, 5]) {
+  for (const at of [0, 2, 4]) {
     const call = steps[at] as Step;
     const result = steps[at + 1] as Step;
     if (!/^call_/.test(call.id ?? "")) problems.push(`step ${at} (${call.type}) has no call ID`);
@@ -80,11 +80,11 @@ function checkInteraction(interaction: Interaction, expected: ReturnType<typeof 
     if (call.type === "function_call" && result.name !== call.name)
       problems.push(`step ${at + 1} names ${result.name}, its call ${call.name}`);
   }
-  if (steps[1]?.name !== "write_file" || steps[5]?.name !== "read_file") problems.push("the file calls are not write_file then read_file");
-  if (steps[4]?.result !== expected.ran)
-    problems.push(`the command printed ${JSON.stringify(steps[4]?.result)}, not ${JSON.stringify(expected.ran)}`);
-  if (steps[6]?.result !== expected.payload)
-    problems.push(`read_file returned ${JSON.stringify(steps[6]?.result)}, not ${JSON.stringify(expected.payload)}`);
+  if (steps[0]?.name !== "write_file" || steps[4]?.name !== "read_file") problems.push("the file calls are not write_file then read_file");
+  if (steps[3]?.result !== expected.ran)
+    problems.push(`the command printed ${JSON.stringify(steps[3]?.result)}, not ${JSON.stringify(expected.ran)}`);
+  if (steps[5]?.result !== expected.payload)
+    problems.push(`read_file returned ${JSON.stringify(steps[5]?.result)}, not ${JSON.stringify(expected.payload)}`);
   if (!(interaction.output_text ?? "").includes(`ran ${expected.payload.replace("payload of ", "")}`)) {
     problems.push("the final model_output does not report the command's output");
   }

@@ -1,0 +1,48 @@
+// The first check of a request body, before its zod parse: every field must be one the pinned SDK's
+// types declare for that request (api/declared-fields.ts). An unknown one is refused as Google's APIs
+// refuse it, word for word, every such field listed in one 400 with a google.rpc.BadRequest detail:
+//   Invalid JSON payload received. Unknown name "toolz": Cannot find field.
+//   Invalid JSON payload received. Unknown name "x" at 'environment.sources[0]': Cannot find field.
+// With EMULATOR_LOOSE=true the fields are let through and named in one warning line per request instead,
+// for clients newer than the pinned SDK.
+
+import type { NextFunction, Request, Response } from "express";
+import { type RequestName, type UnknownField, unknownFieldsInSlices } from "../api/declared-fields.js";
+import { type FieldViolation, FieldViolationsError } from "../common/errors.js";
+
+export interface DeclaredFieldsPolicy {
+  /** EMULATOR_LOOSE: warn instead of refusing. */
+  loose: boolean;
+  /** Where a loose emulator's warnings go (the log). */
+  warn?: (line: string) => void;
+}
+
+export function declaredFieldsOnly(request: RequestName, policy: DeclaredFieldsPolicy) {
+  const warn = policy.warn ?? ((line: string) => console.warn(line));
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const body: unknown = req.body;
+    // Not an object: the route's own check says what the body must be.
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return next();
+    // In slices: a body of millions of small objects must not hold the event loop while it is checked.
+    const unknown = await unknownFieldsInSlices(request, body);
+    if (unknown.length === 0) return next();
+    if (policy.loose) {
+      warn(
+        `EMULATOR_LOOSE: ${req.method} ${req.originalUrl.split("?")[0]} holds fields the SDK does not declare, ignored: ${unknown.map(describeField).join(", ")}`,
+      );
+      return next();
+    }
+    next(new FieldViolationsError(unknown.map(violationOf)));
+  };
+}
+
+/** Google's wording for a field its API does not have. */
+export function violationOf(field: UnknownField): FieldViolation {
+  const where = field.at === "" ? "" : ` at '${field.at}'`;
+  const description = `Invalid JSON payload received. Unknown name ${JSON.stringify(field.name)}${where}: Cannot find field.`;
+  return field.at === "" ? { description } : { field: field.at, description };
+}
+
+function describeField(field: UnknownField): string {
+  return field.at === "" ? JSON.stringify(field.name) : `${JSON.stringify(field.name)} at '${field.at}'`;
+}
