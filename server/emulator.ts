@@ -155,6 +155,7 @@ export async function startEmulator(
     },
     maxTurns: config.EMULATOR_AGENT_MAX_TURNS,
     maxToolCalls: config.EMULATOR_MAX_TOOL_CALLS,
+    maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,

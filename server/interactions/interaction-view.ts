@@ -13,7 +13,15 @@ export interface RenderOptions {
   includeInput?: boolean;
 }
 
-export function renderInteraction(record: InteractionRecord, options: RenderOptions = {}): Record<string, unknown> {
+/**
+ * `steps`: what goes in `steps` instead of the record's own (a LazyArray of steps read from the store one
+ * at a time, for a streaming writer), in the same place.
+ */
+export function renderInteraction(
+  record: InteractionRecord,
+  options: RenderOptions = {},
+  steps: unknown = record.steps,
+): Record<string, unknown> {
   const input = options.includeInput ? inputOf(record) : undefined;
   return {
     id: record.id,
@@ -27,7 +35,7 @@ export function renderInteraction(record: InteractionRecord, options: RenderOpti
     ...(record.echo.environment !== undefined ? { environment: redactEnvironmentEcho(record.echo.environment) } : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
-    steps: record.steps,
+    steps,
     ...(record.errors.length > 0 ? { errors: record.errors } : {}),
     ...(record.usage ? { usage: record.usage } : {}),
   };

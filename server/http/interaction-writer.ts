@@ -1,0 +1,13 @@
+// An Interaction as a JSON answer (GET, the create and cancel answers), written piece by piece with its
+// steps one at a time (json-stream-writer.ts), so its size never decides whether it can be read and
+// never holds the event loop (docs/security.md#bounded-work).
+
+import type { ServerResponse } from "node:http";
+import { LazyArray } from "../common/lazy-array.js";
+import type { InteractionReading } from "../interactions/interaction-store.js";
+import { renderInteraction, type RenderOptions } from "../interactions/interaction-view.js";
+import { sendJson } from "./json-stream-writer.js";
+
+export function sendInteraction(res: ServerResponse, reading: InteractionReading, options: RenderOptions = {}): Promise<void> {
+  return sendJson(res, renderInteraction(reading.record, options, new LazyArray(reading.steps())));
+}
