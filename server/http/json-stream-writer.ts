@@ -2,7 +2,7 @@
 // JSON.stringify would give (same text, same key order), but never as one string. A stored interaction
 // may hold tens of MiB of output; one string of it stalls the event loop while it is built and, past
 // V8's string limit (about 512 MiB), cannot be built at all ("Invalid string length"). Here the text
-// goes out in chunks of about 64 KiB: after each the writer waits for the socket to drain when its
+// goes out in chunks of about 32 KiB: after each the writer waits for the socket to drain when its
 // buffer is full, and yields to the event loop, so /health and every other reader are served in between.
 //
 // A LazyArray is an array whose items are produced one at a time (steps read from the store page by
@@ -24,9 +24,9 @@ export interface ChunkSink {
 export class ReaderGoneError extends Error {}
 
 /** Text gathered before it is handed to the sink. */
-const CHUNK_CHARS = 64 * 1024;
+const CHUNK_CHARS = 32 * 1024;
 /** A string longer than this is escaped slice by slice. */
-const STRING_SLICE_CHARS = 256 * 1024;
+const STRING_SLICE_CHARS = 32 * 1024;
 /** A container whose JSON is at most about this long is stringified in one call (the fast path). */
 const SMALL_JSON_CHARS = 16 * 1024;
 

@@ -23,14 +23,15 @@ export function isSnapshotEvent(event: { event_type: string }): event is { event
   return event.event_type === "interaction.created" || event.event_type === "interaction.completed";
 }
 
-/** About how much stored JSON one page of read() holds. */
+/** The most stored JSON one page of read() holds (unless one event alone is larger). */
 const PAGE_BYTES = 256 * 1024;
 const MAX_PAGE_EVENTS = 256;
 
 export class EventStore {
   /** Prepared once: an interaction stores every event as it happens, several per tool call. */
   private insert: Statement<[string, number, string]> | null = null;
-  private pageQuery: Statement<[string, number, number]> | null = null;
+  private sizeQuery: Statement<[string, number, number]> | null = null;
+  private rangeQuery: Statement<[string, number, number]> | null = null;
 
   constructor(private readonly db: Db) {}
 
@@ -46,18 +47,6 @@ export class EventStore {
     return json.length;
   }
 
-  /**
-   * Up to `limit` events after sequence number `afterSeq`, with their numbers: a reader pages through
-   * an interaction's events (by number, so a page never depends on an open cursor) at its own pace.
-   */
-  page(interactionId: string, afterSeq: number, limit: number): Array<{ seq: number; event: StoredEvent; size: number }> {
-    this.pageQuery ??= this.db.prepare<[string, number, number]>(
-      "SELECT seq, event FROM interaction_events WHERE interaction_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-    );
-    const rows = this.pageQuery.all(interactionId, afterSeq, limit) as Array<{ seq: number; event: string }>;
-    return rows.map((row) => ({ seq: row.seq, event: JSON.parse(row.event) as StoredEvent, size: row.event.length }));
-  }
-
   /** The events after sequence number `afterSeq`, in order (snapshot events without their interaction). */
   list(interactionId: string, afterSeq = 0): StoredEvent[] {
     const rows = this.db
@@ -67,22 +56,32 @@ export class EventStore {
   }
 
   /**
-   * The events after `afterSeq`, read a page at a time as the reader takes them: a page holds about
-   * PAGE_BYTES of stored JSON (its size follows the last page's), so a reader that stops reading holds
-   * one page, however large the interaction.
+   * The events after `afterSeq`, read a page at a time as the reader takes them: a page holds at most
+   * PAGE_BYTES of stored JSON (or one event, when it alone is larger), so a reader that stops reading
+   * holds one page, however large the interaction. The page is chosen from the rows' sizes (SQLite
+   * has them without reading the rows), then read by sequence number, so no cursor stays open.
    */
   async *read(interactionId: string, afterSeq = 0): AsyncGenerator<{ seq: number; event: StoredEvent }, void, undefined> {
+    this.sizeQuery ??= this.db.prepare<[string, number, number]>(
+      "SELECT seq, octet_length(event) AS bytes FROM interaction_events WHERE interaction_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    );
+    this.rangeQuery ??= this.db.prepare<[string, number, number]>(
+      "SELECT seq, event FROM interaction_events WHERE interaction_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+    );
     let seq = afterSeq;
-    let limit = 1;
     for (;;) {
-      const page = this.page(interactionId, seq, limit);
-      if (page.length === 0) return;
-      const bytes = page.reduce((sum, row) => sum + row.size, 0);
-      limit = Math.min(MAX_PAGE_EVENTS, Math.max(1, Math.floor((PAGE_BYTES * page.length) / Math.max(1, bytes))));
-      for (const row of page) {
-        seq = row.seq;
-        yield row;
+      const sizes = this.sizeQuery.all(interactionId, seq, MAX_PAGE_EVENTS) as Array<{ seq: number; bytes: number }>;
+      if (sizes.length === 0) return;
+      let last = seq;
+      let bytes = 0;
+      for (const row of sizes) {
+        if (last !== seq && bytes + row.bytes > PAGE_BYTES) break;
+        bytes += row.bytes;
+        last = row.seq;
       }
+      const rows = this.rangeQuery.all(interactionId, seq, last) as Array<{ seq: number; event: string }>;
+      for (const row of rows) yield { seq: row.seq, event: JSON.parse(row.event) as StoredEvent };
+      seq = last;
     }
   }
 
