@@ -93,7 +93,10 @@ describe("a completed interaction of many large results", () => {
     assert.equal(kept, BOUND, "the results together hold exactly the bound");
     const cut = results.findIndex((step) => step.result?.includes("(EMULATOR_MAX_INTERACTION_OUTPUT_BYTES)"));
     assert.equal(cut, BOUND / PRINTED, "the first result past the bound is not the one cut");
-    assert.match(results.at(-1)?.result ?? "", /^\n\[truncated: kept 0 of 1048576 bytes; this interaction's results reached 50331648 bytes in all/);
+    assert.match(
+      results.at(-1)?.result ?? "",
+      /^\n\[truncated: kept 0 of 1048576 bytes; this interaction's results reached 50331648 bytes in all/,
+    );
   });
 
   it("30 stream readers that read nothing leave memory bounded and /health answering within 1 s", async () => {
@@ -122,7 +125,9 @@ describe("a completed interaction of many large results", () => {
       emulator.url,
       BOUNDS,
       async () => {
-        const response = await fetch(`${emulator.url}/v1beta/interactions/${interactionId}?stream=true`, { headers: { "x-goog-api-key": KEY } });
+        const response = await fetch(`${emulator.url}/v1beta/interactions/${interactionId}?stream=true`, {
+          headers: { "x-goog-api-key": KEY },
+        });
         assert.equal(response.status, 200);
         let bytes = 0;
         let tail = "";
@@ -140,7 +145,13 @@ describe("a completed interaction of many large results", () => {
     );
     // The results, once in their deltas and once in interaction.completed's steps.
     assert.ok(result.bytes > 2 * BOUND, `the stream held ${result.bytes} bytes`);
-    assert.deepEqual([...result.frames].sort(), ["interaction.completed", "interaction.status_update", "step.delta", "step.start", "step.stop"]);
+    assert.deepEqual([...result.frames].sort(), [
+      "interaction.completed",
+      "interaction.status_update",
+      "step.delta",
+      "step.start",
+      "step.stop",
+    ]);
     // The stream ends with interaction.completed's last bytes: its usage, then the end of the frame.
     assert.match(result.tail, /"usage":\{[^}]*"total_tokens":\d+.*\}\}\}\n\n$/s);
   });
