@@ -36,8 +36,17 @@ export interface SseOptions {
   heartbeatMs?: number;
 }
 
-/** Opens a stream's events; `cutOff` ends the stream early with a last error event (see above). */
-export type OpenEvents = (cutOff: (error: EventError) => void) => AsyncIterable<StreamEvent>;
+/**
+ * Opens a stream's events; `cutOff` ends the stream early with a last error event (see above), made by
+ * `errorFor` from the ID of the last event the reader was sent whole (null for none), to resume after.
+ */
+export type OpenEvents = (cutOff: (errorFor: (lastSentId: string | null) => EventError) => void) => AsyncIterable<StreamEvent>;
+
+/**
+ * How long a reader that was cut off mid-frame (its socket full) has to take the rest of that frame and
+ * the error event before its connection is simply closed: a reader that reads nothing at all is let go.
+ */
+export const CUT_OFF_GRACE_MS = 30_000;
 
 /** Answers with an event stream of what `open` yields, written as fast as the client reads it. */
 export function sendEventStream(res: Response, open: OpenEvents, options: SseOptions = {}): void {
@@ -48,33 +57,72 @@ export function sendEventStream(res: Response, open: OpenEvents, options: SseOpt
   res.flushHeaders();
   const stop = new AbortController();
   let finished = false;
-  const open_ = () => !res.destroyed && !res.writableEnded;
+  /** A frame is partly written: the cut-off frame must wait for its end, or it would be read as part of it. */
+  let midFrame = false;
+  let cut: ((lastSentId: string | null) => EventError) | null = null;
+  let lastSentId: string | null = null;
+  let graceTimer: NodeJS.Timeout | null = null;
+  const writable = () => !res.destroyed && !res.writableEnded;
   // Only into an empty buffer: a reader that does not read is not sent a comment every 15 s on top.
   const heartbeat = setInterval(() => {
-    if (open_() && res.writableLength === 0) res.write(SSE_HEARTBEAT);
+    if (writable() && res.writableLength === 0) res.write(SSE_HEARTBEAT);
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
-  const cutOff = (error: EventError) => {
-    if (finished || !open_()) return;
+  const deliverCut = (errorFor: (lastSentId: string | null) => EventError) => {
     finished = true;
     stop.abort();
-    res.end(encodeCutOffFrame(error));
+    if (writable()) res.end(encodeCutOffFrame(errorFor(lastSentId)));
     options.onClientGone?.();
+  };
+  const cutOff = (errorFor: (lastSentId: string | null) => EventError) => {
+    if (finished || cut !== null || !writable()) return;
+    cut = errorFor;
+    if (!midFrame) return deliverCut(errorFor);
+    graceTimer = setTimeout(() => res.destroy(), CUT_OFF_GRACE_MS);
+    graceTimer.unref();
   };
   res.on("close", () => {
     clearInterval(heartbeat);
+    if (graceTimer) clearTimeout(graceTimer);
     stop.abort();
     if (!finished) {
       finished = true;
       options.onClientGone?.();
     }
   });
-  void writeEvents(res, open(cutOff), stop.signal).then(
+
+  const writeEvents = async (events: AsyncIterable<StreamEvent>): Promise<void> => {
+    const writer = new ChunkedWriter(responseSink(res, stop.signal));
+    const iterator = events[Symbol.asyncIterator]();
+    const stopped = new Promise<null>((resolve) => stop.signal.addEventListener("abort", () => resolve(null), { once: true }));
+    try {
+      for (;;) {
+        // A live source may wait minutes for its next event; a client that leaves meanwhile ends the wait.
+        const next = await Promise.race([iterator.next(), stopped]);
+        if (next === null || next.done || stop.signal.aborted) return;
+        const event = next.value;
+        midFrame = true;
+        await writer.text(`event: ${event.event_type}\nid: ${event.event_id}\ndata: `);
+        await writer.json(event);
+        await writer.text("\n\n");
+        // Each event goes out whole before the next is taken: a quiet run's last event is never held back.
+        await writer.flush();
+        midFrame = false;
+        lastSentId = event.event_id;
+        if (cut !== null) return deliverCut(cut);
+      }
+    } finally {
+      // Not awaited: a source waiting for its next event finishes (and lets go of its log) when it wakes.
+      iterator.return?.().catch(() => undefined);
+    }
+  };
+
+  void writeEvents(open(cutOff)).then(
     () => {
       clearInterval(heartbeat);
       if (finished) return;
       finished = true;
-      if (open_()) res.end();
+      if (writable()) res.end();
     },
     (error: unknown) => {
       clearInterval(heartbeat);
@@ -85,29 +133,4 @@ export function sendEventStream(res: Response, open: OpenEvents, options: SseOpt
       res.destroy(error as Error);
     },
   );
-}
-
-async function writeEvents(res: Response, events: AsyncIterable<StreamEvent>, signal: AbortSignal): Promise<void> {
-  const writer = new ChunkedWriter(responseSink(res, signal));
-  const iterator = events[Symbol.asyncIterator]();
-  const stopped = new Promise<null>((resolve) => {
-    if (signal.aborted) resolve(null);
-    signal.addEventListener("abort", () => resolve(null), { once: true });
-  });
-  try {
-    for (;;) {
-      // A live source may wait minutes for its next event; a client that leaves meanwhile ends the wait.
-      const next = await Promise.race([iterator.next(), stopped]);
-      if (next === null || next.done) return;
-      const event = next.value;
-      await writer.text(`event: ${event.event_type}\nid: ${event.event_id}\ndata: `);
-      await writer.json(event);
-      await writer.text("\n\n");
-      // Each event goes out whole before the next is taken: a quiet run's last event is never held back.
-      await writer.flush();
-    }
-  } finally {
-    // Not awaited: a source waiting for its next event finishes (and lets go of its log) when it wakes.
-    iterator.return?.().catch(() => undefined);
-  }
 }

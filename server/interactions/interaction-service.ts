@@ -65,7 +65,7 @@ export interface InteractionServiceOptions {
  * before it is cut off with an error event (docs/wire-protocol.md#slow-readers). A reader at loopback
  * speed never comes near it; one that stopped reading is let go after this much more output.
  */
-export const STREAM_LAG_BYTES = 8 * 1024 * 1024;
+export const STREAM_LAG_BYTES = 16 * 1024 * 1024;
 
 export interface McpOptions {
   /** Bound on each request to an MCP server. */
@@ -80,9 +80,10 @@ export const DEFAULT_MCP_OPTIONS: McpOptions = { timeoutMs: 60_000, maxResponseB
 
 /**
  * An interaction's events for one stream, taken one at a time as the stream writes them; `cutOff` is
- * called (once) when the reader must be let go, with the error event that says why.
+ * called (once) when the reader must be let go, with what makes the error event that says why from the
+ * last event the reader got whole.
  */
-export type EventFeed = (cutOff: (error: EventError) => void) => AsyncIterable<StreamEvent>;
+export type EventFeed = (cutOff: (errorFor: (lastSentId: string | null) => EventError) => void) => AsyncIterable<StreamEvent>;
 
 interface LiveInteraction {
   run: InteractionRun;
@@ -212,7 +213,7 @@ export class InteractionService {
     return (cutOff) =>
       run.log.follow(afterSeq, {
         maxLagBytes,
-        onTooFarBehind: (taken) => cutOff(tooFarBehind(run.record.id, taken, maxLagBytes, stored)),
+        onTooFarBehind: () => cutOff((lastSentId) => tooFarBehind(run.record.id, lastSentId, maxLagBytes, stored)),
       });
   }
 
@@ -467,7 +468,7 @@ async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T, void, undefine
 }
 
 /** The error event that ends a live stream whose reader fell too far behind (docs/wire-protocol.md#slow-readers). */
-function tooFarBehind(id: string, taken: number, maxLagBytes: number, stored: boolean): EventError {
+function tooFarBehind(id: string, lastSentId: string | null, maxLagBytes: number, stored: boolean): EventError {
   const why = `This stream fell more than ${maxLagBytes} bytes behind interaction ${id}, so the emulator stopped sending it (a reader that does not keep up would hold the run's events in memory).`;
   if (!stored) {
     return {
@@ -475,7 +476,7 @@ function tooFarBehind(id: string, taken: number, maxLagBytes: number, stored: bo
       message: `${why} Created with store: false, it cannot be read again, so it was cancelled; read the stream as it comes, or store the interaction.`,
     };
   }
-  const resume = taken > 0 ? `?stream=true&last_event_id=evt_${taken}` : "?stream=true";
+  const resume = lastSentId !== null ? `?stream=true&last_event_id=${lastSentId}` : "?stream=true";
   return {
     code: "RESOURCE_EXHAUSTED",
     message: `${why} The interaction goes on; read the rest at your own pace with GET /v1beta/interactions/${id}${resume}.`,

@@ -7,6 +7,7 @@
 // string on the event loop.
 
 import assert from "node:assert/strict";
+import http from "node:http";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
@@ -24,6 +25,7 @@ const BOUNDS = { healthMs: 1000, eventLoopMs: 1000 };
 
 let emulator: FakeRuntimeEmulator;
 let interactionId: string;
+let environmentId: string;
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(`${emulator.url}${path}`, {
@@ -64,6 +66,7 @@ before(async () => {
   emulator = await startFakeRuntimeEmulator({ EMULATOR_MAX_INTERACTION_OUTPUT_BYTES: String(BOUND), EMULATOR_POOL_SIZE: "0" });
   const environment = await call("POST", "/v1beta/environments", { sources: [] });
   assert.equal(environment.status, 200, JSON.stringify(environment.json));
+  environmentId = environment.json.id;
   const channel = emulator.runtime.channels.get(environment.json.id);
   assert.ok(channel);
   let printed = 0;
@@ -179,5 +182,67 @@ describe("a completed interaction of many large results", () => {
     assert.deepEqual(sdk.steps, raw.steps);
     const first = raw.steps.find((step: { type: string }) => step.type === "code_execution_result");
     assert.equal(first.result, `00000000${"o".repeat(PRINTED - 8)}`);
+  });
+});
+
+describe("a live stream whose reader stops reading", () => {
+  it("is cut off after 16 MiB more of the run with an error event saying how to resume, after whole frames only", async () => {
+    // Each call takes a moment, as a real one does, so the reader takes the first events before it stops.
+    const channel = emulator.runtime.channels.get(environmentId);
+    assert.ok(channel);
+    const printing = channel.onRun;
+    channel.onRun = async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return printing(request);
+    };
+    const calls = Array.from({ length: 28 }, () => ({ name: "code_execution", args: { code: "print a lot" } }));
+    const body = JSON.stringify({
+      agent: AGENT,
+      stream: true,
+      environment: environmentId,
+      input: `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``,
+    });
+    // The response is paused as soon as it starts: the client's buffers fill, then the socket's.
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = http.request(`${emulator.url}/v1beta/interactions`, {
+        method: "POST",
+        headers: { "x-goog-api-key": KEY, "content-type": "application/json" },
+      });
+      request.on("response", (answer) => {
+        answer.pause();
+        resolve(answer);
+      });
+      request.on("error", reject);
+      request.end(body);
+    });
+    assert.equal(response.statusCode, 200);
+    const { json: list } = await call("GET", "/emulator/interactions?page_size=1");
+    const id = list.interactions[0].id as string;
+    assert.notEqual(id, interactionId);
+    assert.equal(await waitUntilEnded(id), "completed", "the run goes on without its reader");
+
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const frames = text.split("\n\n").filter((frame) => frame !== "");
+    const last = frames.pop() ?? "";
+    assert.match(last, /^event: error\ndata: /);
+    const cutOff = JSON.parse(last.slice(last.indexOf("data: ") + 6));
+    assert.equal(cutOff.error.code, "RESOURCE_EXHAUSTED");
+    assert.match(cutOff.error.message, new RegExp(`fell more than 16777216 bytes behind interaction ${id}`));
+    const resumeAt = /\?stream=true&last_event_id=(evt_\d+)\.$/.exec(cutOff.error.message)?.[1];
+    assert.ok(resumeAt, cutOff.error.message);
+    // Every frame before it is whole, and the last of them is the event the message says to resume after.
+    const events = frames.map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)));
+    assert.equal(events.at(-1)?.event_id, resumeAt);
+    assert.ok(text.length < 20 * MiB, `${text.length} chars were sent before the cut`);
+
+    const resumed = await fetch(`${emulator.url}/v1beta/interactions/${id}?stream=true&last_event_id=${resumeAt}`, {
+      headers: { "x-goog-api-key": KEY },
+    });
+    const rest = await resumed.text();
+    const ids = [...rest.matchAll(/\nid: evt_(\d+)\n/g)].map((match) => Number(match[1]));
+    assert.equal(ids[0], Number(resumeAt.slice(4)) + 1, "the resumed stream does not go on right after the event named");
+    assert.match(rest, /event: interaction.completed\n/);
   });
 });

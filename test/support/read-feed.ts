@@ -9,7 +9,8 @@ import type { EventError, StreamEvent } from "../../server/interactions/events.j
 export async function readFeed(feed: EventFeed): Promise<{ events: StreamEvent[]; cutOff: EventError | null }> {
   let cutOff: EventError | null = null;
   const events: StreamEvent[] = [];
-  for await (const event of feed((error) => (cutOff = error))) events.push(JSON.parse(await jsonText(event)) as StreamEvent);
+  for await (const event of feed((errorFor) => (cutOff = errorFor(events.at(-1)?.event_id ?? null))))
+    events.push(JSON.parse(await jsonText(event)) as StreamEvent);
   return { events, cutOff };
 }
 
