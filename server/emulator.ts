@@ -160,6 +160,7 @@ export async function startEmulator(
       instance: { maxValues: config.EMULATOR_MAX_ANSWER_VALUES, maxChars: config.EMULATOR_MAX_ANSWER_BYTES },
       timeoutMs: config.EMULATOR_SCHEMA_TIMEOUT_SECONDS * 1000,
     },
+    maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,

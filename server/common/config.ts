@@ -76,6 +76,9 @@ export const configSchema = z.object({
   ),
   EMULATOR_TOOL_TIMEOUT_SECONDS: positiveInt(300).describe("Deadline of one code_execution call"),
   EMULATOR_TOOL_OUTPUT_BYTES: positiveInt(1024 * 1024).describe("Output kept per tool call and stream"),
+  EMULATOR_MAX_INTERACTION_OUTPUT_BYTES: positiveInt(64 * 1024 * 1024).describe(
+    "Result bytes one interaction may store in all, its tool calls together; past it each result is cut with a note saying so, so every stored interaction can be read back (docs/security.md#bounded-work)",
+  ),
   EMULATOR_EXECUTOR_GRACE_SECONDS: positiveInt(10).describe(
     "How long past a command's own deadline (or after a cancel) a sandbox's executor may take to report its end, and to answer a ping; past it the call fails with UNAVAILABLE and the next call starts a new executor",
   ),

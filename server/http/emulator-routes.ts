@@ -11,6 +11,7 @@ import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import type { EnvironmentStore } from "../environments/environment-store.js";
 import { ownerOfRequest } from "./auth.js";
+import { sendJson } from "./json-stream-writer.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 const pageQuery = z.looseObject({
@@ -42,18 +43,19 @@ export function emulatorRouter({ interactions: service, environments, egressLog 
     });
   });
 
-  router.get("/interactions/:id/hooks", (req, res) => {
+  // Written piece by piece: an interaction of a thousand calls has a thousand traces (json-stream-writer.ts).
+  router.get("/interactions/:id/hooks", async (req, res) => {
     const record = service.get(req.params.id, ownerOfRequest(req));
-    res.status(200).json({
+    await sendJson(res, {
       interaction_id: record.id,
       environment_id: record.environmentId,
       tool_calls: record.hookTraces,
     });
   });
 
-  router.get("/interactions/:id/planner", (req, res) => {
+  router.get("/interactions/:id/planner", async (req, res) => {
     const record = service.get(req.params.id, ownerOfRequest(req));
-    res.status(200).json({
+    await sendJson(res, {
       interaction_id: record.id,
       previous_interaction_id: record.previousInteractionId,
       planner_state: record.plannerState ?? null,

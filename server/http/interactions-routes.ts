@@ -6,8 +6,8 @@ import { createInteractionSchema } from "../api/create-interaction.js";
 import { InvalidArgumentError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
-import { renderInteraction } from "../interactions/interaction-view.js";
 import { ownerOfRequest } from "./auth.js";
+import { sendInteraction } from "./interaction-writer.js";
 import { sendEventStream } from "./sse-writer.js";
 import { parseOrThrow } from "./zod-errors.js";
 
@@ -24,33 +24,34 @@ export function interactionsRouter(service: InteractionService): Router {
     // is cancelled then; a stored run carries on (resume it with GET …?stream=true, or poll it).
     const cancelIfAbandoned = request.store === false ? () => run.stop({ status: "cancelled" }) : undefined;
     if (request.stream === true) {
-      sendEventStream(res, (subscriber) => run.log.subscribe(0, subscriber), cancelIfAbandoned ? { onClientGone: cancelIfAbandoned } : {});
+      sendEventStream(res, service.follow(run), cancelIfAbandoned ? { onClientGone: cancelIfAbandoned } : {});
       return;
     }
     if (request.background === true) {
-      res.status(200).json(renderInteraction(run.record, { outputStepsOnly: true }));
+      await sendInteraction(res, { record: run.record, steps: () => run.record.steps }, { outputStepsOnly: true });
       return;
     }
     if (cancelIfAbandoned) res.on("close", () => !res.writableFinished && cancelIfAbandoned());
     const record = await run.done;
     // Rendering a large interaction takes a moment: let the requests that waited on the run's end go first.
     await yieldToEventLoop();
-    res.status(200).json(renderInteraction(record, { outputStepsOnly: true }));
+    await sendInteraction(res, { record, steps: () => record.steps }, { outputStepsOnly: true });
   });
 
   // The SDK always sends ?stream=false on get; only stream=true means an event stream.
-  router.get("/interactions/:id", (req, res) => {
+  router.get("/interactions/:id", async (req, res) => {
     const owner = ownerOfRequest(req);
     if (streamRequested(req)) {
       sendEventStream(res, service.openEvents(req.params.id, owner, req.query.last_event_id));
       return;
     }
-    res.status(200).json(renderInteraction(service.get(req.params.id, owner), { includeInput: req.query.include_input === "true" }));
+    const includeInput = req.query.include_input === "true";
+    await sendInteraction(res, service.read(req.params.id, owner, { includeInput }), { includeInput });
   });
 
   router.post("/interactions/:id/cancel", async (req, res) => {
     const record = await service.cancel(req.params.id, ownerOfRequest(req));
-    res.status(200).json(renderInteraction(record));
+    await sendInteraction(res, { record, steps: () => record.steps });
   });
 
   router.delete("/interactions/:id", async (req, res) => {

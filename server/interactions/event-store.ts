@@ -23,19 +23,28 @@ export function isSnapshotEvent(event: { event_type: string }): event is { event
   return event.event_type === "interaction.created" || event.event_type === "interaction.completed";
 }
 
+/** The most stored JSON one page of read() holds (unless one event alone is larger). */
+const PAGE_BYTES = 256 * 1024;
+const MAX_PAGE_EVENTS = 256;
+
 export class EventStore {
   /** Prepared once: an interaction stores every event as it happens, several per tool call. */
   private insert: Statement<[string, number, string]> | null = null;
+  private sizeQuery: Statement<[string, number, number]> | null = null;
+  private rangeQuery: Statement<[string, number, number]> | null = null;
 
   constructor(private readonly db: Db) {}
 
-  append(interactionId: string, seq: number, event: StreamEvent): void {
+  /** Stores the event; returns the length of the JSON stored for it. */
+  append(interactionId: string, seq: number, event: StreamEvent): number {
     let stored: StoredEvent = event;
     if (isSnapshotEvent(event)) stored = { event_type: event.event_type, event_id: event.event_id };
     this.insert ??= this.db.prepare<[string, number, string]>(
       "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)",
     );
-    this.insert.run(interactionId, seq, JSON.stringify(stored));
+    const json = JSON.stringify(stored);
+    this.insert.run(interactionId, seq, json);
+    return json.length;
   }
 
   /** The events after sequence number `afterSeq`, in order (snapshot events without their interaction). */
@@ -44,6 +53,36 @@ export class EventStore {
       .prepare("SELECT event FROM interaction_events WHERE interaction_id = ? AND seq > ? ORDER BY seq")
       .all(interactionId, afterSeq) as Array<{ event: string }>;
     return rows.map((row) => JSON.parse(row.event) as StoredEvent);
+  }
+
+  /**
+   * The events after `afterSeq`, read a page at a time as the reader takes them: a page holds at most
+   * PAGE_BYTES of stored JSON (or one event, when it alone is larger), so a reader that stops reading
+   * holds one page, however large the interaction. The page is chosen from the rows' sizes (SQLite
+   * has them without reading the rows), then read by sequence number, so no cursor stays open.
+   */
+  async *read(interactionId: string, afterSeq = 0): AsyncGenerator<{ seq: number; event: StoredEvent }, void, undefined> {
+    this.sizeQuery ??= this.db.prepare<[string, number, number]>(
+      "SELECT seq, octet_length(event) AS bytes FROM interaction_events WHERE interaction_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    );
+    this.rangeQuery ??= this.db.prepare<[string, number, number]>(
+      "SELECT seq, event FROM interaction_events WHERE interaction_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+    );
+    let seq = afterSeq;
+    for (;;) {
+      const sizes = this.sizeQuery.all(interactionId, seq, MAX_PAGE_EVENTS) as Array<{ seq: number; bytes: number }>;
+      if (sizes.length === 0) return;
+      let last = seq;
+      let bytes = 0;
+      for (const row of sizes) {
+        if (last !== seq && bytes + row.bytes > PAGE_BYTES) break;
+        bytes += row.bytes;
+        last = row.seq;
+      }
+      const rows = this.rangeQuery.all(interactionId, seq, last) as Array<{ seq: number; event: string }>;
+      for (const row of rows) yield { seq: row.seq, event: JSON.parse(row.event) as StoredEvent };
+      seq = last;
+    }
   }
 
   /** The sequence number of the interaction's last event, 0 when it has none. */

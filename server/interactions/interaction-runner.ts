@@ -50,13 +50,18 @@ export interface RunInput {
   maxTurns?: number;
   /** How many tool calls the run may make (the agent loop's default when absent). */
   maxToolCalls?: number;
+  /** Result bytes the run may record in all (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES); no bound when absent. */
+  maxOutputBytes?: number;
   /** The tokens of the request's input (usage.ts); counted from `inputText` when absent. */
   inputUsage?: TokenTally;
 }
 
 export interface RunDependencies {
-  /** Called for each event before anyone sees it (the store, for stored interactions). */
-  persistEvent(event: StreamEvent, seq: number): void;
+  /**
+   * Called for each event before anyone sees it (the store, for stored interactions); a number it
+   * returns is the length of the event as stored (event-log.ts counts a stream's lag with it).
+   */
+  persistEvent(event: StreamEvent, seq: number): unknown;
   /** Saves the finished interaction; runs inside `atomically` together with the last events. */
   persistFinal(record: InteractionRecord): void;
   atomically<T>(work: () => T): T;
@@ -84,7 +89,10 @@ export class InteractionRun {
     this.log = new EventLog((event, seq) => deps.persistEvent(event, seq));
     this.usage = new UsageMeter(input.inputUsage ?? countRequestInput({ input: input.inputText }));
     input.record.usage = this.usage.usage;
-    this.steps = new StepWriter((event) => this.emit(event));
+    this.steps = new StepWriter(
+      (event) => this.emit(event),
+      input.maxOutputBytes !== undefined ? { maxResultBytes: input.maxOutputBytes } : {},
+    );
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 

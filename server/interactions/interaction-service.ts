@@ -7,6 +7,7 @@ import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
 import type { SchemaBounds } from "../agent/schema-bounds.js";
 import { startPlanner } from "../agent/schema-work.js";
+import type { Step } from "../agent/steps.js";
 import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { readInput, type ReadInput } from "../api/interaction-input.js";
@@ -22,15 +23,14 @@ import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
 import type { EventStore } from "./event-store.js";
-import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
+import type { InteractionReading, InteractionRecord, InteractionStore } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
-import type { EventSubscriber } from "./event-log.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
 import { checkAgentOrModel } from "./agent-or-model.js";
 import { functionResultsFor } from "./function-continuation.js";
 import { InteractionRun } from "./interaction-runner.js";
-import { eventsOfStoredRecord, withSnapshots } from "./replay-events.js";
+import { eventsOfStoredRecord, replayStoredEvents } from "./replay-events.js";
 import { redactNetwork } from "../egress/redact-network.js";
 import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import { countRequestInput } from "./usage.js";
@@ -58,7 +58,18 @@ export interface InteractionServiceOptions {
   stopWaitMs?: number;
   /** The MCP client's bounds and reach (EMULATOR_MCP_*). Default: DEFAULT_MCP_OPTIONS. */
   mcp?: McpOptions;
+  /** Result bytes one interaction may store in all (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES). Default: no bound. */
+  maxInteractionOutputBytes?: number;
+  /** How far a live stream's reader may fall behind its run before it is cut off. Default STREAM_LAG_BYTES. */
+  streamLagBytes?: number;
 }
+
+/**
+ * [choice] How many bytes of a running interaction's new events a stream's reader may have yet to read
+ * before it is cut off with an error event (docs/wire-protocol.md#slow-readers). A reader at loopback
+ * speed never comes near it; one that stopped reading is let go after this much more output.
+ */
+export const STREAM_LAG_BYTES = 16 * 1024 * 1024;
 
 export interface McpOptions {
   /** Bound on each request to an MCP server. */
@@ -73,8 +84,12 @@ export interface McpOptions {
 
 export const DEFAULT_MCP_OPTIONS: McpOptions = { timeoutMs: 60_000, maxResponseBytes: 16 * 1024 * 1024, allowedHosts: null };
 
-/** Subscribes to an interaction's events; returns the unsubscribe. */
-export type EventFeed = (subscriber: EventSubscriber) => () => void;
+/**
+ * An interaction's events for one stream, taken one at a time as the stream writes them; `cutOff` is
+ * called (once) when the reader must be let go, with what makes the error event that says why from the
+ * last event the reader got whole.
+ */
+export type EventFeed = (cutOff: (errorFor: (lastSentId: string | null) => EventError) => void) => AsyncIterable<StreamEvent>;
 
 interface LiveInteraction {
   run: InteractionRun;
@@ -155,27 +170,57 @@ export class InteractionService {
   }
 
   /**
+   * The interaction for writing out step by step (GET, the cancel answer): a running one as it is now,
+   * a stored one with its steps read from the store one at a time. `includeInput` reads it whole
+   * (include_input rebuilds the input from its first steps).
+   */
+  read(id: string, owner: string, options: { includeInput?: boolean } = {}): InteractionReading {
+    const live = this.findLive(id, owner);
+    if (live?.stored || options.includeInput) {
+      const record = this.get(id, owner);
+      const steps = live ? stepsAsTheyAreNow(record.steps) : record.steps;
+      return { record, steps: () => steps };
+    }
+    const reading = live ? null : this.interactions.read(id, owner);
+    if (!reading) throw new NotFoundError(`Interaction ${id} not found.`);
+    return reading;
+  }
+
+  /**
    * The events after `lastEventId` (all of them without it), then live ones until the interaction ends.
-   * A stored interaction's events come from the store, also after a restart.
+   * A stored interaction's events come from the store, page by page, also after a restart.
    */
   openEvents(id: string, owner: string, lastEventId: unknown): EventFeed {
     const live = this.findLive(id, owner);
     if (live && !live.stored) throw new NotFoundError(`Interaction ${id} not found (it was created with store: false).`);
     if (live) {
       const afterSeq = this.checkResumePoint(id, parseLastEventId(lastEventId), live.run.log.length, false);
-      return (subscriber) => live.run.log.subscribe(afterSeq, subscriber);
+      return this.follow(live.run, afterSeq);
     }
-    const record = this.interactions.get(id, owner);
-    if (!record) throw new NotFoundError(`Interaction ${id} not found.`);
+    const reading = this.interactions.read(id, owner);
+    if (!reading) throw new NotFoundError(`Interaction ${id} not found.`);
     const afterSeqRaw = parseLastEventId(lastEventId);
-    let events: StreamEvent[] = withSnapshots(this.events.list(id), record);
-    if (events.length === 0) events = eventsOfStoredRecord(record);
-    const afterSeq = this.checkResumePoint(id, afterSeqRaw, events.length, true);
-    return (subscriber) => {
-      for (const event of events.slice(afterSeq)) subscriber.event(event);
-      subscriber.end();
-      return () => undefined;
-    };
+    const last = this.events.lastSeq(id);
+    if (last === 0) {
+      // Stored before streams existed: its events are rebuilt from the whole record.
+      const record = this.get(id, owner);
+      const events = eventsOfStoredRecord(record);
+      const afterSeq = this.checkResumePoint(id, afterSeqRaw, events.length, true);
+      return () => toAsync(events.slice(afterSeq));
+    }
+    const afterSeq = this.checkResumePoint(id, afterSeqRaw, last, true);
+    return () => replayStoredEvents(this.events, reading, afterSeq);
+  }
+
+  /** A run's events from `afterSeq` on as a stream reads them (POST stream: true reads from 0). */
+  follow(run: InteractionRun, afterSeq = 0): EventFeed {
+    const maxLagBytes = this.options.streamLagBytes ?? STREAM_LAG_BYTES;
+    const stored = this.live.get(run.record.id)?.stored ?? true;
+    return (cutOff) =>
+      run.log.follow(afterSeq, {
+        maxLagBytes,
+        onTooFarBehind: () => cutOff((lastSentId) => tooFarBehind(run.record.id, lastSentId, maxLagBytes, stored)),
+      });
   }
 
   /**
@@ -325,11 +370,10 @@ export class InteractionService {
         inputUsage: countRequestInput(request),
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
+        ...(this.options.maxInteractionOutputBytes !== undefined ? { maxOutputBytes: this.options.maxInteractionOutputBytes } : {}),
       },
       {
-        persistEvent: (event, seq) => {
-          if (writes()) this.events.append(record.id, seq, event);
-        },
+        persistEvent: (event, seq) => (writes() ? this.events.append(record.id, seq, event) : undefined),
         persistFinal: (final) => {
           // Its steps were stored as its events, one by one, as they happened.
           if (writes()) this.interactions.save(final, { stepsInEvents: true });
@@ -418,6 +462,38 @@ function redactMcpHeaders<T extends { type: string }>(tool: T): T {
   const { headers } = tool as { headers?: unknown };
   if (tool.type !== "mcp_server" || typeof headers !== "object" || headers === null || Array.isArray(headers)) return tool;
   return { ...tool, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"])) };
+}
+
+/**
+ * A running interaction's steps as they are at this moment: the list is copied, and the last step (the
+ * one a running tool still appends to) cloned, so an answer written over several turns of the event loop
+ * shows one moment, not the steps as they grew meanwhile.
+ */
+function stepsAsTheyAreNow(steps: readonly Step[]): Step[] {
+  const copy = [...steps];
+  const last = copy.pop();
+  if (last !== undefined) copy.push(structuredClone(last));
+  return copy;
+}
+
+async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T, void, undefined> {
+  yield* items;
+}
+
+/** The error event that ends a live stream whose reader fell too far behind (docs/wire-protocol.md#slow-readers). */
+function tooFarBehind(id: string, lastSentId: string | null, maxLagBytes: number, stored: boolean): EventError {
+  const why = `This stream fell more than ${maxLagBytes} bytes behind interaction ${id}, so the emulator stopped sending it (a reader that does not keep up would hold the run's events in memory).`;
+  if (!stored) {
+    return {
+      code: "RESOURCE_EXHAUSTED",
+      message: `${why} Created with store: false, it cannot be read again, so it was cancelled; read the stream as it comes, or store the interaction.`,
+    };
+  }
+  const resume = lastSentId !== null ? `?stream=true&last_event_id=${lastSentId}` : "?stream=true";
+  return {
+    code: "RESOURCE_EXHAUSTED",
+    message: `${why} The interaction goes on; read the rest at your own pace with GET /v1beta/interactions/${id}${resume}.`,
+  };
 }
 
 /** Waits for `work`, or `ms` at most (then carries on without it). */

@@ -2,8 +2,9 @@ import type { Db } from "../store/database.js";
 import type { PlannerState } from "../agent/planner.js";
 import type { InputShape } from "../api/interaction-input.js";
 import type { InteractionStatus, Step } from "../agent/steps.js";
-import { foldableEvents, type StoredEvent } from "./event-store.js";
-import { foldEvents } from "./step-accumulator.js";
+import { EventStore, foldableEvents, isSnapshotEvent, type StoredEvent } from "./event-store.js";
+import type { InteractionEvent } from "./events.js";
+import { foldEvents, foldStepsOneByOne } from "./step-accumulator.js";
 import { usageOfStoredSteps, type Usage } from "./usage.js";
 import { InteractionListing, type InteractionListFilter, type ListedInteraction, type ListPosition } from "./interaction-listing.js";
 
@@ -44,6 +45,18 @@ export interface SaveOptions {
   stepsInEvents?: boolean;
 }
 
+/**
+ * An interaction to be written out step by step: the record without its steps (`steps` is empty) and
+ * the steps, read from the store one at a time each time `steps()` is called.
+ */
+export interface InteractionReading {
+  record: InteractionRecord;
+  steps(): AsyncIterable<Step> | readonly Step[];
+}
+
+/** Steps (of a record stored with its steps, not as events) read per page of the steps table. */
+const STEP_PAGE = 16;
+
 /** The record's own columns of a row (no steps, traces, planner state, input shape or usage). */
 export function recordColumns(
   row: Omit<InteractionRow, "planner_state" | "input_shape" | "usage">,
@@ -80,6 +93,8 @@ export interface InteractionRow {
 export class InteractionStore {
   /** The list's queries, prepared on first use (interaction-listing.ts). */
   private listing: InteractionListing | null = null;
+  /** The interaction_events table read page by page (readFoldedSteps). */
+  private eventPages: EventStore | null = null;
 
   constructor(private readonly db: Db) {}
 
@@ -123,6 +138,25 @@ export class InteractionStore {
     return this.db.transaction(work)();
   }
 
+  /**
+   * The interaction for writing out (GET, a stream's closing snapshot) without holding its steps: they
+   * are read one by one as the writer reaches them. A row stored before usage was kept is read whole
+   * (its usage is counted from its steps).
+   */
+  read(id: string, owner: string): InteractionReading | null {
+    const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
+    if (!row) return null;
+    if (row.usage === null) {
+      const whole = this.hydrate(row);
+      return { record: whole, steps: () => whole.steps };
+    }
+    const record: InteractionRecord = { ...recordColumns(row), steps: [], hookTraces: [], usage: JSON.parse(row.usage) as Usage };
+    if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
+    if (row.input_shape !== null) record.inputShape = JSON.parse(row.input_shape) as InputShape;
+    const stepsInTable = this.db.prepare("SELECT 1 FROM steps WHERE interaction_id = ? LIMIT 1").get(id) !== undefined;
+    return { record, steps: () => (stepsInTable ? this.readStepRows(id) : this.readFoldedSteps(id)) };
+  }
+
   get(id: string, owner: string): InteractionRecord | null {
     const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
     return row ? this.hydrate(row) : null;
@@ -157,6 +191,28 @@ export class InteractionStore {
     // Stored before usage was kept: counted from its steps, by the same rule.
     record.usage = row.usage !== null ? (JSON.parse(row.usage) as Usage) : usageOfStoredSteps(steps, record.echo.system_instruction);
     return record;
+  }
+
+  private async *readStepRows(id: string): AsyncGenerator<Step, void, undefined> {
+    const page = this.db.prepare("SELECT idx, step FROM steps WHERE interaction_id = ? AND idx > ? ORDER BY idx LIMIT ?");
+    let after = -1;
+    for (;;) {
+      const rows = page.all(id, after, STEP_PAGE) as Array<{ idx: number; step: string }>;
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        after = row.idx;
+        yield JSON.parse(row.step) as Step;
+      }
+    }
+  }
+
+  private readFoldedSteps(id: string): AsyncIterable<Step> {
+    this.eventPages ??= new EventStore(this.db);
+    const pages = this.eventPages;
+    async function* stepEvents(): AsyncGenerator<InteractionEvent, void, undefined> {
+      for await (const { event } of pages.read(id)) if (!isSnapshotEvent(event)) yield event as InteractionEvent;
+    }
+    return foldStepsOneByOne(stepEvents());
   }
 
   /** The steps as stored with the record or, when there are none (saved with stepsInEvents), folded from its events. */

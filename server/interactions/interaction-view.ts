@@ -19,7 +19,15 @@ export interface RenderOptions {
   outputStepsOnly?: boolean;
 }
 
-export function renderInteraction(record: InteractionRecord, options: RenderOptions = {}): Record<string, unknown> {
+/**
+ * `steps`: what goes in `steps` instead of the record's own (a LazyArray of steps read from the store one
+ * at a time, for a streaming writer), in the same place.
+ */
+export function renderInteraction(
+  record: InteractionRecord,
+  options: RenderOptions = {},
+  steps: unknown = record.steps,
+): Record<string, unknown> {
   const input = options.includeInput ? inputOf(record) : undefined;
   return {
     id: record.id,
@@ -33,7 +41,7 @@ export function renderInteraction(record: InteractionRecord, options: RenderOpti
     ...(record.echo.environment !== undefined ? { environment: redactEnvironmentEcho(record.echo.environment) } : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
-    steps: options.outputStepsOnly ? record.steps.slice(inputStepCount(record)) : record.steps,
+    steps: options.outputStepsOnly ? outputStepsOf(record, steps) : steps,
     ...(record.errors.length > 0 ? { errors: record.errors } : {}),
     ...(record.usage ? { usage: record.usage } : {}),
   };
@@ -59,6 +67,15 @@ function inputOf(record: InteractionRecord): unknown {
   if (record.inputShape) return inputAsSent(record.inputShape, record.steps);
   const first = record.steps[0];
   return first?.type === "user_input" ? first.content : undefined;
+}
+
+/**
+ * The steps after those that record the input. Only an in-memory list can be cut here: a create answer
+ * always has one (its run's record); steps read lazily (GET) are never asked for without the input.
+ */
+function outputStepsOf(record: InteractionRecord, steps: unknown): unknown {
+  if (!Array.isArray(steps)) throw new Error("outputStepsOnly needs the steps as a list");
+  return steps.slice(inputStepCount(record));
 }
 
 /** How many of the first steps record the input: its shape says; an interaction stored before shapes were kept has one user_input step. */

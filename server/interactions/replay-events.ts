@@ -4,10 +4,11 @@
 // run emits them, so resuming its stream works like for any other finished interaction.
 
 import { isResultStep } from "../agent/step-sink.js";
+import { LazyArray } from "../common/lazy-array.js";
 import { withEventId, type InteractionEvent, type StreamEvent } from "./events.js";
-import type { StoredEvent } from "./event-store.js";
+import type { EventStore, StoredEvent } from "./event-store.js";
 import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
-import type { InteractionRecord } from "./interaction-store.js";
+import type { InteractionReading, InteractionRecord } from "./interaction-store.js";
 import { StepWriter } from "./step-writer.js";
 
 /**
@@ -32,6 +33,29 @@ export function withSnapshots(events: readonly StoredEvent[], record: Interactio
     }
     return event as StreamEvent;
   });
+}
+
+/**
+ * withSnapshots for a stream read from the store page by page (readStoredEvents): interaction.completed
+ * carries the steps as a LazyArray, read from the store again as the writer reaches them, so neither
+ * the events nor the steps are ever held whole.
+ */
+export async function* replayStoredEvents(
+  events: EventStore,
+  reading: InteractionReading,
+  afterSeq: number,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const { record } = reading;
+  for await (const { event } of events.read(record.id, afterSeq)) {
+    if (event.event_type === "interaction.created" && event.interaction === undefined) {
+      yield { event_type: event.event_type, event_id: event.event_id, interaction: createdSnapshotOf(record) };
+    } else if (event.event_type === "interaction.completed" && event.interaction === undefined) {
+      const interaction = renderInteraction(record, {}, new LazyArray(reading.steps()));
+      yield { event_type: event.event_type, event_id: event.event_id, interaction };
+    } else {
+      yield event as StreamEvent;
+    }
+  }
 }
 
 export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {

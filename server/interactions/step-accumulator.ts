@@ -53,3 +53,29 @@ export function foldEvents(events: Iterable<InteractionEvent>): { steps: Step[];
   }
   return { steps, openIndex };
 }
+
+/**
+ * The steps an event sequence describes, each yielded once it stopped (or, for the last, when the events
+ * end), so only one step is ever held: for reading a stored interaction of any size step by step.
+ */
+export async function* foldStepsOneByOne(events: AsyncIterable<InteractionEvent>): AsyncGenerator<Step, void, undefined> {
+  // One slot, so applyEvent's rules apply unchanged: every event of the open step is addressed to 0.
+  let slot: Step[] = [];
+  let openIndex: number | null = null;
+  for await (const event of events) {
+    if (event.event_type === "step.start") {
+      if (slot[0]) yield slot[0];
+      slot = [];
+      openIndex = event.index;
+      applyEvent(slot, { ...event, index: 0 });
+    } else if (event.event_type === "step.delta") {
+      if (event.index !== openIndex) throw new Error(`step.delta for step ${event.index}, which is not the open step`);
+      applyEvent(slot, { ...event, index: 0 });
+    } else if (event.event_type === "step.stop" && event.index === openIndex && slot[0]) {
+      yield slot[0];
+      slot = [];
+      openIndex = null;
+    }
+  }
+  if (slot[0]) yield slot[0];
+}

@@ -6,7 +6,13 @@
 //   whole steps (user_input, *_call):   step.start(complete step) → step.stop
 //   results (*_result):                 step.start(result "") → step.delta(output)… → step.delta(tail, is_error) → step.stop
 //   model_output:                       step.start(content []) → step.delta(text) → step.stop
+//
+// The results of one interaction share a budget (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES): past it, what a
+// result would add is dropped, and the result ends with a note of what was kept, as a tool's own output
+// bound does, so no stored interaction grows past what can be read back (docs/security.md#bounded-work).
+// The events are the stored steps, so the bound holds for both.
 
+import { StringDecoder } from "node:string_decoder";
 import type { InteractionEvent } from "./events.js";
 import type { ResultStep, ResultWriter, StepSink } from "../agent/step-sink.js";
 import type { Step, StepDelta } from "../agent/steps.js";
@@ -16,18 +22,38 @@ export type EventSink = (event: InteractionEvent) => void;
 export interface StepWriterOptions {
   /** How long output is gathered before it is sent as one delta. Default 25 ms. */
   flushMs?: number;
+  /** UTF-8 bytes all results together may hold (the notes past it aside). Default: no bound. */
+  maxResultBytes?: number;
 }
 
 export class StepWriter implements StepSink {
   private nextIndex = 0;
   private open: ResultWriter | null = null;
   private readonly flushMs: number;
+  private readonly maxResultBytes: number;
+  /** Result bytes kept so far, all results together. */
+  private resultBytes = 0;
 
   constructor(
     private readonly emit: EventSink,
     options: StepWriterOptions = {},
   ) {
     this.flushMs = options.flushMs ?? 25;
+    this.maxResultBytes = options.maxResultBytes ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The part of `text` that fits the interaction's result budget, counted against it. */
+  private admit(text: string): { kept: string; keptBytes: number; bytes: number } {
+    const bytes = Buffer.byteLength(text);
+    const room = this.maxResultBytes - this.resultBytes;
+    if (bytes <= room) {
+      this.resultBytes += bytes;
+      return { kept: text, keptBytes: bytes, bytes };
+    }
+    const kept = room > 0 ? utf8Prefix(text, room) : "";
+    const keptBytes = Buffer.byteLength(kept);
+    this.resultBytes += keptBytes;
+    return { kept, keptBytes, bytes };
   }
 
   /** A step known whole when it starts. */
@@ -49,6 +75,15 @@ export class StepWriter implements StepSink {
     const index = this.begin({ ...start, result: "" } as ResultStep);
     const { emit, flushMs } = this;
     let pending = "";
+    /** This result's bytes: kept, and offered in all (kept + dropped past the budget). */
+    let keptBytes = 0;
+    let offeredBytes = 0;
+    const admit = (text: string): string => {
+      const admitted = this.admit(text);
+      keptBytes += admitted.keptBytes;
+      offeredBytes += admitted.bytes;
+      return admitted.kept;
+    };
     let timer: NodeJS.Timeout | null = null;
     const flush = () => {
       timer = null;
@@ -66,7 +101,9 @@ export class StepWriter implements StepSink {
       append: (text: string) => {
         if (writer.finished) throw new Error("output after the result step finished");
         if (text === "") return;
-        pending += text;
+        const kept = admit(text);
+        if (kept === "") return;
+        pending += kept;
         if (timer === null) timer = setTimeout(flush, flushMs);
       },
       finish: (tail: string, isError: boolean) => {
@@ -74,7 +111,9 @@ export class StepWriter implements StepSink {
         writer.finished = true;
         if (timer !== null) clearTimeout(timer);
         timer = null;
-        const delta = lastDelta(step, pending + tail, isError);
+        let rest = pending + admit(tail);
+        if (offeredBytes > keptBytes) rest += interactionTruncationNote(keptBytes, offeredBytes, this.maxResultBytes);
+        const delta = lastDelta(step, rest, isError);
         pending = "";
         emit({ event_type: "step.delta", index, delta });
         emit({ event_type: "step.stop", index });
@@ -96,6 +135,19 @@ export class StepWriter implements StepSink {
     this.emit({ event_type: "step.start", index, step });
     return index;
   }
+}
+
+/** Ends a result cut at the interaction's bound; in the style of a tool's own truncation notes. */
+export function interactionTruncationNote(kept: number, total: number, max: number): string {
+  return `\n[truncated: kept ${kept} of ${total} bytes; this interaction's results reached ${max} bytes in all (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES)]`;
+}
+
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never half a character. */
+function utf8Prefix(text: string, maxBytes: number): string {
+  // A character is at most 4 bytes: the first maxBytes characters always hold enough.
+  const head = Buffer.from(text.slice(0, maxBytes), "utf8").subarray(0, maxBytes);
+  // write() keeps an incomplete last character back instead of decoding it as U+FFFD.
+  return new StringDecoder("utf8").write(head);
 }
 
 /** The delta that closes a result step: the rest of its result, `is_error`, and the names it carries. */

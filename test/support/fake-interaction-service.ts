@@ -4,7 +4,7 @@
 import type { EnvironmentService } from "../../server/environments/environment-service.js";
 import { EnvironmentStore, type EnvironmentRecord } from "../../server/environments/environment-store.js";
 import { EventStore } from "../../server/interactions/event-store.js";
-import { InteractionService } from "../../server/interactions/interaction-service.js";
+import { InteractionService, type InteractionServiceOptions } from "../../server/interactions/interaction-service.js";
 import { InteractionStore } from "../../server/interactions/interaction-store.js";
 import { openMemoryDatabase, type Db } from "../../server/store/database.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
@@ -21,7 +21,8 @@ export interface FakeInteractionService {
   channelsOpened: number;
 }
 
-export function serviceWithFakeSandbox(owner: string): FakeInteractionService {
+/** `options`: settings of the service besides its limits (e.g. maxInteractionOutputBytes). */
+export function serviceWithFakeSandbox(owner: string, options: Partial<InteractionServiceOptions> = {}): FakeInteractionService {
   const db = openMemoryDatabase();
   const environment: EnvironmentRecord = {
     id: "env_fake",
@@ -49,6 +50,6 @@ export function serviceWithFakeSandbox(owner: string): FakeInteractionService {
     },
     using: <T>(_id: string, work: () => Promise<T>) => work(),
   } as unknown as EnvironmentService;
-  fake.service = new InteractionService(interactions, new EventStore(db), environments, { limits: FAKE_LIMITS });
+  fake.service = new InteractionService(interactions, new EventStore(db), environments, { limits: FAKE_LIMITS, ...options });
   return fake;
 }

@@ -14,6 +14,7 @@ import type { StreamEvent } from "../../server/interactions/events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import type { ToolCallHooks } from "../../server/agent/guarded-call.js";
 import { serviceWithFakeSandbox } from "../support/fake-interaction-service.js";
+import { readFeed } from "../support/read-feed.js";
 
 const OWNER = "owner-storage-test";
 const AGENT = "antigravity-preview-05-2026";
@@ -35,10 +36,8 @@ function storedBytes(db: Db, id: string): number {
   );
 }
 
-function replay(service: InteractionService, id: string): StreamEvent[] {
-  const events: StreamEvent[] = [];
-  service.openEvents(id, OWNER, undefined)({ event: (event) => events.push(event), end: () => undefined });
-  return events;
+async function replay(service: InteractionService, id: string): Promise<StreamEvent[]> {
+  return (await readFeed(service.openEvents(id, OWNER, undefined))).events;
 }
 
 describe("storing a large interaction", () => {
@@ -56,7 +55,7 @@ describe("storing a large interaction", () => {
     assert.deepEqual(fetched.steps, record.steps);
     assert.deepEqual(fetched.steps[0], { type: "user_input", content: [{ type: "text", text: input }] });
 
-    const events = replay(service, record.id);
+    const events = await replay(service, record.id);
     assert.deepEqual(foldEvents(events).steps, record.steps);
     const first = events[0];
     assert.equal(first?.event_type, "interaction.created");

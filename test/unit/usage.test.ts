@@ -24,6 +24,7 @@ import {
 import { UsageMeter } from "../../server/interactions/usage-meter.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { serviceWithFakeSandbox } from "../support/fake-interaction-service.js";
+import { readFeed } from "../support/read-feed.js";
 
 const OWNER = "owner-usage-test";
 const AGENT = "antigravity-preview-05-2026";
@@ -36,10 +37,8 @@ async function create(service: InteractionService, request: Partial<CreateIntera
   return run.done;
 }
 
-function replay(service: InteractionService, id: string): StreamEvent[] {
-  const events: StreamEvent[] = [];
-  service.openEvents(id, OWNER, undefined)({ event: (event) => events.push(event), end: () => undefined });
-  return events;
+async function replay(service: InteractionService, id: string): Promise<StreamEvent[]> {
+  return (await readFeed(service.openEvents(id, OWNER, undefined))).events;
 }
 
 describe("the counting rule", () => {
@@ -166,7 +165,7 @@ describe("usage on interactions", () => {
     assert.deepEqual(again.usage, usage);
 
     assert.deepEqual(renderInteraction(service.get(record.id, OWNER)).usage, usage);
-    const events = replay(service, record.id);
+    const events = await replay(service, record.id);
     const completed = events.at(-1) as { interaction: { usage?: Usage } };
     assert.deepEqual(completed.interaction.usage, usage);
     const lastStop = events.filter((event) => event.event_type === "step.stop").at(-1) as { usage?: Usage };
