@@ -12,6 +12,7 @@ import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
+import { checkEngineHasRuntime, runtimeHostConfig } from "./container-runtime.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { demuxDockerStream } from "./stream-demux.js";
@@ -26,6 +27,8 @@ export interface DockerRuntimeOptions {
   pids: number;
   /** Disk limit per sandbox, MiB (disk-limit.ts). */
   diskMb?: number;
+  /** The engine runtime sandbox containers run under (container-runtime.ts); unset: the engine's default. */
+  containerRuntime?: string;
 
   /** How long an executor may take to answer before its channel is declared broken. */
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -124,6 +127,8 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async prepare(progress: (line: string) => void): Promise<void> {
+    // Before the image, which may take minutes to build: a runtime the engine lacks is a setting to fix.
+    await checkEngineHasRuntime(this.docker, this.options.containerRuntime, this.engineTimeoutMs);
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
     if (this.options.diskMb !== undefined) {
       const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
@@ -152,6 +157,11 @@ export class DockerRuntime implements SandboxRuntime {
           .remove()
           .catch(() => undefined);
     }
+  }
+
+  /** The engine runtime of every container that runs sandbox code or reads its files (container-runtime.ts). */
+  private get runtimeHostConfig(): Pick<Docker.HostConfig, "Runtime"> {
+    return runtimeHostConfig(this.options.containerRuntime);
   }
 
   /** Whether the executor's disk guard runs and may read folders sandbox code locked (CAP_DAC_READ_SEARCH). */
@@ -197,7 +207,14 @@ export class DockerRuntime implements SandboxRuntime {
       Labels: { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance },
       User: CONTAINER_USER,
       Cmd: ["true"],
-      HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: capabilities, LogConfig: { Type: "none", Config: {} } },
+      // Under the sandboxes' runtime: what it can grant is what they get.
+      HostConfig: {
+        ...this.runtimeHostConfig,
+        NetworkMode: "none",
+        CapDrop: ["ALL"],
+        CapAdd: capabilities,
+        LogConfig: { Type: "none", Config: {} },
+      },
     });
     try {
       await probe.start();
@@ -362,6 +379,8 @@ export class DockerRuntime implements SandboxRuntime {
       User: "0:0",
       Cmd: ["cp", "-a", "/from/.", "/to/"],
       HostConfig: {
+        // It reads the sandbox's files, which sandbox code wrote: behind the same wall as the sandbox.
+        ...this.runtimeHostConfig,
         NetworkMode: "none",
         LogConfig: { Type: "none", Config: {} },
         Mounts: [
@@ -425,6 +444,7 @@ export class DockerRuntime implements SandboxRuntime {
         ([name, value]) => `${name}=${value}`,
       ),
       HostConfig: {
+        ...this.runtimeHostConfig,
         // No network at all: the only way out is the executor's proxy listener, carried over its channel
         // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
         NetworkMode: "none",
