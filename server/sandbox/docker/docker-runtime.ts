@@ -12,7 +12,7 @@ import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
-import { checkEngineHasRuntime, runtimeHostConfig } from "./container-runtime.js";
+import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runtimeHostConfig } from "./container-runtime.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { demuxDockerStream } from "./stream-demux.js";
@@ -105,6 +105,9 @@ export class DockerRuntime implements SandboxRuntime {
   /** Whether the engine enforces a storage quota per container; probed in prepare(). */
   private storageQuota: StorageQuota = "unsupported";
 
+  /** Whether sandboxes run under gVisor (container-runtime.ts); known after prepare(). */
+  private engineRuntime: EngineRuntime = { gvisor: false };
+
   /** What sandbox containers get added after dropping all (see REQUIRED_CAPABILITIES); set by prepare(). */
   private capabilities = REQUIRED_CAPABILITIES;
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
@@ -128,7 +131,7 @@ export class DockerRuntime implements SandboxRuntime {
 
   async prepare(progress: (line: string) => void): Promise<void> {
     // Before the image, which may take minutes to build: a runtime the engine lacks is a setting to fix.
-    await checkEngineHasRuntime(this.docker, this.options.containerRuntime, this.engineTimeoutMs);
+    this.engineRuntime = await checkEngineHasRuntime(this.docker, this.options.containerRuntime, this.engineTimeoutMs);
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
     if (this.options.diskMb !== undefined) {
       const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
@@ -162,6 +165,19 @@ export class DockerRuntime implements SandboxRuntime {
   /** The engine runtime of every container that runs sandbox code or reads its files (container-runtime.ts). */
   private get runtimeHostConfig(): Pick<Docker.HostConfig, "Runtime"> {
     return runtimeHostConfig(this.options.containerRuntime);
+  }
+
+  /** The sandbox's process-count and disk limits, their resource limits (Ulimits) together. */
+  private limitsHostConfig(): Pick<Docker.HostConfig, "PidsLimit" | "StorageOpt" | "Ulimits"> {
+    const processes = processLimitHostConfig(this.options.pids, this.engineRuntime.gvisor);
+    const disk = this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {};
+    const ulimits = [...(disk.Ulimits ?? []), ...(processes.Ulimits ?? [])];
+    return { ...disk, PidsLimit: processes.PidsLimit, ...(ulimits.length > 0 ? { Ulimits: ulimits } : {}) };
+  }
+
+  /** Whether sandboxes run under gVisor (EMULATOR_SANDBOX_RUNTIME names a runsc); known after prepare(). */
+  get underGvisor(): boolean {
+    return this.engineRuntime.gvisor;
   }
 
   /** Whether the executor's disk guard runs and may read folders sandbox code locked (CAP_DAC_READ_SEARCH). */
@@ -456,8 +472,7 @@ export class DockerRuntime implements SandboxRuntime {
         Memory: this.options.memoryMb * 1024 * 1024,
         MemorySwap: this.options.memoryMb * 1024 * 1024,
         NanoCpus: Math.round(this.options.cpus * 1e9),
-        PidsLimit: this.options.pids,
-        ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
+        ...this.limitsHostConfig(),
         // The executor channel is an exec, never the main process's output; nothing to log.
         LogConfig: { Type: "none", Config: {} },
         Mounts: mounts,
