@@ -85,6 +85,12 @@ describe("a sandbox under gVisor (EMULATOR_SANDBOX_RUNTIME=runsc)", { skip: runs
     assert.equal(nproc, String(PIDS));
   });
 
+  it("runs coreutils' ls and stat, which bookworm's runsc alone refuses (statx with AT_NO_AUTOMOUNT)", async () => {
+    const result = await sh("cd /tmp && echo x > f && ls f && ls -l f | cut -c1-10 && stat -c '%n %U %a' f /");
+    assert.equal(result.exitCode, 0, result.stderr.toString());
+    assert.equal(result.stdout.toString(), "f\n-rw-r--r--\nf sandbox 644\n/ root 755\n");
+  });
+
   it("runs a tool call", async () => {
     const result = await runTool(
       channel,

@@ -12,6 +12,7 @@ import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
+import { statxShimFiles } from "./gvisor-statx-shim.js";
 import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runtimeHostConfig } from "./container-runtime.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
@@ -110,6 +111,8 @@ export class DockerRuntime implements SandboxRuntime {
 
   /** What sandbox containers get added after dropping all (see REQUIRED_CAPABILITIES); set by prepare(). */
   private capabilities = REQUIRED_CAPABILITIES;
+  /** Under gVisor, its statx fix (gvisor-statx-shim.ts), placed in every new sandbox. */
+  private gvisorFiles: SandboxFile[] = [];
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
 
@@ -132,6 +135,14 @@ export class DockerRuntime implements SandboxRuntime {
   async prepare(progress: (line: string) => void): Promise<void> {
     // Before the image, which may take minutes to build: a runtime the engine lacks is a setting to fix.
     this.engineRuntime = await checkEngineHasRuntime(this.docker, this.options.containerRuntime, this.engineTimeoutMs);
+    if (this.engineRuntime.gvisor) {
+      const shim = statxShimFiles();
+      if ("files" in shim) this.gvisorFiles = shim.files;
+      else
+        progress(
+          `gVisor: no C compiler to build the statx fix (${shim.missing}); \`ls\` and \`stat\` will fail with EINVAL in sandboxes under bookworm's runsc (docs/security.md#gvisor)`,
+        );
+    }
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
     if (this.options.diskMb !== undefined) {
       const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
@@ -165,6 +176,11 @@ export class DockerRuntime implements SandboxRuntime {
   /** The engine runtime of every container that runs sandbox code or reads its files (container-runtime.ts). */
   private get runtimeHostConfig(): Pick<Docker.HostConfig, "Runtime"> {
     return runtimeHostConfig(this.options.containerRuntime);
+  }
+
+  /** Root's files every new sandbox gets before it starts: the emulator's CA, gVisor's statx fix. */
+  private get systemFiles(): SandboxFile[] {
+    return [...this.trustFiles, ...this.gvisorFiles];
   }
 
   /** The sandbox's process-count and disk limits, their resource limits (Ulimits) together. */
@@ -436,7 +452,7 @@ export class DockerRuntime implements SandboxRuntime {
     try {
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
       // has no user-made symlinks that a target could be redirected through.
-      const files = [...this.trustFiles, ...spec.files];
+      const files = [...this.systemFiles, ...spec.files];
       if (files.length > 0) await container.putArchive(await sourcesTar(files), { path: "/" });
       await container.start();
       return handle;
@@ -495,7 +511,7 @@ export class DockerRuntime implements SandboxRuntime {
     );
     const handle = { sandboxId: container.id, environmentId };
     try {
-      if (this.trustFiles.length > 0) await container.putArchive(await sourcesTar(this.trustFiles), { path: "/" });
+      if (this.systemFiles.length > 0) await container.putArchive(await sourcesTar(this.systemFiles), { path: "/" });
       await container.start();
       return handle;
     } catch (error) {
