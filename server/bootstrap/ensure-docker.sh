@@ -29,9 +29,11 @@ DOCKERD_CONFIG="${EMULATOR_DOCKERD_CONFIG:-/etc/docker/daemon.json}"
 RUNSC="${EMULATOR_RUNSC:-runsc}"
 # ptrace: the platform that runs without /dev/kvm (in a VM, in CI). --network=none: sandboxes have no
 # network anyway (NetworkMode "none"), and bookworm's runsc (2022) takes every network namespace of a
-# recent kernel for the host's and refuses to start. Kept in step with RUNSC_DAEMON_ENTRY in
-# server/sandbox/docker/container-runtime.ts.
-RUNSC_ARGS='["--platform=ptrace","--network=none"]'
+# recent kernel for the host's and refuses to start. --file-access=shared: the emulator writes into
+# running sandboxes (a warm pool sandbox's sources, a newer executor) and commits them (forks); gVisor's
+# default (exclusive) keeps serving a replaced file's old content from its cache. Kept in step with
+# RUNSC_DAEMON_ENTRY in server/sandbox/docker/container-runtime.ts.
+RUNSC_ARGS='["--platform=ptrace","--network=none","--file-access=shared"]'
 
 engine_answers() {
   if command -v docker >/dev/null 2>&1; then
@@ -82,6 +84,11 @@ engine_has_runtime() {
   engine_runtimes | grep -q "\"$1\":"
 }
 
+# Whether the engine's runsc is registered with the arguments this script gives it.
+engine_has_our_runsc() {
+  engine_runtimes | grep -o '"runsc":{[^}]*}' | grep -qF "\"runtimeArgs\":$RUNSC_ARGS}"
+}
+
 # The pid of the engine when it is the one start_engine started (at this run or an earlier one): the
 # daemon named in dockerd's pid file writes its output to our log file. Nothing, and failure, otherwise
 # (DOCKER_HOST elsewhere, an engine of systemd's or Docker Desktop's).
@@ -130,12 +137,11 @@ ensure_runsc() {
   local runsc_path
   runsc_path="$(command -v "$RUNSC" 2>/dev/null || true)"
   if [ -z "$runsc_path" ] && [ -z "$wanted" ]; then return 0; fi
-  if engine_has_runtime runsc; then return 0; fi
 
   local pid
   if ! pid="$(our_engine_pid)"; then
-    # Someone else's engine: registered by hand or not at all.
-    [ -z "$wanted" ] && return 0
+    # Someone else's engine: registered by hand (as its owner chose) or not at all.
+    if engine_has_runtime runsc || [ -z "$wanted" ]; then return 0; fi
     cat >&2 <<MSG
 error: EMULATOR_SANDBOX_RUNTIME=runsc, but the Docker engine has no runtime named runsc, and it is not
 one this set-up started (${DOCKER_HOST:+DOCKER_HOST=$DOCKER_HOST, }no dockerd of ours in $DOCKERD_PIDFILE), so it is left alone.
@@ -147,6 +153,8 @@ Or unset EMULATOR_SANDBOX_RUNTIME. See docs/setup.md#gvisor.
 MSG
     return 1
   fi
+  # Ours: registered as this version of the script registers it (an older one gave other arguments).
+  if engine_has_our_runsc; then return 0; fi
 
   if [ -z "$runsc_path" ]; then
     if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -164,7 +172,7 @@ MSG
   write_runsc_entry "$runsc_path" || return 1
   kill -HUP "$pid" || { echo "error: cannot signal dockerd ($pid) to reload $DOCKERD_CONFIG" >&2; return 1; }
   for _ in $(seq 1 20); do
-    if engine_has_runtime runsc; then
+    if engine_has_our_runsc; then
       echo "Docker engine has runtime runsc"
       return 0
     fi

@@ -135,7 +135,7 @@ describe("ensure-docker.sh registering gVisor (runsc)", () => {
       "log-level": "warn",
       runtimes: {
         other: { path: "/bin/other" },
-        runsc: { path: path.join(dir, "runsc"), runtimeArgs: ["--platform=ptrace", "--network=none"] },
+        runsc: { path: path.join(dir, "runsc"), runtimeArgs: ["--platform=ptrace", "--network=none", "--file-access=shared"] },
       },
     });
     assert.equal(reloads(), 1);
@@ -152,7 +152,25 @@ describe("ensure-docker.sh registering gVisor (runsc)", () => {
     await startDaemon("by the set-up");
     const run = await bash("ensure_runsc", { EMULATOR_SANDBOX_RUNTIME: "runsc" });
     assert.equal(run.code, 0, run.output);
-    assert.deepEqual(JSON.parse(fs.readFileSync(configFile(), "utf8")).runtimes.runsc.runtimeArgs, ["--platform=ptrace", "--network=none"]);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configFile(), "utf8")).runtimes.runsc.runtimeArgs, [
+      "--platform=ptrace",
+      "--network=none",
+      "--file-access=shared",
+    ]);
+    assert.equal(reloads(), 1);
+  });
+
+  it("gives an older runsc entry of its own engine today's arguments", { timeout: 30_000 }, async () => {
+    fs.mkdirSync(path.join(dir, "etc"));
+    fs.writeFileSync(configFile(), JSON.stringify({ runtimes: { runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--platform=ptrace"] } } }));
+    await startDaemon("by the set-up");
+    const run = await bash("ensure_runsc");
+    assert.equal(run.code, 0, run.output);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configFile(), "utf8")).runtimes.runsc.runtimeArgs, [
+      "--platform=ptrace",
+      "--network=none",
+      "--file-access=shared",
+    ]);
     assert.equal(reloads(), 1);
   });
 
@@ -175,7 +193,7 @@ describe("ensure-docker.sh registering gVisor (runsc)", () => {
     assert.match(asked.output, /EMULATOR_SANDBOX_RUNTIME=runsc, but the Docker engine has no runtime named runsc/);
     assert.match(
       asked.output,
-      /"runtimes": \{"runsc": \{"path": "\/usr\/bin\/runsc", "runtimeArgs": \["--platform=ptrace","--network=none"\]\}\}/,
+      /"runtimes": \{"runsc": \{"path": "\/usr\/bin\/runsc", "runtimeArgs": \["--platform=ptrace","--network=none","--file-access=shared"\]\}\}/,
     );
     assert.match(asked.output, /systemctl reload docker/);
 

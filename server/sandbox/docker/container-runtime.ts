@@ -16,10 +16,12 @@ export const RUNTIME_SETTING = "EMULATOR_SANDBOX_RUNTIME";
  * How the set-up registers runsc (server/bootstrap/ensure-docker.sh), quoted in the error below so that
  * an engine the set-up did not start can be given the same entry by hand. --network=none: sandboxes
  * have no network anyway (NetworkMode "none"), and Debian bookworm's runsc (2022) mistakes every
- * network namespace of a recent kernel for the host's and refuses to start (docs/security.md#gvisor).
+ * network namespace of a recent kernel for the host's and refuses to start. --file-access=shared: files
+ * the emulator writes into a running sandbox (a pooled one's sources, a newer executor) are seen at once,
+ * where gVisor's default keeps serving a replaced file from its cache (docs/security.md#gvisor).
  */
 export const RUNSC_DAEMON_ENTRY =
-  '"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none"]}}';
+  '"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none", "--file-access=shared"]}}';
 
 /** The HostConfig part that selects the runtime; nothing (the engine's default) when none is set. */
 export function runtimeHostConfig(runtime: string | undefined): Pick<Docker.HostConfig, "Runtime"> {
