@@ -58,6 +58,8 @@ describe("a sandbox under gVisor (EMULATOR_SANDBOX_RUNTIME=runsc)", { skip: runs
     runtime = await testDockerRuntime({ EMULATOR_SANDBOX_RUNTIME: "runsc", EMULATOR_SANDBOX_PIDS: String(PIDS) });
     handle = await runtime.create({ environmentId: "env_itestgvisor", owner: "owner", files: [] });
     channel = await runtime.connect(handle);
+    // Every test below is about a sandbox under gVisor: none passes for one under another runtime.
+    assert.equal((await docker.getContainer(handle.sandboxId).inspect()).HostConfig.Runtime, "runsc");
   });
 
   after(async () => {
