@@ -185,7 +185,11 @@ MSG
 
 main() {
   ensure_engine || return 1
-  ensure_runsc
+  if ensure_runsc; then return 0; fi
+  # Asked for, gVisor must be there; merely installed, it is no reason to stop anyone's `npm start`.
+  [ "${EMULATOR_SANDBOX_RUNTIME:-}" = runsc ] && return 1
+  echo "warning: runsc is installed but could not be registered with the Docker engine (above); EMULATOR_SANDBOX_RUNTIME=runsc will not work" >&2
+  return 0
 }
 
 ensure_engine() {

@@ -183,6 +183,13 @@ describe("ensure-docker.sh registering gVisor (runsc)", () => {
     assert.match(run.output, /daemon\.json is not valid JSON .*fix it/);
     assert.equal(fs.readFileSync(configFile(), "utf8"), "{ not json");
     assert.equal(reloads(), 0);
+
+    // The whole set-up stops for it only when gVisor is asked for; merely installed, it warns.
+    const setUp = await bash("main");
+    assert.equal(setUp.code, 0, setUp.output);
+    assert.match(setUp.output, /warning: runsc is installed but could not be registered/);
+    const asked = await bash("main", { EMULATOR_SANDBOX_RUNTIME: "runsc" });
+    assert.equal(asked.code, 1, asked.output);
   });
 
   it("leaves an engine it did not start alone, and fails saying how to register runsc when asked for it", { timeout: 30_000 }, async () => {
