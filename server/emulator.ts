@@ -65,6 +65,7 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
       : {}),
 
     diskMb: config.EMULATOR_SANDBOX_DISK_MB,
+    ...(config.EMULATOR_SANDBOX_RUNTIME ? { containerRuntime: config.EMULATOR_SANDBOX_RUNTIME } : {}),
 
     executorDeadlines: {
       graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,

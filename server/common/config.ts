@@ -67,6 +67,20 @@ export const configSchema = z.object({
   EMULATOR_SANDBOX_DISK_MB: positiveInt(10240).describe(
     "Disk limit per sandbox, MiB: no file grows past it (RLIMIT_FSIZE), nor do the sandbox's files in total (the engine's storage quota where it has one, overlay2 on xfs with pquota; the executor's disk guard elsewhere) (docs/security.md#disk)",
   ),
+  // gVisor (docs/security.md#gvisor): its own section, so that other settings' edits merge apart from it.
+  EMULATOR_SANDBOX_RUNTIME: z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()))
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "a runtime name the Docker engine lists under Runtimes in `docker info`, e.g. runc or runsc")
+        .optional(),
+    )
+    .describe(
+      "Docker runtime that sandbox containers run under: runsc runs them under gVisor, a user-space kernel between sandbox code and the host's (docs/security.md#gvisor); unset: the engine's default (runc). The engine must list it in `docker info` (the set-up registers runsc with the engine it starts; docs/setup.md#gvisor); one it lacks stops the emulator at start",
+    ),
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_ENGINE_TIMEOUT_SECONDS: positiveInt(10).describe(
     "How long the Docker engine may take to answer a look-up (or to start an exec; three times this to start a container) before it counts as not answering: the request is then a 503 UNAVAILABLE and the environment is kept",

@@ -5,7 +5,8 @@
 //           without a tool call, one tool call without and with a command hook, a new environment from
 //           the warm pool and without it;
 //   table   file operations, separated identities, whole interactions, egress;
-//   series  costs as work grows: live environments, hooks.json rules, steps, memory.
+//   series  costs as work grows: live environments, hooks.json rules, steps, memory;
+//   gvisor  what gVisor costs: the same work under runsc and runc, in turns (part-gvisor.ts).
 // Then one line per goal (PASS/FAIL), the series, the change of every figure since the last run, and
 // the figures as JSON in bench/results/. Traffic goes only to loopback and to containers this benchmark
 // creates; every loop is bounded; everything it creates is removed at the end.
@@ -24,6 +25,7 @@ import { anyGoalMissed, evaluateGoals, formatGoal } from "./goals.js";
 import { removeLeftovers } from "./leftovers.js";
 import { currentCommit, currentLoad, describeThisMachine, startCpuWatch } from "./machine.js";
 import { type BenchOptions, parseOptions, USAGE } from "./options.js";
+import { gvisorPart } from "./part-gvisor.js";
 import { interactionGoalsPart } from "./part-interactions.js";
 import { sandboxPart } from "./part-sandbox.js";
 import { seriesPart } from "./part-series.js";
@@ -125,6 +127,13 @@ try {
   if (options.parts.has("goals")) await interactionGoalsPart(book, reasons, notes, startEmulator, progress);
   if (options.parts.has("table")) await tablePart(book, startEmulator, progress);
   if (options.parts.has("series")) await seriesPart(book, series, startEmulator, progress);
+  if (options.parts.has("gvisor")) {
+    const instance = `bench-${randomBytes(4).toString("hex")}`;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-"));
+    instances.push(instance);
+    dataDirs.push(dataDir);
+    await gvisorPart(book, notes, instance, dataDir, progress);
+  }
 } catch (error) {
   failure = error;
 } finally {

@@ -1,7 +1,7 @@
-// The benchmark's command line: `npm run bench -- [--only goals,table,series] [--check] [--no-save]
+// The benchmark's command line: `npm run bench -- [--only goals,table,series,gvisor] [--check] [--no-save]
 // [--baseline FILE] [--readme]`. Pure, unit-tested (test/unit/bench-results.test.ts).
 
-export const PARTS = ["goals", "table", "series"] as const;
+export const PARTS = ["goals", "table", "series", "gvisor"] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchOptions {
@@ -22,6 +22,8 @@ export const USAGE = `usage: npm run bench -- [options]
                      goals   what the goal lines need (docker exec/run, a spawn, the channel, interactions, new environments)
                      table   the other measurements of the table (file operations, identities, whole interactions, egress)
                      series  costs as work grows (live environments, hooks.json rules, steps, memory)
+                     gvisor  a sandbox under runsc vs runc, in turns (a command, a tool call, a file read, a cold
+                             sandbox); a note instead when the engine has no runsc
   --check          exit 1 when a measured goal is missed (by default the run only reports)
   --no-save        do not write bench/results/<time>.json and latest.json
   --baseline FILE  compare with this results file instead of bench/results/latest.json

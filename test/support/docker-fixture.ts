@@ -62,3 +62,14 @@ export async function execAsRoot(container: Docker.Container, argv: string[]): P
   });
   return { output, exitCode: (await exec.inspect()).ExitCode ?? null };
 }
+
+/**
+ * Whether this run's sandboxes run under gVisor (EMULATOR_SANDBOX_RUNTIME=runsc, docs/security.md#gvisor),
+ * for the few tests of what gVisor does differently: they skip under it, saying why.
+ */
+export const UNDER_GVISOR = loadConfig(process.env).EMULATOR_SANDBOX_RUNTIME === "runsc";
+
+/** node:test options that skip a test under gVisor, with the reason printed; none elsewhere. */
+export function unlessGvisor(reason: string): { skip?: string } {
+  return UNDER_GVISOR ? { skip: `under gVisor: ${reason} (docs/security.md#gvisor)` } : {};
+}

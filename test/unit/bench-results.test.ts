@@ -130,7 +130,7 @@ describe("the results files", () => {
 describe("the benchmark's command line", () => {
   it("runs every part, saves and reports without failing by default", () => {
     const options = parseOptions([]);
-    assert.deepEqual([...options.parts], ["goals", "table", "series"]);
+    assert.deepEqual([...options.parts], ["goals", "table", "series", "gvisor"]);
     assert.equal(options.check, false);
     assert.equal(options.save, true);
     assert.equal(options.baseline, undefined);
@@ -148,7 +148,7 @@ describe("the benchmark's command line", () => {
   });
 
   it("refuses what it does not know, with the usage", () => {
-    assert.throws(() => parseOptions(["--only", "fast"]), /"fast" is not one of goals, table, series\nusage:/);
+    assert.throws(() => parseOptions(["--only", "fast"]), /"fast" is not one of goals, table, series, gvisor\nusage:/);
     assert.throws(() => parseOptions(["--quick"]), /unknown option --quick/);
     assert.throws(() => parseOptions(["--baseline"]), /--baseline needs a value/);
   });

@@ -12,6 +12,8 @@ import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
+import { statxShimFiles } from "./gvisor-statx-shim.js";
+import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runtimeHostConfig } from "./container-runtime.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { demuxDockerStream } from "./stream-demux.js";
@@ -26,6 +28,8 @@ export interface DockerRuntimeOptions {
   pids: number;
   /** Disk limit per sandbox, MiB (disk-limit.ts). */
   diskMb?: number;
+  /** The engine runtime sandbox containers run under (container-runtime.ts); unset: the engine's default. */
+  containerRuntime?: string;
 
   /** How long an executor may take to answer before its channel is declared broken. */
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -102,8 +106,13 @@ export class DockerRuntime implements SandboxRuntime {
   /** Whether the engine enforces a storage quota per container; probed in prepare(). */
   private storageQuota: StorageQuota = "unsupported";
 
+  /** Whether sandboxes run under gVisor (container-runtime.ts); known after prepare(). */
+  private engineRuntime: EngineRuntime = { gvisor: false };
+
   /** What sandbox containers get added after dropping all (see REQUIRED_CAPABILITIES); set by prepare(). */
   private capabilities = REQUIRED_CAPABILITIES;
+  /** Under gVisor, its statx fix (gvisor-statx-shim.ts), placed in every new sandbox. */
+  private gvisorFiles: SandboxFile[] = [];
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
 
@@ -124,6 +133,16 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async prepare(progress: (line: string) => void): Promise<void> {
+    // Before the image, which may take minutes to build: a runtime the engine lacks is a setting to fix.
+    this.engineRuntime = await checkEngineHasRuntime(this.docker, this.options.containerRuntime, this.engineTimeoutMs);
+    if (this.engineRuntime.gvisor) {
+      const shim = statxShimFiles();
+      if ("files" in shim) this.gvisorFiles = shim.files;
+      else
+        progress(
+          `gVisor: no C compiler to build the statx fix (${shim.missing}); \`ls\` and \`stat\` will fail with EINVAL in sandboxes under bookworm's runsc (docs/security.md#gvisor)`,
+        );
+    }
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
     if (this.options.diskMb !== undefined) {
       const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
@@ -152,6 +171,29 @@ export class DockerRuntime implements SandboxRuntime {
           .remove()
           .catch(() => undefined);
     }
+  }
+
+  /** The engine runtime of every container that runs sandbox code or reads its files (container-runtime.ts). */
+  private get runtimeHostConfig(): Pick<Docker.HostConfig, "Runtime"> {
+    return runtimeHostConfig(this.options.containerRuntime);
+  }
+
+  /** Root's files every new sandbox gets before it starts: the emulator's CA, gVisor's statx fix. */
+  private get systemFiles(): SandboxFile[] {
+    return [...this.trustFiles, ...this.gvisorFiles];
+  }
+
+  /** The sandbox's process-count and disk limits, their resource limits (Ulimits) together. */
+  private limitsHostConfig(): Pick<Docker.HostConfig, "PidsLimit" | "StorageOpt" | "Ulimits"> {
+    const processes = processLimitHostConfig(this.options.pids, this.engineRuntime.gvisor);
+    const disk = this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {};
+    const ulimits = [...(disk.Ulimits ?? []), ...(processes.Ulimits ?? [])];
+    return { ...disk, PidsLimit: processes.PidsLimit, ...(ulimits.length > 0 ? { Ulimits: ulimits } : {}) };
+  }
+
+  /** Whether sandboxes run under gVisor (EMULATOR_SANDBOX_RUNTIME names a runsc); known after prepare(). */
+  get underGvisor(): boolean {
+    return this.engineRuntime.gvisor;
   }
 
   /** Whether the executor's disk guard runs and may read folders sandbox code locked (CAP_DAC_READ_SEARCH). */
@@ -197,7 +239,14 @@ export class DockerRuntime implements SandboxRuntime {
       Labels: { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance },
       User: CONTAINER_USER,
       Cmd: ["true"],
-      HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], CapAdd: capabilities, LogConfig: { Type: "none", Config: {} } },
+      // Under the sandboxes' runtime: what it can grant is what they get.
+      HostConfig: {
+        ...this.runtimeHostConfig,
+        NetworkMode: "none",
+        CapDrop: ["ALL"],
+        CapAdd: capabilities,
+        LogConfig: { Type: "none", Config: {} },
+      },
     });
     try {
       await probe.start();
@@ -362,6 +411,8 @@ export class DockerRuntime implements SandboxRuntime {
       User: "0:0",
       Cmd: ["cp", "-a", "/from/.", "/to/"],
       HostConfig: {
+        // It reads the sandbox's files, which sandbox code wrote: behind the same wall as the sandbox.
+        ...this.runtimeHostConfig,
         NetworkMode: "none",
         LogConfig: { Type: "none", Config: {} },
         Mounts: [
@@ -401,7 +452,7 @@ export class DockerRuntime implements SandboxRuntime {
     try {
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
       // has no user-made symlinks that a target could be redirected through.
-      const files = [...this.trustFiles, ...spec.files];
+      const files = [...this.systemFiles, ...spec.files];
       if (files.length > 0) await container.putArchive(await sourcesTar(files), { path: "/" });
       await container.start();
       return handle;
@@ -425,6 +476,7 @@ export class DockerRuntime implements SandboxRuntime {
         ([name, value]) => `${name}=${value}`,
       ),
       HostConfig: {
+        ...this.runtimeHostConfig,
         // No network at all: the only way out is the executor's proxy listener, carried over its channel
         // to the egress proxy. Nothing to firewall, on any engine (a remote DOCKER_HOST included).
         NetworkMode: "none",
@@ -436,8 +488,7 @@ export class DockerRuntime implements SandboxRuntime {
         Memory: this.options.memoryMb * 1024 * 1024,
         MemorySwap: this.options.memoryMb * 1024 * 1024,
         NanoCpus: Math.round(this.options.cpus * 1e9),
-        PidsLimit: this.options.pids,
-        ...(this.options.diskMb !== undefined ? diskLimitHostConfig(this.options.diskMb, this.storageQuota) : {}),
+        ...this.limitsHostConfig(),
         // The executor channel is an exec, never the main process's output; nothing to log.
         LogConfig: { Type: "none", Config: {} },
         Mounts: mounts,
@@ -460,7 +511,7 @@ export class DockerRuntime implements SandboxRuntime {
     );
     const handle = { sandboxId: container.id, environmentId };
     try {
-      if (this.trustFiles.length > 0) await container.putArchive(await sourcesTar(this.trustFiles), { path: "/" });
+      if (this.systemFiles.length > 0) await container.putArchive(await sourcesTar(this.systemFiles), { path: "/" });
       await container.start();
       return handle;
     } catch (error) {

@@ -71,9 +71,15 @@ export function commandBehaviours(t: ChannelSuite): void {
           if (stream === "stdout" && chunk.length > 0 && firstChunkAt === null) firstChunkAt = Date.now();
         },
       });
+      const endedAt = Date.now();
       assert.equal(result.stdout.toString(), "first\nsecond\n");
       assert.ok(firstChunkAt !== null, "onOutput was never called");
-      assert.ok(firstChunkAt - started < 1_000, `first chunk after ${firstChunkAt - started} ms`);
+      // Measured from the end rather than the start, so that a slow spawn (a loaded machine, gVisor)
+      // cannot make it fail: "first" came a good part of the 1.5 s sleep before the command ended.
+      assert.ok(
+        endedAt - firstChunkAt > 1_000,
+        `first chunk after ${firstChunkAt - started} ms, only ${endedAt - firstChunkAt} ms before the end`,
+      );
     });
 
     it("reports a missing program as exit code 127 with the reason on stderr", async () => {
@@ -91,11 +97,16 @@ export function commandBehaviours(t: ChannelSuite): void {
     });
 
     it("runs several commands at once", async () => {
+      // Against one such command's own time, spawn included (slower on a loaded machine or under gVisor):
+      // six one after another would take six times as long.
+      const alone = Date.now();
+      await bash("sleep 1; echo alone");
+      const single = Date.now() - alone;
       const started = Date.now();
       const results = await Promise.all(Array.from({ length: 6 }, (_, index) => bash(`sleep 1; echo ${index}`)));
       const elapsed = Date.now() - started;
       for (const [index, result] of results.entries()) assert.equal(result.stdout.toString(), `${index}\n`);
-      assert.ok(elapsed < 4_000, `6 one-second commands took ${elapsed} ms: not concurrent`);
+      assert.ok(elapsed < 4.5 * single, `6 one-second commands took ${elapsed} ms, one alone ${single} ms: not concurrent`);
     });
 
     it("keeps serving file requests while commands run", async () => {
