@@ -10,7 +10,7 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
-import { withoutStalls } from "../support/stall-detector.js";
+import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
 const AGENT = "antigravity-preview-05-2026";
 const KEY = "bounded-streams-e2e";
@@ -77,7 +77,7 @@ describe("an interaction whose calls print past its output bound (real sandbox)"
     const sockets: net.Socket[] = [];
     await withoutStalls(
       emulator.url,
-      { healthMs: 1000 },
+      { healthMs: HOSTILE_INPUT_BOUNDS.healthMs },
       async () => {
         for (let index = 0; index < 20; index++)
           sockets.push(await silentReader(emulator.url, `/v1beta/interactions/${created.id}?stream=true`));

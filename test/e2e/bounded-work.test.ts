@@ -13,7 +13,7 @@ import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { type HostileMcpServer, startHostileMcpServer, toolsWithLongNames } from "../support/hostile-mcp-server.js";
 import { HUGE_MIN_PROPERTIES, jsonFormat, LARGE_MIN_PROPERTIES } from "../support/hostile-schemas.js";
-import { withoutStalls } from "../support/stall-detector.js";
+import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
 const AGENT = "antigravity-preview-05-2026";
 const LIST_BYTES = 4 * 1024 * 1024;
@@ -55,7 +55,7 @@ describe("bounded work, end to end", () => {
     it(`refuses a response_format schema of ${name} with a 400 at once, /health answering throughout`, async () => {
       const { result } = await withoutStalls(
         emulator.url,
-        { healthMs: 2500 },
+        { healthMs: HOSTILE_INPUT_BOUNDS.healthMs },
         async () => {
           try {
             await ai.interactions.create({ agent: AGENT, input: "answer", response_format: jsonFormat(schema) } as never);
@@ -78,7 +78,7 @@ describe("bounded work, end to end", () => {
     const startMb = memoryMb(emulator.pid, "VmRSS");
     await withoutStalls(
       emulator.url,
-      { healthMs: 2500 },
+      { healthMs: HOSTILE_INPUT_BOUNDS.healthMs },
       async () => {
         for (let round = 1; round <= 3; round++) {
           const interaction = await ai.interactions.create({

@@ -1,7 +1,7 @@
 // Issue 17, cases 3 and 4, against the emulator as `npm start` wires it (fake sandboxes, in this
 // process, so the event loop is measured too): a completed interaction of many calls each printing a
 // lot, read by stream readers that never read, by one that reads at full speed, by GET and by the
-// official SDK. Memory stays bounded, /health answers within 1 s throughout, and the interaction is
+// official SDK. Memory stays bounded, /health answers within the stall bounds (HOSTILE_INPUT_BOUNDS) throughout, and the interaction is
 // readable whole. Before the fix, each silent reader had the whole interaction written into its socket's
 // buffer at once (RSS grew by the interaction's size per reader) and GET built the interaction as one
 // string on the event loop.
@@ -12,7 +12,7 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
-import { withoutStalls } from "../support/stall-detector.js";
+import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
 const KEY = "bounded-streams-key";
 const AGENT = "antigravity-preview-05-2026";
@@ -21,7 +21,7 @@ const MiB = 1024 * 1024;
 const BOUND = 20 * MiB;
 const CALLS = 24;
 const PRINTED = MiB;
-const BOUNDS = { healthMs: 1000, eventLoopMs: 1000 };
+const BOUNDS = HOSTILE_INPUT_BOUNDS;
 
 let emulator: FakeRuntimeEmulator;
 let interactionId: string;
@@ -102,7 +102,7 @@ describe("a completed interaction of many large results", () => {
     );
   });
 
-  it("30 stream readers that read nothing leave memory bounded and /health answering within 1 s", async () => {
+  it("30 stream readers that read nothing leave memory bounded and /health answering", async () => {
     const before = rssMiB();
     let peak = before;
     const sockets: net.Socket[] = [];
@@ -123,7 +123,7 @@ describe("a completed interaction of many large results", () => {
     assert.ok(peak - before < 250, `RSS grew by ${Math.round(peak - before)} MiB with 30 silent readers (from ${Math.round(before)} MiB)`);
   });
 
-  it("one stream reader at full speed gets every event, and /health answers within 1 s meanwhile", async () => {
+  it("one stream reader at full speed gets every event, and /health answers meanwhile", async () => {
     const { result } = await withoutStalls(
       emulator.url,
       BOUNDS,
@@ -159,7 +159,7 @@ describe("a completed interaction of many large results", () => {
     assert.match(result.tail, /"usage":\{[^}]*"total_tokens":\d+.*\}\}\}\n\n$/s);
   });
 
-  it("is readable by GET, with /health answering within 1 s meanwhile, and by the SDK's interactions.get", async () => {
+  it("is readable by GET, with /health answering meanwhile, and by the SDK's interactions.get", async () => {
     // The body is only gathered while the watch runs: parsing tens of MiB of JSON here would hold this
     // process's event loop, which the emulator shares (the e2e tier reads it with the SDK under the watch).
     const { result: body } = await withoutStalls(

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
-import { withoutStalls } from "../support/stall-detector.js";
+import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
 const KEY = "strict-requests-key";
 const AGENT = "antigravity-preview-05-2026";
@@ -100,7 +100,7 @@ describe("unknown request fields, refused as the service refuses them", () => {
     const text = JSON.stringify(wide);
     const { result, report } = await withoutStalls(
       emulator.url,
-      { healthMs: 1000, eventLoopMs: 1000 },
+      HOSTILE_INPUT_BOUNDS,
       async () => {
         // Ten in a row, so that the watch spans enough /health polls to say something.
         const answers = [];
