@@ -101,7 +101,7 @@ describe("bounded work on JSON Schemas", () => {
 describe("the deadline of a request's schema work", () => {
   let emulator: FakeRuntimeEmulator;
   before(async () => {
-    emulator = await startFakeRuntimeEmulator({ EMULATOR_SCHEMA_TIMEOUT_SECONDS: "1.5" });
+    emulator = await startFakeRuntimeEmulator({ EMULATOR_SCHEMA_TIMEOUT_SECONDS: "0.3" });
   });
   after(async () => {
     await emulator?.close();
@@ -117,7 +117,7 @@ describe("the deadline of a request's schema work", () => {
     assert.equal(body.error?.status, "INVALID_ARGUMENT");
     assert.match(
       body.error?.message,
-      /^response_format\.schema: the JSON Schema of this request \(response_format\.schema\) took longer than 1\.5 s to compile and check \(EMULATOR_SCHEMA_TIMEOUT_SECONDS\), so the request is too costly/,
+      /^response_format\.schema: the JSON Schema of this request \(response_format\.schema\) took longer than 0\.3 s to compile and check \(EMULATOR_SCHEMA_TIMEOUT_SECONDS\), so the request is too costly/,
     );
     const next = await create(emulator, {
       input: "answer",
