@@ -11,11 +11,11 @@ import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { type FakeRuntimeEmulator, startFakeRuntimeEmulator } from "../support/fake-runtime.js";
 import { type HostileMcpOptions, type HostileMcpServer, type ListedTool, startHostileMcpServer } from "../support/hostile-mcp-server.js";
+import { postInteraction } from "../support/post-interaction.js";
 import { jsonFormat } from "../support/hostile-schemas.js";
 import { runs } from "../support/property-runs.js";
 import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
-const AGENT = "antigravity-preview-05-2026";
 const KEY = "bounded-work-properties";
 /**
  * The issue asks for /health within 1 s; 2.5 s, and 1.5 s of event-loop delay, leave a margin for a
@@ -28,13 +28,8 @@ const STALL_BOUNDS = HOSTILE_INPUT_BOUNDS;
 type Body = Record<string, any>;
 type Schema = Record<string, unknown>;
 
-async function create(emulator: FakeRuntimeEmulator, body: Body): Promise<{ status: number; body: Body }> {
-  const response = await fetch(`${emulator.url}/v1beta/interactions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-goog-api-key": KEY },
-    body: JSON.stringify({ agent: AGENT, ...body }),
-  });
-  return { status: response.status, body: (await response.json()) as Body };
+function create(emulator: FakeRuntimeEmulator, body: Body): Promise<{ status: number; body: Body }> {
+  return postInteraction(emulator.url, KEY, body);
 }
 
 /** A result, or a 400 INVALID_ARGUMENT with a message: never a 5xx, never another shape. */

@@ -10,10 +10,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FakeRuntimeEmulator, startFakeRuntimeEmulator } from "../support/fake-runtime.js";
 import { type HostileMcpServer, startHostileMcpServer, toolsWithLongNames } from "../support/hostile-mcp-server.js";
+import { postInteraction } from "../support/post-interaction.js";
 import { HUGE_MIN_PROPERTIES, jsonFormat, LARGE_MIN_PROPERTIES, manyRefsSchema } from "../support/hostile-schemas.js";
 import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
-const AGENT = "antigravity-preview-05-2026";
 const KEY = "bounded-work-key";
 /**
  * The issue asks for /health within 1 s; 2.5 s, and 1.5 s of event-loop delay, leave a margin for a
@@ -25,13 +25,8 @@ const STALL_BOUNDS = HOSTILE_INPUT_BOUNDS;
 
 type Body = Record<string, any>;
 
-async function create(emulator: FakeRuntimeEmulator, body: Body): Promise<{ status: number; body: Body }> {
-  const response = await fetch(`${emulator.url}/v1beta/interactions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-goog-api-key": KEY },
-    body: JSON.stringify({ agent: AGENT, ...body }),
-  });
-  return { status: response.status, body: (await response.json()) as Body };
+function create(emulator: FakeRuntimeEmulator, body: Body): Promise<{ status: number; body: Body }> {
+  return postInteraction(emulator.url, KEY, body);
 }
 
 /** `create` while the stall detector watches the emulator. */
