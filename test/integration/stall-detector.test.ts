@@ -19,11 +19,12 @@ describe("the stall detector", () => {
   let server: Server;
   let url = "";
   let silent = false;
+  let healthDelayMs = 0;
   before(async () => {
     server = createServer((req, res) => {
       if (req.url === "/health") {
         if (silent) return; // never answers
-        res.end("{}");
+        setTimeout(() => res.end("{}"), healthDelayMs);
         return;
       }
       res.end();
@@ -43,6 +44,19 @@ describe("the stall detector", () => {
     assert.ok(report.healthAnswers >= 2, `only ${report.healthAnswers} answers`);
     assert.deepEqual(report.failures, []);
     assert.ok(report.longestEventLoopMs !== null && report.longestEventLoopMs < 500);
+  });
+
+  it("waits within the bound for the /health in flight when the work ends first, and counts its answer", async () => {
+    healthDelayMs = 150;
+    try {
+      // The work (a refusal, say) is over long before the first /health answers.
+      const { report } = await withoutStalls(url, { healthMs: 1000 }, () => new Promise((r) => setTimeout(r, 10)));
+      assert.equal(report.healthAnswers, 1);
+      assert.ok(report.longestHealthMs >= 140 && report.longestHealthMs < 1000, `longest ${report.longestHealthMs} ms`);
+      assert.deepEqual(report.failures, []);
+    } finally {
+      healthDelayMs = 0;
+    }
   });
 
   it("fails a server whose event loop is held, naming both measures", async () => {
