@@ -27,12 +27,7 @@ after(async () => {
 });
 
 /** One request on its own connection (no keep-alive: a pooled socket the server just closed would be a false failure). */
-function request(
-  method: string,
-  urlPath: string,
-  body?: string,
-  timeoutMs = 120_000,
-): Promise<{ status: number; text: string }> {
+function request(method: string, urlPath: string, body?: string, timeoutMs = 120_000): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${emulator.url}${urlPath}`,
@@ -49,9 +44,7 @@ function request(
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
-        );
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
         res.on("error", reject);
       },
     );
