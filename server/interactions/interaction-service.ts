@@ -5,8 +5,8 @@
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
-import type { SchemaBounds } from "../agent/schema-bounds.js";
-import { startPlanner } from "../agent/schema-work.js";
+import type { SchemaBounds } from "../planners/scripted/schema-bounds.js";
+import { startPlanner } from "../planners/scripted/schema-work.js";
 import type { Step } from "../agent/steps.js";
 import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type AgentContext, newAgentRun, runAgent } from "../../server/agent/agent-loop.js";
 import type { McpToolCall } from "../../server/agent/agent-call.js";
-import { startScriptedPlanner } from "../../server/agent/scripted-planner.js";
+import { startScriptedPlanner } from "../../server/planners/scripted/scripted-planner.js";
 import type { Step } from "../../server/agent/steps.js";
 import type { InteractionEvent } from "../../server/interactions/events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";

@@ -3,9 +3,9 @@
 // is refused with a message naming each bad item and what to fix, never guessed at. A name the request
 // declares as a function (and that is no sandbox tool) is a call for the client (function-calls.ts).
 
-import { describeValueKind, isToolName, parseToolCall } from "../tools/tool-call.js";
+import { describeValueKind, isToolName, parseToolCall } from "../../tools/tool-call.js";
 import { findFencedBlocks } from "./fenced-blocks.js";
-import { FunctionCallChecker, type PlannedCall } from "./function-calls.js";
+import { FunctionCallChecker, type PlannedCall } from "../../agent/function-calls.js";
 import { mcpNameHint, readMcpScriptItem } from "./mcp-script-item.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
