@@ -10,7 +10,7 @@ import { mcpNameHint, readMcpScriptItem } from "./mcp-script-item.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
 /** An info string whose first word is tool_calls or a near miss of it (tool-calls, toolcall, …). */
-const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
+export const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
 
 export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: PlannedCall[] } | { kind: "invalid"; message: string };
 
