@@ -64,3 +64,17 @@ export function readModelPlannerState(state: PlannerState | null | undefined): M
   const parsed = stateSchema.safeParse(state.data);
   return parsed.success ? (parsed.data as ModelPlannerData) : null;
 }
+
+/** An interaction's model turns as the debug API and the dashboard show them; [] for a scripted run. */
+export function modelTurnsOf(state: PlannerState | null | undefined): Array<Record<string, string | number>> {
+  return (readModelPlannerState(state)?.turns ?? []).map((turn, index) => ({
+    turn: index + 1,
+    backend: turn.backend,
+    model: turn.model,
+    input_tokens: turn.usage.input,
+    output_tokens: turn.usage.output,
+    thought_tokens: turn.usage.thought,
+    latency_ms: turn.latencyMs,
+    source: turn.source,
+  }));
+}
