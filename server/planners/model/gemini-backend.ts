@@ -27,7 +27,9 @@ export function geminiBackend(options: GeminiBackendOptions): ModelBackend {
   const client = new GoogleGenAI({
     apiKey: options.apiKey,
     // No retryOptions: the SDK then makes exactly one attempt; a failed turn is the planner's to report.
-    httpOptions: { baseUrl, timeout: options.timeoutMs },
+    // The SDK 3.x defaults to v1; v1beta is the surface Google documents responseJsonSchema,
+    // parametersJsonSchema and thinkingLevel on, and the one Gemini-compatible servers implement.
+    httpOptions: { baseUrl, apiVersion: "v1beta", timeout: options.timeoutMs },
   });
 
   async function turn(request: ModelRequest, sink: ModelStreamSink, signal: AbortSignal): Promise<ModelAnswer> {
