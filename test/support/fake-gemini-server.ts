@@ -155,13 +155,16 @@ function answer(response: http.ServerResponse, script: FakeGeminiScript, model: 
   const gapMs = script.rawChunks ? 0 : (script.gapMs ?? 0);
   const cut = script.rawChunks ? undefined : script.cutAfterChunks;
   let sent = 0;
+  let timer: NodeJS.Timeout | undefined;
+  // A client that gives up (abort, timeout) must not leave a paced answer's timer holding the test process.
+  response.on("close", () => clearTimeout(timer));
   const sendNext = (): void => {
     if (response.destroyed) return;
     if (cut !== undefined && sent >= cut) return void response.socket?.destroy();
     if (sent >= chunks.length) return void response.end();
     response.write(`data: ${JSON.stringify(chunks[sent])}\r\n\r\n`);
     sent += 1;
-    setTimeout(sendNext, sent < chunks.length ? gapMs : 0);
+    timer = setTimeout(sendNext, sent < chunks.length ? gapMs : 0);
   };
   sendNext();
 }
@@ -172,7 +175,11 @@ function fault(response: http.ServerResponse, script: FakeGeminiFault): void {
       return sendError(response, script.code, script.message ?? `scripted ${script.code}`, script.reason);
     case "stream-error": {
       response.writeHead(200, { "content-type": "text/event-stream" });
-      const error = { code: script.code, message: script.message ?? `scripted ${script.code}`, status: STATUS_NAMES[script.code] ?? "UNKNOWN" };
+      const error = {
+        code: script.code,
+        message: script.message ?? `scripted ${script.code}`,
+        status: STATUS_NAMES[script.code] ?? "UNKNOWN",
+      };
       response.end(`data: ${JSON.stringify({ error })}\r\n\r\n`);
       return;
     }
@@ -199,7 +206,14 @@ function answerChunks(script: FakeGeminiAnswer, model: string, responseId: strin
     responseId,
   });
   if (script.blockReason) {
-    return [{ promptFeedback: { blockReason: script.blockReason }, usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt }, modelVersion: model, responseId }];
+    return [
+      {
+        promptFeedback: { blockReason: script.blockReason },
+        usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt },
+        modelVersion: model,
+        responseId,
+      },
+    ];
   }
   const partGroups: Record<string, unknown>[][] = [
     ...(script.thoughts ?? []).map((text) => [{ text, thought: true }]),
@@ -245,11 +259,38 @@ interface Refusal {
   reason?: string;
 }
 
-const TOP_LEVEL = new Set(["contents", "systemInstruction", "generationConfig", "tools", "toolConfig", "safetySettings", "cachedContent", "serviceTier", "store"]);
+const TOP_LEVEL = new Set([
+  "contents",
+  "systemInstruction",
+  "generationConfig",
+  "tools",
+  "toolConfig",
+  "safetySettings",
+  "cachedContent",
+  "serviceTier",
+  "store",
+]);
 const GENERATION_CONFIG = new Set([
-  "temperature", "topP", "topK", "candidateCount", "maxOutputTokens", "stopSequences", "seed", "responseMimeType", "responseSchema",
-  "responseJsonSchema", "thinkingConfig", "presencePenalty", "frequencyPenalty", "responseLogprobs", "logprobs", "responseModalities",
-  "mediaResolution", "speechConfig", "imageConfig", "enableEnhancedCivicAnswers",
+  "temperature",
+  "topP",
+  "topK",
+  "candidateCount",
+  "maxOutputTokens",
+  "stopSequences",
+  "seed",
+  "responseMimeType",
+  "responseSchema",
+  "responseJsonSchema",
+  "thinkingConfig",
+  "presencePenalty",
+  "frequencyPenalty",
+  "responseLogprobs",
+  "logprobs",
+  "responseModalities",
+  "mediaResolution",
+  "speechConfig",
+  "imageConfig",
+  "enableEnhancedCivicAnswers",
 ]);
 const THINKING_CONFIG = new Set(["includeThoughts", "thinkingBudget", "thinkingLevel"]);
 const THINKING_LEVELS = new Set(["MINIMAL", "LOW", "MEDIUM", "HIGH"]);
@@ -258,8 +299,26 @@ const PART_DATA = ["text", "functionCall", "functionResponse", "inlineData", "fi
 const PART_EXTRAS = new Set(["thought", "thoughtSignature", "videoMetadata", "partMetadata", "mediaResolution"]);
 const FUNCTION_CALL = new Set(["id", "name", "args"]);
 const FUNCTION_RESPONSE = new Set(["id", "name", "response", "parts", "willContinue", "scheduling"]);
-const TOOL = new Set(["functionDeclarations", "googleSearch", "googleSearchRetrieval", "codeExecution", "urlContext", "fileSearch", "googleMaps", "computerUse", "mcpServers"]);
-const FUNCTION_DECLARATION = new Set(["name", "description", "parameters", "parametersJsonSchema", "response", "responseJsonSchema", "behavior"]);
+const TOOL = new Set([
+  "functionDeclarations",
+  "googleSearch",
+  "googleSearchRetrieval",
+  "codeExecution",
+  "urlContext",
+  "fileSearch",
+  "googleMaps",
+  "computerUse",
+  "mcpServers",
+]);
+const FUNCTION_DECLARATION = new Set([
+  "name",
+  "description",
+  "parameters",
+  "parametersJsonSchema",
+  "response",
+  "responseJsonSchema",
+  "behavior",
+]);
 const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 
 function checkRequest(
@@ -272,10 +331,15 @@ function checkRequest(
 ): Refusal | undefined {
   const key = request.headers["x-goog-api-key"];
   if (key === undefined) {
-    return { code: 403, message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API." };
+    return {
+      code: 403,
+      message:
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    };
   }
   if (key !== apiKey) return { code: 400, message: "API key not valid. Please pass a valid API key.", reason: "API_KEY_INVALID" };
-  if (streaming && url.searchParams.get("alt") !== "sse") return invalid("streamGenerateContent without alt=sse would answer a JSON array, not SSE");
+  if (streaming && url.searchParams.get("alt") !== "sse")
+    return invalid("streamGenerateContent without alt=sse would answer a JSON array, not SSE");
   if (!String(request.headers["content-type"] ?? "").startsWith("application/json")) return invalid("the body must be application/json");
   if (!isObject(body)) return invalid(`Invalid JSON payload received. ${raw.slice(0, 40)}`);
   return (
@@ -293,7 +357,9 @@ function invalid(message: string): Refusal {
 
 function unknownField(value: Record<string, unknown>, known: ReadonlySet<string>, where: string): Refusal | undefined {
   const stray = Object.keys(value).find((name) => !known.has(name));
-  return stray === undefined ? undefined : invalid(`Invalid JSON payload received. Unknown name "${stray}" at '${where}': Cannot find field.`);
+  return stray === undefined
+    ? undefined
+    : invalid(`Invalid JSON payload received. Unknown name "${stray}" at '${where}': Cannot find field.`);
 }
 
 function checkContents(contents: unknown): Refusal | undefined {
@@ -309,16 +375,19 @@ function checkContents(contents: unknown): Refusal | undefined {
 
 function checkParts(content: Record<string, unknown>, where: string): Refusal | undefined {
   const role = content["role"];
-  if (role !== "user" && role !== "model") return invalid(`Please use a valid role: user, model. (${where}.role is ${JSON.stringify(role)})`);
+  if (role !== "user" && role !== "model")
+    return invalid(`Please use a valid role: user, model. (${where}.role is ${JSON.stringify(role)})`);
   const parts = content["parts"];
-  if (!Array.isArray(parts) || parts.length === 0) return invalid(`* GenerateContentRequest.${where}.parts: contents.parts must not be empty.`);
+  if (!Array.isArray(parts) || parts.length === 0)
+    return invalid(`* GenerateContentRequest.${where}.parts: contents.parts must not be empty.`);
   for (const [index, part] of parts.entries()) {
     const at = `${where}.parts[${index}]`;
     if (!isObject(part)) return invalid(`${at} is not an object`);
     const data = Object.keys(part).filter((name) => PART_DATA.includes(name));
     const stray = Object.keys(part).find((name) => !PART_DATA.includes(name) && !PART_EXTRAS.has(name));
     if (stray) return invalid(`Invalid JSON payload received. Unknown name "${stray}" at '${at}': Cannot find field.`);
-    if (data.length !== 1) return invalid(`* GenerateContentRequest.${at}.data: required oneof field 'data' must have one initialized field`);
+    if (data.length !== 1)
+      return invalid(`* GenerateContentRequest.${at}.data: required oneof field 'data' must have one initialized field`);
     if ("text" in part && typeof part["text"] !== "string") return invalid(`${at}.text must be a string`);
     if ("functionCall" in part) {
       const call = part["functionCall"];
@@ -326,7 +395,8 @@ function checkParts(content: Record<string, unknown>, where: string): Refusal | 
       if (!isObject(call)) return invalid(`${at}.functionCall is not an object`);
       const refusal = unknownField(call, FUNCTION_CALL, `${at}.functionCall`);
       if (refusal) return refusal;
-      if (typeof call["name"] !== "string" || call["name"] === "") return invalid(`* GenerateContentRequest.${at}.function_call.name: name is not specified`);
+      if (typeof call["name"] !== "string" || call["name"] === "")
+        return invalid(`* GenerateContentRequest.${at}.function_call.name: name is not specified`);
       if (call["args"] !== undefined && !isObject(call["args"])) return invalid(`${at}.functionCall.args must be an object`);
     }
     if ("functionResponse" in part) {
@@ -335,7 +405,8 @@ function checkParts(content: Record<string, unknown>, where: string): Refusal | 
       if (!isObject(result)) return invalid(`${at}.functionResponse is not an object`);
       const refusal = unknownField(result, FUNCTION_RESPONSE, `${at}.functionResponse`);
       if (refusal) return refusal;
-      if (typeof result["name"] !== "string" || result["name"] === "") return invalid(`* GenerateContentRequest.${at}.function_response.name: name is not specified`);
+      if (typeof result["name"] !== "string" || result["name"] === "")
+        return invalid(`* GenerateContentRequest.${at}.function_response.name: name is not specified`);
       if (!isObject(result["response"])) return invalid(`${at}.functionResponse.response must be an object (a Struct)`);
     }
   }
@@ -405,7 +476,11 @@ function checkGenerationConfig(config: unknown): Refusal | undefined {
     }
     return undefined;
   };
-  const ranged = number("temperature", 0, 2) ?? number("topP", 0, 1) ?? number("maxOutputTokens", 1, 2 ** 31 - 1, true) ?? number("seed", -(2 ** 31), 2 ** 31 - 1, true);
+  const ranged =
+    number("temperature", 0, 2) ??
+    number("topP", 0, 1) ??
+    number("maxOutputTokens", 1, 2 ** 31 - 1, true) ??
+    number("seed", -(2 ** 31), 2 ** 31 - 1, true);
   if (ranged) return ranged;
   const stops = config["stopSequences"];
   if (stops !== undefined && (!Array.isArray(stops) || stops.length > 5 || !stops.every((stop) => typeof stop === "string"))) {
@@ -413,7 +488,9 @@ function checkGenerationConfig(config: unknown): Refusal | undefined {
   }
   const mime = config["responseMimeType"];
   if (mime !== undefined && !["text/plain", "application/json", "text/x.enum"].includes(String(mime))) {
-    return invalid(`* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are text/plain, application/json, text/x.enum; got ${String(mime)}`);
+    return invalid(
+      `* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are text/plain, application/json, text/x.enum; got ${String(mime)}`,
+    );
   }
   if (config["responseJsonSchema"] !== undefined) {
     if (mime !== "application/json") return invalid("generationConfig.responseJsonSchema requires responseMimeType application/json");
@@ -431,7 +508,8 @@ function checkGenerationConfig(config: unknown): Refusal | undefined {
     if (thinking["thinkingLevel"] !== undefined && thinking["thinkingBudget"] !== undefined) {
       return invalid("You can only set only one of thinking budget and thinking level.");
     }
-    if (thinking["includeThoughts"] !== undefined && typeof thinking["includeThoughts"] !== "boolean") return invalid("includeThoughts must be a boolean");
+    if (thinking["includeThoughts"] !== undefined && typeof thinking["includeThoughts"] !== "boolean")
+      return invalid("includeThoughts must be a boolean");
   }
   return undefined;
 }
@@ -454,7 +532,9 @@ function checkTools(tools: unknown): Refusal | undefined {
       if (stray) return stray;
       const name = declaration["name"];
       if (typeof name !== "string" || !FUNCTION_NAME.test(name)) {
-        return invalid(`* GenerateContentRequest.${where}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:) or dashes (-), with a maximum length of 128.`);
+        return invalid(
+          `* GenerateContentRequest.${where}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:) or dashes (-), with a maximum length of 128.`,
+        );
       }
       if (names.has(name)) return invalid(`Duplicate function declaration found: ${name}`);
       names.add(name);

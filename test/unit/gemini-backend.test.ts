@@ -227,7 +227,10 @@ describe("gemini backend", () => {
         tools: [],
       };
       const answer = await turnWith(
-        { text: ["Calling."], calls: [{ name: "read_file", args: { path: "b.txt", lines: [1, 2] } }, { name: "now", id: "fc-own" }, { name: "stat" }] },
+        {
+          text: ["Calling."],
+          calls: [{ name: "read_file", args: { path: "b.txt", lines: [1, 2] } }, { name: "now", id: "fc-own" }, { name: "stat" }],
+        },
         request,
       );
       assert.deepEqual(answer.calls, [
@@ -245,7 +248,11 @@ describe("gemini backend", () => {
     });
 
     it("takes the usage from the last usageMetadata, thoughts included, and 0 where the server gave none", async () => {
-      const full = await turnWith({ thoughts: ["hm"], text: ["a", "b"], usage: { promptTokenCount: 12, candidatesTokenCount: 3, thoughtsTokenCount: 9 } });
+      const full = await turnWith({
+        thoughts: ["hm"],
+        text: ["a", "b"],
+        usage: { promptTokenCount: 12, candidatesTokenCount: 3, thoughtsTokenCount: 9 },
+      });
       assert.deepEqual(full.usage, { input: 12, output: 3, thought: 9 });
       const partial = await turnWith({ text: ["a"], usage: { promptTokenCount: 4, candidatesTokenCount: 1 } });
       assert.deepEqual(partial.usage, { input: 4, output: 1, thought: 0 });
@@ -301,7 +308,10 @@ describe("gemini backend", () => {
 
     for (const code of [401, 403]) {
       it(`calls a ${code} an auth failure`, async () => {
-        await expectFailure(turnWith({ fault: "status", code, message: "denied" }), { kind: "auth", says: new RegExp(`\\(${code}: denied\\); check EMULATOR_GEMINI_API_KEY`) });
+        await expectFailure(turnWith({ fault: "status", code, message: "denied" }), {
+          kind: "auth",
+          says: new RegExp(`\\(${code}: denied\\); check EMULATOR_GEMINI_API_KEY`),
+        });
       });
     }
 
@@ -313,7 +323,10 @@ describe("gemini backend", () => {
     });
 
     it("calls a 429 a rate limit, and asks once (the SDK does not retry it)", async () => {
-      await expectFailure(turnWith({ fault: "status", code: 429, message: "Resource has been exhausted" }), { kind: "rate_limit", says: /429: Resource has been exhausted/ });
+      await expectFailure(turnWith({ fault: "status", code: 429, message: "Resource has been exhausted" }), {
+        kind: "rate_limit",
+        says: /429: Resource has been exhausted/,
+      });
       assert.equal(fake.requests.length, 1);
     });
 
@@ -326,13 +339,19 @@ describe("gemini backend", () => {
 
     for (const code of [500, 503]) {
       it(`calls a ${code} a server failure, asked once`, async () => {
-        await expectFailure(turnWith({ fault: "status", code, message: "The model is overloaded." }), { kind: "server", says: new RegExp(`${code}: The model is overloaded`) });
+        await expectFailure(turnWith({ fault: "status", code, message: "The model is overloaded." }), {
+          kind: "server",
+          says: new RegExp(`${code}: The model is overloaded`),
+        });
         assert.equal(fake.requests.length, 1);
       });
     }
 
     it("reads an error event inside the stream as the status it carries", async () => {
-      await expectFailure(turnWith({ fault: "stream-error", code: 500, message: "An internal error has occurred." }), { kind: "server", says: /500: An internal error has occurred/ });
+      await expectFailure(turnWith({ fault: "stream-error", code: 500, message: "An internal error has occurred." }), {
+        kind: "server",
+        says: /500: An internal error has occurred/,
+      });
     });
 
     it("times out a server that never answers, naming EMULATOR_MODEL_TIMEOUT_SECONDS", async () => {
@@ -350,7 +369,10 @@ describe("gemini backend", () => {
       fake.script({ text: ["one", "two"], gapMs: 5_000 });
       const slow = geminiBackend({ apiKey: fake.apiKey, baseUrl: fake.url, timeoutMs: 300 });
       const sink = recordingSink();
-      await expectFailure(slow.turn(simpleRequest(), sink, new AbortController().signal), { kind: "timeout", says: /EMULATOR_MODEL_TIMEOUT_SECONDS/ });
+      await expectFailure(slow.turn(simpleRequest(), sink, new AbortController().signal), {
+        kind: "timeout",
+        says: /EMULATOR_MODEL_TIMEOUT_SECONDS/,
+      });
       assert.deepEqual(sink.events, ["text:one"]);
     });
 
@@ -360,7 +382,10 @@ describe("gemini backend", () => {
     });
 
     it("calls a stream cut before its finish a server failure", async () => {
-      await expectFailure(turnWith({ text: ["a", "b", "c"], cutAfterChunks: 1 }), { kind: "server", says: /broke off|ended without a finishReason/ });
+      await expectFailure(turnWith({ text: ["a", "b", "c"], cutAfterChunks: 1 }), {
+        kind: "server",
+        says: /broke off|ended without a finishReason/,
+      });
       assert.equal(fake.requests.length, 1);
     });
 
@@ -380,11 +405,17 @@ describe("gemini backend", () => {
     });
 
     it("calls chunks of the wrong shape a server failure that names what was wrong", async () => {
-      await expectFailure(turnWith({ rawChunks: [{ candidates: "none" }] }), { kind: "server", says: /candidates that is not an array, which is not the Gemini API/ });
-      await expectFailure(turnWith({ rawChunks: [{ candidates: [{ content: { parts: [{ functionCall: { args: {} } }] }, finishReason: "STOP" }] }] }), {
+      await expectFailure(turnWith({ rawChunks: [{ candidates: "none" }] }), {
         kind: "server",
-        says: /a functionCall without a name/,
+        says: /candidates that is not an array, which is not the Gemini API/,
       });
+      await expectFailure(
+        turnWith({ rawChunks: [{ candidates: [{ content: { parts: [{ functionCall: { args: {} } }] }, finishReason: "STOP" }] }] }),
+        {
+          kind: "server",
+          says: /a functionCall without a name/,
+        },
+      );
       await expectFailure(turnWith({ rawChunks: [{ candidates: [{ content: { parts: [{ text: 5 }] }, finishReason: "STOP" }] }] }), {
         kind: "server",
         says: /text is not a string/,
@@ -392,15 +423,24 @@ describe("gemini backend", () => {
     });
 
     it("calls a safety stop with nothing in it empty, naming the reason", async () => {
-      await expectFailure(turnWith({ finishReason: "SAFETY" }), { kind: "empty", says: /neither text nor function calls \(finishReason SAFETY\); the safety filter/ });
+      await expectFailure(turnWith({ finishReason: "SAFETY" }), {
+        kind: "empty",
+        says: /neither text nor function calls \(finishReason SAFETY\); the safety filter/,
+      });
     });
 
     it("calls a blocked prompt empty, naming the block reason", async () => {
-      await expectFailure(turnWith({ blockReason: "PROHIBITED_CONTENT" }), { kind: "empty", says: /the prompt was blocked \(blockReason PROHIBITED_CONTENT\)/ });
+      await expectFailure(turnWith({ blockReason: "PROHIBITED_CONTENT" }), {
+        kind: "empty",
+        says: /the prompt was blocked \(blockReason PROHIBITED_CONTENT\)/,
+      });
     });
 
     it("calls an answer of thoughts only, out of tokens, empty and asks for more tokens", async () => {
-      await expectFailure(turnWith({ thoughts: ["thinking..."], finishReason: "MAX_TOKENS" }), { kind: "empty", says: /finishReason MAX_TOKENS\); raise max_output_tokens/ });
+      await expectFailure(turnWith({ thoughts: ["thinking..."], finishReason: "MAX_TOKENS" }), {
+        kind: "empty",
+        says: /finishReason MAX_TOKENS\); raise max_output_tokens/,
+      });
     });
 
     it("calls a 200 with no chunks at all a server failure", async () => {

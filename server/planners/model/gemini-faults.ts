@@ -41,7 +41,10 @@ export function describeFault(error: unknown, context: FaultContext): ModelBacke
   }
   const detail = redact(error instanceof Error ? error.message : String(error), context.apiKey);
   if (error instanceof SyntaxError) {
-    return new ModelBackendError("server", `${where}: the server sent a chunk that is not JSON (${detail}); check EMULATOR_GEMINI_BASE_URL`);
+    return new ModelBackendError(
+      "server",
+      `${where}: the server sent a chunk that is not JSON (${detail}); check EMULATOR_GEMINI_BASE_URL`,
+    );
   }
   return new ModelBackendError(
     "server",
@@ -64,7 +67,10 @@ function describeApiError(error: ApiError, context: FaultContext): ModelBackendE
     );
   }
   if (status === 429) {
-    return new ModelBackendError("rate_limit", `${where}: rate limited or out of quota (429: ${said}); wait and retry, or raise the key's quota`);
+    return new ModelBackendError(
+      "rate_limit",
+      `${where}: rate limited or out of quota (429: ${said}); wait and retry, or raise the key's quota`,
+    );
   }
   if (status >= 500) {
     return new ModelBackendError("server", `${where}: the server failed (${status}: ${said}); retry later`);

@@ -2,7 +2,14 @@
 // (gemini-backend.ts sends them). Pure: the same request gives the same parameters, so a cassette's
 // replayed session asks what the recorded one asked.
 
-import { type Content, type FunctionCall, type GenerateContentConfig, type GenerateContentParameters, type Part, ThinkingLevel } from "@google/genai";
+import {
+  type Content,
+  type FunctionCall,
+  type GenerateContentConfig,
+  type GenerateContentParameters,
+  type Part,
+  ThinkingLevel,
+} from "@google/genai";
 import { type ModelMessage, type ModelRequest, type ModelToolCall, type ModelToolResult, ModelBackendError } from "./model-backend.js";
 
 /**
