@@ -66,6 +66,8 @@ export interface FakeGemini {
   /** Why the fake refused requests as the real API would (400s it sent on its own): a test expects none unless it provoked one. */
   refusals: string[];
   script(...answers: FakeGeminiScript[]): void;
+  /** Forgets the recorded requests, the refusals and any scripted answer left over (a test that failed early). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,11 @@ export async function startFakeGeminiServer(apiKey = "fake-gemini-key-0123456789
     requests,
     refusals,
     script: (...answers) => void queue.push(...answers),
+    reset: () => {
+      requests.length = 0;
+      refusals.length = 0;
+      queue.length = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -34,10 +34,7 @@ describe("gemini backend", () => {
   after(async () => {
     await fake.close();
   });
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.refusals.length = 0;
-  });
+  beforeEach(() => fake.reset());
 
   async function turnWith(script: FakeGeminiScript, request = simpleRequest(), sink = recordingSink()): Promise<ModelAnswer> {
     fake.script(script);
