@@ -202,7 +202,9 @@ function playBack(answer: RecordedAnswer, sink: ModelStreamSink): void {
 
 /** The text split at whitespace into at most `most` pieces that join back to it; none for empty text. */
 export function textPieces(text: string, most = 4): string[] {
-  const words = text.split(/(?<=\s)(?=\S)/).filter((word) => word.length > 0);
+  // Each word with the whitespace after it; leading whitespace goes with the first word, and text that is
+  // only whitespace is one piece.
+  const words = text.match(/\s*\S+\s*/g) ?? (text === "" ? [] : [text]);
   const perPiece = Math.ceil(words.length / most);
   const pieces: string[] = [];
   for (let start = 0; start < words.length; start += perPiece) pieces.push(words.slice(start, start + perPiece).join(""));
