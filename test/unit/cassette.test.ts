@@ -114,7 +114,7 @@ async function runSession(backend: ModelBackend, user: string, outputs = outputs
   const run: SessionRun = { answers: [], sinks: [] };
   for (let turn = 0; turn < 5; turn++) {
     const sink = recordingSink();
-    // The planner builds each request on the same message list: the cassette must snapshot it.
+    // The planner builds each request on the same message list: the cassette must store a copy, not the list.
     const answer = await backend.turn(request, sink, new AbortController().signal);
     run.answers.push(answer);
     run.sinks.push(sink);
@@ -333,7 +333,7 @@ describe("cassette: record and replay of model turns", () => {
     assert.match((await rejection(turn(player(file)))).message, /\(version: only version 1 is supported\)/);
   });
 
-  it("reads the cassette once, lazily: a file that appears after the first turn is not read", async () => {
+  it("reads the cassette once, lazily: not before the first turn, and not again when the file changes", async () => {
     const file = await cassetteFile();
     const replaying = player(file); // no file yet, and no error: nothing is read before the first turn
     await runSession(recorder(file, fakeModel()), "list /data");
