@@ -39,6 +39,8 @@ interface FakeOptions {
   shuffledKeys?: boolean;
   /** How long the turn takes, by the user's text. */
   delayFor?: (user: string) => number;
+  /** What the turn waits for before it answers, by the user's text. */
+  holdFor?: (user: string) => Promise<void> | undefined;
   /** Fail the turn with this error when it returns one. */
   failure?: (request: ModelRequest) => ModelBackendError | null;
 }
@@ -55,6 +57,7 @@ function fakeModel(options: FakeOptions = {}): ModelBackend & { turns: number } 
       fake.turns++;
       const user = request.messages[0]?.role === "user" ? request.messages[0].text : "";
       await delay(options.delayFor?.(user) ?? 0, undefined, { signal });
+      await options.holdFor?.(user);
       const failure = options.failure?.(request);
       if (failure) throw failure;
       const done = request.messages.filter((message) => message.role === "model").length;
@@ -345,10 +348,16 @@ describe("cassette: record and replay of model turns", () => {
 
   it("keeps both of two concurrent recordings, in the order their turns ended, and replays them in any order", async () => {
     const file = await cassetteFile();
-    // The slow session starts first and ends each turn after the fast one.
-    const live = fakeModel({ delayFor: (user) => (user === "slow" ? 60 : 5) });
-    const backend = recorder(file, live);
-    await Promise.all([runSession(backend, "slow"), runSession(backend, "fast")]);
+    // The slow session's first turn starts first and ends last: the fast session runs all its turns meanwhile.
+    let releaseSlow = (): void => undefined;
+    const slowHeld = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    const backend = recorder(file, fakeModel({ holdFor: (user) => (user === "slow" ? slowHeld : undefined) }));
+    const slowRun = runSession(backend, "slow");
+    await runSession(backend, "fast");
+    releaseSlow();
+    await slowRun;
     const turns = JSON.parse(await fs.readFile(file, "utf8")).turns as { request: ModelRequest }[];
     assert.deepEqual(
       turns.map((turn) => `${(turn.request.messages[0] as { text: string }).text}:${turn.request.messages.length}`),
