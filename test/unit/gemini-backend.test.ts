@@ -143,7 +143,7 @@ describe("gemini backend", () => {
       assert.deepEqual(fake.requests[0]!.body.generationConfig, { responseMimeType: "application/json" });
     });
 
-    it("sends back a step of calls and their results that the Gemini 3 checks accept (signature on the step's first call)", async () => {
+    it("sends back a step of calls and their results that the Gemini 3 checks accept (the model's own signature on the step's first call)", async () => {
       const first = await turnWith({ calls: [{ name: "list_files", args: { dir: "/" } }, { name: "now" }] });
       const request: ModelRequest = {
         model: MODEL,
@@ -163,7 +163,11 @@ describe("gemini backend", () => {
       const second = await turnWith({ text: ["Two files."] }, request);
       assert.deepEqual(fake.refusals, []);
       assert.equal(second.text, "Two files.");
-      assert.equal(fake.requests[1]!.body.contents[1].parts[0].thoughtSignature, FOREIGN_THOUGHT_SIGNATURE);
+      // The signature the model gave comes back as it was, on its call only.
+      assert.match(first.calls[0]?.signature ?? "", /^[A-Za-z0-9+/]+=*$/);
+      assert.equal(first.calls[1]?.signature, undefined);
+      assert.equal(fake.requests[1]!.body.contents[1].parts[0].thoughtSignature, first.calls[0]?.signature);
+      assert.equal(fake.requests[1]!.body.contents[1].parts[1].thoughtSignature, undefined);
     });
 
     it("refuses a thinking_level Gemini does not know before sending anything", async () => {
@@ -230,18 +234,27 @@ describe("gemini backend", () => {
         },
         request,
       );
-      assert.deepEqual(answer.calls, [
-        { id: "call_3_0", name: "read_file", arguments: '{"path":"b.txt","lines":[1,2]}' },
-        { id: "fc-own", name: "now", arguments: "{}" },
-        { id: "call_3_2", name: "stat", arguments: "{}" },
-      ]);
+      // The first call's part carries the model's thought signature, kept with it.
+      assert.deepEqual(
+        answer.calls.map(({ signature: _signature, ...call }) => call),
+        [
+          { id: "call_3_0", name: "read_file", arguments: '{"path":"b.txt","lines":[1,2]}' },
+          { id: "fc-own", name: "now", arguments: "{}" },
+          { id: "call_3_2", name: "stat", arguments: "{}" },
+        ],
+      );
+      assert.deepEqual(
+        answer.calls.map((call) => call.signature !== undefined),
+        [true, false, false],
+      );
       assert.equal(answer.text, "Calling.");
     });
 
     it("answers with calls only (no text) as a complete answer", async () => {
       const answer = await turnWith({ calls: [{ name: "now" }] });
       assert.equal(answer.text, "");
-      assert.deepEqual(answer.calls, [{ id: "call_1_0", name: "now", arguments: "{}" }]);
+      assert.deepEqual(answer.calls, [{ id: "call_1_0", name: "now", arguments: "{}", signature: answer.calls[0]?.signature }]);
+      assert.ok(answer.calls[0]?.signature);
     });
 
     it("takes the usage from the last usageMetadata, thoughts included, and 0 where the server gave none", async () => {

@@ -50,7 +50,7 @@ const count = z.number().int().nonnegative();
 const answer = z.strictObject({
   text: z.string(),
   thought: z.string().optional(),
-  calls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() })),
+  calls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string(), signature: z.string().optional() })),
   usage: z.strictObject({ input: count, output: count, thought: count }),
 });
 

@@ -114,7 +114,12 @@ function storedAnswer(answer: ModelAnswer): RecordedAnswer {
   return {
     text: answer.text,
     ...(answer.thought !== undefined ? { thought: answer.thought } : {}),
-    calls: answer.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+    calls: answer.calls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      ...(call.signature !== undefined ? { signature: call.signature } : {}),
+    })),
     usage: { input: answer.usage.input, output: answer.usage.output, thought: answer.usage.thought },
   };
 }

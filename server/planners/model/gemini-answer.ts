@@ -91,7 +91,12 @@ export class GeminiAnswerReader {
       return;
     }
     const call = part["functionCall"];
-    if (call !== undefined) this.calls.push(this.readCall(call));
+    if (call !== undefined) {
+      const read = this.readCall(call);
+      const signature = part["thoughtSignature"];
+      if (typeof signature === "string" && signature !== "") read.signature = signature;
+      this.calls.push(read);
+    }
     // Other parts (executableCode, inlineData...) answer tools this backend never declares: ignored.
   }
 

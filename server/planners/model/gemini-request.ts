@@ -14,9 +14,10 @@ import { type ModelMessage, type ModelRequest, type ModelToolCall, type ModelToo
 
 /**
  * Gemini 3 refuses (400) a step whose first functionCall part comes back without the thoughtSignature
- * the model gave it. ModelToolCall has no field to keep the real one, so every model message carries
- * the signature Google documents for history the model did not produce itself, which the API accepts
- * (the model loses its earlier reasoning, not the conversation).
+ * the model gave it. A call keeps the model's own (ModelToolCall.signature); a first call that has none
+ * (history another backend made, an older state) carries the signature Google documents for history
+ * the model did not produce itself, which the API accepts (the model loses that reasoning, not the
+ * conversation).
  */
 export const FOREIGN_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
 
@@ -50,7 +51,8 @@ function modelParts(text: string, calls: readonly ModelToolCall[]): Part[] {
   if (text !== "" || calls.length === 0) parts.push({ text });
   calls.forEach((call, index) => {
     const functionCall: FunctionCall = { id: call.id, name: call.name, args: argumentsObject(call.arguments) };
-    parts.push(index === 0 ? { functionCall, thoughtSignature: FOREIGN_THOUGHT_SIGNATURE } : { functionCall });
+    const signature = call.signature ?? (index === 0 ? FOREIGN_THOUGHT_SIGNATURE : undefined);
+    parts.push(signature !== undefined ? { functionCall, thoughtSignature: signature } : { functionCall });
   });
   return parts;
 }

@@ -23,6 +23,11 @@ export interface ModelToolCall {
   name: string;
   /** The arguments as the model wrote them: JSON text, which may be malformed (the planner checks it). */
   arguments: string;
+  /**
+   * Gemini's thoughtSignature on the call's part, opaque: Gemini 3 refuses a conversation whose call
+   * comes back without the signature it gave (and the model keeps its reasoning across turns with it).
+   */
+  signature?: string;
 }
 
 export interface ModelToolResult {

@@ -10,7 +10,7 @@ import type { ModelMessage, ModelToolResult, ModelTurnRecord } from "./model-bac
 
 export const MODEL_PLANNER = "model";
 
-const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string(), signature: z.string().optional() });
 const toolResult = z.object({ id: z.string(), name: z.string(), output: z.string(), isError: z.boolean() });
 const message = z.discriminatedUnion("role", [
   z.object({ role: z.literal("user"), text: z.string() }),
