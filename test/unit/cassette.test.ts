@@ -64,12 +64,18 @@ function fakeModel(options: FakeOptions = {}): ModelBackend & { turns: number } 
       const thought = `Turn ${done + 1} of ${user}: thinking.`;
       sink.thought(thought);
       if (done < 2) {
-        const call = { id: `call_${done + 1}_0`, name: "run_command", arguments: JSON.stringify({ command: `ls -l /data/${done}` }) };
+        // A Gemini-style thought signature rides on the call: replay must give it back for the next turn to match.
+        const call = {
+          id: `call_${done + 1}_0`,
+          name: "run_command",
+          arguments: JSON.stringify({ command: `ls -l /data/${done}` }),
+          signature: `c2lnLTEy${done}`,
+        };
         const usage = { input: 100 + done, output: 7, thought: 3 };
         return options.shuffledKeys
           ? {
               usage: { thought: 3, output: 7, input: 100 + done },
-              calls: [{ arguments: call.arguments, name: call.name, id: call.id }],
+              calls: [{ signature: call.signature, arguments: call.arguments, name: call.name, id: call.id }],
               thought,
               text: "",
             }
