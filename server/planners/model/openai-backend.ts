@@ -26,7 +26,9 @@ const PLACEHOLDER_API_KEY = "no-key";
 export function openAiBackend(options: OpenAiBackendOptions): ModelBackend {
   const baseUrl = checkedBaseUrl(options.baseUrl);
   if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
-    throw new Error(`openai backend: the timeout must be a positive number of ms, got ${options.timeoutMs}; check EMULATOR_MODEL_TIMEOUT_SECONDS`);
+    throw new Error(
+      `openai backend: the timeout must be a positive number of ms, got ${options.timeoutMs}; check EMULATOR_MODEL_TIMEOUT_SECONDS`,
+    );
   }
   const apiKey = options.apiKey === undefined || options.apiKey === "" ? undefined : options.apiKey;
   const settings: TurnSettings = { ...options, baseUrl, apiKey, timeoutMs: Math.ceil(options.timeoutMs) };
@@ -110,7 +112,9 @@ function checkedBaseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`openai backend: EMULATOR_OPENAI_BASE_URL is not a URL: ${JSON.stringify(text)}; set it like http://127.0.0.1:11434/v1`);
+    throw new Error(
+      `openai backend: EMULATOR_OPENAI_BASE_URL is not a URL: ${JSON.stringify(text)}; set it like http://127.0.0.1:11434/v1`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new Error(`openai backend: EMULATOR_OPENAI_BASE_URL must be http(s), got ${url.protocol}; set it like http://127.0.0.1:11434/v1`);

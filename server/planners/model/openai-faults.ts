@@ -109,7 +109,8 @@ function failure(context: FaultContext, kind: ModelFailureKind, message: string)
 /** What the server said: its error body's message (in any of the shapes the servers use), else the client's. */
 function serverMessage(error: APIError, body: string | undefined): string {
   const fromBody = body === undefined ? undefined : messageInBody(body);
-  const said = fromBody ?? (typeof error.error === "object" && error.error !== null ? messageInBody(JSON.stringify(error.error)) : undefined);
+  const said =
+    fromBody ?? (typeof error.error === "object" && error.error !== null ? messageInBody(JSON.stringify(error.error)) : undefined);
   const text = (said ?? error.message).replace(/\s+/g, " ").trim();
   return text.length > MAX_SERVER_MESSAGE ? `${text.slice(0, MAX_SERVER_MESSAGE)}…` : text || "no message";
 }

@@ -66,7 +66,8 @@ export async function readChatStream(chunks: AsyncIterable<unknown>, sink: Model
       if (choice["index"] !== undefined && choice["index"] !== 0) continue;
       const reason = choice["finish_reason"];
       if (typeof reason === "string") finishReason = reason;
-      else if (reason !== null && reason !== undefined) throw new ProtocolViolation(`${where} has a finish_reason that is ${describe(reason)}`);
+      else if (reason !== null && reason !== undefined)
+        throw new ProtocolViolation(`${where} has a finish_reason that is ${describe(reason)}`);
       const delta = choice["delta"];
       if (delta === undefined || delta === null) continue;
       if (!isRecord(delta)) throw new ProtocolViolation(`${where} has a delta that is ${describe(delta)}`);
@@ -109,7 +110,8 @@ export async function readChatStream(chunks: AsyncIterable<unknown>, sink: Model
 function addFragment(calls: Map<number, CallInProgress>, fragment: unknown, lastIndex: number, where: string): number {
   if (!isRecord(fragment)) throw new ProtocolViolation(`${where}: a tool call fragment is ${describe(fragment)}`);
   const given = fragment["function"];
-  if (given !== undefined && given !== null && !isRecord(given)) throw new ProtocolViolation(`${where}: tool call function is ${describe(given)}`);
+  if (given !== undefined && given !== null && !isRecord(given))
+    throw new ProtocolViolation(`${where}: tool call function is ${describe(given)}`);
   const fn = isRecord(given) ? given : undefined;
   const name = optionalString(fn?.["name"], `${where}: tool call function.name`);
   const piece = optionalString(fn?.["arguments"], `${where}: tool call function.arguments`);
