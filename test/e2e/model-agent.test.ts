@@ -166,8 +166,8 @@ describe("a model behind the agent (openai: through the official client)", () =>
     assert.deepEqual(denied, { role: "tool", tool_call_id: "call_cat", content: 'Error: Tool call denied by hook "guard": use read_file for files' });
     const read = interaction.steps.find((step) => step.type === "function_result" && step.name === "read_file");
     assert.equal(read?.result, "hello");
-    const hooksTrace = await (await fetch(`${emulator.url}/emulator/interactions/${interaction.id}/hooks`, { headers: { "x-goog-api-key": KEY } })).json();
-    assert.equal(hooksTrace.tool_calls[0].pre.decision, "deny");
+    const hooksTrace = (await (await fetch(`${emulator.url}/emulator/interactions/${interaction.id}/hooks`, { headers: { "x-goog-api-key": KEY } })).json()) as { tool_calls: Array<{ pre: { decision: string } }> };
+    assert.equal(hooksTrace.tool_calls[0]?.pre.decision, "deny");
   });
 
   it("hands a declared function to the client and gives its result back to the model", async () => {
@@ -247,9 +247,9 @@ describe("a model behind the agent (openai: through the official client)", () =>
       assert.deepEqual(shape(again.steps), shape(primes.steps));
       assert.deepEqual(again.usage, primes.usage);
       assert.equal(openai.requests.length, before, "the model server was not asked");
-      const turns = await (await fetch(`${replay.url}/emulator/interactions/${again.id}/model-turns`, { headers: { "x-goog-api-key": KEY } })).json();
+      const turns = (await (await fetch(`${replay.url}/emulator/interactions/${again.id}/model-turns`, { headers: { "x-goog-api-key": KEY } })).json()) as { turns: Array<{ source: string }> };
       assert.deepEqual(
-        turns.turns.map((turn: any) => turn.source),
+        turns.turns.map((turn) => turn.source),
         ["replayed", "replayed", "replayed"],
       );
 
