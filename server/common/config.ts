@@ -244,11 +244,15 @@ export const configSchema = z.object({
   EMULATOR_OPENAI_API_KEY: z
     .string()
     .optional()
-    .describe("API key sent to EMULATOR_OPENAI_BASE_URL (local servers need none); never reaches a sandbox, a stored interaction or a cassette"),
+    .describe(
+      "API key sent to EMULATOR_OPENAI_BASE_URL (local servers need none); never reaches a sandbox, a stored interaction or a cassette",
+    ),
   EMULATOR_GEMINI_API_KEY: z
     .string()
     .optional()
-    .describe("The emulator's own Gemini API key for gemini:<model> (never a client's key); never reaches a sandbox, a stored interaction or a cassette"),
+    .describe(
+      "The emulator's own Gemini API key for gemini:<model> (never a client's key); never reaches a sandbox, a stored interaction or a cassette",
+    ),
   EMULATOR_GEMINI_BASE_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
     .optional()
@@ -264,11 +268,7 @@ export const configSchema = z.object({
     .describe(
       "live: ask the model; record: ask it and save every turn to EMULATOR_MODEL_CASSETTE; replay: answer every turn from the cassette, with no network, failing an interaction whose conversation differs",
     ),
-  EMULATOR_MODEL_CASSETTE: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The cassette file (JSON) of EMULATOR_MODEL_MODE=record|replay"),
+  EMULATOR_MODEL_CASSETTE: z.string().min(1).optional().describe("The cassette file (JSON) of EMULATOR_MODEL_MODE=record|replay"),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {
@@ -286,7 +286,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const { EMULATOR_MODEL_MODE: mode, EMULATOR_MODEL_CASSETTE: cassette, EMULATOR_AGENT_MODEL: agentModel } = parsed.data;
   if (mode !== "live" && cassette === undefined) {
-    throw new ConfigError(`invalid configuration:\n  EMULATOR_MODEL_CASSETTE: EMULATOR_MODEL_MODE=${mode} needs a cassette file; set EMULATOR_MODEL_CASSETTE=<file>`);
+    throw new ConfigError(
+      `invalid configuration:\n  EMULATOR_MODEL_CASSETTE: EMULATOR_MODEL_MODE=${mode} needs a cassette file; set EMULATOR_MODEL_CASSETTE=<file>`,
+    );
   }
   if (mode !== "live" && agentModel === "scripted") {
     throw new ConfigError(

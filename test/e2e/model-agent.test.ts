@@ -33,7 +33,13 @@ const PRIMES_SCRIPT = [
 ].join("\n");
 
 type Step = Record<string, any> & { type: string };
-type Interaction = { id: string; status: string; steps: Step[]; usage?: Record<string, any>; errors?: Array<{ code: string; message: string }> };
+type Interaction = {
+  id: string;
+  status: string;
+  steps: Step[];
+  usage?: Record<string, any>;
+  errors?: Array<{ code: string; message: string }>;
+};
 type Event = Record<string, any> & { event_type: string };
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), "model-agent-"));
@@ -143,7 +149,10 @@ describe("a model behind the agent (openai: through the official client)", () =>
     const hooks = JSON.stringify({
       guard: {
         pre_tool_execution: [
-          { matcher: "code_execution", hooks: [{ type: "command", command: `echo '{"decision":"deny","reason":"use read_file for files"}'` }] },
+          {
+            matcher: "code_execution",
+            hooks: [{ type: "command", command: `echo '{"decision":"deny","reason":"use read_file for files"}'` }],
+          },
         ],
       },
     });
@@ -166,15 +175,28 @@ describe("a model behind the agent (openai: through the official client)", () =>
     } as never)) as Interaction;
     assert.equal(interaction.status, "completed", JSON.stringify(interaction.errors));
     const denied = openai.requests[first + 1]?.body.messages.at(-1);
-    assert.deepEqual(denied, { role: "tool", tool_call_id: "call_cat", content: 'Error: Tool call denied by hook "guard": use read_file for files' });
+    assert.deepEqual(denied, {
+      role: "tool",
+      tool_call_id: "call_cat",
+      content: 'Error: Tool call denied by hook "guard": use read_file for files',
+    });
     const read = interaction.steps.find((step) => step.type === "function_result" && step.name === "read_file");
     assert.equal(read?.result, "hello");
-    const hooksTrace = (await (await fetch(`${emulator.url}/emulator/interactions/${interaction.id}/hooks`, { headers: { "x-goog-api-key": KEY } })).json()) as { tool_calls: Array<{ pre: { decision: string } }> };
+    const hooksTrace = (await (
+      await fetch(`${emulator.url}/emulator/interactions/${interaction.id}/hooks`, { headers: { "x-goog-api-key": KEY } })
+    ).json()) as { tool_calls: Array<{ pre: { decision: string } }> };
     assert.equal(hooksTrace.tool_calls[0]?.pre.decision, "deny");
   });
 
   it("hands a declared function to the client and gives its result back to the model", async () => {
-    const tools = [{ type: "function", name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
+    const tools = [
+      {
+        type: "function",
+        name: "get_weather",
+        description: "Weather of a city",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    ];
     openai.script(
       { kind: "answer", toolCalls: [toolCall("call_weather", "get_weather", { city: "Paris" })] },
       { kind: "answer", text: ["It is sunny in Paris."] },
@@ -210,7 +232,11 @@ describe("a model behind the agent (openai: through the official client)", () =>
   });
 
   it("ends the interaction failed, naming the backend, when the model's server fails", async () => {
-    openai.script({ kind: "status", status: 429, body: { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } } });
+    openai.script({
+      kind: "status",
+      status: 429,
+      body: { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } },
+    });
     const interaction = (await ai.interactions.create({ agent: AGENT, input: "hello" })) as Interaction;
     assert.equal(interaction.status, "failed");
     assert.equal(interaction.errors?.[0]?.code, "RESOURCE_EXHAUSTED");
@@ -250,13 +276,18 @@ describe("a model behind the agent (openai: through the official client)", () =>
       assert.deepEqual(shape(again.steps), shape(primes.steps));
       assert.deepEqual(again.usage, primes.usage);
       assert.equal(openai.requests.length, before, "the model server was not asked");
-      const turns = (await (await fetch(`${replay.url}/emulator/interactions/${again.id}/model-turns`, { headers: { "x-goog-api-key": KEY } })).json()) as { turns: Array<{ source: string }> };
+      const turns = (await (
+        await fetch(`${replay.url}/emulator/interactions/${again.id}/model-turns`, { headers: { "x-goog-api-key": KEY } })
+      ).json()) as { turns: Array<{ source: string }> };
       assert.deepEqual(
         turns.turns.map((turn) => turn.source),
         ["replayed", "replayed", "replayed"],
       );
 
-      const divergent = (await client.interactions.create({ agent: AGENT, input: "Write a Python script that prints the first 20 primes and run it." })) as Interaction;
+      const divergent = (await client.interactions.create({
+        agent: AGENT,
+        input: "Write a Python script that prints the first 20 primes and run it.",
+      })) as Interaction;
       assert.equal(divergent.status, "failed");
       assert.equal(divergent.errors?.[0]?.code, "FAILED_PRECONDITION");
       const message = divergent.errors?.[0]?.message ?? "";
@@ -296,7 +327,10 @@ describe("a model behind the agent (gemini: through @google/genai)", () => {
         calls: [{ name: "write_file", args: { path: "/workspace/primes.py", content: PRIMES_SCRIPT } }],
         usage: { promptTokenCount: 300, candidatesTokenCount: 40, thoughtsTokenCount: 7 },
       },
-      { calls: [{ name: "code_execution", args: { code: "python3 /workspace/primes.py" } }], usage: { promptTokenCount: 380, candidatesTokenCount: 12 } },
+      {
+        calls: [{ name: "code_execution", args: { code: "python3 /workspace/primes.py" } }],
+        usage: { promptTokenCount: 380, candidatesTokenCount: 12 },
+      },
       { text: ["The primes: ", "2 3 5 7 11 13 17 19 23 29."], usage: { promptTokenCount: 420, candidatesTokenCount: 15 } },
     );
     const events = await collect(await client.interactions.create({ agent: AGENT, input: PRIMES_PROMPT, stream: true }));

@@ -95,7 +95,11 @@ function harness(answers: Answer[], options: Partial<ModelPlannerOptions> = {}) 
 describe("the model-backed planner", () => {
   it("declares the sandbox tools, runs the model's calls through the loop, tells it the results and ends with its streamed answer", async () => {
     const h = harness([
-      { text: "Let me look.", calls: [call("c1", "read_file", { path: "/workspace/a.txt" })], usage: { input: 100, output: 20, thought: 3 } },
+      {
+        text: "Let me look.",
+        calls: [call("c1", "read_file", { path: "/workspace/a.txt" })],
+        usage: { input: 100, output: 20, thought: 3 },
+      },
       { text: "The file says alpha.", usage: { input: 140, output: 8, thought: 0 } },
     ]);
     h.channel.files.set("/workspace/a.txt", "alpha");
@@ -112,7 +116,12 @@ describe("the model-backed planner", () => {
       type: "object",
       properties: {
         code: { type: "string", minLength: 1, description: "the program text to run inside the sandbox" },
-        language: { default: "bash", type: "string", enum: ["bash", "python"], description: 'the interpreter: "bash" (default) or "python"' },
+        language: {
+          default: "bash",
+          type: "string",
+          enum: ["bash", "python"],
+          description: 'the interpreter: "bash" (default) or "python"',
+        },
       },
       required: ["code"],
       additionalProperties: false,
@@ -123,7 +132,10 @@ describe("the model-backed planner", () => {
       { role: "tool", results: [{ id: "c1", name: "read_file", output: "alpha", isError: false }] },
     ]);
     // The text of each turn streamed into its own model_output step, in the pieces the model sent.
-    assert.deepEqual(h.output.texts, [["Let", " me look."], ["The", " file says alpha."]]);
+    assert.deepEqual(h.output.texts, [
+      ["Let", " me look."],
+      ["The", " file says alpha."],
+    ]);
     assert.deepEqual(h.output.usage, [
       { input: 100, output: 20, thought: 3 },
       { input: 140, output: 8, thought: 0 },
@@ -157,7 +169,9 @@ describe("the model-backed planner", () => {
     assert.equal(ending.kind, "answered");
     assert.deepEqual(h.backend.requests[1]?.messages.at(-1), {
       role: "tool",
-      results: [{ id: "c1", name: "code_execution", output: 'Tool call denied by hook "guard": no deleting in this sandbox', isError: true }],
+      results: [
+        { id: "c1", name: "code_execution", output: 'Tool call denied by hook "guard": no deleting in this sandbox', isError: true },
+      ],
     });
     assert.equal(h.backend.requests[2]?.messages.at(-1)?.role, "tool");
     assert.ok(!h.channel.commands.some((command) => command.argv.join(" ").includes("rm -rf")), "the denied command never ran");
@@ -165,14 +179,14 @@ describe("the model-backed planner", () => {
   });
 
   it("gives a malformed call back once, with what was wrong; a second in a row ends the run", async () => {
-    const recovered = harness([
-      { calls: [call("c1", "read_fil", { path: "a" })] },
-      { calls: [call("c2", "read_file", "{not json")] },
-    ]);
+    const recovered = harness([{ calls: [call("c1", "read_fil", { path: "a" })] }, { calls: [call("c2", "read_file", "{not json")] }]);
     const ending = await runAgent(recovered.planner, recovered.context, newAgentRun("read a"));
     assert.equal(ending.kind, "planner_failed");
     assert.equal(ending.kind === "planner_failed" && ending.error.code, "ABORTED");
-    assert.match(ending.kind === "planner_failed" ? ending.error.message : "", /openai:qwen3\) made a malformed tool call twice in a row \(read_file: the arguments of read_file are not JSON/);
+    assert.match(
+      ending.kind === "planner_failed" ? ending.error.message : "",
+      /openai:qwen3\) made a malformed tool call twice in a row \(read_file: the arguments of read_file are not JSON/,
+    );
     assert.deepEqual(recovered.backend.requests[1]?.messages.at(-1), {
       role: "tool",
       results: [
@@ -191,15 +205,21 @@ describe("the model-backed planner", () => {
       { text: "Written." },
     ]);
     assert.equal((await runAgent(fine.planner, fine.context, newAgentRun("write x"))).kind, "answered");
-    assert.match(
-      (fine.backend.requests[1]?.messages.at(-1) as { results: Array<{ output: string }> }).results[0]?.output ?? "",
-      /^Error: write_file argument "content" is missing/,
-    );
+    const told = fine.backend.requests[1]?.messages.at(-1);
+    assert.equal(told?.role, "tool");
+    assert.match(told?.role === "tool" ? (told.results[0]?.output ?? "") : "", /^Error: write_file argument "content" is missing/);
     assert.equal(fine.channel.files.get("/workspace/x"), "hi");
   });
 
   it("hands a declared function to the client, and gives its result back under the model's call ID in the next interaction", async () => {
-    const functions = [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, toolIndex: 0 }];
+    const functions = [
+      {
+        name: "get_weather",
+        description: "Weather of a city",
+        parameters: { type: "object", properties: { city: { type: "string" } } },
+        toolIndex: 0,
+      },
+    ];
     const first = harness([{ calls: [call("w1", "get_weather", { city: "Paris" })] }], {
       tools: { codeExecution: false, fileTools: true, functions },
     });
@@ -237,7 +257,9 @@ describe("the model-backed planner", () => {
         return { text: "found it", isError: false };
       },
       tools: async (): Promise<{ tools: McpToolInfo[] }> => ({
-        tools: [{ name: "search", description: "Searches the docs.", inputSchema: { type: "object", properties: { q: { type: "string" } } } }],
+        tools: [
+          { name: "search", description: "Searches the docs.", inputSchema: { type: "object", properties: { q: { type: "string" } } } },
+        ],
       }),
       close: async () => undefined,
     };
@@ -249,20 +271,30 @@ describe("the model-backed planner", () => {
       parameters: { type: "object", properties: { q: { type: "string" } } },
     });
     assert.deepEqual(calls, ['docs/search:{"q":"hooks"}']);
-    assert.deepEqual(h.steps.steps.map((step) => step.type), ["mcp_server_tool_call", "mcp_server_tool_result"]);
+    assert.deepEqual(
+      h.steps.steps.map((step) => step.type),
+      ["mcp_server_tool_call", "mcp_server_tool_result"],
+    );
   });
 
   it("ends a run past agent_config.max_total_tokens with budget_exceeded, before its calls run", async () => {
-    const h = harness([{ calls: [call("c1", "list_files", {})], usage: { input: 900, output: 200, thought: 0 } }], { maxTotalTokens: 1000 });
+    const h = harness([{ calls: [call("c1", "list_files", {})], usage: { input: 900, output: 200, thought: 0 } }], {
+      maxTotalTokens: 1000,
+    });
     const ending = await runAgent(h.planner, h.context, newAgentRun("list"));
     assert.equal(ending.kind, "planner_failed");
     assert.equal(ending.kind === "planner_failed" && ending.status, "budget_exceeded");
-    assert.match(ending.kind === "planner_failed" ? ending.error.message : "", /used 1100 tokens, more than agent_config.max_total_tokens \(1000\)/);
+    assert.match(
+      ending.kind === "planner_failed" ? ending.error.message : "",
+      /used 1100 tokens, more than agent_config.max_total_tokens \(1000\)/,
+    );
     assert.equal(h.channel.commands.length, 0);
   });
 
   it("ends the run failed with the backend's reason when the model cannot answer", async () => {
-    const h = harness([new ModelBackendError("unreachable", "openai: no server answers at http://127.0.0.1:9/v1; start it or set EMULATOR_OPENAI_BASE_URL")]);
+    const h = harness([
+      new ModelBackendError("unreachable", "openai: no server answers at http://127.0.0.1:9/v1; start it or set EMULATOR_OPENAI_BASE_URL"),
+    ]);
     const ending = await runAgent(h.planner, h.context, newAgentRun("hello"));
     assert.deepEqual(ending, {
       kind: "planner_failed",

@@ -201,7 +201,9 @@ export class ModelPlanner implements Planner {
       if (answer.calls.length === 0) return { kind: "answer", text: answer.text, written: answer.text !== "" };
 
       const flights = answer.calls.map((call) => ({ call, resolved: directory.resolve(call.name, call.arguments) }));
-      const malformed = flights.flatMap((flight) => (flight.resolved.kind === "malformed" ? [`${flight.call.name}: ${flight.resolved.message}`] : []));
+      const malformed = flights.flatMap((flight) =>
+        flight.resolved.kind === "malformed" ? [`${flight.call.name}: ${flight.resolved.message}`] : [],
+      );
       this.malformedStreak = malformed.length > 0 ? this.malformedStreak + 1 : 0;
       if (this.malformedStreak >= 2) return { kind: "fail", status: "failed", error: malformedTwice(this.agentModel, malformed) };
       this.inFlight = flights;

@@ -102,7 +102,9 @@ export class ToolDirectory {
     if (mcp) return { kind: "agent", call: { server: mcp.server, name: mcp.name, args: record } };
     if (this.functions.isDeclared(name)) {
       const checked = this.functions.check(name, record, "function");
-      return checked.ok ? { kind: "client", call: { name, arguments: checked.call.args } } : { kind: "malformed", message: checked.message };
+      return checked.ok
+        ? { kind: "client", call: { name, arguments: checked.call.args } }
+        : { kind: "malformed", message: checked.message };
     }
     const known = this.declarations.map((declaration) => declaration.name).join(", ");
     return { kind: "malformed", message: `there is no tool "${name}"; the tools are ${known || "none"}` };
