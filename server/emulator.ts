@@ -1,6 +1,7 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
+import { agentModelFrom } from "./planners/agent-model.js";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./common/config.js";
@@ -162,6 +163,7 @@ export async function startEmulator(
       timeoutMs: config.EMULATOR_SCHEMA_TIMEOUT_SECONDS * 1000,
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
+    agentModel: agentModelFrom(config),
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,

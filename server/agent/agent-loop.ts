@@ -19,7 +19,7 @@ import {
 import { runGuardedCall, type AgentSandbox, type CallContext, type CallEnd, type ToolCallHooks } from "./guarded-call.js";
 import { runMcpCall } from "./mcp-call.js";
 import type { McpCallHooks } from "./mcp-call-trace.js";
-import type { Move, Planner, PlannerState } from "./planner.js";
+import type { Move, Planner, PlannerOutput, PlannerState } from "./planner.js";
 import type { StepSink } from "./step-sink.js";
 import type { UnreadPart } from "./unread-parts.js";
 
@@ -31,7 +31,10 @@ export const DEFAULT_MAX_TURNS = 50;
 export const DEFAULT_MAX_TOOL_CALLS = 1000;
 
 export type AgentEnding =
-  | { kind: "answered"; text: string }
+  /** `written`: the planner already wrote the answer's model_output step as it arrived. */
+  | { kind: "answered"; text: string; written?: boolean }
+  /** The planner gave up (its model failed, or the token budget ran out); `text` is a last model_output to write. */
+  | { kind: "planner_failed"; status: "failed" | "budget_exceeded"; error: { code: string; message: string }; text?: string }
   /** Function calls were handed to the client (their steps are recorded); the run waits for their results. */
   | { kind: "asked_client"; calls: PendingClientCall[] }
   /** The signal stopped the run (cancel, shutdown); nothing after the running call happened. */
@@ -75,6 +78,8 @@ export interface AgentContext {
   maxToolCalls?: number;
   /** Makes call IDs (call_…); tests pass a counter. */
   newCallId?: () => string;
+  /** Where a planner streams its text and thoughts and reports a model's token counts; absent, it writes none. */
+  output?: PlannerOutput;
 }
 
 /**
@@ -116,11 +121,13 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
   for (let turn = 1; ; turn++) {
     if (signal?.aborted) return STOPPED;
     if (turn > maxTurns) return { kind: "turn_limit", text: turnLimitText(maxTurns) };
-    const move = await askPlanner(planner, run.conversation, signal);
+    const move = await askPlanner(planner, run.conversation, signal, context.output);
     if (move === null) return STOPPED;
     switch (move.kind) {
       case "answer":
-        return { kind: "answered", text: move.text };
+        return { kind: "answered", text: move.text, ...(move.written ? { written: true } : {}) };
+      case "fail":
+        return { kind: "planner_failed", status: move.status, error: move.error, ...(move.text !== undefined ? { text: move.text } : {}) };
       case "ask_client":
         return handToClient(move.calls, run, callContext);
       case "call_tools": {
@@ -130,16 +137,21 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
         callsAsked += move.calls.length;
         const end = await runToolCalls(move.calls, callContext, run);
         if (end.kind === "stopped") return STOPPED;
-        if (end.kind === "sandbox_failed") return concludeAfterFailure(planner, run.conversation, end.message, signal);
+        if (end.kind === "sandbox_failed") return concludeAfterFailure(planner, run.conversation, end.message, signal, context.output);
       }
     }
   }
 }
 
 /** The planner's move, or null when the signal stopped the run while (or before) it was asked. */
-async function askPlanner(planner: Planner, conversation: Conversation, signal: AbortSignal | undefined): Promise<Move | null> {
+async function askPlanner(
+  planner: Planner,
+  conversation: Conversation,
+  signal: AbortSignal | undefined,
+  output?: PlannerOutput,
+): Promise<Move | null> {
   try {
-    const move = await planner.next(conversation, signal);
+    const move = await planner.next(conversation, signal, output);
     return signal?.aborted ? null : move;
   } catch (error) {
     if (signal?.aborted) return null;
@@ -187,9 +199,10 @@ async function concludeAfterFailure(
   conversation: Conversation,
   message: string,
   signal: AbortSignal | undefined,
+  output: PlannerOutput | undefined,
 ): Promise<AgentEnding> {
   conversation.failure = message;
-  const move = await askPlanner(planner, conversation, signal);
+  const move = await askPlanner(planner, conversation, signal, output);
   if (move === null) return STOPPED;
   const text = move.kind === "answer" ? move.text : `The sandbox stopped answering, so the run could not go on: ${message}`;
   return { kind: "sandbox_failed", message, text };

@@ -1,7 +1,7 @@
 // What drives the agent's turn loop (docs/architecture.md#the-agent-as-a-turn-loop). At every turn the
 // loop shows its planner the conversation so far and gets the next move back; the loop does the rest
-// (hooks, tools, steps, streaming). The scripted planner is the first implementation; a model-backed
-// one, function calling and MCP tools are meant to fit behind the same interface.
+// (hooks, tools, steps, streaming). Two planners implement it: the scripted one
+// (server/planners/scripted/) and the model-backed one (server/planners/model/).
 
 import type { AgentCall } from "./agent-call.js";
 import type { ClientFunctionCall, Conversation } from "./conversation.js";
@@ -11,8 +11,42 @@ export type Move =
   | { kind: "call_tools"; calls: AgentCall[] }
   /** Hand these function calls to the client: the run ends waiting for their results. */
   | { kind: "ask_client"; calls: ClientFunctionCall[] }
-  /** The final answer: the run ends with it as its model_output. */
-  | { kind: "answer"; text: string };
+  /**
+   * The final answer: the run ends with it as its model_output. `written`: the planner already wrote
+   * it as it arrived (PlannerOutput.startText), so the loop writes nothing more.
+   */
+  | { kind: "answer"; text: string; written?: boolean }
+  /**
+   * The planner cannot go on (its model failed, or the run passed its token budget): the run ends with
+   * this status and error; `text`, when given, is written as a last model_output first.
+   */
+  | { kind: "fail"; status: "failed" | "budget_exceeded"; error: { code: string; message: string }; text?: string };
+
+/** A model_output step whose text arrives in pieces (a model's stream). */
+export interface TextWriter {
+  append(text: string): void;
+  /** Stops the step; nothing more may be appended. */
+  finish(): void;
+}
+
+/** Tokens a model reported for one of its turns. */
+export interface ReportedUsage {
+  input: number;
+  output: number;
+  thought: number;
+}
+
+/**
+ * What a planner may write while it thinks, beside its move: the scripted planner writes nothing; a
+ * model's planner streams its text and thoughts as they arrive and reports each turn's tokens (the
+ * interaction's usage is then the sum of what the model reported, not the emulator's own count).
+ */
+export interface PlannerOutput {
+  startText(): TextWriter;
+  /** A thought step (the SDK's ThoughtStep: a text summary, and the model's signature when it gave one). */
+  thought(text: string, signature?: string): void;
+  reportUsage(usage: ReportedUsage): void;
+}
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -45,7 +79,7 @@ export interface Planner {
    * gone: the loop asks once more and takes only an answer (any other move ends the run with the
    * failure alone). A rejection that is not the signal's ends the interaction as failed.
    */
-  next(conversation: Readonly<Conversation>, signal?: AbortSignal): Promise<Move>;
+  next(conversation: Readonly<Conversation>, signal?: AbortSignal, output?: PlannerOutput): Promise<Move>;
   /** The state to keep after the run, however it ended; plain JSON. */
   saveState(conversation: Readonly<Conversation>): PlannerState;
 }

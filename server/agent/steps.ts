@@ -43,6 +43,8 @@ export type Step =
   | { type: "mcp_server_tool_call"; id: string; name: string; server_name: string; arguments: Record<string, unknown> }
   /** `is_error` is the emulator's addition: the SDK's MCPServerToolResultStep has no such field (docs/fidelity.md). */
   | { type: "mcp_server_tool_result"; call_id: string; name: string; server_name: string; result: string; is_error?: boolean }
+  /** A model's thought (the SDK's ThoughtStep), from a model-backed planner (docs/model-agent.md). */
+  | { type: "thought"; summary?: TextContent[]; signature?: string }
   /** A function's result as the client sent it, in the interaction that answers the call (docs/api.md#function-calling). */
   | ClientFunctionResultStep;
 
@@ -61,9 +63,13 @@ export interface ClientFunctionResultStep {
 /** What a step.delta carries (docs/wire-protocol.md#step-deltas), for the step types above. */
 export type StepDelta =
   | { type: "text"; text: string }
+  | { type: "thought_summary"; content: TextContent }
   | { type: "code_execution_result"; result: string; is_error?: boolean }
   | { type: "function_result"; result: string; name?: string; is_error?: boolean }
   | { type: "mcp_server_tool_result"; result: string; name?: string; server_name?: string; is_error?: boolean };
 
-/** requires_action: the agent handed function calls to the client and waits for their results. */
-export type InteractionStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled";
+/**
+ * requires_action: the agent handed function calls to the client and waits for their results.
+ * budget_exceeded: a model-driven run passed agent_config.max_total_tokens.
+ */
+export type InteractionStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled" | "budget_exceeded";

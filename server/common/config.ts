@@ -226,6 +226,49 @@ export const configSchema = z.object({
     .describe(
       "true: a request field the pinned SDK's types do not declare is accepted with a warning in the log (one line per request) instead of refused with 400 INVALID_ARGUMENT, for clients newer than the pinned SDK (docs/fidelity.md#unknown-fields)",
     ),
+  // The model behind the agent (issue 18, docs/model-agent.md).
+  EMULATOR_AGENT_MODEL: z
+    .string()
+    .trim()
+    .default("scripted")
+    .refine((value) => value === "scripted" || /^(openai|gemini):\S+$/.test(value), {
+      message: 'must be "scripted", "openai:<model>" (e.g. openai:qwen3:8b) or "gemini:<model>" (e.g. gemini:gemini-2.5-flash)',
+    })
+    .describe(
+      "Who plans the agent's moves: scripted (the default: tool_calls scripts and phrasings), openai:<model> (any OpenAI-compatible chat completions server) or gemini:<model>; a request with a tool_calls or response block runs scripted whatever this says",
+    ),
+  EMULATOR_OPENAI_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" })
+    .default("http://127.0.0.1:11434/v1")
+    .describe("The OpenAI-compatible server of openai:<model> (Ollama's default here; llama.cpp, vLLM, LM Studio, LiteLLM: their /v1 URL)"),
+  EMULATOR_OPENAI_API_KEY: z
+    .string()
+    .optional()
+    .describe(
+      "API key sent to EMULATOR_OPENAI_BASE_URL (local servers need none); never reaches a sandbox, a stored interaction or a cassette",
+    ),
+  EMULATOR_GEMINI_API_KEY: z
+    .string()
+    .optional()
+    .describe(
+      "The emulator's own Gemini API key for gemini:<model> (never a client's key); never reaches a sandbox, a stored interaction or a cassette",
+    ),
+  EMULATOR_GEMINI_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .describe("Where gemini:<model> sends its requests, when not Google's API (a proxy, a test server)"),
+  EMULATOR_MODEL_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(120)
+    .describe("Deadline of one model turn (the whole streamed answer); past it the interaction fails, naming the backend"),
+  EMULATOR_MODEL_MODE: z
+    .enum(["live", "record", "replay"], { error: 'must be "live", "record" or "replay"' })
+    .default("live")
+    .describe(
+      "live: ask the model; record: ask it and save every turn to EMULATOR_MODEL_CASSETTE; replay: answer every turn from the cassette, with no network, failing an interaction whose conversation differs",
+    ),
+  EMULATOR_MODEL_CASSETTE: z.string().min(1).optional().describe("The cassette file (JSON) of EMULATOR_MODEL_MODE=record|replay"),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "EMULATOR_INSTANCE" | "EMULATOR_DATA_DIR"> & {
@@ -240,6 +283,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${problems.join("\n")}`);
+  }
+  const { EMULATOR_MODEL_MODE: mode, EMULATOR_MODEL_CASSETTE: cassette, EMULATOR_AGENT_MODEL: agentModel } = parsed.data;
+  if (mode !== "live" && cassette === undefined) {
+    throw new ConfigError(
+      `invalid configuration:\n  EMULATOR_MODEL_CASSETTE: EMULATOR_MODEL_MODE=${mode} needs a cassette file; set EMULATOR_MODEL_CASSETTE=<file>`,
+    );
+  }
+  if (mode !== "live" && agentModel === "scripted") {
+    throw new ConfigError(
+      `invalid configuration:\n  EMULATOR_AGENT_MODEL: EMULATOR_MODEL_MODE=${mode} records or replays a model's turns, but EMULATOR_AGENT_MODEL is scripted; set it to the openai:<model> or gemini:<model> the cassette is of`,
+    );
   }
   const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR ?? defaultDataDirectory(env));
   return {

@@ -2,6 +2,7 @@
 // GET /emulator/interactions/{id}/hooks: what the hooks did around each tool call of an interaction.
 // GET /emulator/interactions/{id}/planner: the agent's planner state after the run, which a later
 // interaction naming this one (previous_interaction_id) resumes (null while it runs).
+// GET /emulator/interactions/{id}/model-turns: each model turn of a model-driven run, once it ended.
 // GET /emulator/environments/{id}/egress: every connection attempt the environment's sandbox made.
 
 import { Router } from "express";
@@ -10,6 +11,7 @@ import type { EgressLogStore } from "../egress/egress-log-store.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import type { EnvironmentStore } from "../environments/environment-store.js";
+import { modelTurnsOf } from "../planners/model/model-planner-state.js";
 import { ownerOfRequest } from "./auth.js";
 import { sendJson } from "./json-stream-writer.js";
 import { parseOrThrow } from "./zod-errors.js";
@@ -51,6 +53,12 @@ export function emulatorRouter({ interactions: service, environments, egressLog 
       environment_id: record.environmentId,
       tool_calls: record.hookTraces,
     });
+  });
+
+  // The model turns of a model-driven run (docs/model-agent.md#the-dashboard); none for a scripted one.
+  router.get("/interactions/:id/model-turns", async (req, res) => {
+    const record = service.get(req.params.id, ownerOfRequest(req));
+    await sendJson(res, { interaction_id: record.id, turns: modelTurnsOf(record.plannerState) });
   });
 
   router.get("/interactions/:id/planner", async (req, res) => {

@@ -159,6 +159,14 @@ export class InteractionRun {
             mcp: this.input.mcp ?? null,
             steps: this.steps,
             signal,
+            output: {
+              startText: () => this.steps.startText(),
+              thought: (text, signature) => this.steps.thought(text, signature),
+              reportUsage: (usage) => {
+                this.usage.report(usage);
+                this.record.usage = this.usage.usage;
+              },
+            },
             ...(this.input.maxTurns !== undefined ? { maxTurns: this.input.maxTurns } : {}),
             ...(this.input.maxToolCalls !== undefined ? { maxToolCalls: this.input.maxToolCalls } : {}),
           },
@@ -207,7 +215,11 @@ export class InteractionRun {
   private finishRun(ending: AgentEnding): void {
     switch (ending.kind) {
       case "answered":
+        if (ending.written) return this.finish("completed");
         return this.answerAndFinish(ending.text);
+      case "planner_failed":
+        if (ending.text !== undefined) this.steps.text(ending.text);
+        return this.finish(ending.status, ending.error);
       case "asked_client":
         // The function_call steps are recorded; the client answers them in a new interaction.
         return this.finish("requires_action");

@@ -5,8 +5,11 @@
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
-import type { SchemaBounds } from "../agent/schema-bounds.js";
-import { startPlanner } from "../agent/schema-work.js";
+import type { SchemaBounds } from "../planners/scripted/schema-bounds.js";
+import { SCRIPTED, type AgentModel } from "../planners/agent-model.js";
+import { choosePlanner } from "../planners/choose-planner.js";
+import type { GenerationSettings } from "../planners/model/model-backend.js";
+import type { McpServers } from "../mcp/mcp-servers.js";
 import type { Step } from "../agent/steps.js";
 import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
@@ -62,6 +65,8 @@ export interface InteractionServiceOptions {
   maxInteractionOutputBytes?: number;
   /** How far a live stream's reader may fall behind its run before it is cut off. Default STREAM_LAG_BYTES. */
   streamLagBytes?: number;
+  /** Who plans a request without a script (EMULATOR_AGENT_MODEL). Default: scripted. */
+  agentModel?: AgentModel;
 }
 
 /**
@@ -107,8 +112,8 @@ interface PreparedRun {
   /** The client's answers to the previous interaction's function calls, when the input holds them. */
   functionResults: ClientFunctionResult[] | undefined;
   planner: Planner;
-  /** The request's mcp_server tools; [] when it declares none. */
-  mcpServers: McpServerConfig[];
+  /** The request's mcp_server tools' connections (nothing connects until used); null when it declares none. */
+  mcp: McpServers | null;
   previous: InteractionRecord | null;
   environment: EnvironmentRecord | null;
   channel: SandboxChannel | null;
@@ -284,16 +289,28 @@ export class InteractionService {
     const responseFormat = readResponseFormat(request);
     if (responseFormat.kind === "invalid") throw new InvalidArgumentError(responseFormat.message);
     // A continued conversation resumes the planner from the state its previous interaction kept; one
-    // that answers function calls goes on with the rest of the script that made them.
-    // Off the event loop when the request brings JSON Schemas (docs/security.md#bounded-work).
-    const started = await startPlanner(text, previous?.plannerState, {
+    // that answers function calls goes on with the rest of the script (or the model's turn) that made them.
+    // A script's JSON Schemas are read off the event loop (docs/security.md#bounded-work).
+    const mcp = this.openMcpServers(mcpServers);
+    const started = await choosePlanner(this.options.agentModel ?? SCRIPTED, {
+      inputText: text,
+      previous: previous?.plannerState,
+      functionResults,
       functions: declaredFunctions(request.tools),
-      continuing: functionResults !== undefined,
       mcpServers: mcpServers.map((server) => server.name),
+      mcp,
       responseFormat,
       ...(this.options.schemaBounds ? { schemaBounds: this.options.schemaBounds } : {}),
+      runBy: runBy(request),
+      codeExecutionEnabled: codeExecutionEnabled(request),
+      codeExecutionListed: request.tools?.some((tool) => tool.type === "code_execution") ?? false,
+      ...(request.system_instruction !== undefined ? { system: request.system_instruction } : {}),
+      ...generationOf(request),
     });
-    if (started.kind === "invalid") throw new InvalidArgumentError(`${started.field ?? "input"}: ${started.message}`);
+    if (started.kind === "invalid") {
+      void mcp?.close();
+      throw new InvalidArgumentError(`${started.field ?? "input"}: ${started.message}`);
+    }
     const { planner } = started;
     this.checkPlannedCalls(planner);
 
@@ -305,7 +322,7 @@ export class InteractionService {
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
-    return { text, input, functionResults, planner, mcpServers, previous, environment, channel };
+    return { text, input, functionResults, planner, mcp, previous, environment, channel };
   }
 
   private get mcpOptions(): McpOptions {
@@ -365,7 +382,7 @@ export class InteractionService {
         environment: prepared.environment,
         channel: prepared.channel,
         codeExecutionEnabled: codeExecutionEnabled(request),
-        mcp: this.openMcpServers(prepared.mcpServers),
+        mcp: prepared.mcp,
         limits: this.options.limits,
         inputUsage: countRequestInput(request),
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
@@ -425,6 +442,37 @@ function checkModes(request: CreateInteractionRequest): void {
       "background: true needs the interaction to be stored, but store is false: a background interaction can only be read with GET, and store: false keeps nothing to read. Leave store out (or true), or drop background.",
     );
   }
+}
+
+/** Who runs the interaction, for the planner: an agent (with agent_config's model and budget) or a model. */
+function runBy(request: CreateInteractionRequest) {
+  if (request.model !== undefined) return { kind: "model" as const, model: request.model };
+  const config = (request.agent_config ?? {}) as { model?: unknown; max_total_tokens?: unknown };
+  const budget = Number(config.max_total_tokens);
+  if (config.max_total_tokens !== undefined && !(Number.isSafeInteger(budget) && budget > 0)) {
+    throw new InvalidArgumentError(
+      `agent_config.max_total_tokens must be a positive whole number of tokens (the SDK sends it as a string, e.g. "100000"), not ${JSON.stringify(config.max_total_tokens)}.`,
+    );
+  }
+  return {
+    kind: "agent" as const,
+    ...(typeof config.model === "string" && config.model !== "" ? { model: config.model } : {}),
+    ...(config.max_total_tokens !== undefined ? { maxTotalTokens: budget } : {}),
+  };
+}
+
+/** A model interaction's generation_config, in the fields a model backend passes on. */
+function generationOf(request: CreateInteractionRequest): { generation?: GenerationSettings } {
+  const config = (request as { generation_config?: Record<string, unknown> }).generation_config;
+  if (config === undefined) return {};
+  const generation: GenerationSettings = {};
+  if (typeof config.temperature === "number") generation.temperature = config.temperature;
+  if (typeof config.top_p === "number") generation.top_p = config.top_p;
+  if (typeof config.seed === "number") generation.seed = config.seed;
+  if (typeof config.max_output_tokens === "number") generation.max_output_tokens = config.max_output_tokens;
+  if (Array.isArray(config.stop_sequences)) generation.stop_sequences = config.stop_sequences.filter((item) => typeof item === "string");
+  if (typeof config.thinking_level === "string") generation.thinking_level = config.thinking_level;
+  return { generation };
 }
 
 /** [choice] code_execution is available unless `tools` is given without it; file tools always are. */

@@ -2,7 +2,7 @@
 // the same way, so a stream accumulated this way always equals the stored interaction.
 //
 // step.start puts the step at its index; a `text` delta extends the step's last text content (or adds
-// one); a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
+// one); a `thought_summary` delta adds its content to a thought's summary; a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
 // changes nothing. Other events carry no step content.
 
 import type { InteractionEvent } from "./events.js";
@@ -25,6 +25,11 @@ function applyDelta(step: Step, delta: StepDelta): void {
     const last = step.content[step.content.length - 1];
     if (last?.type === "text") last.text += delta.text;
     else step.content.push({ type: "text", text: delta.text });
+    return;
+  }
+  if (delta.type === "thought_summary") {
+    if (step.type !== "thought") throw mismatch(step, delta);
+    step.summary = [...(step.summary ?? []), delta.content];
     return;
   }
   // A client's function result (an object or Content items) is recorded whole and never streamed.

@@ -5,7 +5,8 @@
 //
 //   whole steps (user_input, *_call):   step.start(complete step) → step.stop
 //   results (*_result):                 step.start(result "") → step.delta(output)… → step.delta(tail, is_error) → step.stop
-//   model_output:                       step.start(content []) → step.delta(text) → step.stop
+//   model_output:                       step.start(content []) → step.delta(text)… → step.stop
+//   thought:                            step.start(thought, no summary) → step.delta(thought_summary) → step.stop
 //
 // The results of one interaction share a budget (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES): past it, what a
 // result would add is dropped, and the result ends with a note of what was kept, as a tool's own output
@@ -14,6 +15,7 @@
 
 import { StringDecoder } from "node:string_decoder";
 import type { InteractionEvent } from "./events.js";
+import type { TextWriter } from "../agent/planner.js";
 import type { ResultStep, ResultWriter, StepSink } from "../agent/step-sink.js";
 import type { Step, StepDelta } from "../agent/steps.js";
 
@@ -28,7 +30,8 @@ export interface StepWriterOptions {
 
 export class StepWriter implements StepSink {
   private nextIndex = 0;
-  private open: ResultWriter | null = null;
+  /** The step still receiving content (a result or a streamed text); no other step starts meanwhile. */
+  private open: { close(tail: string): void } | null = null;
   private readonly flushMs: number;
   private readonly maxResultBytes: number;
   /** Result bytes kept so far, all results together. */
@@ -66,6 +69,54 @@ export class StepWriter implements StepSink {
   text(text: string): void {
     const index = this.begin({ type: "model_output", content: [] });
     this.emit({ event_type: "step.delta", index, delta: { type: "text", text } });
+    this.emit({ event_type: "step.stop", index });
+  }
+
+  /**
+   * A model_output step whose text streams in as a model writes it: pieces are coalesced for flushMs,
+   * as a command's output is. Not counted against the results' budget: a model's text is bounded by
+   * its own output limit.
+   */
+  startText(): TextWriter {
+    const index = this.begin({ type: "model_output", content: [] });
+    let pending = "";
+    let timer: NodeJS.Timeout | null = null;
+    let finished = false;
+    const flush = () => {
+      timer = null;
+      if (pending === "") return;
+      try {
+        this.emit({ event_type: "step.delta", index, delta: { type: "text", text: pending } });
+        pending = "";
+      } catch (error) {
+        console.error("could not send a step.delta:", error);
+      }
+    };
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      flush();
+      this.emit({ event_type: "step.stop", index });
+      this.open = null;
+    };
+    this.open = { close: finish };
+    return {
+      append: (text: string) => {
+        if (finished) throw new Error("text after the model_output step finished");
+        if (text === "") return;
+        pending += text;
+        if (timer === null) timer = setTimeout(flush, this.flushMs);
+      },
+      finish,
+    };
+  }
+
+  /** A thought step with its summary text (and the model's signature when it gave one). */
+  thought(text: string, signature?: string): void {
+    const index = this.begin({ type: "thought", ...(signature !== undefined ? { signature } : {}) });
+    this.emit({ event_type: "step.delta", index, delta: { type: "thought_summary", content: { type: "text", text } } });
     this.emit({ event_type: "step.stop", index });
   }
 
@@ -120,13 +171,13 @@ export class StepWriter implements StepSink {
         this.open = null;
       },
     };
-    this.open = writer;
+    this.open = { close: (tail) => writer.finish(tail, true) };
     return writer;
   }
 
-  /** Finishes a result step left open (the run failed under it) with `tail` as an error. */
+  /** Finishes a step left open (the run failed or stopped under it): a result with `tail` as an error, a text as it is. */
   closeOpen(tail: string): void {
-    this.open?.finish(tail, true);
+    this.open?.close(tail);
   }
 
   private begin(step: Step): number {

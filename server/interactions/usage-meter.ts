@@ -14,6 +14,11 @@ import { addTally, countRunStep, emptyTally, usageOf, type TokenTally, type Usag
 
 export class UsageMeter {
   private readonly tally: TokenTally;
+  /**
+   * What a model reported for its turns, once it reported any: the interaction's usage is then that
+   * sum alone (the model counted the input and the tool results it read), not the emulator's rule.
+   */
+  private reported: { tally: TokenTally; firstInput: number } | null = null;
   /** Steps at this index and after are the run's own; those before belong to the input. */
   private firstRunStep = Number.POSITIVE_INFINITY;
   private current: Usage;
@@ -29,6 +34,16 @@ export class UsageMeter {
     return this.current;
   }
 
+  /** Tokens a model reported for one turn (docs/model-agent.md#usage). */
+  report(turn: { input: number; output: number; thought: number }): void {
+    this.reported ??= { tally: emptyTally(), firstInput: turn.input };
+    const { tally } = this.reported;
+    tally.input.text += turn.input;
+    tally.output.text += turn.output;
+    tally.thought += turn.thought;
+    this.current = { ...usageOf(tally), initial_input_tokens: this.reported.firstInput };
+  }
+
   /** The steps recorded from now on are written by the run (those recorded before stand for its input). */
   runStepsFrom(index: number): void {
     this.firstRunStep = index;
@@ -42,7 +57,8 @@ export class UsageMeter {
     if (event.event_type === "interaction.status_update") return { ...event, usage: this.current };
     if (event.event_type !== "step.stop") return event;
     const step = steps[event.index];
-    if (!step || event.index < this.firstRunStep) return { ...event, usage: this.current };
+    // A model's counts come per turn, not per step: its steps carry the interaction's usage so far only.
+    if (!step || event.index < this.firstRunStep || this.reported) return { ...event, usage: this.current };
     const own = countRunStep(step);
     addTally(this.tally, own);
     this.current = usageOf(this.tally);

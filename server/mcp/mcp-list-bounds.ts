@@ -47,6 +47,8 @@ export class ListByteBudget {
 /** The tool names of one server's list as they are read, page by page, within the bounds. */
 export class ToolListReader {
   readonly names = new Set<string>();
+  /** The callable tools with their descriptions and input schemas, in the order listed (a model is told of them). */
+  readonly listed: Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> = [];
   /** Names longer than the service allows: never callable, counted for the message. */
   longNames = 0;
   private pages = 0;
@@ -54,7 +56,7 @@ export class ToolListReader {
   constructor(private readonly bounds: McpListBounds) {}
 
   /** Takes one page; throws McpListTooLargeError past a bound. */
-  addPage(tools: ReadonlyArray<{ name: unknown }>): void {
+  addPage(tools: ReadonlyArray<{ name: unknown; description?: unknown; inputSchema?: unknown }>): void {
     this.pages++;
     for (const tool of tools) {
       if (this.names.size + this.longNames >= this.bounds.maxTools) {
@@ -64,7 +66,15 @@ export class ToolListReader {
       }
       const name = typeof tool.name === "string" ? tool.name : "";
       if (name.length === 0 || name.length > MAX_TOOL_NAME_CHARS) this.longNames++;
-      else this.names.add(name);
+      else if (!this.names.has(name)) {
+        this.names.add(name);
+        const { description, inputSchema } = tool;
+        this.listed.push({
+          name,
+          description: typeof description === "string" ? description : "",
+          inputSchema: isPlainObject(inputSchema) ? inputSchema : { type: "object" },
+        });
+      }
     }
   }
 
@@ -95,4 +105,8 @@ export function describeListedTools(reader: Pick<ToolListReader, "names" | "long
       ? ""
       : ` (and ${reader.longNames} tool${reader.longNames === 1 ? "" : "s"} whose name is empty or longer than ${MAX_TOOL_NAME_CHARS} characters, which cannot be called)`;
   return `${shown}${skipped}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

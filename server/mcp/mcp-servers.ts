@@ -10,6 +10,14 @@ export interface McpToolOutcome {
   isError: boolean;
 }
 
+/** A tool a server lists, as a model is told of it. */
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  /** The tool's inputSchema as the server gave it (a JSON Schema object). */
+  inputSchema: Record<string, unknown>;
+}
+
 export interface McpServers {
   /** Whether the request declared a server of this name. */
   has(server: string): boolean;
@@ -19,6 +27,12 @@ export interface McpServers {
    * come back as an `isError` outcome. `signal` aborts the call (the run was cancelled).
    */
   call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpToolOutcome>;
+  /**
+   * The tools `server` lists that its allowed_tools let the agent call (connecting if need be), for a
+   * model's function declarations; a server that cannot be used gives the sentence its calls would.
+   * Never rejects for anything the server does.
+   */
+  tools(server: string, signal?: AbortSignal): Promise<{ tools: McpToolInfo[] } | { error: string }>;
   /** Ends every connection the run opened (their sessions too); never rejects. */
   close(): Promise<void>;
 }

@@ -17,7 +17,7 @@ import { describeMcpFailure, type McpStage } from "./mcp-failure.js";
 import { DEFAULT_MCP_LIST_BOUNDS, describeListedTools, ListByteBudget, type McpListBounds, ToolListReader } from "./mcp-list-bounds.js";
 import { capResultText, resultText } from "./mcp-result-text.js";
 import { describeAllowedTools, isToolAllowed, type McpServerConfig } from "./mcp-server-config.js";
-import type { McpServers, McpToolOutcome } from "./mcp-servers.js";
+import type { McpServers, McpToolInfo, McpToolOutcome } from "./mcp-servers.js";
 
 export interface McpClientOptions {
   /** Bound on each request to a server: initialize, each tools/list page, each tools/call. */
@@ -118,6 +118,18 @@ class SdkMcpServers implements McpServers {
       return { text: capResultText(resultText(answer), this.options.maxResultBytes), isError: answer.isError === true };
     } catch (error) {
       return failed(this.describe(server, { kind: "call", tool }, error, connection));
+    }
+  }
+
+  async tools(serverName: string, signal?: AbortSignal): Promise<{ tools: McpToolInfo[] } | { error: string }> {
+    const server = this.servers.get(serverName);
+    if (!server) return { error: `No MCP server named "${serverName}" is declared in this interaction's tools.` };
+    if (this.closed) return { error: "The MCP connections of this interaction are closed." };
+    try {
+      const connection = await this.connection(server, signal);
+      return { tools: connection.tools.listed.filter((tool) => isToolAllowed(server.allowedTools, tool.name)) };
+    } catch (error) {
+      return { error: error instanceof ServerUnusableError ? error.message : this.describe(server, { kind: "connect" }, error, undefined) };
     }
   }
 

@@ -23,6 +23,8 @@ export const LAYERS: readonly Layer[] = [
     folders: ["server/interactions", "server/files", "server/environments", "server/credentials", "server/egress", "server/sources"],
   },
   { name: "request schemas", folders: ["server/api"] },
+  // Who decides the agent's next move: the scripted planner and the model-backed one, side by side.
+  { name: "planners", folders: ["server/planners", "server/planners/scripted", "server/planners/model"] },
   { name: "agent", folders: ["server/agent"] },
   { name: "hooks and tools", folders: ["server/hooks", "server/tools", "server/mcp"] },
   { name: "sandbox", folders: ["server/sandbox"] },
@@ -60,6 +62,9 @@ export function folderOf(file: string): string | null {
   if (PROTOCOL_FILES.some((pattern) => pattern.test(file))) return "sandbox-image/executor/protocol";
   if (file.startsWith("sandbox-image/executor/")) return "sandbox-image/executor";
   if (file.startsWith("proxy/")) return "proxy";
+  // The planners' folders are a layer of peers one level further down (server/planners/<kind>/).
+  const planner = /^server\/planners\/([^/]+)\//.exec(file);
+  if (planner) return `server/planners/${planner[1]}`;
   const server = /^server\/([^/]+)\//.exec(file);
   if (server) return `server/${server[1]}`;
   if (/^server\/[^/]+\.ts$/.test(file)) return "server/*";

@@ -475,7 +475,11 @@ export function hooksConformanceSuite(name: string, setup: () => Promise<HooksUn
         const script = [
           `(sleep 3; echo survived > ${shellQuote(at("background-survived"))}) &`,
           `echo $! > ${shellQuote(at("background.pid"))}`,
-          `python3 -c 'import os, time; os.setsid(); open(${JSON.stringify(at("session.pid"))}, "w").write(str(os.getpid())); time.sleep(3); open(${JSON.stringify(at("session-survived"))}, "w").write("x")' &`,
+          // A child in a session of its own (setsid), which a kill of the hook's process group misses.
+          // bash, not python: under load python's start alone passed the 1 s timeout before it wrote its pid.
+          `setsid bash -c 'echo $$ > "$1"; sleep 3; echo x > "$2"' session ${shellQuote(at("session.pid"))} ${shellQuote(at("session-survived"))} &`,
+          // Both pids are written before the hook goes on, so the timeout always finds both children.
+          `while [ ! -s ${shellQuote(at("session.pid"))} ]; do sleep 0.01; done`,
           printJson(DENY),
           "sleep 30",
         ].join("\n");

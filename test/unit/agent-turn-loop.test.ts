@@ -14,7 +14,7 @@ import {
   type AgentRun,
 } from "../../server/agent/agent-loop.js";
 import type { Planner } from "../../server/agent/planner.js";
-import { startScriptedPlanner } from "../../server/agent/scripted-planner.js";
+import { startScriptedPlanner } from "../../server/planners/scripted/scripted-planner.js";
 import type { HookCommandRequest } from "../../server/hooks/hook-host.js";
 import { codeOf, FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
 import { FakePlanner, movesInOrder } from "../support/fake-planners.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { FunctionDeclaration } from "../../server/agent/declared-functions.js";
 import { FunctionCallChecker } from "../../server/agent/function-calls.js";
-import { planFromInput } from "../../server/agent/scripted-planner.js";
+import { planFromInput } from "../../server/planners/scripted/scripted-planner.js";
 import { declaredFunctions } from "../../server/api/function-tools.js";
 
 const WEATHER: FunctionDeclaration = {

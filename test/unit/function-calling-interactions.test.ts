@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import type { JsonValue } from "../../server/agent/planner.js";
-import { pendingScript, rememberedRuns } from "../../server/agent/scripted-planner-state.js";
+import { pendingScript, rememberedRuns } from "../../server/planners/scripted/scripted-planner-state.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
 import type { StreamEvent } from "../../server/interactions/events.js";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ClientFunctionResult } from "../../server/agent/conversation.js";
-import { reportWithFunctionResults, resultText } from "../../server/agent/function-report.js";
+import { reportWithFunctionResults, resultText } from "../../server/planners/scripted/function-report.js";
 
 const result = (callId: string, value: ClientFunctionResult["result"], isError = false): ClientFunctionResult => ({
   callId,

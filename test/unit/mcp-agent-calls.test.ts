@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type AgentContext, newAgentRun, runAgent } from "../../server/agent/agent-loop.js";
 import type { McpToolCall } from "../../server/agent/agent-call.js";
-import { startScriptedPlanner } from "../../server/agent/scripted-planner.js";
+import { startScriptedPlanner } from "../../server/planners/scripted/scripted-planner.js";
 import type { Step } from "../../server/agent/steps.js";
 import type { InteractionEvent } from "../../server/interactions/events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import { StepWriter } from "../../server/interactions/step-writer.js";
-import type { McpServers, McpToolOutcome } from "../../server/mcp/mcp-servers.js";
+import type { McpServers, McpToolInfo, McpToolOutcome } from "../../server/mcp/mcp-servers.js";
 import { FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
 import { movesInOrder } from "../support/fake-planners.js";
 import { RecordingStepSink } from "../support/recording-step-sink.js";
@@ -39,6 +39,10 @@ class FakeMcpServers implements McpServers {
   call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpToolOutcome> {
     this.calls.push({ server, tool, args });
     return this.answer(tool, signal);
+  }
+
+  async tools(server: string): Promise<{ tools: McpToolInfo[] } | { error: string }> {
+    return this.has(server) ? { tools: [] } : { error: `no server ${server}` };
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import fc from "fast-check";
-import { planFromInput, type PlanResult, startScriptedPlanner } from "../../server/agent/scripted-planner.js";
+import { planFromInput, type PlanResult, startScriptedPlanner } from "../../server/planners/scripted/scripted-planner.js";
 import { mcpServersOf } from "../../server/api/mcp-server-tools.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import { describeMcpFailure } from "../../server/mcp/mcp-failure.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { noCallAnswer, PHRASING_HELP, reportOutcomes, shorten, type CallOutcome } from "../../server/agent/report.js";
-import { planFromInput } from "../../server/agent/scripted-planner.js";
+import { noCallAnswer, PHRASING_HELP, reportOutcomes, shorten, type CallOutcome } from "../../server/planners/scripted/report.js";
+import { planFromInput } from "../../server/planners/scripted/scripted-planner.js";
 import type { ToolCall } from "../../server/tools/tool-call.js";
 import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
 

@@ -12,7 +12,7 @@ import { egressPolicySchema, isInjectableHeaderName, whyNotInjectable } from "..
 import { createEnvironmentSchema } from "../../server/api/create-environment.js";
 import { createInteractionSchema, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import { inputText } from "../../server/api/input-text.js";
-import { planFromInput } from "../../server/agent/scripted-planner.js";
+import { planFromInput } from "../../server/planners/scripted/scripted-planner.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import { createCredentialSchema, updateCredentialSchema } from "../../server/credentials/credential-schemas.js";
 import { CredentialStore } from "../../server/credentials/credential-store.js";

@@ -1,4 +1,4 @@
-// The minimal instance of a JSON Schema (server/agent/schema-instance.ts), the emulated agent's answer
+// The minimal instance of a JSON Schema (server/planners/scripted/schema-instance.ts), the emulated agent's answer
 // for a JSON response_format without a scripted answer. Properties: over schemas the generator is meant
 // to handle, it always gives a value, and the value validates (with the emulator's validator and with a
 // plain Ajv); over a wider grammar (oneOf, not, uniqueItems, contradictory bounds) the answer is either
@@ -10,8 +10,8 @@ import { describe, it } from "node:test";
 import Ajv2020Module from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { compileAnswerSchema } from "../../server/agent/answer-schema.js";
-import { fixedAnswerFor } from "../../server/agent/fixed-answer.js";
-import { MAX_INSTANCE_VALUES, minimalInstance } from "../../server/agent/schema-instance.js";
+import { fixedAnswerFor } from "../../server/planners/scripted/fixed-answer.js";
+import { MAX_INSTANCE_VALUES, minimalInstance } from "../../server/planners/scripted/schema-instance.js";
 import { runs } from "../support/property-runs.js";
 
 type Schema = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MAX_PHRASED_CHARS } from "../../server/agent/phrasing-reader.js";
-import { planFromInput } from "../../server/agent/scripted-planner.js";
+import { MAX_PHRASED_CHARS } from "../../server/planners/scripted/phrasing-reader.js";
+import { planFromInput } from "../../server/planners/scripted/scripted-planner.js";
 import type { ToolCall } from "../../server/tools/tool-call.js";
 import { bash, list, python, read, remove, write } from "../support/tool-calls.js";
 

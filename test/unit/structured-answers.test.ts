@@ -5,10 +5,10 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fixedAnswerFor } from "../../server/agent/fixed-answer.js";
-import { readResponseBlock } from "../../server/agent/response-block.js";
+import { fixedAnswerFor } from "../../server/planners/scripted/fixed-answer.js";
+import { readResponseBlock } from "../../server/planners/scripted/response-block.js";
 import { readResponseFormat } from "../../server/agent/response-format.js";
-import { startScriptedPlanner } from "../../server/agent/scripted-planner.js";
+import { startScriptedPlanner } from "../../server/planners/scripted/scripted-planner.js";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import type { InteractionService } from "../../server/interactions/interaction-service.js";

@@ -29,6 +29,8 @@ export function Timeline({ steps, hooks, running }) {
       entries.push(html`<${InputEntry} key=${`s${index}`} step=${step} />`);
     } else if (step.type === "model_output") {
       entries.push(html`<${AnswerEntry} key=${`s${index}`} step=${step} final=${index === lastOutput && !running} />`);
+    } else if (step.type === "thought") {
+      entries.push(html`<${ThoughtEntry} key=${`s${index}`} step=${step} />`);
     } else {
       entries.push(html`<${OtherEntry} key=${`s${index}`} step=${step} />`);
     }
@@ -55,6 +57,20 @@ function AnswerEntry({ step, final }) {
   return html`<li class=${`entry answer${final ? " final" : ""}`}>
     <h3>${final ? "Final answer" : "Model output"}</h3>
     <pre class="code prose">${text}</pre>
+  </li>`;
+}
+
+/** A model's thought (a model-backed agent, docs/model-agent.md): its summary, folded away. */
+function ThoughtEntry({ step }) {
+  const text = (step.summary ?? [])
+    .filter((part) => part.type === "text")
+    .map((part) => part.text)
+    .join("");
+  return html`<li class="entry thought">
+    <details>
+      <summary><h3>Thought</h3></summary>
+      <pre class="code prose">${text}</pre>
+    </details>
   </li>`;
 }
 

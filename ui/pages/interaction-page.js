@@ -13,6 +13,7 @@ import { Link, links } from "../router.js";
 
 export function InteractionPage({ id }) {
   const { interaction, hooks, error, live } = useInteraction(id);
+  const modelTurns = useModelTurns(id, interaction?.status);
   const [cancelError, setCancelError] = useState(null);
   if (error && !interaction) return html`<main><h1 class="mono">${id}</h1><${ErrorBox} error=${error} /></main>`;
   if (!interaction) return html`<main><${Loading} /></main>`;
@@ -66,11 +67,37 @@ export function InteractionPage({ id }) {
     <${ErrorBox} error=${error} />
     <h2>Timeline</h2>
     <${Timeline} steps=${interaction.steps ?? []} hooks=${hooks} running=${running} />
-    ${interaction.usage ? html`<${UsageTable} usage=${interaction.usage} />` : null}
+    <${ModelTurns} turns=${modelTurns} />
+    ${interaction.usage ? html`<${UsageTable} usage=${interaction.usage} reported=${modelTurns.length > 0} />` : null}
   </main>`;
 }
 
-function UsageTable({ usage }) {
+/** Each turn of the model behind a model-driven agent (docs/model-agent.md#the-dashboard). */
+function ModelTurns({ turns }) {
+  if (turns.length === 0) return null;
+  return html`<section class="model-turns">
+    <h2>Model turns</h2>
+    <table class="table">
+      <thead><tr><th>Turn</th><th>Backend</th><th>Model</th><th>Input</th><th>Output</th><th>Thought</th><th>Latency</th><th>Source</th></tr></thead>
+      <tbody>
+        ${turns.map(
+          (turn) => html`<tr data-turn=${turn.turn}>
+            <td class="num">${turn.turn}</td>
+            <td>${turn.backend}</td>
+            <td class="mono">${turn.model}</td>
+            <td class="num">${turn.input_tokens}</td>
+            <td class="num">${turn.output_tokens}</td>
+            <td class="num">${turn.thought_tokens}</td>
+            <td class="num">${turn.latency_ms} ms</td>
+            <td><${Badge} kind=${turn.source === "replayed" ? "offline" : "live"}>${turn.source}<//></td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+function UsageTable({ usage, reported }) {
   const rows = [
     ["Input", usage.total_input_tokens],
     ["Output", usage.total_output_tokens],
@@ -84,8 +111,25 @@ function UsageTable({ usage }) {
     <table class="table narrow">
       <tbody>${rows.map(([name, value]) => html`<tr><th>${name}</th><td class="num">${value ?? 0}</td></tr>`)}</tbody>
     </table>
-    <p class="muted small">Tokens by the emulator's fixed counting rule (docs/api.md#usage).</p>
+    <p class="muted small">
+      ${reported ? "Tokens as the model reported them, summed over its turns (docs/model-agent.md#usage)." : "Tokens by the emulator's fixed counting rule (docs/api.md#usage)."}
+    </p>
   </section>`;
+}
+
+/** The model turns of the interaction, read again when its status changes (they are kept when its run ends). */
+function useModelTurns(id, status) {
+  const [turns, setTurns] = useState([]);
+  useEffect(() => {
+    if (status === undefined || status === "in_progress") return undefined;
+    const controller = new AbortController();
+    getJson(`/emulator/interactions/${encodeURIComponent(id)}/model-turns`, controller.signal)
+      .then((answer) => setTurns(answer.turns))
+      // The turns are a side panel: the page shows the interaction without them if they cannot be read.
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [id, status]);
+  return turns;
 }
 
 /** The interaction, followed live while it runs, and its hook trace. */

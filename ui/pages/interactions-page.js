@@ -8,7 +8,7 @@ import { useLiveInteractions } from "../components/live-interactions.js";
 import { html } from "../html.js";
 import { links, navigate } from "../router.js";
 
-const STATUSES = ["in_progress", "requires_action", "completed", "failed", "cancelled"];
+const STATUSES = ["in_progress", "requires_action", "completed", "failed", "cancelled", "budget_exceeded"];
 
 export function InteractionsPage({ query }) {
   const filter = {

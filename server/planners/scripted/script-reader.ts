@@ -3,14 +3,14 @@
 // is refused with a message naming each bad item and what to fix, never guessed at. A name the request
 // declares as a function (and that is no sandbox tool) is a call for the client (function-calls.ts).
 
-import { describeValueKind, isToolName, parseToolCall } from "../tools/tool-call.js";
+import { describeValueKind, isToolName, parseToolCall } from "../../tools/tool-call.js";
 import { findFencedBlocks } from "./fenced-blocks.js";
-import { FunctionCallChecker, type PlannedCall } from "./function-calls.js";
+import { FunctionCallChecker, type PlannedCall } from "../../agent/function-calls.js";
 import { mcpNameHint, readMcpScriptItem } from "./mcp-script-item.js";
 
 const EXAMPLE_CALL = '{"name": "read_file", "args": {"path": "/workspace/a.txt"}}';
 /** An info string whose first word is tool_calls or a near miss of it (tool-calls, toolcall, …). */
-const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
+export const TOOL_CALLS_OPENER = /^tool[_-]?calls?(?:\s|$)/i;
 
 export type ScriptReading = { kind: "absent" } | { kind: "calls"; calls: PlannedCall[] } | { kind: "invalid"; message: string };
 

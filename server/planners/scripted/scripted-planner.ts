@@ -8,14 +8,14 @@
 // happened (report.ts, function-report.ts). The readers are deliberately literal: the point of the
 // emulator is a known sequence of tool calls for hooks.
 
-import { type AgentCall, isMcpCall } from "./agent-call.js";
-import { outcomesOf, type Conversation } from "./conversation.js";
-import type { DeclaredFunctions } from "./declared-functions.js";
-import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "./function-calls.js";
+import { type AgentCall, isMcpCall } from "../../agent/agent-call.js";
+import { outcomesOf, type Conversation } from "../../agent/conversation.js";
+import type { DeclaredFunctions } from "../../agent/declared-functions.js";
+import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "../../agent/function-calls.js";
 import { reportWithFunctionResults } from "./function-report.js";
 import { keepDeclaredMcpCalls } from "./mcp-phrasing.js";
 import { describeUnderstanding, planFromPhrasing } from "./phrasing-reader.js";
-import type { Move, Planner, PlannerState } from "./planner.js";
+import type { Move, Planner, PlannerState } from "../../agent/planner.js";
 import { noCallAnswer, reportAfterSandboxFailure, reportOutcomes } from "./report.js";
 import { readToolCallsScript } from "./script-reader.js";
 import {
@@ -27,7 +27,7 @@ import {
   type PendingScript,
   type RememberedRun,
 } from "./scripted-planner-state.js";
-import { unreadOnlySentence, unreadSentence, withUnreadParts } from "./unread-parts.js";
+import { unreadOnlySentence, unreadSentence, withUnreadParts } from "../../agent/unread-parts.js";
 import { fixedAnswerFor, type UsableFormat } from "./fixed-answer.js";
 import { readResponseBlock } from "./response-block.js";
 import type { SchemaBounds } from "./schema-bounds.js";

@@ -3,9 +3,9 @@
 // result in short, and every hook denial with the hook group and its reason verbatim, so it is plain
 // what the hooks did without opening the steps.
 
-import type { ToolCall } from "../tools/tool-call.js";
-import { type AgentCall, isMcpCall, type McpToolCall } from "./agent-call.js";
-import type { CallOutcome } from "./conversation.js";
+import type { ToolCall } from "../../tools/tool-call.js";
+import { type AgentCall, isMcpCall, type McpToolCall } from "../../agent/agent-call.js";
+import type { CallOutcome } from "../../agent/conversation.js";
 
 export type { CallOutcome };
 

@@ -4,7 +4,7 @@
 // fixed answer go back as plain data; the main thread makes the planner from them.
 
 import { parentPort } from "node:worker_threads";
-import { WORKER_READY } from "../common/worker-pool.js";
+import { WORKER_READY } from "../../common/worker-pool.js";
 import type { SchemaWorkAnswer, SchemaWorkRequest } from "./schema-work.js";
 import { startScriptedPlanner } from "./scripted-planner.js";
 

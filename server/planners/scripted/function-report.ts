@@ -3,7 +3,7 @@
 // in an answer; then what the rest of the request did, as report.ts tells it. Deterministic: the same
 // results and calls always give the same text.
 
-import type { CallOutcome, ClientFunctionResult, FunctionResultValue } from "./conversation.js";
+import type { CallOutcome, ClientFunctionResult, FunctionResultValue } from "../../agent/conversation.js";
 import { reportOutcomes, resultBlock } from "./report.js";
 
 export function reportWithFunctionResults(

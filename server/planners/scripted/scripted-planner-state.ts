@@ -7,11 +7,11 @@
 // (`pending`, arguments included), because the interaction that answers those calls goes on with it,
 // in the same environment (docs/api.md#function-calling).
 
-import { isToolName } from "../tools/tool-call.js";
-import { isMcpCall } from "./agent-call.js";
-import type { CallOutcome, Conversation } from "./conversation.js";
-import type { PlannedCall } from "./function-calls.js";
-import type { JsonValue, PlannerState } from "./planner.js";
+import { isToolName } from "../../tools/tool-call.js";
+import { isMcpCall } from "../../agent/agent-call.js";
+import type { CallOutcome, Conversation } from "../../agent/conversation.js";
+import type { PlannedCall } from "../../agent/function-calls.js";
+import type { JsonValue, PlannerState } from "../../agent/planner.js";
 
 export const SCRIPTED_PLANNER = "scripted";
 

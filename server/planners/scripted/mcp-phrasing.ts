@@ -4,7 +4,7 @@
 // fenced block); anything else in such a step is named in the answer, never guessed. "call" is a verb
 // only right before "(the) MCP tool", so prose that says "call" is read as before.
 
-import { isMcpCall, type McpToolCall } from "./agent-call.js";
+import { isMcpCall, type McpToolCall } from "../../agent/agent-call.js";
 import { resolvePlaceholders, type MaskedText } from "./protected-spans.js";
 import { unreadable, type PhrasingStep, type StepReading } from "./phrasing-steps.js";
 

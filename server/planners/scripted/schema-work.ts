@@ -6,9 +6,9 @@
 // naming its schemas and the setting, and the worker is replaced. A request without schemas is read
 // here, synchronously: its reading is linear in the input (docs/security.md#large-requests).
 
-import { InternalError } from "../common/errors.js";
-import { WorkerDeadlineError, WorkerFailedError, WorkerPool } from "../common/worker-pool.js";
-import type { PlannerState } from "./planner.js";
+import { InternalError } from "../../common/errors.js";
+import { WorkerDeadlineError, WorkerFailedError, WorkerPool } from "../../common/worker-pool.js";
+import type { PlannerState } from "../../agent/planner.js";
 import { DEFAULT_SCHEMA_BOUNDS, type SchemaBounds } from "./schema-bounds.js";
 import { rememberedRuns } from "./scripted-planner-state.js";
 import {

@@ -2,7 +2,7 @@
 // schema Ajv compiles, the size of the minimal answer built from a response_format schema, and the
 // deadline of that work, which runs off the event loop (schema-work.ts).
 
-import { MAX_SCHEMA_CHARS } from "./answer-schema.js";
+import { MAX_SCHEMA_CHARS } from "../../agent/answer-schema.js";
 import { DEFAULT_INSTANCE_BOUNDS, type InstanceBounds } from "./schema-instance.js";
 
 export interface SchemaBounds {

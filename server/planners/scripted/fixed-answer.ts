@@ -3,8 +3,8 @@
 // JSON, that block checked against the schema or else the schema's minimal instance. Decided before
 // anything runs, so a scripted answer that cannot be given is a 400, not a surprise at the end.
 
-import { compileAnswerSchema } from "./answer-schema.js";
-import type { ResponseFormatChoice } from "./response-format.js";
+import { compileAnswerSchema } from "../../agent/answer-schema.js";
+import type { ResponseFormatChoice } from "../../agent/response-format.js";
 import type { SchemaBounds } from "./schema-bounds.js";
 import { DEFAULT_INSTANCE_BOUNDS, minimalInstance } from "./schema-instance.js";
 

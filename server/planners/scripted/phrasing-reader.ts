@@ -6,7 +6,7 @@
 // function explicitly ("call the function `NAME` with {json}") is as exact as a script, so a call that
 // does not fit the request's declared functions refuses the request instead (`invalid`).
 
-import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "./function-calls.js";
+import { FunctionCallChecker, isFunctionCall, type PlannedCall } from "../../agent/function-calls.js";
 import { maskProtectedSpans, type MaskedText } from "./protected-spans.js";
 import {
   findVerb,

@@ -2,8 +2,8 @@
 // path or content the verb applies to. Literal on purpose: a step that does not say exactly what to run
 // or which path to use is reported as unreadable, never completed with a guess.
 
-import { isToolName, type CodeLanguage, type ToolCall } from "../tools/tool-call.js";
-import type { PlannedCall } from "./function-calls.js";
+import { isToolName, type CodeLanguage, type ToolCall } from "../../tools/tool-call.js";
+import type { PlannedCall } from "../../agent/function-calls.js";
 import { namesAFunction, readFunctionPhrasing } from "./function-phrasing.js";
 import { MCP_TOOL_AFTER, readMcpCallStep } from "./mcp-phrasing.js";
 import { resolvePlaceholders, type MaskedText, type ProtectedSpan } from "./protected-spans.js";

@@ -12,7 +12,7 @@ export type ResponseReading =
   | { kind: "invalid"; message: string };
 
 /** An info string whose first word is "response" (any case). */
-const RESPONSE_OPENER = /^response(?:\s|$)/i;
+export const RESPONSE_OPENER = /^response(?:\s|$)/i;
 
 export function readResponseBlock(input: string): ResponseReading {
   // Windows line endings are read as \n, as everywhere in the input (scripted-planner.ts); the answer

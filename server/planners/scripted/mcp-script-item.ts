@@ -4,8 +4,8 @@
 // dots themselves, and a script should say exactly which server it means. The server must be one the
 // request's tools declare; whether the server has the tool is only known when it is called.
 
-import { describeValueKind } from "../tools/tool-call.js";
-import type { McpToolCall } from "./agent-call.js";
+import { describeValueKind } from "../../tools/tool-call.js";
+import type { McpToolCall } from "../../agent/agent-call.js";
 
 const EXAMPLE = '{"server": "docs", "name": "search", "args": {"q": "hooks"}}';
 

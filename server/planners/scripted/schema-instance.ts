@@ -20,9 +20,9 @@
 // …) are still checked: the caller validates the value against the whole schema with Ajv and refuses
 // the request when it does not fit, rather than answer with JSON that breaks the schema.
 
-import { setOwn } from "../common/own-keys.js";
+import { setOwn } from "../../common/own-keys.js";
 import RE2 from "re2";
-import type { JsonValue } from "./planner.js";
+import type { JsonValue } from "../../agent/planner.js";
 
 /**
  * What one instance may cost (docs/security.md#bounded-work). Every `min*`, every property and item,

@@ -1,0 +1,56 @@
+// The `gemini` backend (EMULATOR_AGENT_MODEL=gemini:<model>): one turn is one
+// models.generateContentStream call through the official @google/genai client, with the emulator's
+// own key (EMULATOR_GEMINI_API_KEY, never a client's). gemini-request.ts translates the request,
+// gemini-answer.ts reads the stream, gemini-faults.ts says what went wrong.
+
+import { GoogleGenAI } from "@google/genai";
+import { describeFault } from "./gemini-faults.js";
+import { GeminiAnswerReader } from "./gemini-answer.js";
+import { toGenerateContentParameters } from "./gemini-request.js";
+import { type ModelAnswer, type ModelBackend, ModelBackendError, type ModelRequest, type ModelStreamSink } from "./model-backend.js";
+
+export interface GeminiBackendOptions {
+  /** EMULATOR_GEMINI_API_KEY. */
+  apiKey: string;
+  /** EMULATOR_GEMINI_BASE_URL; absent means Google's own endpoint. */
+  baseUrl?: string;
+  /** EMULATOR_MODEL_TIMEOUT_SECONDS in milliseconds: the bound of one whole turn, answer stream included. */
+  timeoutMs: number;
+}
+
+const GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com";
+
+export function geminiBackend(options: GeminiBackendOptions): ModelBackend {
+  if (options.apiKey === "") throw new Error("the gemini backend needs a key: set EMULATOR_GEMINI_API_KEY");
+  if (!(options.timeoutMs > 0)) throw new Error(`the gemini backend needs a positive timeout, not ${options.timeoutMs} ms`);
+  const baseUrl = options.baseUrl ?? GOOGLE_BASE_URL;
+  const client = new GoogleGenAI({
+    apiKey: options.apiKey,
+    // No retryOptions: the SDK then makes exactly one attempt; a failed turn is the planner's to report.
+    // The SDK 3.x defaults to v1; v1beta is the surface Google documents responseJsonSchema,
+    // parametersJsonSchema and thinkingLevel on, and the one Gemini-compatible servers implement.
+    httpOptions: { baseUrl, apiVersion: "v1beta", timeout: options.timeoutMs },
+  });
+
+  async function turn(request: ModelRequest, sink: ModelStreamSink, signal: AbortSignal): Promise<ModelAnswer> {
+    signal.throwIfAborted();
+    const context = { model: request.model, baseUrl, timeoutMs: options.timeoutMs, apiKey: options.apiKey };
+    // The SDK's timeout stays armed while the body streams; this one bounds the turn whatever the SDK does.
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const parameters = toGenerateContentParameters(request);
+    parameters.config = { ...parameters.config, abortSignal: AbortSignal.any([signal, deadline]) };
+    try {
+      const reader = new GeminiAnswerReader(request.model, request.messages.length, sink);
+      const stream = await client.models.generateContentStream(parameters);
+      for await (const chunk of stream) reader.add(chunk);
+      return reader.finish();
+    } catch (error) {
+      // A cancel or shutdown is not the model's failure: the caller gets its own reason back.
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof ModelBackendError) throw error;
+      throw describeFault(deadline.aborted ? deadline.reason : error, context);
+    }
+  }
+
+  return { name: "gemini", turn };
+}

@@ -1,0 +1,48 @@
+// How a model's failure ends an interaction: its errors[0], in the Google codes the rest of the API uses,
+// naming the backend and the model, and what to fix (the backend's message says that part).
+
+import { ModelBackendError, type ModelFailureKind } from "./model-backend.js";
+
+const CODES: Readonly<Record<ModelFailureKind, string>> = {
+  unreachable: "UNAVAILABLE",
+  // The emulator's own key or set-up was refused: not the client's fault, and not retryable as is.
+  auth: "FAILED_PRECONDITION",
+  rate_limit: "RESOURCE_EXHAUSTED",
+  timeout: "DEADLINE_EXCEEDED",
+  empty: "UNKNOWN",
+  refused: "FAILED_PRECONDITION",
+  server: "UNAVAILABLE",
+  replay: "FAILED_PRECONDITION",
+};
+
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+/** The error of a run whose model failed at turn `turn` (1-based, counted over this interaction). */
+export function modelFailure(error: unknown, agentModel: string, turn: number): RunError {
+  if (error instanceof ModelBackendError) {
+    return { code: CODES[error.kind], message: `The agent's model (${agentModel}) failed at turn ${turn}: ${error.message}` };
+  }
+  return {
+    code: "INTERNAL",
+    message: `The agent's model (${agentModel}) failed at turn ${turn}: ${(error as Error)?.message ?? String(error)}`,
+  };
+}
+
+/** A second malformed tool call in a row ends the run (the first is given back to the model as an error result). */
+export function malformedTwice(agentModel: string, messages: readonly string[]): RunError {
+  return {
+    code: "ABORTED",
+    message: `The agent's model (${agentModel}) made a malformed tool call twice in a row (${messages.join("; ")}), so the run stopped; the steps so far are kept. Use a model that supports tool calling, or lower its temperature.`,
+  };
+}
+
+/** agent_config.max_total_tokens passed: the run ends with the SDK's budget_exceeded status. */
+export function overBudget(agentModel: string, used: number, budget: number): RunError {
+  return {
+    code: "RESOURCE_EXHAUSTED",
+    message: `The agent's model (${agentModel}) used ${used} tokens, more than agent_config.max_total_tokens (${budget}), so the run stopped; the steps so far are kept. Raise max_total_tokens, or continue with previous_interaction_id.`,
+  };
+}
