@@ -15,6 +15,7 @@ import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { startFakeGeminiServer, type FakeGemini } from "../support/fake-gemini-server.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer, type FakeOpenAiStep } from "../support/fake-openai-server.js";
+import { startMcpTestServer } from "../support/mcp-test-server.js";
 
 const AGENT = "antigravity-preview-05-2026";
 const KEY = "model-agent-key";
@@ -217,6 +218,33 @@ describe("a model behind the agent (openai: through the official client)", () =>
     assert.deepEqual(told, { role: "tool", tool_call_id: "call_weather", content: "sunny, 21 C" });
   });
 
+  it("declares an MCP server's allowed tools to the model and calls the one it picks", async () => {
+    const mcp = await startMcpTestServer();
+    try {
+      openai.script(
+        { kind: "answer", toolCalls: [toolCall("call_add", "mcp__local__add", { a: 2, b: 3 })] },
+        { kind: "answer", text: ["2 + 3 = 5."] },
+      );
+      const first = openai.requests.length;
+      const interaction = (await ai.interactions.create({
+        agent: AGENT,
+        input: "What is 2 + 3? Use the calculator.",
+        tools: [{ type: "code_execution" }, { type: "mcp_server", name: "local", url: mcp.url, allowed_tools: [{ mode: "auto", tools: ["add", "echo"] }] }],
+      } as never)) as Interaction;
+      assert.equal(interaction.status, "completed", JSON.stringify(interaction.errors));
+      const declared = openai.requests[first]?.body.tools.map((tool: any) => tool.function.name);
+      assert.deepEqual(declared.filter((name: string) => name.startsWith("mcp__")), ["mcp__local__add", "mcp__local__echo"]);
+      const add = openai.requests[first]?.body.tools.find((tool: any) => tool.function.name === "mcp__local__add");
+      assert.deepEqual(Object.keys(add.function.parameters.properties), ["a", "b"]);
+      assert.deepEqual(mcp.calls, [{ name: "add", args: { a: 2, b: 3 } }]);
+      const result = interaction.steps.find((step) => step.type === "mcp_server_tool_result");
+      assert.deepEqual([result?.server_name, result?.name, result?.result], ["local", "add", "5"]);
+      assert.deepEqual(openai.requests[first + 1]?.body.messages.at(-1), { role: "tool", tool_call_id: "call_add", content: "5" });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("still runs a tool_calls script scripted, without asking the model", async () => {
     const before = openai.requests.length;
     const interaction = (await ai.interactions.create({
@@ -255,8 +283,8 @@ describe("a model behind the agent (openai: through the official client)", () =>
     assert.ok(!recorded.includes(OPENAI_KEY));
     const parsed = JSON.parse(recorded) as { version: number; turns: unknown[] };
     assert.equal(parsed.version, 1);
-    // Every turn that answered was recorded (the 429 was not): 3 + 3 + 2.
-    assert.equal(parsed.turns.length, 8);
+    // Every turn that answered was recorded (the 429 was not): 3 + 3 + 2 + 2.
+    assert.equal(parsed.turns.length, 10);
   });
 
   it("replays the recorded session with no model server, the same steps, and fails a divergent one clearly", async () => {
