@@ -229,11 +229,18 @@ describe("a model behind the agent (openai: through the official client)", () =>
       const interaction = (await ai.interactions.create({
         agent: AGENT,
         input: "What is 2 + 3? Use the calculator.",
-        tools: [{ type: "code_execution" }, { type: "mcp_server", name: "local", url: mcp.url, allowed_tools: [{ mode: "auto", tools: ["add", "echo"] }] }],
+        tools: [
+          { type: "code_execution" },
+          { type: "mcp_server", name: "local", url: mcp.url, allowed_tools: [{ mode: "auto", tools: ["add", "echo"] }] },
+        ],
       } as never)) as Interaction;
       assert.equal(interaction.status, "completed", JSON.stringify(interaction.errors));
       const declared = openai.requests[first]?.body.tools.map((tool: any) => tool.function.name);
-      assert.deepEqual(declared.filter((name: string) => name.startsWith("mcp__")), ["mcp__local__echo", "mcp__local__add"], "in the order the server lists them");
+      assert.deepEqual(
+        declared.filter((name: string) => name.startsWith("mcp__")),
+        ["mcp__local__echo", "mcp__local__add"],
+        "in the order the server lists them",
+      );
       const add = openai.requests[first]?.body.tools.find((tool: any) => tool.function.name === "mcp__local__add");
       assert.deepEqual(Object.keys(add.function.parameters.properties), ["a", "b"]);
       assert.deepEqual(mcp.calls, [{ name: "add", args: { a: 2, b: 3 } }]);
