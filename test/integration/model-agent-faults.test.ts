@@ -1,0 +1,128 @@
+// A model behind the agent, through the HTTP API of an emulator in this process (fake sandboxes) and
+// the official openai client against a loopback OpenAI-compatible server: the faults that must end an
+// interaction cleanly (a timeout, an unreachable server, a cancel while the model streams), the token
+// budget's budget_exceeded status, and a bad agent_config refused up front. /health answers throughout.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { GoogleGenAI } from "@google/genai";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
+import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { closedLoopbackPort } from "../support/mcp-test-server.js";
+import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
+
+const KEY = "model-faults-key";
+const AGENT = "antigravity-preview-05-2026";
+
+type Interaction = { id: string; status: string; steps?: Array<Record<string, any>>; errors?: Array<{ code: string; message: string }> };
+
+let openai: FakeOpenAiServer;
+let emulator: FakeRuntimeEmulator;
+let ai: GoogleGenAI;
+
+before(async () => {
+  openai = await startFakeOpenAiServer();
+  emulator = await startFakeRuntimeEmulator({
+    EMULATOR_AGENT_MODEL: "openai:fake-model",
+    EMULATOR_OPENAI_BASE_URL: openai.url,
+    EMULATOR_MODEL_TIMEOUT_SECONDS: "1",
+  });
+  ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
+});
+after(async () => {
+  await emulator?.close();
+  await openai?.close();
+});
+
+describe("a model behind the agent, when things go wrong", () => {
+  it("fails an interaction whose model does not answer within EMULATOR_MODEL_TIMEOUT_SECONDS, /health answering meanwhile", async () => {
+    openai.script({ kind: "hang" });
+    const { result } = await withoutStalls(
+      emulator.url,
+      HOSTILE_INPUT_BOUNDS,
+      async () => (await ai.interactions.create({ agent: AGENT, input: "hello" })) as Interaction,
+      { inProcess: true, what: "a model that never answers" },
+    );
+    assert.equal(result.status, "failed");
+    assert.equal(result.errors?.[0]?.code, "DEADLINE_EXCEEDED");
+    assert.match(result.errors?.[0]?.message ?? "", /openai:fake-model\) failed at turn 1: .*EMULATOR_MODEL_TIMEOUT_SECONDS/);
+  });
+
+  it("ends a run past agent_config.max_total_tokens as budget_exceeded, and refuses a budget that is not a number", async () => {
+    openai.script({
+      kind: "answer",
+      toolCalls: [{ id: "c1", name: "list_files", argumentPieces: ["{}"] }],
+      usage: { prompt_tokens: 900, completion_tokens: 200 },
+    });
+    const over = (await ai.interactions.create({
+      agent: AGENT,
+      input: "list my files",
+      agent_config: { type: "antigravity", max_total_tokens: "1000" },
+    } as never)) as Interaction;
+    assert.equal(over.status, "budget_exceeded");
+    assert.equal(over.errors?.[0]?.code, "RESOURCE_EXHAUSTED");
+    assert.deepEqual(
+      (over.steps ?? []).map((step) => step.type),
+      [],
+      "the turn's call did not run",
+    );
+    const listed = await fetch(`${emulator.url}/emulator/interactions?status=budget_exceeded`, { headers: { "x-goog-api-key": KEY } });
+    assert.equal(listed.status, 200);
+    const page = (await listed.json()) as { interactions: Array<{ id: string }> };
+    assert.deepEqual(
+      page.interactions.map((listedOne) => listedOne.id),
+      [over.id],
+      "the list filters by the new status",
+    );
+
+    const asked = openai.requests.length;
+    await assert.rejects(
+      ai.interactions.create({ agent: AGENT, input: "hi", agent_config: { type: "antigravity", max_total_tokens: "lots" } } as never),
+      (error: Error & { status?: number }) => {
+        assert.equal(error.status, 400);
+        assert.match(error.message, /agent_config.max_total_tokens must be a positive whole number of tokens/);
+        return true;
+      },
+    );
+    assert.equal(openai.requests.length, asked, "nothing was asked of the model");
+  });
+
+  it("stops the model's request when the interaction is cancelled mid-stream, its text step closed", async () => {
+    openai.script({ kind: "stall", textBefore: ["Thinking about ", "it"] });
+    const disconnected = openai.disconnected(openai.requests.length);
+    const started = (await ai.interactions.create({ agent: AGENT, input: "take your time", background: true } as never)) as Interaction;
+    // Wait until the streamed text is in the interaction, then cancel.
+    for (let tries = 0; tries < 100; tries++) {
+      const now = (await ai.interactions.get(started.id)) as Interaction;
+      if (now.steps?.some((step) => step.type === "model_output")) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const cancelled = (await ai.interactions.cancel(started.id)) as Interaction;
+    assert.equal(cancelled.status, "cancelled");
+    await disconnected;
+    const stored = (await ai.interactions.get(started.id)) as Interaction;
+    const output = stored.steps?.find((step) => step.type === "model_output");
+    assert.equal(output?.content[0].text, "Thinking about it");
+  });
+});
+
+describe("a model behind the agent whose server is not there", () => {
+  let lonely: FakeRuntimeEmulator;
+  before(async () => {
+    lonely = await startFakeRuntimeEmulator({
+      EMULATOR_AGENT_MODEL: "openai:fake-model",
+      EMULATOR_OPENAI_BASE_URL: `http://127.0.0.1:${await closedLoopbackPort()}/v1`,
+    });
+  });
+  after(async () => {
+    await lonely?.close();
+  });
+
+  it("fails the interaction UNAVAILABLE, saying where it looked and which setting to fix", async () => {
+    const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: lonely.url } });
+    const interaction = (await client.interactions.create({ agent: AGENT, input: "hello" })) as Interaction;
+    assert.equal(interaction.status, "failed");
+    assert.equal(interaction.errors?.[0]?.code, "UNAVAILABLE");
+    assert.match(interaction.errors?.[0]?.message ?? "", /EMULATOR_OPENAI_BASE_URL/);
+  });
+});
