@@ -12,6 +12,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
+import { chromium } from "playwright-core";
+import { findChromium, INSTALL_CHROMIUM, runningInCi } from "../support/browser.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { startFakeGeminiServer, type FakeGemini } from "../support/fake-gemini-server.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer, type FakeOpenAiStep } from "../support/fake-openai-server.js";
@@ -91,6 +93,35 @@ const PRIMES_TURNS: FakeOpenAiStep[] = [
     usage: { prompt_tokens: 600, completion_tokens: 18, reasoning_tokens: 4 },
   },
 ];
+
+const chromiumPath = findChromium();
+
+/** The interaction's dashboard page, in headless Chromium, lists its model turns with their source. */
+async function showsModelTurns(emulatorUrl: string, id: string, sources: string[]): Promise<void> {
+  if (chromiumPath === null) {
+    if (runningInCi()) throw new Error(`Chromium is missing, and the dashboard's check must run in CI: ${INSTALL_CHROMIUM}.`);
+    console.log(`# skipping the dashboard's model turns check: ${INSTALL_CHROMIUM}`);
+    return;
+  }
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${emulatorUrl}/ui?key=${KEY}`);
+    await page.goto(`${emulatorUrl}/ui/interactions/${encodeURIComponent(id)}`);
+    const rows = page.locator("section.model-turns tbody tr");
+    await rows.first().waitFor();
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => (tr.textContent ?? "").replace(/\s+/g, " ")));
+    assert.equal(shown.length, sources.length, shown.join("\n"));
+    shown.forEach((rowText, index) => {
+      assert.match(rowText, /openai/);
+      assert.match(rowText, /fake-coder/);
+      assert.ok(rowText.includes(sources[index] ?? ""), rowText);
+    });
+    assert.match((await page.locator("section.usage").textContent()) ?? "", /as the model reported them/);
+  } finally {
+    await browser.close();
+  }
+}
 
 async function collect(stream: AsyncIterable<unknown>): Promise<Event[]> {
   const events: Event[] = [];
@@ -318,6 +349,8 @@ describe("a model behind the agent (openai: through the official client)", () =>
         turns.turns.map((turn) => turn.source),
         ["replayed", "replayed", "replayed"],
       );
+
+      await showsModelTurns(replay.url, again.id, ["replayed", "replayed", "replayed"]);
 
       const divergent = (await client.interactions.create({
         agent: AGENT,
