@@ -14,6 +14,7 @@ import type { Step } from "../agent/steps.js";
 import { readResponseFormat } from "../agent/response-format.js";
 import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-interaction.js";
 import { readInput, type ReadInput } from "../api/interaction-input.js";
+import { generationConfigSchema } from "../api/generation-config.js";
 import { declaredFunctions } from "../api/function-tools.js";
 import { mcpServersOf } from "../api/mcp-server-tools.js";
 import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
@@ -461,18 +462,14 @@ function runBy(request: CreateInteractionRequest) {
   };
 }
 
-/** A model interaction's generation_config, in the fields a model backend passes on. */
+/** A model interaction's generation_config, in the fields a model backend passes on (the rest it cannot use). */
 function generationOf(request: CreateInteractionRequest): { generation?: GenerationSettings } {
-  const config = (request as { generation_config?: Record<string, unknown> }).generation_config;
-  if (config === undefined) return {};
-  const generation: GenerationSettings = {};
-  if (typeof config.temperature === "number") generation.temperature = config.temperature;
-  if (typeof config.top_p === "number") generation.top_p = config.top_p;
-  if (typeof config.seed === "number") generation.seed = config.seed;
-  if (typeof config.max_output_tokens === "number") generation.max_output_tokens = config.max_output_tokens;
-  if (Array.isArray(config.stop_sequences)) generation.stop_sequences = config.stop_sequences.filter((item) => typeof item === "string");
-  if (typeof config.thinking_level === "string") generation.thinking_level = config.thinking_level;
-  return { generation };
+  // Read with the schema that checked it (checkAgentOrModel): one definition of GenerationConfig.
+  const parsed = generationConfigSchema.safeParse((request as { generation_config?: unknown }).generation_config);
+  if (!parsed.success || parsed.data === undefined) return {};
+  const { temperature, top_p, seed, max_output_tokens, stop_sequences, thinking_level } = parsed.data;
+  const picked = { temperature, top_p, seed, max_output_tokens, stop_sequences, thinking_level };
+  return { generation: Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as GenerationSettings };
 }
 
 /** [choice] code_execution is available unless `tools` is given without it; file tools always are. */

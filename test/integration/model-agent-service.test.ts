@@ -1,7 +1,8 @@
 // A model behind the agent, through the HTTP API of an emulator in this process (fake sandboxes) and
-// the official openai client against a loopback OpenAI-compatible server: the faults that must end an
-// interaction cleanly (a timeout, an unreachable server, a cancel while the model streams), the token
-// budget's budget_exceeded status, and a bad agent_config refused up front. /health answers throughout.
+// the official openai client against a loopback OpenAI-compatible server: what of the request reaches
+// the model (system_instruction, generation_config, a JSON response_format, the model's name), the
+// faults that must end an interaction cleanly (a timeout, an unreachable server, a cancel while the
+// model streams), the token budget's budget_exceeded status, and a bad agent_config refused up front.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -32,6 +33,41 @@ before(async () => {
 after(async () => {
   await emulator?.close();
   await openai?.close();
+});
+
+describe("a model behind the agent: what of the request reaches the model", () => {
+  it("passes a model interaction's system_instruction, generation_config and JSON response_format on, with only its own tools", async () => {
+    openai.script({ kind: "answer", text: ['{"city": "Paris"}'] });
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    const interaction = (await ai.interactions.create({
+      model: "gemini-2.5-flash",
+      input: "Which city is the capital of France?",
+      system_instruction: "Answer in JSON.",
+      generation_config: { temperature: 0.2, top_p: 0.9, seed: 7, max_output_tokens: 64, stop_sequences: ["END"], thinking_level: "low" },
+      response_format: { type: "text", mime_type: "application/json", schema },
+    } as never)) as Interaction;
+    assert.equal(interaction.status, "completed", JSON.stringify(interaction.errors));
+    const sent = openai.requests.at(-1)?.body;
+    // The OpenAI-compatible server serves every gemini-* name with EMULATOR_AGENT_MODEL's model.
+    assert.equal(sent.model, "fake-model");
+    assert.deepEqual(sent.messages, [
+      { role: "system", content: "Answer in JSON." },
+      { role: "user", content: "Which city is the capital of France?" },
+    ]);
+    assert.deepEqual(
+      [sent.temperature, sent.top_p, sent.seed, sent.max_tokens, sent.stop, sent.reasoning_effort],
+      [0.2, 0.9, 7, 64, ["END"], "low"],
+    );
+    assert.deepEqual(sent.response_format, { type: "json_schema", json_schema: { name: "answer", schema, strict: false } });
+    assert.equal(sent.tools, undefined, "a model interaction without tools offers the model none");
+    assert.equal(interaction.steps?.at(-1)?.content[0].text, '{"city": "Paris"}');
+  });
+
+  it("asks agent_config.model for an agent interaction", async () => {
+    openai.script({ kind: "answer", text: ["Hi."] });
+    await ai.interactions.create({ agent: AGENT, input: "hi", agent_config: { type: "antigravity", model: "other-model" } } as never);
+    assert.equal(openai.requests.at(-1)?.body.model, "other-model");
+  });
 });
 
 describe("a model behind the agent, when things go wrong", () => {
