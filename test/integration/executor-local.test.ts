@@ -218,6 +218,10 @@ describe("local executor process: egress streams against a misbehaving server", 
       raw.send({ egress: "data", stream: -1 });
       raw.send({ op: "ping", id: 2 });
       assert.equal((await raw.terminal(2)).header.type, "result");
+      // stderr is its own pipe: the diagnostic may arrive after the ping's answer on stdout (it did, under load).
+      for (let waited = 0; !/malformed egress frame/.test(raw.diagnostics()) && waited < 5000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       assert.match(raw.diagnostics(), /malformed egress frame/);
     } finally {
       raw.child.kill("SIGKILL");
