@@ -187,5 +187,10 @@ export async function withoutStalls<T>(
     throw error;
   }
   const report = await watch.assertNoStall(options.what);
+  // The measurements, for the record in the test's output (what a bound held with, not only that it held).
+  const loop = report.longestEventLoopMs === null ? "" : `, event loop held ${Math.round(report.longestEventLoopMs)} ms at most`;
+  console.log(
+    `# ${options.what ?? "the server"}: /health answered ${report.healthAnswers} times, ${Math.round(report.longestHealthMs)} ms at the longest (bound ${bounds.healthMs} ms)${loop}`,
+  );
   return { result, report };
 }
