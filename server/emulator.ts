@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 import type { Config } from "./common/config.js";
 import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
+import { AgentService } from "./agents/agent-service.js";
+import { AgentStore } from "./agents/agent-store.js";
 import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
@@ -149,7 +151,9 @@ export async function startEmulator(
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore);
   if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
+  const agents = new AgentService(new AgentStore(db), environments);
   const interactions = new InteractionService(interactionStore, eventStore, environments, {
+    agents,
     limits: {
       timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000,
       maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES,
@@ -182,6 +186,7 @@ export async function startEmulator(
     config,
     interactions,
     credentials,
+    agents,
     environments,
     files,
     uploads,

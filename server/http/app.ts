@@ -5,6 +5,7 @@
 import express, { type Express } from "express";
 import type { Config } from "../common/config.js";
 import type { CredentialService } from "../credentials/credential-service.js";
+import type { AgentService } from "../agents/agent-service.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import type { FileService } from "../files/file-service.js";
 import type { UploadService } from "../files/upload-service.js";
@@ -18,6 +19,7 @@ import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
 import { declaredFieldsOnly } from "./declared-fields-only.js";
 import { credentialsRouter } from "./credentials-routes.js";
+import { agentsRouter } from "./agents-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
 import { environmentsRouter } from "./environments-routes.js";
 import { filesRouter } from "./files-routes.js";
@@ -30,6 +32,7 @@ export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
   interactions: InteractionService;
   credentials: CredentialService;
+  agents: AgentService;
   environments: EnvironmentService;
   files: FileService;
   uploads: UploadService;
@@ -69,6 +72,7 @@ export function createApp(deps: AppDependencies): Express {
   api.patch("/credentials/:id", declaredFieldsOnly("credentials.update", fieldsPolicy));
   api.use(interactionsRouter(deps.interactions));
   api.use(credentialsRouter(deps.credentials));
+  api.use(agentsRouter(deps.agents));
   api.use(environmentsRouter(deps.environments));
   api.use(filesRouter(deps.files));
   app.use("/:version", (req, res, next) => {

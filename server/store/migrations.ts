@@ -82,4 +82,21 @@ export const migrations: readonly string[] = [
   -- The interaction's token usage (JSON, the SDK's Usage), so GET returns the same counts after a restart.
   ALTER TABLE interactions ADD COLUMN usage TEXT;
   `,
+  `
+  -- Custom agents (issue 19): each owner's definitions (JSON, the SDK's Agent as created).
+  CREATE TABLE agents (
+    owner       TEXT NOT NULL,
+    id          TEXT NOT NULL,
+    definition  TEXT NOT NULL,
+    create_time TEXT NOT NULL,
+    PRIMARY KEY (owner, id)
+  );
+  -- The definition each interaction ran with, so its continuations outlive the agent's deletion.
+  CREATE TABLE agent_uses (
+    interaction_id TEXT PRIMARY KEY REFERENCES interactions (id) ON DELETE CASCADE,
+    owner          TEXT NOT NULL,
+    agent_id       TEXT NOT NULL,
+    definition     TEXT NOT NULL
+  );
+  `,
 ];
