@@ -9,7 +9,9 @@ const agentId = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
   .describe("Chosen by the client (generated when absent); the `agent` an interaction names to run this agent");
 
-export const createAgentSchema = z.looseObject({
+// [choice] Exactly the SDK's Agent fields: another is a 400 naming it (the declared-fields table of
+// interactions and environments does not cover agents, so the schema itself is strict).
+export const createAgentSchema = z.strictObject({
   id: agentId.optional(),
   base_agent: z.string().optional().describe("An antigravity-* agent; empty or absent for the default one"),
   base_environment: z

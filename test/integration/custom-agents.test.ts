@@ -135,6 +135,7 @@ describe("custom agents", () => {
       [{ id: "x3", base_environment: { type: "remote", environment_id: "env_abc" } }, 400, /give its ID as base_environment/],
       [{ id: "x4", base_environment: { type: "local" } }, 400, /remote/],
       [{ id: "x5", base_environment: "env_missing" }, 404, /Environment env_missing not found/],
+      [{ id: "x6", hooks: {} }, 400, /hooks/],
       [{ id: "security-gate" }, 409, /already exists/],
     ];
     for (const [body, status, message] of cases) {
@@ -198,6 +199,12 @@ describe("custom agents", () => {
     });
     assert.equal(refused.status, 400);
     assert.match(refused.json.error.message, /fork of environment/);
+    // The base environment deleted: the agent stays, its interactions are refused naming both.
+    await fetch(`${emulator.url}/v1beta/environments/${base.environment_id}`, { method: "DELETE", headers: { "x-goog-api-key": KEY } });
+    const gone = await post("/interactions", { agent: "forker", input: "hello" });
+    assert.equal(gone.status, 400);
+    assert.equal(gone.json.error.status, "FAILED_PRECONDITION");
+    assert.match(gone.json.error.message, new RegExp(`agent forker .*${base.environment_id}`));
   });
 
   it("keeps interactions made with an agent, and their continuations, working after the agent is deleted", async () => {
