@@ -75,7 +75,7 @@ export class TriggerRuns {
 
   /** Records an execution that did not run because the previous one was still going. */
   skip(trigger: TriggerRecord, scheduledMs: number): ExecutionRecord {
-    const now = this.stamp();
+    const now = nowTimestamp(new Date(scheduledMs));
     const execution: ExecutionRecord = {
       id: newExecutionId(),
       triggerId: trigger.id,
@@ -89,14 +89,17 @@ export class TriggerRuns {
     return execution;
   }
 
-  /** Starts an execution; resolves once its interaction was created (or refused), not when it ends. */
-  async start(trigger: TriggerRecord, scheduledMs: number): Promise<ExecutionRecord> {
+  /**
+   * Starts an execution; resolves once its interaction was created (or refused), not when it ends.
+   * `startMs`: when it starts on the emulated timeline, its scheduled time while the clock catches up.
+   */
+  async start(trigger: TriggerRecord, scheduledMs: number, startMs: number): Promise<ExecutionRecord> {
     const execution: ExecutionRecord = {
       id: newExecutionId(),
       triggerId: trigger.id,
       status: "in_progress",
       scheduledTime: nowTimestamp(new Date(scheduledMs)),
-      startTime: this.stamp(),
+      startTime: nowTimestamp(new Date(startMs)),
     };
     const { environment_id: environmentId, interaction } = trigger.config;
     // [choice] The trigger's environment_id, when given, is the environment every execution reuses.
@@ -126,7 +129,7 @@ export class TriggerRuns {
     const running: Running = {
       execution,
       owner: trigger.owner,
-      startedEmulatedMs: this.clock.now(),
+      startedEmulatedMs: startMs,
       startedRealMs: Date.now(),
       ended: Promise.resolve(),
       hasEnded: false,
@@ -136,8 +139,8 @@ export class TriggerRuns {
       (final) => this.finish(running, final.status, final.errors[0]?.message),
       (error: unknown) => this.finish(running, "failed", (error as Error).message),
     );
-    let set = this.running.get(trigger.id);
-    if (!set) this.running.set(trigger.id, (set = new Set()));
+    const set = this.running.get(trigger.id) ?? new Set<Running>();
+    this.running.set(trigger.id, set);
     set.add(running);
     const timeoutSeconds = trigger.config.execution_timeout_seconds;
     if (timeoutSeconds !== undefined) {

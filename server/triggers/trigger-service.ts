@@ -131,8 +131,7 @@ export class TriggerService {
   async runNow(owner: string, id: string): Promise<ExecutionRecord> {
     const record = this.get(owner, id);
     const now = this.clock.now();
-    this.noteRun(record, now);
-    return this.runs.start(record, now);
+    return this.startRun(record, now, now);
   }
 
   executions(owner: string, id: string, pageSize: number, pageToken: string | undefined) {
@@ -174,25 +173,35 @@ export class TriggerService {
   private async fire(id: string, scheduledMs: number, nextFromNow: boolean): Promise<void> {
     this.jobs.delete(id);
     const record = this.store.byId(id);
-    if (!record || record.status !== "active" || record.nextRunMs !== scheduledMs) return;
+    if (record?.status !== "active" || record.nextRunMs !== scheduledMs) return;
     record.nextRunMs = this.nextAfter(record.config, nextFromNow ? Math.max(scheduledMs, this.clock.now()) : scheduledMs);
     this.store.save(record);
     this.arm(record);
     const idle = await this.runs.idleBy(id, scheduledMs);
     // While it waited, the trigger may have been paused, deleted, or failed into error.
     const current = this.store.byId(id);
-    if (!current || current.status !== "active") return;
+    if (current?.status !== "active") return;
     if (!idle) {
       this.runs.skip(current, scheduledMs);
       return;
     }
-    this.noteRun(current, scheduledMs);
-    await this.runs.start(current, scheduledMs);
+    // While catching up the run starts at its scheduled time; a run missed while the emulator was down, now.
+    const startMs = nextFromNow ? this.clock.now() : scheduledMs;
+    await this.startRun(current, scheduledMs, startMs);
   }
 
-  private noteRun(record: TriggerRecord, atMs: number): void {
-    record.lastRunTime = nowTimestamp(new Date(atMs));
+  /** Starts an execution, noting on the trigger when it ran and which interaction it made. */
+  private async startRun(record: TriggerRecord, scheduledMs: number, startMs: number): Promise<ExecutionRecord> {
+    record.lastRunTime = nowTimestamp(new Date(startMs));
     this.store.save(record);
+    const execution = await this.runs.start(record, scheduledMs, startMs);
+    // Read again: a refusal has already counted against the trigger (and may have stopped it).
+    const current = this.store.byId(record.id);
+    if (current && execution.interactionId) {
+      current.previousInteractionId = execution.interactionId;
+      this.store.save(current);
+    }
+    return execution;
   }
 
   /** An execution ended: a success clears the count; max_consecutive_failures failures in a row stop the trigger. */
