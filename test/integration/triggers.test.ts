@@ -4,7 +4,7 @@
 // interaction is refused at creation ends in `error` after max_consecutive_failures and runs no more;
 // a paused trigger does not run; run now starts an execution at once; a run held open makes the next
 // one `skipped` and its execution_timeout_seconds cancels it as `timed_out`; a restart keeps the
-// trigger and its schedule. And the clock route's refusals.
+// trigger and its schedule. And the clock route's refusals, and the environment TTL on the clock.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -219,6 +219,15 @@ describe("triggers on the test clock", () => {
       assert.match(JSON.stringify(json.error), message);
     }
     assert.equal(((await ai.triggers.list()).triggers ?? []).length, stored, "no refused trigger was stored");
+  });
+
+  it("expires an environment idle for EMULATOR_ENVIRONMENT_TTL_SECONDS of the clock's time before the move answers", async () => {
+    const environment = await call(emulator, "POST", "/v1beta/environments", { sources: [] });
+    assert.equal(environment.status, 200, JSON.stringify(environment.json));
+    await advance(emulator, 3000);
+    assert.equal((await call(emulator, "GET", `/v1beta/environments/${environment.json.id}`)).json.status, "active");
+    await advance(emulator, 601);
+    assert.equal((await call(emulator, "GET", `/v1beta/environments/${environment.json.id}`)).json.status, "expired");
   });
 
   it("refuses to move the clock backwards, and goes back to real time on reset", async () => {
