@@ -30,11 +30,17 @@ import { reconcileSandboxes } from "./environments/reconcile.js";
 import { keepLease } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
 import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
+import { EmulatorClock } from "./common/clock.js";
+import { Scheduler } from "./common/scheduler.js";
+import { TriggerService } from "./triggers/trigger-service.js";
+import { TriggerStore } from "./triggers/trigger-store.js";
 
 export interface RunningEmulator {
   url: string;
   port: number;
   runtime: SandboxRuntime;
+  /** The emulator's one clock (docs/clock.md): what tests move with POST /emulator/clock. */
+  clock: EmulatorClock;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,10 @@ export async function startEmulator(
     storeFilesIn(config.EMULATOR_DATA_DIR),
   );
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
+  // One clock and one scheduler for the whole emulator: everything that schedules (trigger runs,
+  // webhook retries, environment TTLs) reads this clock, so one POST /emulator/clock moves them all.
+  const clock = new EmulatorClock();
+  const scheduler = new Scheduler(clock);
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
@@ -141,12 +151,19 @@ export async function startEmulator(
     },
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
+    clock,
     limits: { perKey: config.EMULATOR_MAX_ENVIRONMENTS_PER_KEY, total: config.EMULATOR_MAX_ENVIRONMENTS },
     ...(pool ? { pool } : {}),
   });
   // Filled in the background, after the CA is trusted (pool sandboxes carry it like any other).
   pool?.start();
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
+  // A move of the clock sweeps at once, in the scheduler's pass, so POST /emulator/clock answers after it.
+  const stopClockSweep = clock.onMove(() => {
+    scheduler.at(clock.now(), async () => {
+      await environments?.expireIdle().catch((error: unknown) => console.error("idle environment sweep failed:", error));
+    });
+  });
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore);
@@ -180,6 +197,11 @@ export async function startEmulator(
     },
   });
   const credentials = new CredentialService(credentialStore);
+  // After interaction recovery, so the executions that were running see their interactions closed.
+  const triggers = new TriggerService(new TriggerStore(db), interactions, clock, scheduler, {
+    catchUpWaitMs: config.EMULATOR_TRIGGER_CATCH_UP_SECONDS * 1000,
+  });
+  triggers.resume();
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });
   const uploads = new UploadService(environments, files, { maxUploadBytes: config.EMULATOR_MAX_UPLOAD_BYTES });
   const app = createApp({
@@ -190,6 +212,8 @@ export async function startEmulator(
     environments,
     files,
     uploads,
+    triggers,
+    time: { clock, scheduler },
     debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
@@ -218,8 +242,13 @@ export async function startEmulator(
     url: `http://${host}:${port}`,
     port,
     runtime,
+    clock,
     close: async () => {
       stopIdleSweep();
+      stopClockSweep();
+      // Nothing scheduled runs while the emulator shuts down; what is stored is scheduled again at start.
+      triggers.close();
+      scheduler.close();
       uploads.close();
       // Running interactions end as failed ("the emulator shut down"), so their streams close and a
       // client polling them sees why; whatever is still running after this is marked at the next start.

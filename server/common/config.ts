@@ -218,6 +218,14 @@ export const configSchema = z.object({
   EMULATOR_MCP_MAX_LIST_BYTES: positiveInt(16 * 1024 * 1024).describe(
     "Bytes the MCP servers of one interaction may send together while their tool lists are read; past it the calls are error results",
   ),
+  // Triggers (issue 19, docs/triggers.md#catching-up): kept in its own entry so that it merges on its own.
+  EMULATOR_TRIGGER_CATCH_UP_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(30)
+    .describe(
+      "When a move of the test clock makes a trigger's run due while its previous run is still going, how many real seconds at most the new run waits for it to end before it is skipped (an execution timeout made due by a move waits as long before it cancels)",
+    ),
   // Strict request bodies (issue 17): kept in its own entry so that it merges on its own.
   EMULATOR_LOOSE: z
     .enum(["true", "false"], { error: 'must be "true" or "false"' })

@@ -10,6 +10,9 @@ import type { EnvironmentService } from "../environments/environment-service.js"
 import type { FileService } from "../files/file-service.js";
 import type { UploadService } from "../files/upload-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
+import type { TriggerService } from "../triggers/trigger-service.js";
+import type { EmulatorClock } from "../common/clock.js";
+import type { Scheduler } from "../common/scheduler.js";
 import { allowedHostsFrom, requireAllowedHost } from "./allowed-hosts.js";
 import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
@@ -27,6 +30,8 @@ import { uploadRouter } from "./upload-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
+import { triggersRouter } from "./triggers-routes.js";
+import { clockRouter } from "./clock-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
@@ -36,6 +41,9 @@ export interface AppDependencies {
   environments: EnvironmentService;
   files: FileService;
   uploads: UploadService;
+  triggers: TriggerService;
+  /** The emulator's one clock and the scheduler on it, behind /emulator/clock (docs/clock.md). */
+  time: { clock: EmulatorClock; scheduler: Scheduler };
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -75,12 +83,19 @@ export function createApp(deps: AppDependencies): Express {
   api.use(agentsRouter(deps.agents));
   api.use(environmentsRouter(deps.environments));
   api.use(filesRouter(deps.files));
+  api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE }));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);
   });
 
-  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), interactionListRouter(deps.interactions), emulatorRouter(deps.debug));
+  app.use(
+    "/emulator",
+    requireApiKey(deps.config.EMULATOR_API_KEYS),
+    interactionListRouter(deps.interactions),
+    emulatorRouter(deps.debug),
+    clockRouter(deps.time.clock, deps.time.scheduler),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler);

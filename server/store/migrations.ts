@@ -99,4 +99,24 @@ export const migrations: readonly string[] = [
     definition     TEXT NOT NULL
   );
   `,
+  `
+  -- Triggers (docs/triggers.md): each row the whole trigger as JSON, with what is looked up by beside it.
+  CREATE TABLE triggers (
+    id          TEXT PRIMARY KEY,
+    owner       TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    record      TEXT NOT NULL
+  );
+  CREATE INDEX triggers_owner ON triggers (owner, id);
+
+  CREATE TABLE trigger_executions (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    trigger_id  TEXT NOT NULL REFERENCES triggers (id) ON DELETE CASCADE,
+    status      TEXT NOT NULL,
+    record      TEXT NOT NULL
+  );
+  CREATE INDEX trigger_executions_trigger ON trigger_executions (trigger_id, seq);
+  CREATE INDEX trigger_executions_status ON trigger_executions (status);
+  `,
 ];

@@ -28,6 +28,7 @@ export const LAYERS: readonly Layer[] = [
       "server/credentials",
       "server/egress",
       "server/sources",
+      "server/triggers",
     ],
   },
   { name: "request schemas", folders: ["server/api"] },
