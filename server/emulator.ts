@@ -28,11 +28,22 @@ import { reconcileSandboxes } from "./environments/reconcile.js";
 import { keepLease } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
 import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
+import { EmulatorClock } from "./common/clock.js";
+import { Scheduler } from "./common/scheduler.js";
+import { WebhookStore } from "./webhooks/webhook-store.js";
+import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
+import { WebhookService } from "./webhooks/webhook-service.js";
+import { InteractionWebhooks } from "./webhooks/interaction-events.js";
 
 export interface RunningEmulator {
   url: string;
   port: number;
   runtime: SandboxRuntime;
+  /** The emulator's clock (tests move it) and the scheduler on it. */
+  clock: EmulatorClock;
+  scheduler: Scheduler;
+  /** Webhook deliveries; settled() waits until no attempt runs and none is due (for tests that move the clock). */
+  webhookDeliveries: Pick<WebhookDeliveries, "settled">;
   close(): Promise<void>;
 }
 
@@ -77,7 +88,7 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
 
 export async function startEmulator(
   config: Config,
-  options: { runtime?: SandboxRuntime; progress?: (line: string) => void } = {},
+  options: { runtime?: SandboxRuntime; progress?: (line: string) => void; clock?: EmulatorClock } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
@@ -145,6 +156,20 @@ export async function startEmulator(
   // Filled in the background, after the CA is trusted (pool sandboxes carry it like any other).
   pool?.start();
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
+  // Everything the emulator schedules reads this clock (docs/clock.md).
+  const clock = options.clock ?? new EmulatorClock();
+  const scheduler = new Scheduler(clock);
+  const webhookStore = new WebhookStore(db);
+  webhookStore.dropExpiredSecrets(clock.now());
+  const webhookDeliveries = new WebhookDeliveries(webhookStore, clock, scheduler, {
+    allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
+    timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
+    maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
+  });
+  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, config.EMULATOR_WEBHOOK_HOSTS);
+  const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
+  const resumed = webhookDeliveries.resume();
+  if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore);
@@ -164,6 +189,7 @@ export async function startEmulator(
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     agentModel: agentModelFrom(config),
+    onEnded: (record) => interactionWebhooks.interactionEnded(record),
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
@@ -185,6 +211,7 @@ export async function startEmulator(
     environments,
     files,
     uploads,
+    webhooks: { service: webhooks, store: webhookStore },
     debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
@@ -213,12 +240,18 @@ export async function startEmulator(
     url: `http://${host}:${port}`,
     port,
     runtime,
+    clock,
+    scheduler,
+    webhookDeliveries,
     close: async () => {
       stopIdleSweep();
       uploads.close();
       // Running interactions end as failed ("the emulator shut down"), so their streams close and a
       // client polling them sees why; whatever is still running after this is marked at the next start.
       await interactions.shutdown(5000);
+      // After the shutdown's interaction.failed events are stored: what is in flight goes out at the next start.
+      await webhookDeliveries.close();
+      scheduler.close();
       // Requests still running (a long code_execution) get a short grace period, then are cut off.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const grace = setTimeout(() => server.closeAllConnections(), 5000);

@@ -25,6 +25,9 @@ import { uploadRouter } from "./upload-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
+import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { WebhookStore } from "../webhooks/webhook-store.js";
+import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
@@ -33,6 +36,7 @@ export interface AppDependencies {
   environments: EnvironmentService;
   files: FileService;
   uploads: UploadService;
+  webhooks: { service: WebhookService; store: WebhookStore };
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -71,12 +75,19 @@ export function createApp(deps: AppDependencies): Express {
   api.use(credentialsRouter(deps.credentials));
   api.use(environmentsRouter(deps.environments));
   api.use(filesRouter(deps.files));
+  api.use(webhooksRouter(deps.webhooks.service));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);
   });
 
-  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), interactionListRouter(deps.interactions), emulatorRouter(deps.debug));
+  app.use(
+    "/emulator",
+    requireApiKey(deps.config.EMULATOR_API_KEYS),
+    interactionListRouter(deps.interactions),
+    webhookDeliveriesRouter(deps.webhooks.store),
+    emulatorRouter(deps.debug),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler);
