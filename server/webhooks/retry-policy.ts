@@ -7,10 +7,13 @@ export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const FIRST_DELAY_MS = 60 * 1000;
 const MAX_DELAY_MS = 4 * 60 * 60 * 1000;
 
-/** When the attempt after `attemptsMade` failed ones is due, or null when the window is over. */
-export function nextAttemptAt(firstAttemptMs: number, attemptsMade: number, nowMs: number, windowMs = RETRY_WINDOW_MS): number | null {
+/**
+ * When the attempt after `attemptsMade` failed ones is due, given when the last one was due; null
+ * when the window is over.
+ */
+export function nextAttemptAt(firstAttemptMs: number, attemptsMade: number, lastDueMs: number, windowMs = RETRY_WINDOW_MS): number | null {
   const deadline = firstAttemptMs + windowMs;
-  if (nowMs >= deadline) return null;
+  if (lastDueMs >= deadline) return null;
   const delay = Math.min(FIRST_DELAY_MS * 2 ** Math.max(0, attemptsMade - 1), MAX_DELAY_MS);
-  return Math.min(nowMs + delay, deadline);
+  return Math.min(lastDueMs + delay, deadline);
 }

@@ -173,7 +173,10 @@ export class WebhookDeliveries {
       latency_ms: outcome.latencyMs,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
     };
-    const next = outcome.ok || !retries ? null : nextAttemptAt(delivery.firstAttemptMs, attempt.attempt, this.clock.now());
+    // From when this attempt was due, not when it ran: a clock moved past several retries at once (or
+    // an emulator that was down) makes each of them in turn, as the schedule had them.
+    const dueMs = delivery.nextAttemptMs ?? outcome.startedMs;
+    const next = outcome.ok || !retries ? null : nextAttemptAt(delivery.firstAttemptMs, attempt.attempt, dueMs);
     if (next !== null) attempt.next_retry_time = iso(next);
     const updated: DeliveryRecord = {
       ...delivery,
