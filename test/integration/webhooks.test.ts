@@ -168,6 +168,14 @@ describe("webhooks", () => {
     assert.equal(mine.length, 1);
     assert.deepEqual(JSON.parse(mine[0]!.body).data, { id: own, user_metadata: { job: "nightly" } });
     assert.ok(verifies(webhook.new_signing_secret!, mine[0]!), "signed with the key's webhook secrets");
+
+    const refused = await fetch(`${emulator.url}/v1beta/interactions`, {
+      method: "POST",
+      headers: { "x-goog-api-key": "wh-complete-key", "content-type": "application/json" },
+      body: JSON.stringify({ agent: AGENT, input: "hi", background: true, webhook_config: { uris: ["not a url"] } }),
+    });
+    assert.equal(refused.status, 400, "a webhook_config that could never be delivered is refused at creation");
+    assert.match(await refused.text(), /full URL/);
   });
 
   it("after an immediate rotation only the new secret verifies; with the overlap both do, for 24 hours of the clock", async () => {
