@@ -34,13 +34,20 @@ import { EmulatorClock } from "./common/clock.js";
 import { Scheduler } from "./common/scheduler.js";
 import { TriggerService } from "./triggers/trigger-service.js";
 import { TriggerStore } from "./triggers/trigger-store.js";
+import { WebhookStore } from "./webhooks/webhook-store.js";
+import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
+import { WebhookService } from "./webhooks/webhook-service.js";
+import { InteractionWebhooks } from "./webhooks/interaction-events.js";
 
 export interface RunningEmulator {
   url: string;
   port: number;
   runtime: SandboxRuntime;
-  /** The emulator's one clock (docs/clock.md): what tests move with POST /emulator/clock. */
+  /** The emulator's one clock (docs/clock.md): what tests move with POST /emulator/clock; and the scheduler on it. */
   clock: EmulatorClock;
+  scheduler: Scheduler;
+  /** Webhook deliveries; settled() waits until no attempt runs and none is due (for tests that move the clock). */
+  webhookDeliveries: Pick<WebhookDeliveries, "settled">;
   close(): Promise<void>;
 }
 
@@ -85,7 +92,7 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
 
 export async function startEmulator(
   config: Config,
-  options: { runtime?: SandboxRuntime; progress?: (line: string) => void } = {},
+  options: { runtime?: SandboxRuntime; progress?: (line: string) => void; clock?: EmulatorClock } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
@@ -108,7 +115,7 @@ export async function startEmulator(
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
   // One clock and one scheduler for the whole emulator: everything that schedules (trigger runs,
   // webhook retries, environment TTLs) reads this clock, so one POST /emulator/clock moves them all.
-  const clock = new EmulatorClock();
+  const clock = options.clock ?? new EmulatorClock();
   const scheduler = new Scheduler(clock);
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
@@ -164,6 +171,17 @@ export async function startEmulator(
       await environments?.expireIdle().catch((error: unknown) => console.error("idle environment sweep failed:", error));
     });
   });
+  const webhookStore = new WebhookStore(db);
+  webhookStore.dropExpiredSecrets(clock.now());
+  const webhookDeliveries = new WebhookDeliveries(webhookStore, clock, scheduler, {
+    allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
+    timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
+    maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
+  });
+  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, config.EMULATOR_WEBHOOK_HOSTS);
+  const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
+  const resumed = webhookDeliveries.resume();
+  if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore);
@@ -185,6 +203,7 @@ export async function startEmulator(
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     agentModel: agentModelFrom(config),
+    onEnded: (record) => interactionWebhooks.interactionEnded(record),
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
@@ -214,6 +233,7 @@ export async function startEmulator(
     uploads,
     triggers,
     time: { clock, scheduler },
+    webhooks: { service: webhooks, store: webhookStore },
     debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
@@ -243,16 +263,20 @@ export async function startEmulator(
     port,
     runtime,
     clock,
+    scheduler,
+    webhookDeliveries,
     close: async () => {
       stopIdleSweep();
       stopClockSweep();
       // Nothing scheduled runs while the emulator shuts down; what is stored is scheduled again at start.
       triggers.close();
-      scheduler.close();
       uploads.close();
       // Running interactions end as failed ("the emulator shut down"), so their streams close and a
       // client polling them sees why; whatever is still running after this is marked at the next start.
       await interactions.shutdown(5000);
+      // After the shutdown's interaction.failed events are stored: what is in flight goes out at the next start.
+      await webhookDeliveries.close();
+      scheduler.close();
       // Requests still running (a long code_execution) get a short grace period, then are cut off.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const grace = setTimeout(() => server.closeAllConnections(), 5000);

@@ -32,6 +32,9 @@ import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
 import { triggersRouter } from "./triggers-routes.js";
 import { clockRouter } from "./clock-routes.js";
+import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { WebhookStore } from "../webhooks/webhook-store.js";
+import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
@@ -44,6 +47,7 @@ export interface AppDependencies {
   triggers: TriggerService;
   /** The emulator's one clock and the scheduler on it, behind /emulator/clock (docs/clock.md). */
   time: { clock: EmulatorClock; scheduler: Scheduler };
+  webhooks: { service: WebhookService; store: WebhookStore };
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -84,6 +88,7 @@ export function createApp(deps: AppDependencies): Express {
   api.use(environmentsRouter(deps.environments));
   api.use(filesRouter(deps.files));
   api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE }));
+  api.use(webhooksRouter(deps.webhooks.service));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);
@@ -93,6 +98,7 @@ export function createApp(deps: AppDependencies): Express {
     "/emulator",
     requireApiKey(deps.config.EMULATOR_API_KEYS),
     interactionListRouter(deps.interactions),
+    webhookDeliveriesRouter(deps.webhooks.store),
     emulatorRouter(deps.debug),
     clockRouter(deps.time.clock, deps.time.scheduler),
   );

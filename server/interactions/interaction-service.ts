@@ -73,7 +73,12 @@ export interface InteractionServiceOptions {
   agentModel?: AgentModel;
   /** The custom agents an interaction's `agent` may name (docs/agents.md). Default: none. */
   agents?: Pick<AgentService, "definitionFor" | "recordUse">;
+  /** Told of every stored interaction once it has ended and is saved (webhooks deliver its event). */
+  onEnded?: InteractionEndListener;
 }
+
+/** Called after a stored interaction's end is saved, so the interaction a listener names can be read. */
+export type InteractionEndListener = (record: InteractionRecord) => void;
 
 /**
  * [choice] How many bytes of a running interaction's new events a stream's reader may have yet to read
@@ -437,7 +442,10 @@ export class InteractionService {
         },
         atomically: (work) => (writes() ? this.interactions.atomically(work) : work()),
         using: (environmentId, work) => this.environments.using(environmentId, work),
-        onFinished: () => this.live.delete(record.id),
+        onFinished: (final) => {
+          this.live.delete(record.id);
+          if (writes()) this.notifyEnded(final);
+        },
       },
     );
     const live: LiveInteraction = { run, owner, stored, deleted: false };
@@ -448,6 +456,15 @@ export class InteractionService {
     if (stored) this.publishProgress(live);
     run.start();
     return run;
+  }
+
+  /** A listener's failure is logged: it never changes how the interaction ended. */
+  private notifyEnded(final: InteractionRecord): void {
+    try {
+      this.options.onEnded?.(final);
+    } catch (error) {
+      console.error(`interaction ${final.id}: a listener of its end failed:`, error);
+    }
   }
 
   /**

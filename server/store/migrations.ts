@@ -119,4 +119,46 @@ export const migrations: readonly string[] = [
   CREATE INDEX trigger_executions_trigger ON trigger_executions (trigger_id, seq);
   CREATE INDEX trigger_executions_status ON trigger_executions (status);
   `,
+  `
+  -- Webhooks (server/webhooks): the registered endpoints, their signing secrets (a secret with an
+  -- expire_ms stops signing once the emulator's clock passes it) and every delivery with its attempts,
+  -- so a pending one is scheduled again at start.
+  CREATE TABLE webhooks (
+    owner             TEXT NOT NULL,
+    id                TEXT NOT NULL,
+    name              TEXT,
+    uri               TEXT NOT NULL,
+    subscribed_events TEXT NOT NULL,
+    state             TEXT NOT NULL,
+    create_time       TEXT NOT NULL,
+    update_time       TEXT NOT NULL,
+    PRIMARY KEY (owner, id)
+  );
+  CREATE TABLE webhook_secrets (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner       TEXT NOT NULL,
+    webhook_id  TEXT NOT NULL,
+    secret      TEXT NOT NULL,
+    expire_ms   INTEGER,
+    FOREIGN KEY (owner, webhook_id) REFERENCES webhooks (owner, id) ON DELETE CASCADE
+  );
+  CREATE INDEX webhook_secrets_webhook ON webhook_secrets (owner, webhook_id, seq);
+  CREATE TABLE webhook_deliveries (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    id               TEXT NOT NULL UNIQUE,
+    owner            TEXT NOT NULL,
+    webhook_id       TEXT,
+    uri              TEXT NOT NULL,
+    event_type       TEXT NOT NULL,
+    body             TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    retries          INTEGER NOT NULL,
+    first_attempt_ms INTEGER NOT NULL,
+    next_attempt_ms  INTEGER,
+    attempts         TEXT NOT NULL,
+    create_time      TEXT NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_owner ON webhook_deliveries (owner, seq);
+  CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (status);
+  `,
 ];

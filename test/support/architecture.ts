@@ -29,6 +29,7 @@ export const LAYERS: readonly Layer[] = [
       "server/egress",
       "server/sources",
       "server/triggers",
+      "server/webhooks",
     ],
   },
   { name: "request schemas", folders: ["server/api"] },
