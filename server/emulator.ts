@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 import type { Config } from "./common/config.js";
 import { CredentialService } from "./credentials/credential-service.js";
 import { CredentialStore } from "./credentials/credential-store.js";
+import { AgentService } from "./agents/agent-service.js";
+import { AgentStore } from "./agents/agent-store.js";
 import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
@@ -28,11 +30,24 @@ import { reconcileSandboxes } from "./environments/reconcile.js";
 import { keepLease } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
 import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
+import { EmulatorClock } from "./common/clock.js";
+import { Scheduler } from "./common/scheduler.js";
+import { TriggerService } from "./triggers/trigger-service.js";
+import { TriggerStore } from "./triggers/trigger-store.js";
+import { WebhookStore } from "./webhooks/webhook-store.js";
+import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
+import { WebhookService } from "./webhooks/webhook-service.js";
+import { InteractionWebhooks } from "./webhooks/interaction-events.js";
 
 export interface RunningEmulator {
   url: string;
   port: number;
   runtime: SandboxRuntime;
+  /** The emulator's one clock (docs/clock.md): what tests move with POST /emulator/clock; and the scheduler on it. */
+  clock: EmulatorClock;
+  scheduler: Scheduler;
+  /** Webhook deliveries; settled() waits until no attempt runs and none is due (for tests that move the clock). */
+  webhookDeliveries: Pick<WebhookDeliveries, "settled">;
   close(): Promise<void>;
 }
 
@@ -77,7 +92,7 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
 
 export async function startEmulator(
   config: Config,
-  options: { runtime?: SandboxRuntime; progress?: (line: string) => void } = {},
+  options: { runtime?: SandboxRuntime; progress?: (line: string) => void; clock?: EmulatorClock } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
@@ -98,6 +113,10 @@ export async function startEmulator(
     storeFilesIn(config.EMULATOR_DATA_DIR),
   );
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
+  // One clock and one scheduler for the whole emulator: everything that schedules (trigger runs,
+  // webhook retries, environment TTLs) reads this clock, so one POST /emulator/clock moves them all.
+  const clock = options.clock ?? new EmulatorClock();
+  const scheduler = new Scheduler(clock);
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
@@ -139,17 +158,37 @@ export async function startEmulator(
     },
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
+    clock,
     limits: { perKey: config.EMULATOR_MAX_ENVIRONMENTS_PER_KEY, total: config.EMULATOR_MAX_ENVIRONMENTS },
     ...(pool ? { pool } : {}),
   });
   // Filled in the background, after the CA is trusted (pool sandboxes carry it like any other).
   pool?.start();
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
+  // A move of the clock sweeps at once, in the scheduler's pass, so POST /emulator/clock answers after it.
+  const stopClockSweep = clock.onMove(() => {
+    scheduler.at(clock.now(), async () => {
+      await environments?.expireIdle().catch((error: unknown) => console.error("idle environment sweep failed:", error));
+    });
+  });
+  const webhookStore = new WebhookStore(db);
+  webhookStore.dropExpiredSecrets(clock.now());
+  const webhookDeliveries = new WebhookDeliveries(webhookStore, clock, scheduler, {
+    allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
+    timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
+    maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
+  });
+  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, config.EMULATOR_WEBHOOK_HOSTS);
+  const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
+  const resumed = webhookDeliveries.resume();
+  if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore);
   if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
+  const agents = new AgentService(new AgentStore(db), environments);
   const interactions = new InteractionService(interactionStore, eventStore, environments, {
+    agents,
     limits: {
       timeoutMs: config.EMULATOR_TOOL_TIMEOUT_SECONDS * 1000,
       maxOutputBytes: config.EMULATOR_TOOL_OUTPUT_BYTES,
@@ -164,6 +203,7 @@ export async function startEmulator(
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     agentModel: agentModelFrom(config),
+    onEnded: (record) => interactionWebhooks.interactionEnded(record),
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
@@ -176,15 +216,24 @@ export async function startEmulator(
     },
   });
   const credentials = new CredentialService(credentialStore);
+  // After interaction recovery, so the executions that were running see their interactions closed.
+  const triggers = new TriggerService(new TriggerStore(db), interactions, clock, scheduler, {
+    catchUpWaitMs: config.EMULATOR_TRIGGER_CATCH_UP_SECONDS * 1000,
+  });
+  triggers.resume();
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });
   const uploads = new UploadService(environments, files, { maxUploadBytes: config.EMULATOR_MAX_UPLOAD_BYTES });
   const app = createApp({
     config,
     interactions,
     credentials,
+    agents,
     environments,
     files,
     uploads,
+    triggers,
+    time: { clock, scheduler },
+    webhooks: { service: webhooks, store: webhookStore },
     debug: { interactions, environments: environmentStore, egressLog },
     health: {
       runtime: () => runtime.health(),
@@ -213,12 +262,21 @@ export async function startEmulator(
     url: `http://${host}:${port}`,
     port,
     runtime,
+    clock,
+    scheduler,
+    webhookDeliveries,
     close: async () => {
       stopIdleSweep();
+      stopClockSweep();
+      // Nothing scheduled runs while the emulator shuts down; what is stored is scheduled again at start.
+      triggers.close();
       uploads.close();
       // Running interactions end as failed ("the emulator shut down"), so their streams close and a
       // client polling them sees why; whatever is still running after this is marked at the next start.
       await interactions.shutdown(5000);
+      // After the shutdown's interaction.failed events are stored: what is in flight goes out at the next start.
+      await webhookDeliveries.close();
+      scheduler.close();
       // Requests still running (a long code_execution) get a short grace period, then are cut off.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const grace = setTimeout(() => server.closeAllConnections(), 5000);

@@ -69,6 +69,16 @@ export const createInteractionSchema = z.looseObject({
   store: z.boolean().optional(),
   background: z.boolean().optional(),
   labels: mapOf(z.string()).optional(),
+  // Read when the interaction ends (server/webhooks/interaction-events.ts): checked here so a bad one is a 400 now, not a silent nothing later.
+  webhook_config: z
+    .looseObject({
+      uris: z
+        .array(z.string().refine((uri) => URL.canParse(uri), "each URI must be a full URL, like http://127.0.0.1:9000/hook"))
+        .max(20, "at most 20 webhook URIs per interaction")
+        .optional(),
+      user_metadata: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
 });
 export type CreateInteractionRequest = z.infer<typeof createInteractionSchema>;
 

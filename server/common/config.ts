@@ -193,6 +193,24 @@ export const configSchema = z.object({
     .describe(
       "Hosts (name or address, optionally host:port; IPv6 in brackets) that mcp_server tools may point at, comma-separated; unset means any host, loopback included (docs/security.md#mcp-servers)",
     ),
+  EMULATOR_WEBHOOK_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? "")
+        .split(",")
+        .map((host) => host.trim())
+        .filter((host) => host.length > 0),
+    )
+    .describe(
+      'Hosts besides loopback (name or address, optionally host:port; IPv6 in brackets; "*" for any) that webhook deliveries may go to, comma-separated; unset means loopback only (docs/webhooks.md#where-deliveries-may-go)',
+    ),
+  EMULATOR_WEBHOOK_TIMEOUT_SECONDS: positiveInt(10).describe(
+    "How long one webhook delivery attempt may take (connect, answer and its body) before it counts as failed and is retried",
+  ),
+  EMULATOR_WEBHOOK_RESPONSE_BYTES: positiveInt(64 * 1024).describe(
+    "Bytes of a webhook receiver's answer the emulator reads at most (the answer's status decides the attempt; the rest is dropped)",
+  ),
   // Bounded work (docs/security.md#bounded-work): what one request may make the server do, charged
   // before the work is done; past a bound the request is a 400 naming the setting (MCP: an is_error result).
   EMULATOR_MAX_SCHEMA_BYTES: positiveInt(256 * 1024).describe(
@@ -218,6 +236,14 @@ export const configSchema = z.object({
   EMULATOR_MCP_MAX_LIST_BYTES: positiveInt(16 * 1024 * 1024).describe(
     "Bytes the MCP servers of one interaction may send together while their tool lists are read; past it the calls are error results",
   ),
+  // Triggers (issue 19, docs/triggers.md#catching-up): kept in its own entry so that it merges on its own.
+  EMULATOR_TRIGGER_CATCH_UP_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(30)
+    .describe(
+      "When a move of the test clock makes a trigger's run due while its previous run is still going, how many real seconds at most the new run waits for it to end before it is skipped (an execution timeout made due by a move waits as long before it cancels)",
+    ),
   // Strict request bodies (issue 17): kept in its own entry so that it merges on its own.
   EMULATOR_LOOSE: z
     .enum(["true", "false"], { error: 'must be "true" or "false"' })

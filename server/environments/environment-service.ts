@@ -15,6 +15,7 @@ import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote
 import { EnvironmentQuota, type EnvironmentLimits } from "./environment-quota.js";
 import type { EnvironmentRecord, EnvironmentStore } from "./environment-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
+import type { Clock } from "../common/clock.js";
 import { resolveTarget } from "../sources/target-path.js";
 import { isWithin } from "../common/paths.js";
 import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
@@ -37,6 +38,8 @@ export interface EnvironmentServiceOptions {
   limits?: EnvironmentLimits;
   /** Warm sandboxes new environments are taken from when they can be (docs/environments-and-files.md#the-warm-pool). */
   pool?: SandboxPool;
+  /** The emulator's clock (docs/clock.md), which idle time is measured on; default the wall clock. */
+  clock?: Clock;
 }
 
 export class EnvironmentService {
@@ -135,7 +138,7 @@ export class EnvironmentService {
         config: { sources: sources.summary, env, ...(network !== undefined ? { network } : {}) },
         created: now,
         updated: now,
-        lastAccessed: now,
+        lastAccessed: this.clockTimestamp(),
       };
       try {
         await this.insertOrRemove(record, handle);
@@ -249,7 +252,7 @@ export class EnvironmentService {
         config,
         created: now,
         updated: now,
-        lastAccessed: now,
+        lastAccessed: this.clockTimestamp(),
       };
       return this.insertOrRemove(record, handle);
     }).finally(release);
@@ -310,8 +313,13 @@ export class EnvironmentService {
     this.store.update(id, { config: { ...record.config, uploads } });
   }
 
+  /** Now on the emulator's clock: idle time is measured on it, so a test that moves it expires environments. */
+  private clockTimestamp(): string {
+    return nowTimestamp(new Date(this.options.clock?.now() ?? Date.now()));
+  }
+
   private touch(record: EnvironmentRecord): EnvironmentRecord {
-    record.lastAccessed = nowTimestamp();
+    record.lastAccessed = this.clockTimestamp();
     this.store.update(record.id, { lastAccessed: record.lastAccessed });
     return record;
   }
@@ -386,7 +394,7 @@ export class EnvironmentService {
   }
 
   /** Removes the sandboxes of environments idle longer than the TTL; returns how many expired. */
-  async expireIdle(now = Date.now()): Promise<number> {
+  async expireIdle(now = this.options.clock?.now() ?? Date.now()): Promise<number> {
     let expired = 0;
     for (const record of this.store.listLive()) {
       if (this.inUse.has(record.id)) continue;

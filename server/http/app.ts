@@ -5,10 +5,14 @@
 import express, { type Express } from "express";
 import type { Config } from "../common/config.js";
 import type { CredentialService } from "../credentials/credential-service.js";
+import type { AgentService } from "../agents/agent-service.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import type { FileService } from "../files/file-service.js";
 import type { UploadService } from "../files/upload-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
+import type { TriggerService } from "../triggers/trigger-service.js";
+import type { EmulatorClock } from "../common/clock.js";
+import type { Scheduler } from "../common/scheduler.js";
 import { allowedHostsFrom, requireAllowedHost } from "./allowed-hosts.js";
 import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
@@ -18,6 +22,7 @@ import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
 import { declaredFieldsOnly } from "./declared-fields-only.js";
 import { credentialsRouter } from "./credentials-routes.js";
+import { agentsRouter } from "./agents-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
 import { environmentsRouter } from "./environments-routes.js";
 import { filesRouter } from "./files-routes.js";
@@ -25,14 +30,24 @@ import { uploadRouter } from "./upload-routes.js";
 import { interactionsRouter } from "./interactions-routes.js";
 import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
+import { triggersRouter } from "./triggers-routes.js";
+import { clockRouter } from "./clock-routes.js";
+import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { WebhookStore } from "../webhooks/webhook-store.js";
+import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
   interactions: InteractionService;
   credentials: CredentialService;
+  agents: AgentService;
   environments: EnvironmentService;
   files: FileService;
   uploads: UploadService;
+  triggers: TriggerService;
+  /** The emulator's one clock and the scheduler on it, behind /emulator/clock (docs/clock.md). */
+  time: { clock: EmulatorClock; scheduler: Scheduler };
+  webhooks: { service: WebhookService; store: WebhookStore };
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -69,14 +84,24 @@ export function createApp(deps: AppDependencies): Express {
   api.patch("/credentials/:id", declaredFieldsOnly("credentials.update", fieldsPolicy));
   api.use(interactionsRouter(deps.interactions));
   api.use(credentialsRouter(deps.credentials));
+  api.use(agentsRouter(deps.agents));
   api.use(environmentsRouter(deps.environments));
   api.use(filesRouter(deps.files));
+  api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE }));
+  api.use(webhooksRouter(deps.webhooks.service));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     api(req, res, next);
   });
 
-  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), interactionListRouter(deps.interactions), emulatorRouter(deps.debug));
+  app.use(
+    "/emulator",
+    requireApiKey(deps.config.EMULATOR_API_KEYS),
+    interactionListRouter(deps.interactions),
+    webhookDeliveriesRouter(deps.webhooks.store),
+    emulatorRouter(deps.debug),
+    clockRouter(deps.time.clock, deps.time.scheduler),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler);

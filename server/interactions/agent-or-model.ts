@@ -5,11 +5,10 @@
 
 import type { CreateInteractionRequest } from "../api/create-interaction.js";
 import { checkGenerationConfig } from "../api/generation-config.js";
+import { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "../api/agent-names.js";
 import { InvalidArgumentError } from "../common/errors.js";
 
-/** Agents this emulator runs; any `antigravity-*` name is accepted, since new previews appear often. */
-export const EMULATED_AGENT_PREFIX = "antigravity-";
-export const KNOWN_AGENTS = ["antigravity-preview-05-2026", "antigravity-preview-09-2026"];
+export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS };
 
 /** [choice] Models this emulator runs: any `gemini-*` name (the SDK lists dozens, and new ones appear). */
 export const EMULATED_MODEL_PREFIX = "gemini-";
@@ -31,7 +30,7 @@ export function checkAgentOrModel(request: CreateInteractionRequest): void {
   if (agent !== undefined) {
     if (agent.startsWith(EMULATED_AGENT_PREFIX)) return;
     throw new InvalidArgumentError(
-      `agent "${agent}" is not emulated; this emulator runs the antigravity-* agents, e.g. ${KNOWN_AGENTS.join(", ")} (or, with model instead of agent, any gemini-* model).`,
+      `agent "${agent}" is not emulated and names no custom agent of this API key; this emulator runs the antigravity-* agents, e.g. ${KNOWN_AGENTS.join(", ")}, and the agents created with POST /{version}/agents (or, with model instead of agent, any gemini-* model).`,
     );
   }
   if (model !== undefined) {

@@ -21,7 +21,7 @@ import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
 import type { McpServerConfig } from "../mcp/mcp-server-config.js";
 import { sdkMcpServers } from "../mcp/sdk-mcp-servers.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
-import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
 import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
@@ -32,6 +32,9 @@ import { nowTimestamp } from "../common/timestamps.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
 import { checkAgentOrModel } from "./agent-or-model.js";
+import { applyCustomAgent, type CustomAgentRun } from "./custom-agent.js";
+import type { AgentService } from "../agents/agent-service.js";
+import { isEmulatedAgent } from "../api/agent-names.js";
 import { functionResultsFor } from "./function-continuation.js";
 import { InteractionRun } from "./interaction-runner.js";
 import { eventsOfStoredRecord, replayStoredEvents } from "./replay-events.js";
@@ -68,7 +71,14 @@ export interface InteractionServiceOptions {
   streamLagBytes?: number;
   /** Who plans a request without a script (EMULATOR_AGENT_MODEL). Default: scripted. */
   agentModel?: AgentModel;
+  /** The custom agents an interaction's `agent` may name (docs/agents.md). Default: none. */
+  agents?: Pick<AgentService, "definitionFor" | "recordUse">;
+  /** Told of every stored interaction once it has ended and is saved (webhooks deliver its event). */
+  onEnded?: InteractionEndListener;
 }
+
+/** Called after a stored interaction's end is saved, so the interaction a listener names can be read. */
+export type InteractionEndListener = (record: InteractionRecord) => void;
 
 /**
  * [choice] How many bytes of a running interaction's new events a stream's reader may have yet to read
@@ -107,6 +117,10 @@ interface LiveInteraction {
 }
 
 interface PreparedRun {
+  /** The request as it runs: a custom agent's definition merged in (custom-agent.ts). */
+  request: CreateInteractionRequest;
+  /** The custom agent it names, if any. */
+  customAgent: CustomAgentRun | null;
   text: string;
   /** The input read whole: the steps that record it, its shape, and the parts the agent cannot read. */
   input: ReadInput;
@@ -172,7 +186,7 @@ export class InteractionService {
     await yieldToEventLoop();
     const prepared = await this.prepare(owner, request);
     await yieldToEventLoop();
-    return this.start(owner, request, prepared);
+    return this.start(owner, prepared);
   }
 
   /**
@@ -278,7 +292,10 @@ export class InteractionService {
   }
 
   /** Everything that can be refused is refused here, before a record exists or anything runs. */
-  private async prepare(owner: string, request: CreateInteractionRequest): Promise<PreparedRun> {
+  private async prepare(owner: string, sent: CreateInteractionRequest): Promise<PreparedRun> {
+    // A custom agent is resolved first: from here on the request is the one its base agent runs.
+    const customAgent = this.customAgentOf(owner, sent);
+    const request = customAgent?.request ?? sent;
     checkAgentOrModel(request);
     checkModes(request);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
@@ -319,11 +336,36 @@ export class InteractionService {
     // one that needs tools gets a fresh sandbox.
     const environmentInput =
       request.environment ?? previous?.environmentId ?? (planner.needsSandbox ? { type: "remote" as const } : undefined);
-    const openEnvironment = environmentInput === undefined ? null : await this.environments.plan(owner, environmentInput);
+    const openEnvironment = customAgent?.fork
+      ? this.planFork(owner, customAgent)
+      : environmentInput === undefined
+        ? null
+        : await this.environments.plan(owner, environmentInput);
     const environment = openEnvironment ? await openEnvironment() : null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
-    return { text, input, functionResults, planner, mcp, previous, environment, channel };
+    return { request, customAgent, text, input, functionResults, planner, mcp, previous, environment, channel };
+  }
+
+  /** The run of the custom agent the request names; null when it names an emulated agent, a model, or no agent of the owner's. */
+  private customAgentOf(owner: string, sent: CreateInteractionRequest): CustomAgentRun | null {
+    if (!this.options.agents || sent.agent === undefined || isEmulatedAgent(sent.agent)) return null;
+    const definition = this.options.agents.definitionFor(owner, sent.agent, sent.previous_interaction_id ?? null);
+    return definition ? applyCustomAgent(sent, definition) : null;
+  }
+
+  /** A fresh fork of the custom agent's base environment, refused up front when that environment is gone. */
+  private planFork(owner: string, run: CustomAgentRun): () => Promise<EnvironmentRecord> {
+    const { from, network } = run.fork!;
+    try {
+      this.environments.getUsable(from, owner);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new FailedPreconditionError(
+        `agent ${run.definition.id} starts from a fork of its base_environment ${from}, which cannot be forked: ${why} Create the agent again with a base environment that exists (or an environment config), or pass an environment ID to reuse.`,
+      );
+    }
+    return () => this.environments.fork(owner, from, network);
   }
 
   private get mcpOptions(): McpOptions {
@@ -354,7 +396,8 @@ export class InteractionService {
     }
   }
 
-  private start(owner: string, request: CreateInteractionRequest, prepared: PreparedRun): InteractionRun {
+  private start(owner: string, prepared: PreparedRun): InteractionRun {
+    const { request, customAgent } = prepared;
     const created = nowTimestamp();
     const record: InteractionRecord = {
       id: newInteractionId(),
@@ -362,7 +405,8 @@ export class InteractionService {
       status: "in_progress",
       environmentId: prepared.environment?.id ?? null,
       previousInteractionId: prepared.previous?.id ?? null,
-      echo: echoOf(request),
+      // A custom agent's interaction echoes its name, with the fields it ran with.
+      echo: customAgent ? { ...echoOf(request), agent: customAgent.definition.id } : echoOf(request),
       errors: [],
       created,
       updated: created,
@@ -398,16 +442,29 @@ export class InteractionService {
         },
         atomically: (work) => (writes() ? this.interactions.atomically(work) : work()),
         using: (environmentId, work) => this.environments.using(environmentId, work),
-        onFinished: () => this.live.delete(record.id),
+        onFinished: (final) => {
+          this.live.delete(record.id);
+          if (writes()) this.notifyEnded(final);
+        },
       },
     );
     const live: LiveInteraction = { run, owner, stored, deleted: false };
     // Saved first (status in_progress) so its events can refer to it, and a restart finds it.
     if (stored) this.interactions.save(record);
+    if (stored && customAgent) this.options.agents?.recordUse(record.id, owner, customAgent.definition);
     this.live.set(record.id, live);
     if (stored) this.publishProgress(live);
     run.start();
     return run;
+  }
+
+  /** A listener's failure is logged: it never changes how the interaction ended. */
+  private notifyEnded(final: InteractionRecord): void {
+    try {
+      this.options.onEnded?.(final);
+    } catch (error) {
+      console.error(`interaction ${final.id}: a listener of its end failed:`, error);
+    }
   }
 
   /**

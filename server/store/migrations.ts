@@ -82,4 +82,83 @@ export const migrations: readonly string[] = [
   -- The interaction's token usage (JSON, the SDK's Usage), so GET returns the same counts after a restart.
   ALTER TABLE interactions ADD COLUMN usage TEXT;
   `,
+  `
+  -- Custom agents (issue 19): each owner's definitions (JSON, the SDK's Agent as created).
+  CREATE TABLE agents (
+    owner       TEXT NOT NULL,
+    id          TEXT NOT NULL,
+    definition  TEXT NOT NULL,
+    create_time TEXT NOT NULL,
+    PRIMARY KEY (owner, id)
+  );
+  -- The definition each interaction ran with, so its continuations outlive the agent's deletion.
+  CREATE TABLE agent_uses (
+    interaction_id TEXT PRIMARY KEY REFERENCES interactions (id) ON DELETE CASCADE,
+    owner          TEXT NOT NULL,
+    agent_id       TEXT NOT NULL,
+    definition     TEXT NOT NULL
+  );
+  `,
+  `
+  -- Triggers (docs/triggers.md): each row the whole trigger as JSON, with what is looked up by beside it.
+  CREATE TABLE triggers (
+    id          TEXT PRIMARY KEY,
+    owner       TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    record      TEXT NOT NULL
+  );
+  CREATE INDEX triggers_owner ON triggers (owner, id);
+
+  CREATE TABLE trigger_executions (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    trigger_id  TEXT NOT NULL REFERENCES triggers (id) ON DELETE CASCADE,
+    status      TEXT NOT NULL,
+    record      TEXT NOT NULL
+  );
+  CREATE INDEX trigger_executions_trigger ON trigger_executions (trigger_id, seq);
+  CREATE INDEX trigger_executions_status ON trigger_executions (status);
+  `,
+  `
+  -- Webhooks (server/webhooks): the registered endpoints, their signing secrets (a secret with an
+  -- expire_ms stops signing once the emulator's clock passes it) and every delivery with its attempts,
+  -- so a pending one is scheduled again at start.
+  CREATE TABLE webhooks (
+    owner             TEXT NOT NULL,
+    id                TEXT NOT NULL,
+    name              TEXT,
+    uri               TEXT NOT NULL,
+    subscribed_events TEXT NOT NULL,
+    state             TEXT NOT NULL,
+    create_time       TEXT NOT NULL,
+    update_time       TEXT NOT NULL,
+    PRIMARY KEY (owner, id)
+  );
+  CREATE TABLE webhook_secrets (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner       TEXT NOT NULL,
+    webhook_id  TEXT NOT NULL,
+    secret      TEXT NOT NULL,
+    expire_ms   INTEGER,
+    FOREIGN KEY (owner, webhook_id) REFERENCES webhooks (owner, id) ON DELETE CASCADE
+  );
+  CREATE INDEX webhook_secrets_webhook ON webhook_secrets (owner, webhook_id, seq);
+  CREATE TABLE webhook_deliveries (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    id               TEXT NOT NULL UNIQUE,
+    owner            TEXT NOT NULL,
+    webhook_id       TEXT,
+    uri              TEXT NOT NULL,
+    event_type       TEXT NOT NULL,
+    body             TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    retries          INTEGER NOT NULL,
+    first_attempt_ms INTEGER NOT NULL,
+    next_attempt_ms  INTEGER,
+    attempts         TEXT NOT NULL,
+    create_time      TEXT NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_owner ON webhook_deliveries (owner, seq);
+  CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (status);
+  `,
 ];

@@ -20,7 +20,17 @@ export const LAYERS: readonly Layer[] = [
   { name: "http", folders: ["server/http"] },
   {
     name: "services",
-    folders: ["server/interactions", "server/files", "server/environments", "server/credentials", "server/egress", "server/sources"],
+    folders: [
+      "server/interactions",
+      "server/agents",
+      "server/files",
+      "server/environments",
+      "server/credentials",
+      "server/egress",
+      "server/sources",
+      "server/triggers",
+      "server/webhooks",
+    ],
   },
   { name: "request schemas", folders: ["server/api"] },
   // Who decides the agent's next move: the scripted planner and the model-backed one, side by side.

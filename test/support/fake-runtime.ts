@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { loadConfig } from "../../server/common/config.js";
 import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
+import type { EmulatorClock } from "../../server/common/clock.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
 
@@ -73,6 +74,10 @@ export interface FakeRuntimeEmulator {
   runtime: FakeRuntime;
   /** What the emulator printed while starting (its progress lines and warnings). */
   output: string[];
+  /** The emulator's clock: a test moves it with advance(). */
+  clock: EmulatorClock;
+  /** Waits until no webhook delivery attempt runs and none is due on the clock. */
+  webhooksSettled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -111,6 +116,8 @@ export async function startFakeRuntimeEmulator(env: Record<string, string> = {})
     dataDir,
     runtime,
     output,
+    clock: emulator.clock,
+    webhooksSettled: () => emulator.webhookDeliveries.settled(),
     close: async () => {
       await emulator.close();
       if (madeHere) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,74 @@
+// Custom agents, per owner, and the definition each interaction ran with (so deleting an agent never
+// breaks a conversation made with it: its continuations run the definition their first turn ran).
+
+import type { Db } from "../store/database.js";
+import type { AgentDefinition } from "./agent-schemas.js";
+
+export interface AgentRecord {
+  owner: string;
+  id: string;
+  /** The whole definition as created (inline source contents and variable values included). */
+  definition: AgentDefinition;
+  createTime: string;
+}
+
+interface Row {
+  owner: string;
+  id: string;
+  definition: string;
+  create_time: string;
+}
+
+const fromRow = (row: Row): AgentRecord => ({
+  owner: row.owner,
+  id: row.id,
+  definition: JSON.parse(row.definition) as AgentDefinition,
+  createTime: row.create_time,
+});
+
+export class AgentStore {
+  constructor(private readonly db: Db) {}
+
+  /** False when the owner already has an agent with this id. */
+  insert(record: AgentRecord): boolean {
+    const result = this.db
+      .prepare(
+        `INSERT INTO agents (owner, id, definition, create_time) VALUES (?, ?, ?, ?)
+         ON CONFLICT (owner, id) DO NOTHING`,
+      )
+      .run(record.owner, record.id, JSON.stringify(record.definition), record.createTime);
+    return result.changes === 1;
+  }
+
+  get(owner: string, id: string): AgentRecord | null {
+    const row = this.db.prepare("SELECT * FROM agents WHERE owner = ? AND id = ?").get(owner, id) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  /** A page in id order, starting after `afterId`. */
+  list(owner: string, limit: number, afterId: string | null): AgentRecord[] {
+    const rows = this.db
+      .prepare("SELECT * FROM agents WHERE owner = ? AND id > ? ORDER BY id LIMIT ?")
+      .all(owner, afterId ?? "", limit) as Row[];
+    return rows.map(fromRow);
+  }
+
+  delete(owner: string, id: string): boolean {
+    return this.db.prepare("DELETE FROM agents WHERE owner = ? AND id = ?").run(owner, id).changes === 1;
+  }
+
+  /** Remembers the definition an interaction ran with. */
+  recordUse(interactionId: string, owner: string, definition: AgentDefinition): void {
+    this.db
+      .prepare("INSERT OR REPLACE INTO agent_uses (interaction_id, owner, agent_id, definition) VALUES (?, ?, ?, ?)")
+      .run(interactionId, owner, definition.id, JSON.stringify(definition));
+  }
+
+  /** The definition an interaction ran with, when it ran a custom agent. */
+  usedBy(interactionId: string, owner: string): AgentDefinition | null {
+    const row = this.db.prepare("SELECT definition FROM agent_uses WHERE interaction_id = ? AND owner = ?").get(interactionId, owner) as
+      | { definition: string }
+      | undefined;
+    return row ? (JSON.parse(row.definition) as AgentDefinition) : null;
+  }
+}

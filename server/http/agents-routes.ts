@@ -1,0 +1,39 @@
+// The /{v}/agents resource (ai.agents in the SDK): create, list, get, delete. No update: the SDK has none.
+
+import { Router } from "express";
+import { z } from "zod";
+import { createAgentSchema } from "../agents/agent-schemas.js";
+import { renderAgent, type AgentService } from "../agents/agent-service.js";
+import { ownerOfRequest } from "./auth.js";
+import { parseOrThrow } from "./zod-errors.js";
+
+const listQuery = z.looseObject({
+  page_size: z.coerce.number().int().min(1).max(1000).default(50),
+  page_token: z.string().optional(),
+});
+
+export function agentsRouter(service: AgentService): Router {
+  const router = Router();
+
+  router.post("/agents", (req, res) => {
+    const record = service.create(ownerOfRequest(req), parseOrThrow(createAgentSchema, req.body));
+    res.status(200).json(renderAgent(record));
+  });
+
+  router.get("/agents", (req, res) => {
+    const query = parseOrThrow(listQuery, req.query);
+    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token);
+    res.status(200).json({ agents: page.agents.map(renderAgent), next_page_token: page.nextPageToken });
+  });
+
+  router.get("/agents/:id", (req, res) => {
+    res.status(200).json(renderAgent(service.get(ownerOfRequest(req), req.params.id)));
+  });
+
+  router.delete("/agents/:id", (req, res) => {
+    service.delete(ownerOfRequest(req), req.params.id);
+    res.status(200).json({});
+  });
+
+  return router;
+}

@@ -1,0 +1,41 @@
+// The wire shapes of the SDK's Trigger and TriggerExecution (@google/genai 3.3, triggers namespace).
+
+import { nowTimestamp } from "../common/timestamps.js";
+import type { ExecutionRecord, TriggerRecord } from "./trigger-store.js";
+
+export function renderTrigger(record: TriggerRecord): Record<string, unknown> {
+  const { config } = record;
+  return {
+    id: record.id,
+    ...(record.displayName !== undefined ? { display_name: record.displayName } : {}),
+    schedule: config.schedule,
+    time_zone: config.time_zone,
+    interaction: config.interaction,
+    ...(config.environment_id !== undefined ? { environment_id: config.environment_id } : {}),
+    ...(config.execution_timeout_seconds !== undefined ? { execution_timeout_seconds: config.execution_timeout_seconds } : {}),
+    ...(config.max_consecutive_failures !== undefined ? { max_consecutive_failures: config.max_consecutive_failures } : {}),
+    status: record.status,
+    consecutive_failure_count: record.consecutiveFailures,
+    ...(record.nextRunMs !== null ? { next_run_time: nowTimestamp(new Date(record.nextRunMs)) } : {}),
+    ...(record.lastRunTime ? { last_run_time: record.lastRunTime } : {}),
+    ...(record.lastPauseTime ? { last_pause_time: record.lastPauseTime } : {}),
+    ...(record.lastResumeTime ? { last_resume_time: record.lastResumeTime } : {}),
+    ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
+    create_time: record.createTime,
+    update_time: record.updateTime,
+  };
+}
+
+export function renderExecution(record: ExecutionRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    trigger_id: record.triggerId,
+    status: record.status,
+    scheduled_time: record.scheduledTime,
+    ...(record.startTime ? { start_time: record.startTime } : {}),
+    ...(record.endTime ? { end_time: record.endTime } : {}),
+    ...(record.interactionId ? { interaction_id: record.interactionId } : {}),
+    ...(record.environmentId ? { environment_id: record.environmentId } : {}),
+    ...(record.error ? { error: record.error } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+// The Trigger resource's requests as the official SDK sends them (TriggerCreateParams and
+// TriggerUpdate in @google/genai 3.3). The interaction is a full interactions.create request, checked
+// here only for its shape: what only running it can show is an execution's failure.
+
+import { z } from "zod";
+import { createInteractionSchema } from "../api/create-interaction.js";
+import { whyNotSchedule, whyNotTimeZone } from "./trigger-schedule.js";
+
+const scheduleSchema = z.string().superRefine((schedule, context) => {
+  const why = whyNotSchedule(schedule);
+  if (why) context.addIssue({ code: "custom", message: why });
+});
+
+const timeZoneSchema = z.string().superRefine((timeZone, context) => {
+  const why = whyNotTimeZone(timeZone);
+  if (why) context.addIssue({ code: "custom", message: why });
+});
+
+/**
+ * [choice] A trigger's interaction always runs in the background (nobody is there to read a stream
+ * or wait for an answer), and it must be stored, or its execution could never be looked at.
+ */
+const triggeredInteractionSchema = createInteractionSchema.superRefine((request, context) => {
+  if (request.stream === true) {
+    context.addIssue({ code: "custom", path: ["stream"], message: "a trigger's interaction runs in the background; leave stream out" });
+  }
+  if (request.store === false) {
+    context.addIssue({
+      code: "custom",
+      path: ["store"],
+      message: "a trigger's interaction must be stored to be seen afterwards; leave store out",
+    });
+  }
+});
+
+export const createTriggerSchema = z.looseObject({
+  display_name: z.string().max(512).optional(),
+  schedule: scheduleSchema.describe('Standard cron, e.g. "*/5 * * * *"'),
+  time_zone: timeZoneSchema.describe("An IANA time zone name"),
+  interaction: triggeredInteractionSchema,
+  environment_id: z.string().min(1).optional().describe("An environment each execution reuses (instead of the interaction's environment)"),
+  execution_timeout_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
+  max_consecutive_failures: z.number().int().min(1).max(10_000).optional(),
+});
+export type CreateTriggerRequest = z.infer<typeof createTriggerSchema>;
+
+/** PATCH: the SDK's TriggerUpdate. [choice] `error` is set by failures only, never by a client. */
+export const updateTriggerSchema = z.looseObject({
+  display_name: z.string().max(512).optional(),
+  status: z
+    .enum(["active", "paused", "error"])
+    .refine((status) => status !== "error", 'status can be set to "active" (resume) or "paused"; "error" is set by failed executions')
+    .optional(),
+});
+export type UpdateTriggerRequest = z.infer<typeof updateTriggerSchema>;

@@ -1,0 +1,244 @@
+// The /{v}/triggers resource: create, get, list, update (pause, resume, rename), delete, run now, and
+// the list of executions; and the schedule: each active trigger has one job on the emulator's
+// scheduler, for its next run time, which is stored so a restart schedules it again.
+
+import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { nowTimestamp } from "../common/timestamps.js";
+import type { Clock } from "../common/clock.js";
+import type { Scheduler } from "../common/scheduler.js";
+import { newTriggerId } from "./trigger-ids.js";
+import { TriggerRuns, type ExecutionOutcome, type TriggeredInteractions } from "./trigger-runs.js";
+import { nextRunAfter } from "./trigger-schedule.js";
+import type { CreateTriggerRequest, UpdateTriggerRequest } from "./trigger-schemas.js";
+import type { ExecutionRecord, TriggerRecord, TriggerStatus, TriggerStore } from "./trigger-store.js";
+
+const UPDATABLE = ["display_name", "status"] as const;
+
+export class TriggerService {
+  /** Trigger ID → the cancel of its next run's job. */
+  private readonly jobs = new Map<string, () => void>();
+  private readonly runs: TriggerRuns;
+
+  constructor(
+    private readonly store: TriggerStore,
+    interactions: TriggeredInteractions,
+    private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
+    options: { catchUpWaitMs: number },
+  ) {
+    this.runs = new TriggerRuns(store, interactions, clock, scheduler, (id, outcome) => this.count(id, outcome), options.catchUpWaitMs);
+  }
+
+  /**
+   * At start: executions that were running when the emulator stopped are failed (their interactions
+   * were closed as failed too), and every active trigger is scheduled again. [choice] A trigger whose
+   * next run passed while the emulator was down runs once for it, and its schedule goes on from now:
+   * the runs missed in between are not made up.
+   */
+  resume(): void {
+    for (const execution of this.store.inProgressExecutions()) {
+      execution.status = "failed";
+      execution.endTime = this.stamp();
+      execution.error = "The emulator stopped while this execution was running.";
+      this.store.saveExecution(execution);
+    }
+    for (const trigger of this.store.active()) this.arm(trigger, { missedRunsFromNow: true });
+  }
+
+  create(owner: string, request: CreateTriggerRequest): TriggerRecord {
+    const now = this.stamp();
+    const { display_name: displayName, ...config } = request;
+    const record: TriggerRecord = {
+      owner,
+      id: newTriggerId(),
+      config,
+      ...(displayName !== undefined ? { displayName } : {}),
+      status: "active",
+      consecutiveFailures: 0,
+      nextRunMs: this.nextAfter(config, this.clock.now()),
+      createTime: now,
+      updateTime: now,
+    };
+    this.store.insert(record);
+    this.arm(record);
+    return record;
+  }
+
+  get(owner: string, id: string): TriggerRecord {
+    const record = this.store.get(owner, id);
+    if (!record) throw new NotFoundError(`Trigger ${id} not found.`);
+    return record;
+  }
+
+  list(owner: string, pageSize: number, pageToken: string | undefined, filter: string | undefined) {
+    const status = statusFilter(filter);
+    const afterId = pageToken
+      ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0)
+      : null;
+    const page = this.store.list(owner, pageSize + 1, afterId, status);
+    const triggers = page.slice(0, pageSize);
+    const more = page.length > pageSize;
+    return { triggers, nextPageToken: more ? encodePageToken(triggers[triggers.length - 1]!.id) : "" };
+  }
+
+  update(owner: string, id: string, changes: UpdateTriggerRequest, updateMask: string | undefined): TriggerRecord {
+    const record = this.get(owner, id);
+    const given = UPDATABLE.filter((field) => changes[field] !== undefined);
+    const masked = updateMask
+      ? updateMask
+          .split(",")
+          .map((field) => field.trim())
+          .filter(Boolean)
+      : given;
+    const wrong = masked.filter((field) => !(UPDATABLE as readonly string[]).includes(field));
+    if (wrong.length > 0)
+      throw new InvalidArgumentError(`Cannot update ${wrong.join(", ")} on a trigger; updatable fields: ${UPDATABLE.join(", ")}.`);
+    const now = this.stamp();
+    if (masked.includes("display_name")) {
+      if (changes.display_name === undefined) delete record.displayName;
+      else record.displayName = changes.display_name;
+    }
+    if (masked.includes("status") && changes.status !== undefined && changes.status !== record.status) {
+      if (changes.status === "active") {
+        // Resuming (from paused or error) starts the count afresh and the schedule from now.
+        record.status = "active";
+        record.consecutiveFailures = 0;
+        record.lastResumeTime = now;
+        record.nextRunMs = this.nextAfter(record.config, this.clock.now());
+      } else if (changes.status === "paused") {
+        record.status = "paused";
+        record.lastPauseTime = now;
+        record.nextRunMs = null;
+      }
+    }
+    record.updateTime = now;
+    this.store.save(record);
+    this.arm(record);
+    return record;
+  }
+
+  /** [choice] An execution in progress carries on: its interaction is the owner's like any other. */
+  delete(owner: string, id: string): void {
+    if (!this.store.delete(owner, id)) throw new NotFoundError(`Trigger ${id} not found.`);
+    this.disarm(id);
+  }
+
+  /**
+   * Runs the trigger now, whatever its status ([choice]: a paused or failed trigger can be tried by
+   * hand); the schedule is unchanged. Answers once the interaction is created (or refused).
+   */
+  async runNow(owner: string, id: string): Promise<ExecutionRecord> {
+    const record = this.get(owner, id);
+    const now = this.clock.now();
+    return this.startRun(record, now, now);
+  }
+
+  executions(owner: string, id: string, pageSize: number, pageToken: string | undefined) {
+    this.get(owner, id);
+    const beforeSeq = pageToken ? decodePageToken(pageToken, (value): value is number => Number.isSafeInteger(value)) : null;
+    const page = this.store.executions(id, pageSize + 1, beforeSeq);
+    const executions = page.slice(0, pageSize);
+    const more = page.length > pageSize;
+    return {
+      executions: executions.map((row) => row.execution),
+      nextPageToken: more ? encodePageToken(executions[executions.length - 1]!.seq) : "",
+    };
+  }
+
+  close(): void {
+    this.runs.close();
+    for (const cancel of this.jobs.values()) cancel();
+    this.jobs.clear();
+  }
+
+  /** Schedules the trigger's next run (or nothing, if it is not active); replaces any job it had. */
+  private arm(record: TriggerRecord, options: { missedRunsFromNow?: boolean } = {}): void {
+    this.disarm(record.id);
+    if (record.status !== "active" || record.nextRunMs === null) return;
+    const scheduledMs = record.nextRunMs;
+    const nextFromNow = options.missedRunsFromNow === true && scheduledMs < this.clock.now();
+    this.jobs.set(
+      record.id,
+      this.scheduler.at(scheduledMs, () => this.fire(record.id, scheduledMs, nextFromNow)),
+    );
+  }
+
+  private disarm(id: string): void {
+    this.jobs.get(id)?.();
+    this.jobs.delete(id);
+  }
+
+  /** A scheduled run is due: the next one is scheduled first (from this one's time), then this one runs or is skipped. */
+  private async fire(id: string, scheduledMs: number, nextFromNow: boolean): Promise<void> {
+    this.jobs.delete(id);
+    const record = this.store.byId(id);
+    if (record?.status !== "active" || record.nextRunMs !== scheduledMs) return;
+    record.nextRunMs = this.nextAfter(record.config, nextFromNow ? Math.max(scheduledMs, this.clock.now()) : scheduledMs);
+    this.store.save(record);
+    this.arm(record);
+    const idle = await this.runs.idleBy(id, scheduledMs);
+    // While it waited, the trigger may have been paused, deleted, or failed into error.
+    const current = this.store.byId(id);
+    if (current?.status !== "active") return;
+    if (!idle) {
+      this.runs.skip(current, scheduledMs);
+      return;
+    }
+    // While catching up the run starts at its scheduled time; a run missed while the emulator was down, now.
+    const startMs = nextFromNow ? this.clock.now() : scheduledMs;
+    await this.startRun(current, scheduledMs, startMs);
+  }
+
+  /** Starts an execution, noting on the trigger when it ran and which interaction it made. */
+  private async startRun(record: TriggerRecord, scheduledMs: number, startMs: number): Promise<ExecutionRecord> {
+    record.lastRunTime = nowTimestamp(new Date(startMs));
+    this.store.save(record);
+    const execution = await this.runs.start(record, scheduledMs, startMs);
+    // Read again: a refusal has already counted against the trigger (and may have stopped it).
+    const current = this.store.byId(record.id);
+    if (current && execution.interactionId) {
+      current.previousInteractionId = execution.interactionId;
+      this.store.save(current);
+    }
+    return execution;
+  }
+
+  /** An execution ended: a success clears the count; max_consecutive_failures failures in a row stop the trigger. */
+  private count(id: string, outcome: ExecutionOutcome): void {
+    const record = this.store.byId(id);
+    if (!record) return;
+    if (outcome === "success") {
+      record.consecutiveFailures = 0;
+    } else {
+      record.consecutiveFailures += 1;
+      const max = record.config.max_consecutive_failures;
+      if (max !== undefined && record.consecutiveFailures >= max && record.status === "active") {
+        record.status = "error";
+        record.nextRunMs = null;
+        this.disarm(id);
+      }
+    }
+    record.updateTime = this.stamp();
+    this.store.save(record);
+  }
+
+  private nextAfter(config: CreateTriggerRequest, afterMs: number): number | null {
+    return nextRunAfter(config.schedule, config.time_zone, afterMs);
+  }
+
+  private stamp(): string {
+    return nowTimestamp(new Date(this.clock.now()));
+  }
+}
+
+/** [choice] The list's `filter` understands `status=<status>` (also `status = "paused"`); anything else is refused. */
+function statusFilter(filter: string | undefined): TriggerStatus | null {
+  if (filter === undefined || filter.trim() === "") return null;
+  const match = /^\s*status\s*=\s*"?(active|paused|error)"?\s*$/.exec(filter);
+  if (!match)
+    throw new InvalidArgumentError(
+      `filter ${JSON.stringify(filter)} is not understood; filter by status, e.g. status=active, status=paused or status=error.`,
+    );
+  return match[1] as TriggerStatus;
+}

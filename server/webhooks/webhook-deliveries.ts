@@ -1,0 +1,195 @@
+// Deliveries: each event for each receiver is one delivery (one webhook-id, one body), stored before
+// its first attempt and after every attempt, and sent again on the emulator's clock (retry-policy.ts)
+// until a 2xx or the end of its window, when it is given up and its webhook set to
+// disabled_due_to_failed_deliveries. Attempts run outside the scheduler's pass (a slow receiver holds
+// up no trigger); settled() waits for them, for tests that move the clock.
+
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../common/clock.js";
+import type { Scheduler } from "../common/scheduler.js";
+import { nowTimestamp } from "../common/timestamps.js";
+import { nextAttemptAt } from "./retry-policy.js";
+import { whyNotDeliverable } from "./webhook-hosts.js";
+import { sendDelivery, type SendBounds } from "./webhook-sender.js";
+import { signatureHeader } from "./signing-secret.js";
+import type { DeliveryAttempt, DeliveryRecord, WebhookStore } from "./webhook-store.js";
+
+export interface DeliveryOptions extends SendBounds {
+  /** Hosts besides loopback that deliveries may go to (EMULATOR_WEBHOOK_HOSTS). */
+  allowedHosts: readonly string[];
+}
+
+export interface NewDelivery {
+  owner: string;
+  webhookId: string | null;
+  uri: string;
+  eventType: string;
+  payload: unknown;
+  retries: boolean;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class WebhookDeliveries {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly stop = new AbortController();
+  private closed = false;
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
+    private readonly options: DeliveryOptions,
+  ) {}
+
+  /** At start: every delivery still pending is due again at its time (at once if that passed while down). */
+  resume(): number {
+    const pending = this.store.pendingDeliveries();
+    for (const delivery of pending) this.schedule(delivery.id, delivery.nextAttemptMs ?? this.clock.now());
+    return pending.length;
+  }
+
+  /** Stores the delivery and has its first attempt made as soon as the scheduler runs. */
+  enqueue(request: NewDelivery): DeliveryRecord {
+    const delivery = this.newRecord(request);
+    this.store.insertDelivery(delivery);
+    this.schedule(delivery.id, delivery.firstAttemptMs);
+    return delivery;
+  }
+
+  /** Stores the delivery and makes its one attempt now, answering when it is over (ping). */
+  async sendNow(request: NewDelivery): Promise<DeliveryRecord> {
+    const delivery = this.newRecord(request);
+    this.store.insertDelivery(delivery);
+    await this.track(this.attempt(delivery.id));
+    return this.store.getDelivery(delivery.id) ?? delivery;
+  }
+
+  /** Resolves once no attempt is running and none is due on the clock as it stands. */
+  async settled(): Promise<void> {
+    for (;;) {
+      await this.scheduler.runDue();
+      if (this.inFlight.size === 0) return;
+      await Promise.allSettled([...this.inFlight]);
+    }
+  }
+
+  /** Attempts in flight are cut off and not recorded: their deliveries stay pending for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private newRecord(request: NewDelivery): DeliveryRecord {
+    const now = this.clock.now();
+    return {
+      id: `msg_${randomBytes(16).toString("hex")}`,
+      owner: request.owner,
+      webhookId: request.webhookId,
+      uri: request.uri,
+      eventType: request.eventType,
+      body: JSON.stringify(request.payload),
+      status: "pending",
+      retries: request.retries,
+      firstAttemptMs: now,
+      nextAttemptMs: now,
+      attempts: [],
+      createTime: nowTimestamp(new Date(now)),
+    };
+  }
+
+  private schedule(id: string, atMs: number): void {
+    if (this.closed) return;
+    this.scheduler.at(atMs, () => {
+      void this.track(this.attempt(id));
+    });
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    const tracked = work
+      .catch((error) => console.error("a webhook delivery failed unexpectedly:", error))
+      .finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+    return tracked;
+  }
+
+  private async attempt(id: string): Promise<void> {
+    const delivery = this.store.getDelivery(id);
+    if (!delivery || delivery.status !== "pending" || this.closed) return;
+    const startedMs = this.clock.now();
+    const refusal = this.refusal(delivery);
+    if (refusal !== null) return this.record(delivery, { startedMs, ok: false, responseCode: null, latencyMs: 0, error: refusal }, false);
+    const timestamp = new Date(); // the wall clock, so a standard verifier's 5-minute tolerance holds
+    const secrets = this.secretsFor(delivery, startedMs);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "interactions-emulator-webhooks",
+      "webhook-id": delivery.id,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+    };
+    if (secrets.length > 0) headers["webhook-signature"] = signatureHeader(secrets, delivery.id, timestamp, delivery.body);
+    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal);
+    if (this.closed) return; // cut off by the shutdown: sent again after the next start
+    this.record(delivery, { startedMs, ...outcome }, delivery.retries);
+  }
+
+  /** Why this delivery cannot be attempted at all (it is then given up at once), or null. */
+  private refusal(delivery: DeliveryRecord): string | null {
+    const notAllowed = whyNotDeliverable(delivery.uri, this.options.allowedHosts);
+    if (notAllowed !== null) return notAllowed;
+    if (delivery.webhookId === null) return null;
+    const webhook = this.store.get(delivery.owner, delivery.webhookId);
+    if (!webhook) return `webhook ${delivery.webhookId} was deleted`;
+    if (delivery.retries && webhook.state !== "enabled") return `webhook ${webhook.id} is ${webhook.state}`;
+    return null;
+  }
+
+  /**
+   * The secrets that sign it now: its webhook's unexpired ones; for an interaction's own
+   * webhook_config.uris, those of every enabled webhook of the key ([choice]: a URI given per request
+   * has no secret of its own, and unsigned when the key has no webhook).
+   */
+  private secretsFor(delivery: DeliveryRecord, nowMs: number): string[] {
+    const webhookIds = delivery.webhookId !== null ? [delivery.webhookId] : this.store.enabled(delivery.owner).map((webhook) => webhook.id);
+    return webhookIds.flatMap((webhookId) =>
+      this.store
+        .secrets(delivery.owner, webhookId)
+        .filter((secret) => secret.expireMs === null || secret.expireMs > nowMs)
+        .map((secret) => secret.secret),
+    );
+  }
+
+  private record(
+    delivery: DeliveryRecord,
+    outcome: { startedMs: number; ok: boolean; responseCode: number | null; latencyMs: number; error?: string },
+    retries: boolean,
+  ): void {
+    const attempt: DeliveryAttempt = {
+      attempt: delivery.attempts.length + 1,
+      time: iso(outcome.startedMs),
+      status: outcome.ok ? "delivered" : "failed",
+      response_code: outcome.responseCode,
+      latency_ms: outcome.latencyMs,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    };
+    // From when this attempt was due, not when it ran: a clock moved past several retries at once (or
+    // an emulator that was down) makes each of them in turn, as the schedule had them.
+    const dueMs = delivery.nextAttemptMs ?? outcome.startedMs;
+    const next = outcome.ok || !retries ? null : nextAttemptAt(delivery.firstAttemptMs, attempt.attempt, dueMs);
+    if (next !== null) attempt.next_retry_time = iso(next);
+    const updated: DeliveryRecord = {
+      ...delivery,
+      attempts: [...delivery.attempts, attempt],
+      status: outcome.ok ? "delivered" : next !== null ? "pending" : "given_up",
+      nextAttemptMs: next,
+    };
+    this.store.saveDelivery(updated);
+    if (next !== null) this.schedule(delivery.id, next);
+    // [choice] Only a delivery that used its whole retry window disables its webhook; one refused
+    // before any request (host not allowed, webhook disabled or deleted) or a ping never does.
+    if (updated.status === "given_up" && retries && delivery.webhookId !== null && this.refusal(delivery) === null) {
+      this.store.setState(delivery.owner, delivery.webhookId, "disabled_due_to_failed_deliveries", nowTimestamp());
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// The Webhook resource as the official SDK sends it (WebhookInput, WebhookUpdate and
+// RotateSigningSecretRequest in @google/genai 3.3). Output-only fields (id, state on create, secrets,
+// times) are the server's; a body naming a field the SDK does not declare is refused, saying which.
+
+import { z } from "zod";
+
+/** Every event the SDK names; the emulator sends the interaction ones (and webhook.ping). */
+export const WEBHOOK_EVENTS = [
+  "batch.succeeded",
+  "batch.expired",
+  "batch.failed",
+  "interaction.requires_action",
+  "interaction.completed",
+  "interaction.failed",
+  "video.generated",
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export const WEBHOOK_STATES = ["enabled", "disabled", "disabled_due_to_failed_deliveries"] as const;
+export type WebhookState = (typeof WEBHOOK_STATES)[number];
+
+const events = z
+  .array(z.enum(WEBHOOK_EVENTS, { error: `each event must be one of ${WEBHOOK_EVENTS.join(", ")}` }))
+  .min(1, `name at least one event, e.g. ["interaction.completed"]; available: ${WEBHOOK_EVENTS.join(", ")}`);
+
+const uri = z.string().min(1, "give the URL the emulator should POST events to, e.g. http://127.0.0.1:8080/hook");
+
+const name = z.string().max(512, "a webhook's name is at most 512 characters");
+
+export const createWebhookSchema = z.strictObject({
+  name: name.optional(),
+  uri,
+  subscribed_events: events,
+});
+export type CreateWebhookRequest = z.infer<typeof createWebhookSchema>;
+
+export const updateWebhookSchema = z.strictObject({
+  name: name.optional(),
+  uri: uri.optional(),
+  subscribed_events: events.optional(),
+  state: z.enum(WEBHOOK_STATES, { error: `state must be one of ${WEBHOOK_STATES.join(", ")}` }).optional(),
+});
+export type UpdateWebhookRequest = z.infer<typeof updateWebhookSchema>;
+export const UPDATABLE_FIELDS = ["name", "uri", "subscribed_events", "state"] as const;
+
+export const REVOCATION_BEHAVIORS = ["revoke_previous_secrets_after_h24", "revoke_previous_secrets_immediately"] as const;
+export const rotateSigningSecretSchema = z.strictObject({
+  revocation_behavior: z
+    .enum(REVOCATION_BEHAVIORS, { error: `revocation_behavior must be one of ${REVOCATION_BEHAVIORS.join(", ")}` })
+    .optional(),
+});
+export type RotateSigningSecretRequest = z.infer<typeof rotateSigningSecretSchema>;
