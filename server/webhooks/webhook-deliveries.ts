@@ -116,7 +116,7 @@ export class WebhookDeliveries {
 
   private async attempt(id: string): Promise<void> {
     const delivery = this.store.getDelivery(id);
-    if (!delivery || delivery.status !== "pending" || this.closed) return;
+    if (delivery?.status !== "pending" || this.closed) return;
     const startedMs = this.clock.now();
     const refusal = this.refusal(delivery);
     if (refusal !== null) return this.record(delivery, { startedMs, ok: false, responseCode: null, latencyMs: 0, error: refusal }, false);
