@@ -184,7 +184,7 @@ export async function startEmulator(
   if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
-  const interrupted = recoverInterrupted(interactionStore, eventStore);
+  const interrupted = recoverInterrupted(interactionStore, eventStore, (record) => interactionWebhooks.interactionEnded(record));
   if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
   const agents = new AgentService(new AgentStore(db), environments);
   const interactions = new InteractionService(interactionStore, eventStore, environments, {

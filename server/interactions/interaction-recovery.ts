@@ -18,10 +18,24 @@ export const INTERRUPTED_ERROR: EventError = {
     "The emulator stopped (a restart, a crash or a kill) while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
 };
 
-/** Ends every interrupted interaction as failed; returns how many there were. */
-export function recoverInterrupted(interactions: InteractionStore, events: EventStore): number {
+/**
+ * Ends every interrupted interaction as failed; returns how many there were. `onEnded` is told of
+ * each once it is saved, as of any run that ends (its webhooks deliver `interaction.failed`).
+ */
+export function recoverInterrupted(
+  interactions: InteractionStore,
+  events: EventStore,
+  onEnded?: (record: InteractionRecord) => void,
+): number {
   const interrupted = interactions.listInProgress();
-  for (const record of interrupted) interactions.atomically(() => closeInterrupted(record, interactions, events));
+  for (const record of interrupted) {
+    interactions.atomically(() => closeInterrupted(record, interactions, events));
+    try {
+      onEnded?.(record);
+    } catch (error) {
+      console.error(`interaction ${record.id}: telling of its end failed:`, error);
+    }
+  }
   return interrupted.length;
 }
 

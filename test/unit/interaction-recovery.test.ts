@@ -68,7 +68,12 @@ describe("interactions interrupted by a restart", () => {
     for (const [index, event] of liveEvents.entries()) events.append("int_r", index + 1, withEventId(index + 1, event));
     interactions.save({ ...running("int_done"), status: "completed" });
 
-    assert.equal(recoverInterrupted(interactions, events), 1);
+    const told: Array<[string, string]> = [];
+    assert.equal(
+      recoverInterrupted(interactions, events, (ended) => told.push([ended.id, ended.status])),
+      1,
+    );
+    assert.deepEqual(told, [["int_r", "failed"]], "the end is told once it is saved (webhooks deliver it)");
     const record = interactions.get("int_r", "owner-a")!;
     assert.equal(record.status, "failed");
     assert.deepEqual(record.errors, [INTERRUPTED_ERROR]);
