@@ -10,6 +10,7 @@ import { EnvironmentsPage } from "./pages/environments-page.js";
 import { InteractionPage } from "./pages/interaction-page.js";
 import { InteractionsPage } from "./pages/interactions-page.js";
 import { SignIn } from "./pages/sign-in.js";
+import { WebhooksPage } from "./pages/webhooks-page.js";
 import { Link, links, routeOf, useLocation } from "./router.js";
 import { adoptKeyFromAddress, currentKey, maskedKey, onSessionChange, signOut } from "./session.js";
 
@@ -25,6 +26,7 @@ function App() {
       <${Link} href=${links.interactions()} class=${route.page.startsWith("interaction") ? "current" : ""}>Interactions<//>
       <${Link} href=${links.environments()} class=${route.page.startsWith("environment") ? "current" : ""}>Environments<//>
       <${Link} href=${links.credentials()} class=${route.page === "credentials" ? "current" : ""}>Credentials<//>
+      <${Link} href=${links.webhooks()} class=${route.page === "webhooks" ? "current" : ""}>Webhooks<//>
       <span class="spacer"></span>
       <span class="key" title="the API key in use (its last characters)">key ${maskedKey(session.key)}</span>
       <button type="button" class="small" onClick=${() => signOut()}>Sign out</button>
@@ -45,6 +47,8 @@ function Page({ route, query }) {
       return html`<${EnvironmentPage} id=${route.id} query=${query} />`;
     case "credentials":
       return html`<${CredentialsPage} />`;
+    case "webhooks":
+      return html`<${WebhooksPage} />`;
     default:
       return html`<main><h1>Not found</h1><p>The dashboard has no page at this address. <${Link} href=${links.interactions()}>Interactions<//></p></main>`;
   }

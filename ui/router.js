@@ -49,6 +49,7 @@ export function routeOf(path) {
   if (parts.length === 1 && parts[0] === "environments") return { page: "environments" };
   if (parts.length === 2 && parts[0] === "environments") return { page: "environment", id: parts[1] };
   if (parts.length === 1 && parts[0] === "credentials") return { page: "credentials" };
+  if (parts.length === 1 && parts[0] === "webhooks") return { page: "webhooks" };
   return { page: "not_found" };
 }
 
@@ -58,4 +59,5 @@ export const links = {
   environments: () => "/ui/environments",
   environment: (id, path) => `/ui/environments/${encodeURIComponent(id)}${path ? `?path=${encodeURIComponent(path)}` : ""}`,
   credentials: () => "/ui/credentials",
+  webhooks: () => "/ui/webhooks",
 };

@@ -130,9 +130,9 @@ function ensureChromium() {
   if (found.status === 0 && browser) process.env.EMULATOR_CHROMIUM = browser;
 }
 
-/** Whether the files to run include the dashboard's browser test. */
+/** Whether the files to run include one of the dashboard's browser tests (dashboard.test.js, dashboard-webhooks.test.js). */
 function includesBrowserTest(files) {
-  return files.some((file) => path.basename(file) === "dashboard.test.js" && needsDocker(file));
+  return files.some((file) => /^dashboard(-[a-z-]+)?\.test\.js$/.test(path.basename(file)) && needsDocker(file));
 }
 
 /**

@@ -10,6 +10,13 @@ const STATUS_LABELS = {
   cancelled: "cancelled",
   active: "active",
   expired: "expired",
+  // Webhooks, their deliveries and each attempt
+  enabled: "enabled",
+  disabled: "disabled",
+  disabled_due_to_failed_deliveries: "disabled: deliveries failed",
+  pending: "pending",
+  delivered: "delivered",
+  given_up: "given up",
 };
 
 export function StatusBadge({ status }) {
