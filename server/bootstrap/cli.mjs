@@ -130,9 +130,12 @@ function ensureChromium() {
   if (found.status === 0 && browser) process.env.EMULATOR_CHROMIUM = browser;
 }
 
-/** Whether the files to run include one of the dashboard's browser tests (dashboard.test.js, dashboard-webhooks.test.js). */
+/** The tests that drive the dashboard in Chromium (dashboard.test.js, dashboard-webhooks.test.js, model-agent.test.js's turns). */
+const BROWSER_TESTS = /^(dashboard(-[a-z-]+)?|model-agent)\.test\.js$/;
+
+/** Whether the files to run include one of the browser tests. */
 function includesBrowserTest(files) {
-  return files.some((file) => /^dashboard(-[a-z-]+)?\.test\.js$/.test(path.basename(file)) && needsDocker(file));
+  return files.some((file) => BROWSER_TESTS.test(path.basename(file)) && needsDocker(file));
 }
 
 /**
