@@ -321,6 +321,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  EMULATOR_AGENT_MODEL: EMULATOR_MODEL_MODE=${mode} records or replays a model's turns, but EMULATOR_AGENT_MODEL is scripted; set it to the openai:<model> or gemini:<model> the cassette is of`,
     );
   }
+  if (agentModel.startsWith("gemini:") && mode !== "replay" && !parsed.data.EMULATOR_GEMINI_API_KEY) {
+    throw new ConfigError(
+      `invalid configuration:\n  EMULATOR_GEMINI_API_KEY: EMULATOR_AGENT_MODEL=${agentModel} asks Gemini, which needs the emulator's own key; set EMULATOR_GEMINI_API_KEY (never a client's key), or replay a cassette (EMULATOR_MODEL_MODE=replay)`,
+    );
+  }
   const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR ?? defaultDataDirectory(env));
   return {
     ...parsed.data,

@@ -63,6 +63,33 @@ describe("configuration", () => {
     );
   });
 
+  it("reads the agent's model and refuses a model setting that cannot work, saying what to set", () => {
+    const scripted = loadConfig({ HOME: "/home/u" });
+    assert.equal(scripted.EMULATOR_AGENT_MODEL, "scripted");
+    assert.equal(scripted.EMULATOR_MODEL_MODE, "live");
+    assert.equal(loadConfig({ EMULATOR_AGENT_MODEL: "openai:qwen3:8b" }).EMULATOR_OPENAI_BASE_URL, "http://127.0.0.1:11434/v1");
+    const refused: Array<[Record<string, string>, RegExp]> = [
+      [{ EMULATOR_AGENT_MODEL: "llama" }, /EMULATOR_AGENT_MODEL: must be "scripted", "openai:<model>"/],
+      [{ EMULATOR_AGENT_MODEL: "gemini:gemini-2.5-flash" }, /set EMULATOR_GEMINI_API_KEY/],
+      [{ EMULATOR_AGENT_MODEL: "openai:m", EMULATOR_MODEL_MODE: "replay" }, /EMULATOR_MODEL_MODE=replay needs a cassette file/],
+      [{ EMULATOR_MODEL_MODE: "record", EMULATOR_MODEL_CASSETTE: "c.json" }, /EMULATOR_AGENT_MODEL is scripted/],
+      [{ EMULATOR_OPENAI_BASE_URL: "ftp://x" }, /EMULATOR_OPENAI_BASE_URL: must be an http\(s\) URL/],
+    ];
+    for (const [env, message] of refused) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        JSON.stringify(env),
+      );
+    }
+    // A replay needs no key: it never asks the model.
+    assert.equal(
+      loadConfig({ EMULATOR_AGENT_MODEL: "gemini:g", EMULATOR_MODEL_MODE: "replay", EMULATOR_MODEL_CASSETTE: "c.json" })
+        .EMULATOR_MODEL_MODE,
+      "replay",
+    );
+  });
+
   it("names every invalid variable", () => {
     assert.throws(
       () => loadConfig({ PORT: "eighty", EMULATOR_SANDBOX_MEMORY_MB: "-1" }),
