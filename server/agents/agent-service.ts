@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { isEmulatedAgent, KNOWN_AGENTS } from "../api/agent-names.js";
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
-import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { pageById } from "../common/page-token.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { redactNetwork } from "../egress/redact-network.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -57,12 +57,8 @@ export class AgentService {
   }
 
   list(owner: string, pageSize: number, pageToken: string | undefined): { agents: AgentRecord[]; nextPageToken: string } {
-    const afterId = pageToken
-      ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0)
-      : null;
-    const page = this.store.list(owner, pageSize + 1, afterId);
-    const agents = page.slice(0, pageSize);
-    return { agents, nextPageToken: page.length > pageSize ? encodePageToken(agents[agents.length - 1]!.id) : "" };
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId));
+    return { agents: items, nextPageToken };
   }
 
   /** [choice] Interactions made with the agent, and their continuations, are unaffected (agent_uses). */

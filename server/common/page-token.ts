@@ -20,3 +20,19 @@ export function decodePageToken<T>(token: string, isPosition: (value: unknown) =
   }
   return value;
 }
+
+/**
+ * One page of a listing ordered by ID: `fetch` is asked for one record more than the page holds, to
+ * know whether another page follows; the token names the last ID shown.
+ */
+export function pageById<T extends { id: string }>(
+  pageSize: number,
+  pageToken: string | undefined,
+  fetch: (limit: number, afterId: string | null) => T[],
+): { items: T[]; nextPageToken: string } {
+  const afterId = pageToken ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0) : null;
+  const page = fetch(pageSize + 1, afterId);
+  const items = page.slice(0, pageSize);
+  const last = items.at(-1);
+  return { items, nextPageToken: page.length > pageSize && last ? encodePageToken(last.id) : "" };
+}

@@ -2,7 +2,8 @@
 // identity and state only; secret fields are write-only.
 
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
-import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { pageById } from "../common/page-token.js";
+import { fieldsToUpdate } from "../common/update-mask.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import type { CreateCredentialRequest, UpdateCredentialRequest } from "./credential-schemas.js";
 import type { CredentialRecord, CredentialStore } from "./credential-store.js";
@@ -70,13 +71,8 @@ export class CredentialService {
   }
 
   list(owner: string, pageSize: number, pageToken: string | undefined): { credentials: CredentialRecord[]; nextPageToken: string } {
-    const afterId = pageToken
-      ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0)
-      : null;
-    const page = this.store.list(owner, pageSize + 1, afterId);
-    const more = page.length > pageSize;
-    const credentials = page.slice(0, pageSize);
-    return { credentials, nextPageToken: more ? encodePageToken(credentials[credentials.length - 1]!.id) : "" };
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId));
+    return { credentials: items, nextPageToken };
   }
 
   update(owner: string, id: string, changes: UpdateCredentialRequest, updateMask: string | undefined): CredentialRecord {
@@ -90,12 +86,7 @@ export class CredentialService {
       throw new InvalidArgumentError(`The body's id ${String(bodyId)} does not match ${id} in the path.`);
     const allowed = UPDATABLE[record.type];
     const given = Object.keys(fields).filter((key) => (fields as Record<string, unknown>)[key] !== undefined);
-    const masked = updateMask
-      ? updateMask
-          .split(",")
-          .map((field) => field.trim())
-          .filter(Boolean)
-      : given;
+    const masked = fieldsToUpdate(updateMask, given);
     const wrong = masked.filter((field) => !allowed.includes(field));
     if (wrong.length > 0) {
       throw new InvalidArgumentError(

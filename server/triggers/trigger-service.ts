@@ -3,7 +3,8 @@
 // scheduler, for its next run time, which is stored so a restart schedules it again.
 
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
-import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { decodePageToken, encodePageToken, pageById } from "../common/page-token.js";
+import { fieldsToUpdate } from "../common/update-mask.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import type { Clock } from "../common/clock.js";
 import type { Scheduler } from "../common/scheduler.js";
@@ -73,24 +74,14 @@ export class TriggerService {
 
   list(owner: string, pageSize: number, pageToken: string | undefined, filter: string | undefined) {
     const status = statusFilter(filter);
-    const afterId = pageToken
-      ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0)
-      : null;
-    const page = this.store.list(owner, pageSize + 1, afterId, status);
-    const triggers = page.slice(0, pageSize);
-    const more = page.length > pageSize;
-    return { triggers, nextPageToken: more ? encodePageToken(triggers[triggers.length - 1]!.id) : "" };
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId, status));
+    return { triggers: items, nextPageToken };
   }
 
   update(owner: string, id: string, changes: UpdateTriggerRequest, updateMask: string | undefined): TriggerRecord {
     const record = this.get(owner, id);
     const given = UPDATABLE.filter((field) => changes[field] !== undefined);
-    const masked = updateMask
-      ? updateMask
-          .split(",")
-          .map((field) => field.trim())
-          .filter(Boolean)
-      : given;
+    const masked = fieldsToUpdate(updateMask, given);
     const wrong = masked.filter((field) => !(UPDATABLE as readonly string[]).includes(field));
     if (wrong.length > 0)
       throw new InvalidArgumentError(`Cannot update ${wrong.join(", ")} on a trigger; updatable fields: ${UPDATABLE.join(", ")}.`);

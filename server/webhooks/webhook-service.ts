@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../common/clock.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
-import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { pageById } from "../common/page-token.js";
+import { fieldsToUpdate } from "../common/update-mask.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { newSigningSecret, truncateSecret } from "./signing-secret.js";
 import type { WebhookDeliveries } from "./webhook-deliveries.js";
@@ -88,24 +89,14 @@ export class WebhookService {
   }
 
   list(owner: string, pageSize: number, pageToken: string | undefined): { webhooks: WebhookRecord[]; nextPageToken: string } {
-    const afterId = pageToken
-      ? decodePageToken(pageToken, (value): value is string => typeof value === "string" && value.length > 0)
-      : null;
-    const page = this.store.list(owner, pageSize + 1, afterId);
-    const more = page.length > pageSize;
-    const webhooks = page.slice(0, pageSize);
-    return { webhooks, nextPageToken: more ? encodePageToken(webhooks[webhooks.length - 1]!.id) : "" };
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId));
+    return { webhooks: items, nextPageToken };
   }
 
   update(owner: string, id: string, changes: UpdateWebhookRequest, updateMask: string | undefined): WebhookRecord {
     const record = this.get(owner, id);
     const given = Object.keys(changes).filter((key) => (changes as Record<string, unknown>)[key] !== undefined);
-    const masked = updateMask
-      ? updateMask
-          .split(",")
-          .map((field) => field.trim())
-          .filter(Boolean)
-      : given;
+    const masked = fieldsToUpdate(updateMask, given);
     const wrong = masked.filter((field) => !(UPDATABLE_FIELDS as readonly string[]).includes(field));
     if (wrong.length > 0) {
       throw new InvalidArgumentError(`update_mask: cannot update ${wrong.join(", ")}; updatable fields: ${UPDATABLE_FIELDS.join(", ")}.`);
