@@ -3,6 +3,7 @@
 // a 400 naming the entry and field, before anything runs; whether the server answers is only known
 // when the agent calls it, and a server that does not is an error result then, never a refusal here.
 
+import { hostAllowed } from "../common/host-allowlist.js";
 import { isInjectableHeaderName, isInjectableHeaderValue } from "../../proxy/index.js";
 import { InvalidArgumentError } from "../common/errors.js";
 import type { AllowedToolsEntry, McpServerConfig } from "../mcp/mcp-server-config.js";
@@ -72,18 +73,6 @@ function readUrl(url: unknown, where: string, options: McpServerToolsOptions): s
     );
   }
   return url;
-}
-
-/** An entry "host" allows that host on any port; "host:port" that port only. Names compare case-insensitively. */
-function hostAllowed(url: URL, allowed: readonly string[]): boolean {
-  const host = url.hostname.toLowerCase();
-  const port = url.port === "" ? (url.protocol === "https:" ? "443" : "80") : url.port;
-  return allowed.some((entry) => {
-    const lower = entry.trim().toLowerCase();
-    if (lower === "*") return true;
-    const [, entryHost, entryPort] = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(lower) ?? [];
-    return entryHost === host && (entryPort === undefined || entryPort === port);
-  });
 }
 
 function readHeaders(headers: unknown, where: string): Record<string, string> {

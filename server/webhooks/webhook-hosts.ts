@@ -3,21 +3,12 @@
 // normal case and always allowed; other hosts only when EMULATOR_WEBHOOK_HOSTS names them (the same
 // entry forms as EMULATOR_MCP_HOSTS: "host", "host:port", "[v6]:port", or "*" for any).
 
+import { hostAllowed } from "../common/host-allowlist.js";
+
 const LOOPBACK_NAMES = new Set(["localhost", "[::1]"]);
 
 function isLoopback(hostname: string): boolean {
   return LOOPBACK_NAMES.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-function listed(url: URL, allowed: readonly string[]): boolean {
-  const host = url.hostname.toLowerCase();
-  const port = url.port === "" ? (url.protocol === "https:" ? "443" : "80") : url.port;
-  return allowed.some((entry) => {
-    const lower = entry.trim().toLowerCase();
-    if (lower === "*") return true;
-    const [, entryHost, entryPort] = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(lower) ?? [];
-    return entryHost === host && (entryPort === undefined || entryPort === port);
-  });
 }
 
 /** Null when the emulator may POST to `uri`; else the sentence that says why not and what to change. */
@@ -32,7 +23,7 @@ export function whyNotDeliverable(uri: string, allowedHosts: readonly string[]):
     return `webhook URIs must start with http:// or https://, not ${url.protocol}//`;
   }
   if (url.username !== "" || url.password !== "") return "a webhook URI may not carry a user name or password";
-  if (isLoopback(url.hostname.toLowerCase()) || listed(url, allowedHosts)) return null;
+  if (isLoopback(url.hostname.toLowerCase()) || hostAllowed(url, allowedHosts)) return null;
   return `this emulator delivers webhooks to loopback addresses (127.0.0.1, localhost, [::1])${
     allowedHosts.length > 0 ? ` and ${allowedHosts.join(", ")}` : ""
   } only (EMULATOR_WEBHOOK_HOSTS), not to ${url.host}; run the receiver on loopback or ask the emulator's operator to add the host`;
