@@ -163,8 +163,8 @@ describe("the dashboard's page", () => {
   });
 
   it("holds no data: the API behind it still asks for the key", async () => {
-    // A new connection: the test before holds this process (and the emulator in it) in npm pack long
-    // enough for the server to close fetch's kept-alive one, which fetch would then reuse (ECONNRESET).
+    // A new connection (rawGet's own): the test before holds this process (and the emulator in it) in
+    // npm pack long enough for the server to close a kept-alive one, which would be reused (ECONNRESET).
     assert.equal((await rawGet("/emulator/interactions")).status, 401);
   });
 });
