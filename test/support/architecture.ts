@@ -38,7 +38,7 @@ export const LAYERS: readonly Layer[] = [
   { name: "agent", folders: ["server/agent"] },
   { name: "hooks and tools", folders: ["server/hooks", "server/tools", "server/mcp"] },
   { name: "sandbox", folders: ["server/sandbox"] },
-  { name: "foundation", folders: ["server/common", "server/store"] },
+  { name: "foundation", folders: ["server/common", "server/store", "server/faults"] },
   { name: "egress proxy", folders: ["proxy"] },
   { name: "executor protocol", folders: ["sandbox-image/executor/protocol"] },
 ];
