@@ -85,5 +85,4 @@ export class AgentStore {
     insertRows(this.db, "agents", tables.agents, { owner });
     insertRows(this.db, "agent_uses", tables.agent_uses, { owner });
   }
-
 }

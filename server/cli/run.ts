@@ -86,7 +86,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   if (command === "state") {
     const [action, ...args] = rest;
     if (action !== "export" && action !== "import") {
-      throw new UsageError(action === undefined ? "state needs a command: export or import" : `unknown state command ${JSON.stringify(action)}`);
+      throw new UsageError(
+        action === undefined ? "state needs a command: export or import" : `unknown state command ${JSON.stringify(action)}`,
+      );
     }
     const { values } = parseArgs({
       args,

@@ -52,13 +52,18 @@ export async function stateCommand(command: StateCommand, io: CliIo): Promise<nu
     // Written beside the target and renamed once whole: a cut-off export never leaves a file that looks complete.
     const partial = path.join(path.dirname(command.file), `.${path.basename(command.file)}.partial`);
     try {
-      await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), fs.createWriteStream(partial, { mode: 0o600 }));
+      await pipeline(
+        Readable.fromWeb(response.body as import("node:stream/web").ReadableStream),
+        fs.createWriteStream(partial, { mode: 0o600 }),
+      );
       fs.renameSync(partial, command.file);
     } catch (error) {
       fs.rmSync(partial, { force: true });
       throw error;
     }
-    io.out(`exported to ${command.file} (${fs.statSync(command.file).size} bytes${command.includeSecrets ? ", secrets sealed" : ", secrets left out"})\n`);
+    io.out(
+      `exported to ${command.file} (${fs.statSync(command.file).size} bytes${command.includeSecrets ? ", secrets sealed" : ", secrets left out"})\n`,
+    );
     return EXIT.ok;
   }
   if (!fs.existsSync(command.file)) throw new UsageError(`--in ${command.file}: no such file`);

@@ -87,5 +87,4 @@ export class CredentialStore {
   importOwned(tables: { credentials: StoredRow[] }, owner: string): void {
     insertRows(this.db, "credentials", tables.credentials, { owner });
   }
-
 }

@@ -139,5 +139,4 @@ export class EnvironmentStore {
   importOwned(tables: { environments: StoredRow[] }, owner: string): void {
     insertRows(this.db, "environments", tables.environments, { owner });
   }
-
 }

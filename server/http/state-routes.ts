@@ -28,7 +28,9 @@ export function stateRouter(state: StateService): Router {
     }
     const passphrase = passphraseOf(req);
     if (include === "true" && passphrase === undefined) {
-      throw new InvalidArgumentError(`include_secrets=true needs a passphrase to seal the secrets with, in the ${PASSPHRASE_HEADER} header.`);
+      throw new InvalidArgumentError(
+        `include_secrets=true needs a passphrase to seal the secrets with, in the ${PASSPHRASE_HEADER} header.`,
+      );
     }
     const write = await state.export(ownerOfRequest(req), include === "true" ? { passphrase: passphrase! } : {});
     res.status(200).set({

@@ -248,5 +248,4 @@ export class InteractionStore {
     insertRows(this.db, "hook_traces", tables.hook_traces);
     insertRows(this.db, "interaction_events", tables.interaction_events);
   }
-
 }

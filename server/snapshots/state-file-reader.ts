@@ -84,7 +84,7 @@ export async function readStateFile(input: Readable, maxBytes: number): Promise<
   const environmentFiles = new Map<string, string>();
   const reader = extract();
   reader.on("entry", (header: Header, entryStream, next: (error?: Error | null) => void) => {
-      const body = entryStream as unknown as Readable;
+    const body = entryStream as unknown as Readable;
     void (async () => {
       const name = header.name;
       if (manifest === null) {
@@ -127,7 +127,8 @@ export async function readStateFile(input: Readable, maxBytes: number): Promise<
     if (manifest === null) throw new UnreadableStateError(`it has no ${MANIFEST_ENTRY}`);
     const read = manifest as StateManifest;
     if (tables === null) throw new UnreadableStateError(`it has no ${RECORDS_ENTRY}`);
-    if (read.secrets === "sealed" && sealedSecrets === null) throw new UnreadableStateError(`its manifest says it holds secrets, but it has no ${SECRETS_ENTRY}`);
+    if (read.secrets === "sealed" && sealedSecrets === null)
+      throw new UnreadableStateError(`its manifest says it holds secrets, but it has no ${SECRETS_ENTRY}`);
     const missing = read.environments.filter((id) => !environmentFiles.has(id));
     if (missing.length > 0) throw new UnreadableStateError(`the saved files of ${missing.join(", ")} are missing (a truncated file?)`);
     return { manifest: read, tables, sealedSecrets, environmentFiles, folder };

@@ -112,14 +112,16 @@ export class StateService {
       if (row.status !== "active") continue;
       const record = this.stores.environments.getById(String(row.id));
       if (!record) continue;
-      const files = await this.options.environments.exportFiles(record, SAVED_FOLDERS, this.options.maxBytes - total).catch((error: unknown) => {
-        if (error instanceof SandboxFilesTooLargeError) {
-          throw new FailedPreconditionError(
-            `The state of this API key passes EMULATOR_STATE_MAX_BYTES (${this.options.maxBytes} bytes) with the files of environment ${record.id}; delete files or environments, or raise the setting.`,
-          );
-        }
-        throw error;
-      });
+      const files = await this.options.environments
+        .exportFiles(record, SAVED_FOLDERS, this.options.maxBytes - total)
+        .catch((error: unknown) => {
+          if (error instanceof SandboxFilesTooLargeError) {
+            throw new FailedPreconditionError(
+              `The state of this API key passes EMULATOR_STATE_MAX_BYTES (${this.options.maxBytes} bytes) with the files of environment ${record.id}; delete files or environments, or raise the setting.`,
+            );
+          }
+          throw error;
+        });
       total += files.length;
       environmentFiles.set(record.id, files);
     }
@@ -236,16 +238,21 @@ export class StateService {
   private openSecrets(read: ReadStateFile, passphrase: string | undefined): SealedSecrets | null {
     if (read.manifest.secrets === "left_out") return null;
     if (passphrase === undefined) {
-      throw new InvalidArgumentError("This state file holds secrets sealed with a passphrase; give it (passphrase) to import the file. Nothing was imported.");
+      throw new InvalidArgumentError(
+        "This state file holds secrets sealed with a passphrase; give it (passphrase) to import the file. Nothing was imported.",
+      );
     }
     let opened: Buffer;
     try {
       opened = unseal(read.sealedSecrets!, passphrase);
     } catch (error) {
       if (error instanceof WrongPassphraseError) {
-        throw new InvalidArgumentError("The passphrase does not open this state file's secrets; give the one it was exported with. Nothing was imported.");
+        throw new InvalidArgumentError(
+          "The passphrase does not open this state file's secrets; give the one it was exported with. Nothing was imported.",
+        );
       }
-      if (error instanceof SealedDataError) throw new InvalidArgumentError(`This state file's secrets cannot be read: ${error.message}. Nothing was imported.`);
+      if (error instanceof SealedDataError)
+        throw new InvalidArgumentError(`This state file's secrets cannot be read: ${error.message}. Nothing was imported.`);
       throw error;
     }
     const parsed = sealedSecretsSchema.safeParse(JSON.parse(opened.toString("utf8")));

@@ -126,5 +126,4 @@ export class TriggerStore {
     insertRows(this.db, "triggers", triggers, { owner });
     insertRows(this.db, "trigger_executions", tables.trigger_executions);
   }
-
 }

@@ -273,5 +273,4 @@ export class WebhookStore {
     insertRows(this.db, "webhooks", tables.webhooks, { owner });
     insertRows(this.db, "webhook_secrets", tables.webhook_secrets, { owner });
   }
-
 }

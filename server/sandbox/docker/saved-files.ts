@@ -10,7 +10,6 @@ import type Docker from "dockerode";
 import { extract, pack, type Header } from "tar-stream";
 import { SandboxFilesTooLargeError } from "../runtime.js";
 
-
 export async function savedFilesTar(container: Docker.Container, folders: readonly string[], maxBytes: number): Promise<Buffer> {
   const archive = pack();
   const chunks: Buffer[] = [];
