@@ -32,10 +32,13 @@ export function unseal(sealed: Buffer, passphrase: string): Buffer {
   if (sealed.length < header || !sealed.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw new SealedDataError("the sealed secrets are not in the format this emulator writes");
   }
-  let offset = MAGIC.length;
-  const salt = sealed.subarray(offset, (offset += SALT_BYTES));
-  const iv = sealed.subarray(offset, (offset += IV_BYTES));
-  const tag = sealed.subarray(offset, (offset += TAG_BYTES));
+  const saltAt = MAGIC.length;
+  const ivAt = saltAt + SALT_BYTES;
+  const tagAt = ivAt + IV_BYTES;
+  const offset = tagAt + TAG_BYTES;
+  const salt = sealed.subarray(saltAt, ivAt);
+  const iv = sealed.subarray(ivAt, tagAt);
+  const tag = sealed.subarray(tagAt, offset);
   const decipher = createDecipheriv("aes-256-gcm", keyFrom(passphrase, salt), iv);
   decipher.setAuthTag(tag);
   try {
