@@ -25,6 +25,7 @@ import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-box.js";
 import { readStateFile, removeReadState, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
 import { writeStateFile } from "./state-file-writer.js";
+import { checkSavedFiles } from "./saved-files-check.js";
 import {
   SAVED_FOLDERS,
   STATE_FORMAT,
@@ -170,8 +171,18 @@ export class StateService {
     const tables = read.tables;
     const secrets = this.openSecrets(read, options.passphrase);
     this.refuseTakenIds(owner, tables);
+    refuseLooseRows(tables);
     for (const [id, file] of read.environmentFiles) {
-      const size = fs.statSync(file).size;
+      let size: number;
+      try {
+        size = await checkSavedFiles(file, id, SAVED_FOLDERS);
+      } catch (error) {
+        if (error instanceof UnreadableStateError) {
+          throw new InvalidArgumentError(`This state file cannot be imported: ${error.message}. Nothing was imported.`);
+        }
+        throw error;
+      }
+      // The saved files count against the disk limit, as an upload's do.
       if (size > this.options.diskLimitBytes) {
         throw new FailedPreconditionError(
           `The saved files of environment ${id} (${size} bytes) pass this emulator's disk limit per sandbox (EMULATOR_SANDBOX_DISK_MB = ${this.options.diskLimitBytes / 1024 / 1024}); raise it to import this file. Nothing was imported.`,
@@ -181,8 +192,13 @@ export class StateService {
     const now = new Date(this.options.clock.now()).toISOString();
     const webhookSecrets: StoredRow[] = [];
     const shownSecrets = new Map<string, string>();
-    if (secrets) webhookSecrets.push(...secrets.webhook_secrets);
-    else {
+    if (secrets) {
+      const webhooks = new Set(tables.webhooks.map((row) => String(row.id)));
+      if (secrets.webhook_secrets.some((row) => !webhooks.has(String(row.webhook_id)))) {
+        throw new InvalidArgumentError("This state file's sealed secrets name a webhook the file does not hold. Nothing was imported.");
+      }
+      webhookSecrets.push(...secrets.webhook_secrets);
+    } else {
       // [choice] A webhook without its secret gets a new one, shown once in the import's answer.
       for (const row of tables.webhooks) {
         const secret = newSigningSecret();
@@ -278,5 +294,47 @@ export class StateService {
         `This emulator already has ${shown}: a state file is imported with its IDs kept, so it goes into an emulator (or data folder) that lacks them. Nothing was imported.`,
       );
     }
+  }
+}
+
+/**
+ * *Threat:* a hand-made file whose child rows name a parent it does not hold (steps of another key's
+ * interaction, executions of another key's trigger), which the store's foreign keys would accept, or
+ * an interaction still running, which no run would ever end. Every child row must name a parent of the
+ * file's own, and every interaction must have ended.
+ */
+function refuseLooseRows(tables: StateTables): void {
+  const ids = (table: keyof StateTables) => new Set(tables[table].map((row) => String(row.id)));
+  const interactions = ids("interactions");
+  const children: Array<[keyof StateTables, string, Set<string>]> = [
+    ["steps", "interaction_id", interactions],
+    ["hook_traces", "interaction_id", interactions],
+    ["interaction_events", "interaction_id", interactions],
+    ["agent_uses", "interaction_id", interactions],
+    ["trigger_executions", "trigger_id", ids("triggers")],
+    ["webhook_secrets", "webhook_id", ids("webhooks")],
+  ];
+  for (const [table, column, parents] of children) {
+    const loose = tables[table].find((row) => !parents.has(String(row[column])));
+    if (loose) {
+      throw new InvalidArgumentError(
+        `This state file's ${table} name ${column} ${String(loose[column])}, which the file does not hold. Nothing was imported.`,
+      );
+    }
+  }
+  const running = tables.interactions.find((row) => row.status === "in_progress");
+  if (running) {
+    throw new InvalidArgumentError(
+      `This state file holds interaction ${String(running.id)} as still running; export it once it has ended. Nothing was imported.`,
+    );
+  }
+  const environments = ids("environments");
+  const strayEnvironment = tables.interactions.find(
+    (row) => row.environment_id !== null && row.environment_id !== undefined && !environments.has(String(row.environment_id)),
+  );
+  if (strayEnvironment) {
+    throw new InvalidArgumentError(
+      `This state file's interaction ${String(strayEnvironment.id)} names environment ${String(strayEnvironment.environment_id)}, which the file does not hold. Nothing was imported.`,
+    );
   }
 }

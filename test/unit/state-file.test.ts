@@ -9,6 +9,9 @@ import { describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { tarBuffer } from "../../server/common/tar.js";
 import { seal, unseal, WrongPassphraseError } from "../../server/snapshots/secret-box.js";
+import { checkSavedFiles } from "../../server/snapshots/saved-files-check.js";
+import os from "node:os";
+import path from "node:path";
 import { readStateFile, removeReadState, UnreadableStateError } from "../../server/snapshots/state-file-reader.js";
 import { writeStateFile } from "../../server/snapshots/state-file-writer.js";
 import { STATE_FORMAT, STATE_TABLES, STATE_VERSION, type StateManifest, type StateTables } from "../../server/snapshots/state-format.js";
@@ -116,5 +119,42 @@ describe("state file format", () => {
     const tampered = Buffer.from(sealed);
     tampered[tampered.length - 1]! ^= 1;
     assert.throws(() => unseal(tampered, "a long passphrase"), WrongPassphraseError);
+  });
+
+  it("lets saved files through only inside the saved folders, never through a link the archive made", async () => {
+    const folders = ["/workspace", "/home/sandbox"];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "saved-files-"));
+    const check = async (entries: Array<{ header: Record<string, unknown> & { name: string }; content?: Buffer }>) => {
+      const file = path.join(dir, "files.tar");
+      fs.writeFileSync(file, await tarBuffer(entries));
+      return checkSavedFiles(file, "env_1", folders);
+    };
+    try {
+      const bytes = await check([
+        { header: { name: "workspace", type: "directory" } },
+        { header: { name: "workspace/a.txt" }, content: Buffer.from("four") },
+        { header: { name: "home/sandbox/.local/lib/x.py" }, content: Buffer.from("x") },
+        { header: { name: "workspace/to-etc", type: "symlink", linkname: "/etc" } },
+      ]);
+      assert.equal(bytes, 5);
+      const refusals: Array<[Array<{ header: Record<string, unknown> & { name: string }; content?: Buffer }>, RegExp]> = [
+        [[{ header: { name: "opt/emulator/executor/main.js" }, content: Buffer.from("x") }], /outside the folders a sandbox saves/],
+        [[{ header: { name: "workspace/../etc/passwd" }, content: Buffer.from("x") }], /climbs out/],
+        [
+          [
+            { header: { name: "workspace/link", type: "symlink", linkname: "/opt/emulator" } },
+            { header: { name: "workspace/link/executor/main.js" }, content: Buffer.from("x") },
+          ],
+          /leads through the symlink \/workspace\/link/,
+        ],
+        [[{ header: { name: "workspace/shadow", type: "link", linkname: "etc/shadow" } }], /hard link to a file outside/],
+        [[{ header: { name: "workspace/null", type: "character-device", devmajor: 1, devminor: 3 } }], /is a character-device/],
+      ];
+      for (const [entries, why] of refusals) {
+        await assert.rejects(check(entries), (error: unknown) => error instanceof UnreadableStateError && why.test(error.message));
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

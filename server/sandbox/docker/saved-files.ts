@@ -45,6 +45,7 @@ function reRoot(source: Readable, parent: string, target: ReturnType<typeof pack
   return new Promise<void>((resolve, reject) => {
     reader.on("entry", (header: Header, entryStream, next: (error?: Error | null) => void) => {
       const body = entryStream as unknown as Readable;
+      body.on("error", () => undefined); // destroyed with the archive when the size check stops it
       try {
         check();
       } catch (error) {
