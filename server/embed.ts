@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { loadConfig } from "./common/config.js";
+import { ownerOf } from "./common/ids.js";
 import { startEmulator as startWiredEmulator } from "./emulator.js";
 import { removeInstanceObjects } from "./sandbox/docker/instance-objects.js";
 
@@ -30,6 +31,12 @@ export interface StartEmulatorOptions {
   settings?: Record<string, string>;
   /** Progress lines (the sandbox image build on a first run, the data folder); default: not shown. */
   log?: (line: string) => void;
+  /**
+   * A state file (`interactions-emulator state export`, docs/state-snapshots.md) imported for `apiKey`
+   * before the emulator is handed back: its path, or the path and the passphrase its secrets were sealed
+   * with. A file that cannot be imported stops the emulator and rejects with the reason.
+   */
+  state?: string | { file: string; passphrase?: string };
 }
 
 export interface EmbeddedEmulator {
@@ -82,6 +89,17 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   } catch (error) {
     await removeEverything().catch(() => undefined);
     throw error;
+  }
+  if (options.state !== undefined) {
+    const { file, passphrase } = typeof options.state === "string" ? { file: options.state, passphrase: undefined } : options.state;
+    try {
+      const report = await running.state.import(ownerOf(apiKey), fs.createReadStream(file), passphrase === undefined ? {} : { passphrase });
+      log(`state: imported ${report.environments.length} environment(s) and ${report.interactions} interaction(s) from ${file}`);
+    } catch (error) {
+      await running.close().catch(() => undefined);
+      await removeEverything().catch(() => undefined);
+      throw error;
+    }
   }
 
   let stopping: Promise<void> | null = null;

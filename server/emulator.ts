@@ -38,6 +38,7 @@ import { WebhookStore } from "./webhooks/webhook-store.js";
 import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { InteractionWebhooks } from "./webhooks/interaction-events.js";
+import { StateService } from "./snapshots/state-service.js";
 
 export interface RunningEmulator {
   url: string;
@@ -48,6 +49,8 @@ export interface RunningEmulator {
   scheduler: Scheduler;
   /** Webhook deliveries; settled() waits until no attempt runs and none is due (for tests that move the clock). */
   webhookDeliveries: Pick<WebhookDeliveries, "settled">;
+  /** State snapshots (docs/state-snapshots.md): what `startEmulator({ state })` imports through. */
+  state: Pick<StateService, "import" | "export">;
   close(): Promise<void>;
 }
 
@@ -186,7 +189,8 @@ export async function startEmulator(
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore, (record) => interactionWebhooks.interactionEnded(record));
   if (interrupted > 0) progress(`${interrupted} interaction(s) were running when the emulator stopped; they are marked failed`);
-  const agents = new AgentService(new AgentStore(db), environments);
+  const agentStore = new AgentStore(db);
+  const agents = new AgentService(agentStore, environments);
   const interactions = new InteractionService(interactionStore, eventStore, environments, {
     agents,
     limits: {
@@ -217,13 +221,33 @@ export async function startEmulator(
   });
   const credentials = new CredentialService(credentialStore);
   // After interaction recovery, so the executions that were running see their interactions closed.
-  const triggers = new TriggerService(new TriggerStore(db), interactions, clock, scheduler, {
+  const triggerStore = new TriggerStore(db);
+  const triggers = new TriggerService(triggerStore, interactions, clock, scheduler, {
     catchUpWaitMs: config.EMULATOR_TRIGGER_CATCH_UP_SECONDS * 1000,
   });
   triggers.resume();
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });
   const uploads = new UploadService(environments, files, { maxUploadBytes: config.EMULATOR_MAX_UPLOAD_BYTES });
+  const state = new StateService(
+    {
+      db,
+      environments: environmentStore,
+      interactions: interactionStore,
+      agents: agentStore,
+      credentials: credentialStore,
+      triggers: triggerStore,
+      webhooks: webhookStore,
+    },
+    {
+      environments,
+      triggers,
+      clock,
+      maxBytes: config.EMULATOR_STATE_MAX_BYTES,
+      diskLimitBytes: config.EMULATOR_SANDBOX_DISK_MB * 1024 * 1024,
+    },
+  );
   const app = createApp({
+    state,
     config,
     interactions,
     credentials,
@@ -265,6 +289,7 @@ export async function startEmulator(
     clock,
     scheduler,
     webhookDeliveries,
+    state,
     close: async () => {
       stopIdleSweep();
       stopClockSweep();

@@ -16,6 +16,12 @@ export interface StartEmulatorOptions {
   settings?: Record<string, string>;
   /** Progress lines (the sandbox image build on a first run, the data folder); default: not shown. */
   log?: (line: string) => void;
+  /**
+   * A state file (`interactions-emulator state export`, docs/state-snapshots.md) imported for `apiKey`
+   * before the emulator is handed back: its path, or the path and the passphrase its secrets were sealed
+   * with. A file that cannot be imported stops the emulator and rejects with the reason.
+   */
+  state?: string | { file: string; passphrase?: string };
 }
 
 export interface EmbeddedEmulator {

@@ -3,6 +3,7 @@
 
 import type { Db } from "../store/database.js";
 import type { AgentDefinition } from "./agent-schemas.js";
+import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
 export interface AgentRecord {
   owner: string;
@@ -70,5 +71,18 @@ export class AgentStore {
       | { definition: string }
       | undefined;
     return row ? (JSON.parse(row.definition) as AgentDefinition) : null;
+  }
+
+  /** The owner's agents and the definitions their interactions ran with (server/snapshots). */
+  exportOwned(owner: string): Record<"agents" | "agent_uses", StoredRow[]> {
+    return {
+      agents: selectRows(this.db, "SELECT * FROM agents WHERE owner = ? ORDER BY id", owner),
+      agent_uses: selectRows(this.db, "SELECT * FROM agent_uses WHERE owner = ? ORDER BY interaction_id", owner),
+    };
+  }
+
+  importOwned(tables: Record<"agents" | "agent_uses", StoredRow[]>, owner: string): void {
+    insertRows(this.db, "agents", tables.agents, { owner });
+    insertRows(this.db, "agent_uses", tables.agent_uses, { owner });
   }
 }

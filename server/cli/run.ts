@@ -1,4 +1,4 @@
-// The command line's dispatcher: `interactions-emulator hooks check|try`, `start`, `help`, `--version`.
+// The command line's dispatcher: `interactions-emulator hooks check|try`, `state export|import`, `start`, `help`, `--version`.
 // Returns the exit status rather than exiting, so tests can run it in-process.
 
 import fs from "node:fs";
@@ -8,6 +8,7 @@ import { projectRoot } from "../common/paths.js";
 import { checkHooksFile, formatCheckReport } from "./hooks-check.js";
 import { hooksTry, type CliIo } from "./hooks-try.js";
 import { startCommand } from "./start.js";
+import { stateCommand } from "./state.js";
 import { EXIT, USAGE, UsageError } from "./usage.js";
 
 export const processIo: CliIo = {
@@ -80,6 +81,43 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     }
     throw new UsageError(
       subcommand === undefined ? "hooks needs a command: check or try" : `unknown hooks command ${JSON.stringify(subcommand)}`,
+    );
+  }
+  if (command === "state") {
+    const [action, ...args] = rest;
+    if (action !== "export" && action !== "import") {
+      throw new UsageError(
+        action === undefined ? "state needs a command: export or import" : `unknown state command ${JSON.stringify(action)}`,
+      );
+    }
+    const { values } = parseArgs({
+      args,
+      options: {
+        emulator: { type: "string" },
+        key: { type: "string" },
+        out: { type: "string" },
+        in: { type: "string" },
+        "include-secrets": { type: "boolean" },
+        passphrase: { type: "string" },
+      },
+      strict: true,
+    });
+    const file = action === "export" ? values.out : values.in;
+    if (values.emulator === undefined) throw new UsageError(`state ${action} needs --emulator URL`);
+    const key = values.key ?? process.env.GEMINI_API_KEY;
+    if (key === undefined) throw new UsageError(`state ${action} needs --key K (or GEMINI_API_KEY)`);
+    if (file === undefined) throw new UsageError(`state ${action} needs ${action === "export" ? "--out" : "--in"} FILE`);
+    if (action === "import" && values["include-secrets"]) throw new UsageError("--include-secrets is for state export");
+    return stateCommand(
+      {
+        action,
+        emulator: values.emulator,
+        key,
+        file,
+        includeSecrets: values["include-secrets"] ?? false,
+        passphrase: values.passphrase ?? (process.env.EMULATOR_STATE_PASSPHRASE || undefined),
+      },
+      io,
     );
   }
   throw new UsageError(command === undefined ? "a command is needed" : `unknown command ${JSON.stringify(command)}`);

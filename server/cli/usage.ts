@@ -17,6 +17,13 @@ export const USAGE = `Usage: interactions-emulator <command>
       is started and removed afterwards; with it, the emulator at URL is used (its API key: --api-key,
       else GEMINI_API_KEY). Exit 0 when the call is allowed, 2 when a hook denies it.
 
+  state export --emulator URL --key K --out FILE [--include-secrets --passphrase P]
+  state import --emulator URL --key K --in FILE [--passphrase P]
+      Save one API key's state (interactions, environments with their sandboxes' files, agents,
+      webhooks, triggers, credentials) to a file, or load such a file into an emulator that lacks its
+      IDs. Secrets go along only with --include-secrets, sealed with the passphrase (also read from
+      EMULATOR_STATE_PASSPHRASE). The key defaults to GEMINI_API_KEY. docs/state-snapshots.md.
+
   start [--port PORT] [--host HOST] [--data-dir DIR]
       Start the emulator (Docker needed; the sandbox image is built on first use) and print its URL.
       Other settings are environment variables (README: Configuration). Ctrl-C stops it.

@@ -171,6 +171,9 @@ export const configSchema = z.object({
     "Egress log entries kept per environment (GET /emulator/environments/{id}/egress); older ones are dropped",
   ),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
+  EMULATOR_STATE_MAX_BYTES: positiveInt(2 * 1024 * 1024 * 1024).describe(
+    "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not",
+  ),
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",
   ),

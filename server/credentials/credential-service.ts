@@ -22,7 +22,13 @@ export interface CredentialResource {
   client_id?: string;
 }
 
-const SECRET_FIELDS = new Set(["token", "value", "client_secret", "refresh_token"]);
+export const SECRET_FIELDS = new Set(["token", "value", "client_secret", "refresh_token"]);
+/** The secret fields each type needs; a credential imported without them waits for them (needs_secret). */
+const REQUIRED_SECRETS: Record<CreateCredentialRequest["type"], readonly string[]> = {
+  bearer_token: ["token"],
+  environment_variable: ["value"],
+  oauth2: ["client_secret", "refresh_token"],
+};
 const UPDATABLE: Record<CreateCredentialRequest["type"], readonly string[]> = {
   bearer_token: ["token", "header_name", "prefix"],
   environment_variable: ["value", "injection_location", "trusted_domains"],
@@ -101,6 +107,11 @@ export class CredentialService {
     }
     const updated = { ...record, config: next as CreateCredentialRequest, updateTime: nowTimestamp() };
     this.store.replaceConfig(owner, id, updated.config, updated.updateTime);
+    // Imported without its secret (a state snapshot): usable again once every secret is set.
+    if (record.status === "needs_secret" && REQUIRED_SECRETS[record.type].every((field) => typeof next[field] === "string")) {
+      updated.status = "active";
+      this.store.setStatus(owner, id, "active");
+    }
     return updated;
   }
 

@@ -4,12 +4,14 @@
 
 import type { Db } from "../store/database.js";
 import type { CreateCredentialRequest } from "./credential-schemas.js";
+import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
 export interface CredentialRecord {
   owner: string;
   id: string;
   type: CreateCredentialRequest["type"];
-  status: "active" | "revoked";
+  /** needs_secret: imported from a state snapshot without its secret (docs/state-snapshots.md); set it again with PATCH. */
+  status: "active" | "revoked" | "needs_secret";
   /** The whole create request, secrets included. */
   config: CreateCredentialRequest;
   createTime: string;
@@ -69,7 +71,20 @@ export class CredentialStore {
       .run(JSON.stringify(config), updateTime, owner, id);
   }
 
+  setStatus(owner: string, id: string, status: CredentialRecord["status"]): void {
+    this.db.prepare("UPDATE credentials SET status = ? WHERE owner = ? AND id = ?").run(status, owner, id);
+  }
+
   delete(owner: string, id: string): boolean {
     return this.db.prepare("DELETE FROM credentials WHERE owner = ? AND id = ?").run(owner, id).changes === 1;
+  }
+
+  /** The owner's credentials as stored, secrets included: the snapshot decides what leaves (server/snapshots). */
+  exportOwned(owner: string): { credentials: StoredRow[] } {
+    return { credentials: selectRows(this.db, "SELECT * FROM credentials WHERE owner = ? ORDER BY id", owner) };
+  }
+
+  importOwned(tables: { credentials: StoredRow[] }, owner: string): void {
+    insertRows(this.db, "credentials", tables.credentials, { owner });
   }
 }

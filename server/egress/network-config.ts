@@ -64,6 +64,8 @@ export function egressPolicy(network: NetworkInput | undefined, owner: string, c
       const credential = credentials.get(owner, entry.credential);
       // Fail closed: without its credential the entry would send requests unauthenticated.
       if (credential?.config.type !== "bearer_token") continue;
+      // Imported without its secret (state snapshot): nothing to inject until it is set again.
+      if (credential.status === "needs_secret") continue;
       const { header_name = "Authorization", prefix = "Bearer", token } = credential.config;
       // A credential stored before the API refused such names: the proxy would refuse the whole policy,
       // so only this entry is dropped (fail closed, as for a deleted credential).

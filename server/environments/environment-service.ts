@@ -258,6 +258,48 @@ export class EnvironmentService {
     }).finally(release);
   }
 
+  /** A tar of the environment's files under `folders` (a state snapshot's), paths from "/"; refused past maxBytes. */
+  async exportFiles(record: EnvironmentRecord, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+    if (!this.runtime.exportFiles) throw new UnavailableError(`The ${this.runtime.name} sandbox runtime cannot export a sandbox's files.`);
+    if (!record.sandboxId) throw new FailedPreconditionError(`Environment ${record.id} has no sandbox to export.`);
+    return this.using(record.id, () =>
+      this.runtime.exportFiles!({ sandboxId: record.sandboxId!, environmentId: record.id }, folders, maxBytes),
+    );
+  }
+
+  /**
+   * Fresh sandboxes for environments of a state snapshot, each with its saved files put back, then
+   * `store` (which stores their records, given each one's new sandbox ID) while their places in the
+   * quota are held. Every place is taken before any sandbox is made, so a key without room is refused
+   * with nothing made; a sandbox that cannot be made, or a store that fails, removes every one made.
+   */
+  async restoreSandboxes(
+    owner: string,
+    saved: ReadonlyArray<{ id: string; restore: () => import("node:stream").Readable }>,
+    store: (sandboxIds: ReadonlyMap<string, string>) => void,
+  ): Promise<void> {
+    const releases: Array<() => void> = [];
+    const made: SandboxHandle[] = [];
+    try {
+      for (const _ of saved) releases.push(this.quota.reserve(owner));
+      for (const environment of saved) {
+        try {
+          made.push(await this.runtime.create({ environmentId: environment.id, owner, files: [], restore: environment.restore }));
+        } catch (error) {
+          throw new UnavailableError(
+            `Could not create the sandbox of environment ${environment.id} (${(error as Error).message}); nothing was imported. Retry in a moment.`,
+          );
+        }
+      }
+      store(new Map(made.map((handle) => [handle.environmentId, handle.sandboxId])));
+    } catch (error) {
+      for (const handle of made) await this.runtime.remove(handle).catch(() => undefined);
+      throw error;
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
   /** The record as stored now (its status may have changed meanwhile, e.g. to expired). */
   reload(record: EnvironmentRecord): EnvironmentRecord {
     return this.store.getById(record.id) ?? record;

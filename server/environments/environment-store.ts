@@ -1,6 +1,7 @@
 import type { Db } from "../store/database.js";
 import type { NetworkInput } from "../egress/network-config.js";
 import type { SourceSummary } from "../sources/source-summary.js";
+import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
 export type EnvironmentStatus = "creating" | "active" | "expired" | "deleted";
 
@@ -127,5 +128,15 @@ export class EnvironmentStore {
 
   delete(id: string): void {
     this.db.prepare("DELETE FROM environments WHERE id = ?").run(id);
+  }
+
+  /** The owner's environment rows as stored, for a state snapshot (server/snapshots). */
+  exportOwned(owner: string): { environments: StoredRow[] } {
+    return { environments: selectRows(this.db, "SELECT * FROM environments WHERE owner = ? ORDER BY created, id", owner) };
+  }
+
+  /** Rows of a snapshot, made the owner's; run inside the import's transaction. */
+  importOwned(tables: { environments: StoredRow[] }, owner: string): void {
+    insertRows(this.db, "environments", tables.environments, { owner });
   }
 }

@@ -32,6 +32,8 @@ import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
 import { triggersRouter } from "./triggers-routes.js";
 import { clockRouter } from "./clock-routes.js";
+import { stateRouter } from "./state-routes.js";
+import type { StateService } from "../snapshots/state-service.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
@@ -48,6 +50,8 @@ export interface AppDependencies {
   /** The emulator's one clock and the scheduler on it, behind /emulator/clock (docs/clock.md). */
   time: { clock: EmulatorClock; scheduler: Scheduler };
   webhooks: { service: WebhookService; store: WebhookStore };
+  /** State snapshots behind /emulator/state (docs/state-snapshots.md). */
+  state: StateService;
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -66,6 +70,8 @@ export function createApp(deps: AppDependencies): Express {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     upload(req, res, next);
   });
+  // A state file is the body's raw bytes, streamed: served before the JSON parser (state-routes.ts).
+  app.use("/emulator/state", requireApiKey(deps.config.EMULATOR_API_KEYS), stateRouter(deps.state));
   // The SDK sends content-type: application/json even on GET; parse JSON whatever the charset says.
   app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
   app.use(refuseDeepJson);

@@ -7,6 +7,7 @@ import type { InteractionEvent } from "./events.js";
 import { foldEvents, foldStepsOneByOne } from "./step-accumulator.js";
 import { usageOfStoredSteps, type Usage } from "./usage.js";
 import { InteractionListing, type InteractionListFilter, type ListedInteraction, type ListPosition } from "./interaction-listing.js";
+import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
 export interface InteractionRecord {
   id: string;
@@ -223,5 +224,28 @@ export class InteractionStore {
       this.db.prepare("SELECT event FROM interaction_events WHERE interaction_id = ? ORDER BY seq").all(id) as Array<{ event: string }>
     ).map((eventRow) => JSON.parse(eventRow.event) as StoredEvent);
     return foldEvents(foldableEvents(events)).steps;
+  }
+
+  /** The owner's interactions with their steps, hook traces and events, as stored (server/snapshots). */
+  exportOwned(owner: string): Record<"interactions" | "steps" | "hook_traces" | "interaction_events", StoredRow[]> {
+    const mine = "SELECT id FROM interactions WHERE owner = ?";
+    return {
+      interactions: selectRows(this.db, "SELECT * FROM interactions WHERE owner = ? ORDER BY created, id", owner),
+      steps: selectRows(this.db, `SELECT * FROM steps WHERE interaction_id IN (${mine}) ORDER BY interaction_id, idx`, owner),
+      hook_traces: selectRows(this.db, `SELECT * FROM hook_traces WHERE interaction_id IN (${mine}) ORDER BY interaction_id, idx`, owner),
+      interaction_events: selectRows(
+        this.db,
+        `SELECT * FROM interaction_events WHERE interaction_id IN (${mine}) ORDER BY interaction_id, seq`,
+        owner,
+      ),
+    };
+  }
+
+  /** Rows of a snapshot, made the owner's (parents first, for the foreign keys); inside the import's transaction. */
+  importOwned(tables: Record<"interactions" | "steps" | "hook_traces" | "interaction_events", StoredRow[]>, owner: string): void {
+    insertRows(this.db, "interactions", tables.interactions, { owner });
+    insertRows(this.db, "steps", tables.steps);
+    insertRows(this.db, "hook_traces", tables.hook_traces);
+    insertRows(this.db, "interaction_events", tables.interaction_events);
   }
 }

@@ -2,7 +2,7 @@
 // through dockerode is the production implementation and a local executor process the fast one for
 // tests; nothing above this interface may assume a local Docker socket or a local file path.
 
-import type { Duplex } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import { CodedError, EmulatorError } from "../common/errors.js";
 import type { FileEntry, FileInfo, RunAs, TreeEntry } from "../../sandbox-image/executor/protocol.js";
 
@@ -32,6 +32,11 @@ export interface SandboxSpec {
   owner: string;
   files: SandboxFile[];
   readOnlyTrees?: ReadOnlyTree[];
+  /**
+   * A sandbox's saved files (a state snapshot's tar, paths from "/", owners and modes kept), put back
+   * at "/" after `files` and before the sandbox starts. Only create() takes it.
+   */
+  restore?: () => Readable;
 }
 
 export interface CommandRequest {
@@ -104,6 +109,9 @@ export type FreshRead =
 
 /** A run with unlessChanged did not start: the files are no longer as they were read (or could not be read). */
 export class SandboxFilesChangedError extends CodedError {}
+
+/** A sandbox's files to export pass the size they may have (exportFiles' maxBytes). */
+export class SandboxFilesTooLargeError extends CodedError {}
 
 /** The executor could not open its egress listener (EADDRINUSE after retrying, EALREADY, …). */
 export class SandboxEgressError extends CodedError {}
@@ -231,6 +239,11 @@ export interface SandboxRuntime {
    */
   ensureRunning(handle: SandboxHandle): Promise<boolean>;
   remove(handle: SandboxHandle): Promise<void>;
+  /**
+   * A tar of what the sandbox holds under `folders` (absolute; ones the sandbox lacks are skipped), paths
+   * from "/", owners and modes kept: what SandboxSpec.restore puts back. Rejects past maxBytes.
+   */
+  exportFiles?(handle: SandboxHandle, folders: readonly string[], maxBytes: number): Promise<Buffer>;
   /**
    * Sandboxes this runtime manages for this emulator instance, e.g. to find them after a restart; throws
    * (RuntimeUnreachableError) rather than answer with a list it could not get.

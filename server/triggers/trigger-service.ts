@@ -137,6 +137,21 @@ export class TriggerService {
     };
   }
 
+  /**
+   * Triggers just imported from a state snapshot (docs/state-snapshots.md): [choice] each active one's
+   * next run is its schedule's next after the importing emulator's clock now (runs the file's time
+   * would have had in between are not made up), and it is scheduled like any other.
+   */
+  scheduleImported(ids: readonly string[]): void {
+    for (const id of ids) {
+      const record = this.store.byId(id);
+      if (record?.status !== "active") continue;
+      record.nextRunMs = this.nextAfter(record.config, this.clock.now());
+      this.store.save(record);
+      this.arm(record);
+    }
+  }
+
   close(): void {
     this.runs.close();
     for (const cancel of this.jobs.values()) cancel();

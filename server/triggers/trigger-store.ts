@@ -3,6 +3,7 @@
 
 import type { Db } from "../store/database.js";
 import type { CreateTriggerRequest } from "./trigger-schemas.js";
+import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
 export type TriggerStatus = "active" | "paused" | "error";
 export type ExecutionStatus = "in_progress" | "completed" | "failed" | "skipped" | "timed_out";
@@ -105,5 +106,24 @@ export class TriggerStore {
   inProgressExecutions(): ExecutionRecord[] {
     const rows = this.db.prepare("SELECT record FROM trigger_executions WHERE status = 'in_progress'").all() as Array<{ record: string }>;
     return rows.map((row) => JSON.parse(row.record) as ExecutionRecord);
+  }
+
+  /** The owner's triggers and their executions (without the store's own sequence numbers), for a snapshot. */
+  exportOwned(owner: string): Record<"triggers" | "trigger_executions", StoredRow[]> {
+    return {
+      triggers: selectRows(this.db, "SELECT * FROM triggers WHERE owner = ? ORDER BY id", owner),
+      trigger_executions: selectRows(
+        this.db,
+        "SELECT id, trigger_id, status, record FROM trigger_executions WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ?) ORDER BY seq",
+        owner,
+      ),
+    };
+  }
+
+  /** Rows of a snapshot made the owner's: the owner is in the record's JSON too. */
+  importOwned(tables: Record<"triggers" | "trigger_executions", StoredRow[]>, owner: string): void {
+    const triggers = tables.triggers.map((row) => ({ ...row, record: JSON.stringify({ ...JSON.parse(String(row.record)), owner }) }));
+    insertRows(this.db, "triggers", triggers, { owner });
+    insertRows(this.db, "trigger_executions", tables.trigger_executions);
   }
 }

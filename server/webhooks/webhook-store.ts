@@ -4,6 +4,7 @@
 
 import type { Db } from "../store/database.js";
 import type { WebhookEvent, WebhookState } from "./webhook-schemas.js";
+import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
 export interface WebhookRecord {
   owner: string;
@@ -255,5 +256,21 @@ export class WebhookStore {
       .prepare(`SELECT * FROM webhook_deliveries WHERE owner = ? AND seq < ? AND (? IS NULL OR webhook_id = ?) ORDER BY seq DESC LIMIT ?`)
       .all(owner, beforeSeq ?? Number.MAX_SAFE_INTEGER, filter.webhookId ?? null, filter.webhookId ?? null, limit) as DeliveryRow[];
     return rows.map((row) => ({ seq: row.seq, delivery: deliveryFromRow(row) }));
+  }
+
+  /**
+   * The owner's webhooks and their signing secrets, for a snapshot (which decides whether the secrets
+   * leave). Deliveries are history bound to receivers of the exporting machine: not exported.
+   */
+  exportOwned(owner: string): Record<"webhooks" | "webhook_secrets", StoredRow[]> {
+    return {
+      webhooks: selectRows(this.db, "SELECT * FROM webhooks WHERE owner = ? ORDER BY id", owner),
+      webhook_secrets: selectRows(this.db, "SELECT webhook_id, secret, expire_ms FROM webhook_secrets WHERE owner = ? ORDER BY seq", owner),
+    };
+  }
+
+  importOwned(tables: Record<"webhooks" | "webhook_secrets", StoredRow[]>, owner: string): void {
+    insertRows(this.db, "webhooks", tables.webhooks, { owner });
+    insertRows(this.db, "webhook_secrets", tables.webhook_secrets, { owner });
   }
 }

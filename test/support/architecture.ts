@@ -30,6 +30,8 @@ export const LAYERS: readonly Layer[] = [
       "server/sources",
       "server/triggers",
       "server/webhooks",
+      // State snapshots: reads and writes every other service's records, so it comes first among them.
+      "server/snapshots",
     ],
   },
   { name: "request schemas", folders: ["server/api"] },

@@ -12,6 +12,31 @@ import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
 import type { EmulatorClock } from "../../server/common/clock.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
+import { tarBuffer } from "../../server/common/tar.js";
+import { SandboxFilesTooLargeError } from "../../server/sandbox/runtime.js";
+import { extract } from "tar-stream";
+import type { Readable } from "node:stream";
+
+/** Every entry of a tar stream: name, type and content. */
+async function readTar(stream: Readable): Promise<Array<{ name: string; type: string; content: Buffer }>> {
+  const entries: Array<{ name: string; type: string; content: Buffer }> = [];
+  const reader = extract();
+  reader.on("entry", (header, body, next) => {
+    const chunks: Buffer[] = [];
+    body.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
+    body.on("end", () => {
+      entries.push({ name: header.name, type: header.type ?? "file", content: Buffer.concat(chunks) });
+      next();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    reader.on("finish", resolve);
+    reader.on("error", reject);
+    stream.on("error", reject);
+    stream.pipe(reader);
+  });
+  return entries;
+}
 
 /** A FakeSandboxChannel with what an environment's channel needs besides tools: counts and an egress listener. */
 class FakeEnvironmentChannel extends FakeSandboxChannel {
@@ -41,6 +66,11 @@ export class FakeRuntime implements SandboxRuntime {
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
     const channel = new FakeEnvironmentChannel();
     for (const file of spec.files) channel.files.set(file.path, file.content.toString("utf8"));
+    if (spec.restore) {
+      for (const entry of await readTar(spec.restore())) {
+        if (entry.type === "file") channel.files.set(`/${entry.name}`, entry.content.toString("utf8"));
+      }
+    }
     this.channels.set(spec.environmentId, channel);
     this.next += 1;
     return { sandboxId: `fake-${this.next}`, environmentId: spec.environmentId };
@@ -62,6 +92,18 @@ export class FakeRuntime implements SandboxRuntime {
   async remove(handle: SandboxHandle): Promise<void> {
     this.channels.delete(handle.environmentId);
   }
+  /** The fake's files under the folders, as a tar with paths from "/" (what the Docker runtime hands back). */
+  async exportFiles(handle: SandboxHandle, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+    const channel = this.channels.get(handle.environmentId);
+    if (!channel) throw new Error(`no fake sandbox for ${handle.environmentId}`);
+    const entries = [...channel.files.entries()]
+      .filter(([file]) => folders.some((folder) => file === folder || file.startsWith(`${folder}/`)))
+      .map(([file, text]) => ({ header: { name: file.replace(/^\/+/, ""), mode: 0o644 }, content: Buffer.from(text) }));
+    const tar = await tarBuffer(entries);
+    if (tar.length > maxBytes) throw new SandboxFilesTooLargeError("too_large", `the fake sandbox's files pass ${maxBytes} bytes`);
+    return tar;
+  }
+
   async list(): Promise<SandboxHandle[]> {
     return [...this.channels.keys()].map((environmentId) => ({ sandboxId: "fake", environmentId }));
   }

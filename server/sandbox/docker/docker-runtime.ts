@@ -6,7 +6,7 @@ import Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
-import { SandboxUnavailableError } from "../runtime.js";
+import { SandboxFilesTooLargeError, SandboxUnavailableError } from "../runtime.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js";
 import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
@@ -17,6 +17,7 @@ import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runt
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { demuxDockerStream } from "./stream-demux.js";
+import { savedFilesTar } from "./saved-files.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 
@@ -454,6 +455,8 @@ export class DockerRuntime implements SandboxRuntime {
       // has no user-made symlinks that a target could be redirected through.
       const files = [...this.systemFiles, ...spec.files];
       if (files.length > 0) await container.putArchive(await sourcesTar(files), { path: "/" });
+      // A snapshot's saved files, as the engine archived them (owners and modes kept).
+      if (spec.restore) await container.putArchive(spec.restore(), { path: "/" });
       await container.start();
       return handle;
     } catch (error) {
@@ -725,6 +728,15 @@ export class DockerRuntime implements SandboxRuntime {
     if (handle.environmentId) {
       await this.removeVolumes(handle.environmentId);
       await this.removeForkImage(handle.environmentId);
+    }
+  }
+
+  async exportFiles(handle: SandboxHandle, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+    try {
+      return await savedFilesTar(this.docker.getContainer(handle.sandboxId), folders, maxBytes);
+    } catch (error) {
+      if (error instanceof SandboxFilesTooLargeError) throw error;
+      throw engineUnreachable(error, `archiving the files of ${handle.environmentId}`);
     }
   }
 

@@ -1,0 +1,65 @@
+// A sandbox's saved files for a state snapshot: the engine's archive of each folder the sandbox's users
+// may write (the container's own changes that matter), joined into one tar with paths from "/", so that
+// putting it back at "/" of a fresh container restores them with their owners and modes. The engine
+// names an archive's entries from the folder's own name ("sandbox/…" for /home/sandbox): they are
+// re-rooted here. Read as root by the engine, from outside the sandbox: nothing in it runs.
+
+import path from "node:path/posix";
+import type { Readable } from "node:stream";
+import type Docker from "dockerode";
+import { extract, pack, type Header } from "tar-stream";
+import { SandboxFilesTooLargeError } from "../runtime.js";
+
+export async function savedFilesTar(container: Docker.Container, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+  const archive = pack();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  archive.on("data", (chunk: unknown) => {
+    chunks.push(chunk as Buffer);
+    total += (chunk as Buffer).length;
+  });
+  const ended = new Promise<void>((resolve, reject) => {
+    archive.on("end", resolve);
+    archive.on("error", reject);
+  });
+  for (const folder of folders) {
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = await container.getArchive({ path: folder });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) continue; // not in this image
+      throw error;
+    }
+    await reRoot(stream as Readable, path.dirname(folder), archive, () => {
+      if (total > maxBytes) throw new SandboxFilesTooLargeError("too_large", `the sandbox's files pass ${maxBytes} bytes`);
+    });
+  }
+  archive.finalize();
+  await ended;
+  return Buffer.concat(chunks);
+}
+
+/** Copies every entry of `source` into `target` with `parent` before its name. */
+function reRoot(source: Readable, parent: string, target: ReturnType<typeof pack>, check: () => void): Promise<void> {
+  const reader = extract();
+  return new Promise<void>((resolve, reject) => {
+    reader.on("entry", (header: Header, entryStream, next: (error?: Error | null) => void) => {
+      const body = entryStream as unknown as Readable;
+      body.on("error", () => undefined); // destroyed with the archive when the size check stops it
+      try {
+        check();
+      } catch (error) {
+        body.resume();
+        reader.destroy(error as Error);
+        return;
+      }
+      const name = path.join(parent, header.name).replace(/^\/+/, "");
+      const copy = target.entry({ ...header, name }, (error) => next(error ?? null));
+      body.pipe(copy);
+    });
+    reader.on("finish", resolve);
+    reader.on("error", reject);
+    source.on("error", reject);
+    source.pipe(reader);
+  });
+}
