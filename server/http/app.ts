@@ -35,6 +35,8 @@ import { clockRouter } from "./clock-routes.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
+import type { CoverageService } from "../coverage/coverage-service.js";
+import { coverageRouter } from "./coverage-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
@@ -49,6 +51,7 @@ export interface AppDependencies {
   time: { clock: EmulatorClock; scheduler: Scheduler };
   webhooks: { service: WebhookService; store: WebhookStore };
   debug: EmulatorRouteSources;
+  coverage: CoverageService;
   health: HealthSources;
 }
 
@@ -100,6 +103,7 @@ export function createApp(deps: AppDependencies): Express {
     interactionListRouter(deps.interactions),
     webhookDeliveriesRouter(deps.webhooks.store),
     emulatorRouter(deps.debug),
+    coverageRouter(deps.coverage),
     clockRouter(deps.time.clock, deps.time.scheduler),
   );
 

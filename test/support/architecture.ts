@@ -30,6 +30,7 @@ export const LAYERS: readonly Layer[] = [
       "server/sources",
       "server/triggers",
       "server/webhooks",
+      "server/coverage",
     ],
   },
   { name: "request schemas", folders: ["server/api"] },
