@@ -17,6 +17,14 @@ export const USAGE = `Usage: interactions-emulator <command>
       is started and removed afterwards; with it, the emulator at URL is used (its API key: --api-key,
       else GEMINI_API_KEY). Exit 0 when the call is allowed, 2 when a hook denies it.
 
+  hooks coverage --emulator URL --key KEY [--environment ID] [--since TIME] [--fail-on-unexercised]
+                 [--fail-on-unmatched-tools] [--json]
+      Print the emulator's hook coverage for that API key (else GEMINI_API_KEY): every rule of every
+      hooks.json its calls were evaluated with, at its line, with how often it matched, allowed,
+      denied, failed open and failed. --fail-on-unexercised: exit 1 naming each rule never matched,
+      never run, only failed (open), or whose deny was never taken; --fail-on-unmatched-tools: exit 1
+      when a built-in tool was matched by no rule. Disabled groups never fail.
+
   start [--port PORT] [--host HOST] [--data-dir DIR]
       Start the emulator (Docker needed; the sandbox image is built on first use) and print its URL.
       Other settings are environment variables (README: Configuration). Ctrl-C stops it.
