@@ -3,13 +3,7 @@
 // the result step, and the post_tool_execution hooks observe it. A denied call gets an error result and
 // the agent moves on. A hook trace is kept for every call (docs/hooks.md).
 
-import {
-  hookConfigFiles,
-  preToolHooksToConfirm,
-  runPostToolHooks,
-  runPreToolHooks,
-  type HookEvaluationObserver,
-} from "../hooks/engine.js";
+import { hookConfigFiles, preToolHooksToConfirm, runPostToolHooks, runPreToolHooks, type HookEvaluationObserver } from "../hooks/engine.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { McpServers } from "../mcp/mcp-servers.js";

@@ -38,7 +38,8 @@ export async function hooksCoverage(options: HooksCoverageOptions, io: CliIo): P
   const unexercised = unexercisedRules(report);
   let status: number = EXIT.ok;
   if (options.failOnUnexercised && unexercised.length > 0) {
-    for (const { path, rule } of unexercised) io.err(`unexercised: ${path}:${rule.line}: ${describeRule(rule)}: ${STATE_TEXT[rule.state]}\n`);
+    for (const { path, rule } of unexercised)
+      io.err(`unexercised: ${path}:${rule.line}: ${describeRule(rule)}: ${STATE_TEXT[rule.state]}\n`);
     status = EXIT.failed;
   }
   if (options.failOnUnmatchedTools && report.unmatched_tools.length > 0) {
@@ -106,7 +107,9 @@ export function formatCoverage(report: CoverageReport): string {
     for (const row of rows) lines.push(`  ${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}  (${row[3]})`);
     if (rows.length === 0) lines.push("  (no rules)");
   }
-  const tools = report.tools.map((tool) => `${tool.name} ${tool.calls} call${tool.calls === 1 ? "" : "s"}${tool.matched === 0 ? ", never matched" : ""}`);
+  const tools = report.tools.map(
+    (tool) => `${tool.name} ${tool.calls} call${tool.calls === 1 ? "" : "s"}${tool.matched === 0 ? ", never matched" : ""}`,
+  );
   lines.push(`tools: ${tools.join("; ")}`);
   const { summary } = report;
   lines.push(`${summary.exercised} of ${summary.rules} rules exercised, ${summary.unexercised} unexercised, ${summary.disabled} disabled`);

@@ -38,7 +38,16 @@ export function countsOfTrace(trace: HookTrace): CountKey[] {
   for (const rule of trace.rules) {
     const sha256 = shaOf.get(rule.file);
     if (sha256 === undefined) continue;
-    keys.push({ sha256, path: rule.file, group: rule.group, event, ruleIndex: rule.rule_index, handlerIndex: NONE, toolName, outcome: rule.match });
+    keys.push({
+      sha256,
+      path: rule.file,
+      group: rule.group,
+      event,
+      ruleIndex: rule.rule_index,
+      handlerIndex: NONE,
+      toolName,
+      outcome: rule.match,
+    });
   }
   for (const handler of trace.handlers) {
     const sha256 = shaOf.get(handler.file);

@@ -105,7 +105,15 @@ export function coverageReport(configs: readonly StoredConfig[], counts: readonl
   const totals: Totals = new Map();
   const reasons = new Map<string, Record<string, number>>();
   for (const count of counts) {
-    const at = key(count.sha256, count.path, count.group, count.event, count.ruleIndex, count.handlerIndex, count.toolName === "" ? "" : "*");
+    const at = key(
+      count.sha256,
+      count.path,
+      count.group,
+      count.event,
+      count.ruleIndex,
+      count.handlerIndex,
+      count.toolName === "" ? "" : "*",
+    );
     const [outcome, reason] = splitOutcome(count.outcome);
     const totalKey = key(at, outcome);
     totals.set(totalKey, (totals.get(totalKey) ?? 0) + count.count);
@@ -117,7 +125,9 @@ export function coverageReport(configs: readonly StoredConfig[], counts: readonl
     }
   }
   const total = (at: string, outcome: string) => totals.get(key(at, outcome)) ?? 0;
-  const reportConfigs = configs.map((config) => configCoverage(config, total, (at, outcome) => reasons.get(key(at, outcome)) ?? {}, includeText));
+  const reportConfigs = configs.map((config) =>
+    configCoverage(config, total, (at, outcome) => reasons.get(key(at, outcome)) ?? {}, includeText),
+  );
   const tools = BUILTIN_TOOLS.map((name) => toolCoverage(name, counts));
   const rules = reportConfigs.flatMap((config) => config.rules);
   return {

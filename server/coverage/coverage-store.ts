@@ -74,9 +74,7 @@ export class CoverageStore {
       }
     }
     this.db
-      .prepare(
-        "INSERT INTO hook_coverage_files (owner, sha256, text, bytes, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
-      )
+      .prepare("INSERT INTO hook_coverage_files (owner, sha256, text, bytes, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)")
       .run(owner, config.sha256, config.text, Buffer.byteLength(config.text), nowMs, nowMs);
   }
 

@@ -36,7 +36,16 @@ export function discoveryFrom(paths: readonly string[], reads: readonly HookConf
   for (const [index, path] of paths.entries()) {
     const read = reads[index]!;
     if (read.status === "missing") {
-      discovery.files.push({ path, real_path: null, status: "missing", groups: 0, bytes: null, detail: null, read_only: null, sha256: null });
+      discovery.files.push({
+        path,
+        real_path: null,
+        status: "missing",
+        groups: 0,
+        bytes: null,
+        detail: null,
+        read_only: null,
+        sha256: null,
+      });
       continue;
     }
     if (read.status === "unreadable") {

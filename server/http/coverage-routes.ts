@@ -11,9 +11,7 @@ import { parseOrThrow } from "./zod-errors.js";
 
 const coverageQuery = z.looseObject({
   environment: z.string().min(1, "must name an environment (its ID)").max(256).optional(),
-  since: z.iso
-    .datetime({ offset: true, error: "must be an RFC 3339 time such as 2026-01-01T00:00:00Z" })
-    .optional(),
+  since: z.iso.datetime({ offset: true, error: "must be an RFC 3339 time such as 2026-01-01T00:00:00Z" }).optional(),
   include_text: z.enum(["true", "false"], { error: 'must be "true" or "false"' }).optional(),
 });
 

@@ -44,14 +44,26 @@ const HOOKS = `{
 
 function result(stdout: string, extra: Partial<HookCommandResult> = {}): HookCommandResult {
   const out = Buffer.from(stdout);
-  return { exitCode: 0, signal: null, timedOut: false, stdout: out, stderr: Buffer.alloc(0), stdoutBytes: out.length, stderrBytes: 0, durationMs: 1, ...extra };
+  return {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    stdout: out,
+    stderr: Buffer.alloc(0),
+    stdoutBytes: out.length,
+    stderrBytes: 0,
+    durationMs: 1,
+    ...extra,
+  };
 }
 
 /** A host whose one hooks.json is HOOKS and whose commands answer as `answer` says. */
 function hostAnswering(answer: (request: HookCommandRequest) => HookCommandResult): HookHost {
   return {
     readConfig: async (path) =>
-      path === PATH ? { status: "found", realPath: PATH, text: HOOKS, bytes: Buffer.byteLength(HOOKS), readOnly: false } : { status: "missing" },
+      path === PATH
+        ? { status: "found", realPath: PATH, text: HOOKS, bytes: Buffer.byteLength(HOOKS), readOnly: false }
+        : { status: "missing" },
     runCommand: async (request) => answer(request),
     postJson: async () => {
       throw new Error("no HTTP hook should run: its group is disabled");
@@ -107,7 +119,10 @@ describe("hook coverage: counts and report", () => {
   it("only allowed: the deny branch was never taken, and the tools no rule matched are named", async () => {
     const coverage = report([await pre("ls", allow), await pre("pwd", allow)]);
     const gate = coverage.configs[0]!.rules[0]!;
-    assert.deepEqual([gate.matched, gate.allowed, gate.denied, gate.failed_open, gate.errors, gate.state], [2, 2, 0, 0, 0, "deny_never_taken"]);
+    assert.deepEqual(
+      [gate.matched, gate.allowed, gate.denied, gate.failed_open, gate.errors, gate.state],
+      [2, 2, 0, 0, 0, "deny_never_taken"],
+    );
     assert.deepEqual(coverage.unmatched_tools, ["read_file", "write_file", "list_files", "delete_file"]);
     assert.deepEqual(coverage.tools[0], { name: "code_execution", calls: 2, matched: 2 });
     assert.equal(coverage.summary.unexercised, 3);
@@ -133,7 +148,10 @@ describe("hook coverage: counts and report", () => {
     const trace = await runPostToolHooks(host, { name: "read_file", args: { path: "a" } }, "env-1", undefined);
     const coverage = report([trace]);
     const audit = coverage.configs[0]!.rules[2]!;
-    assert.deepEqual([audit.matched, audit.errors, audit.error_reasons, audit.ran, audit.state], [1, 1, { nonzero_exit: 1 }, 0, "only_errors"]);
+    assert.deepEqual(
+      [audit.matched, audit.errors, audit.error_reasons, audit.ran, audit.state],
+      [1, 1, { nonzero_exit: 1 }, 0, "only_errors"],
+    );
     assert.ok(!coverage.unmatched_tools.includes("read_file"));
     assert.deepEqual(coverage.tools[1], { name: "read_file", calls: 0, matched: 1 });
   });
