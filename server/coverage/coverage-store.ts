@@ -41,19 +41,23 @@ interface CountRow {
 const COUNT_COLUMNS = "owner, environment_id, bucket_ms, sha256, path, group_name, event, rule_index, handler_index, tool_name, outcome";
 
 export class CoverageStore {
-  constructor(private readonly db: Db) {}
+  /** Prepared once: it runs for every evaluation of every call. */
+  private readonly increment;
 
-  /** Adds one evaluation's counts in one transaction, storing the contents it names that are new. */
-  record(owner: string, environmentId: string, nowMs: number, keys: readonly CountKey[], configs: readonly StoredConfig[]): void {
-    const bucketMs = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
-    const upsert = this.db.prepare(
+  constructor(private readonly db: Db) {
+    this.increment = db.prepare(
       `INSERT INTO hook_coverage_counts (${COUNT_COLUMNS}, bucket_span_ms, count)
        VALUES (@owner, @environmentId, @bucketMs, @sha256, @path, @group, @event, @ruleIndex, @handlerIndex, @toolName, @outcome, ${MINUTE_MS}, 1)
        ON CONFLICT (${COUNT_COLUMNS}) DO UPDATE SET count = count + 1`,
     );
+  }
+
+  /** Adds one evaluation's counts in one transaction, storing the contents it names that are new. */
+  record(owner: string, environmentId: string, nowMs: number, keys: readonly CountKey[], configs: readonly StoredConfig[]): void {
+    const bucketMs = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
     this.db.transaction(() => {
       for (const config of configs) this.keepFile(owner, config, nowMs);
-      for (const key of keys) upsert.run({ owner, environmentId, bucketMs, ...key });
+      for (const key of keys) this.increment.run({ owner, environmentId, bucketMs, ...key });
     })();
   }
 
