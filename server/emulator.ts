@@ -1,6 +1,8 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
+import { CoverageService } from "./coverage/coverage-service.js";
+import { CoverageStore } from "./coverage/coverage-store.js";
 import { agentModelFrom } from "./planners/agent-model.js";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -185,6 +187,7 @@ export async function startEmulator(
   const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
   const resumed = webhookDeliveries.resume();
   if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
+  const coverage = new CoverageService(new CoverageStore(db), clock, (owner, id) => environmentStore.get(id, owner) !== null);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore, (record) => interactionWebhooks.interactionEnded(record));
@@ -208,6 +211,7 @@ export async function startEmulator(
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     agentModel: agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
+    onHookEvaluated: (owner, trace, configs) => coverage.record(owner, trace, configs),
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
@@ -259,6 +263,7 @@ export async function startEmulator(
     time: { clock, scheduler },
     webhooks: { service: webhooks, store: webhookStore },
     debug: { interactions, environments: environmentStore, egressLog },
+    coverage,
     health: {
       runtime: () => runtime.health(),
       ...(pool ? { pool: () => ({ size: config.EMULATOR_POOL_SIZE, ready: pool.readyCount }) } : {}),

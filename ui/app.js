@@ -4,6 +4,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
+import { CoveragePage } from "./pages/coverage-page.js";
 import { CredentialsPage } from "./pages/credentials-page.js";
 import { EnvironmentPage } from "./pages/environment-page.js";
 import { EnvironmentsPage } from "./pages/environments-page.js";
@@ -27,6 +28,7 @@ function App() {
       <${Link} href=${links.environments()} class=${route.page.startsWith("environment") ? "current" : ""}>Environments<//>
       <${Link} href=${links.credentials()} class=${route.page === "credentials" ? "current" : ""}>Credentials<//>
       <${Link} href=${links.webhooks()} class=${route.page === "webhooks" ? "current" : ""}>Webhooks<//>
+      <${Link} href=${links.coverage()} class=${route.page === "coverage" ? "current" : ""}>Hook coverage<//>
       <span class="spacer"></span>
       <span class="key" title="the API key in use (its last characters)">key ${maskedKey(session.key)}</span>
       <button type="button" class="small" onClick=${() => signOut()}>Sign out</button>
@@ -49,6 +51,8 @@ function Page({ route, query }) {
       return html`<${CredentialsPage} />`;
     case "webhooks":
       return html`<${WebhooksPage} />`;
+    case "coverage":
+      return html`<${CoveragePage} query=${query} />`;
     default:
       return html`<main><h1>Not found</h1><p>The dashboard has no page at this address. <${Link} href=${links.interactions()}>Interactions<//></p></main>`;
   }

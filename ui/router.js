@@ -50,6 +50,7 @@ export function routeOf(path) {
   if (parts.length === 2 && parts[0] === "environments") return { page: "environment", id: parts[1] };
   if (parts.length === 1 && parts[0] === "credentials") return { page: "credentials" };
   if (parts.length === 1 && parts[0] === "webhooks") return { page: "webhooks" };
+  if (parts.length === 1 && parts[0] === "coverage") return { page: "coverage" };
   return { page: "not_found" };
 }
 
@@ -60,4 +61,5 @@ export const links = {
   environment: (id, path) => `/ui/environments/${encodeURIComponent(id)}${path ? `?path=${encodeURIComponent(path)}` : ""}`,
   credentials: () => "/ui/credentials",
   webhooks: () => "/ui/webhooks",
+  coverage: (environmentId) => `/ui/coverage${environmentId ? `?environment=${encodeURIComponent(environmentId)}` : ""}`,
 };

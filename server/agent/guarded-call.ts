@@ -3,7 +3,7 @@
 // the result step, and the post_tool_execution hooks observe it. A denied call gets an error result and
 // the agent moves on. A hook trace is kept for every call (docs/hooks.md).
 
-import { hookConfigFiles, preToolHooksToConfirm, runPostToolHooks, runPreToolHooks } from "../hooks/engine.js";
+import { hookConfigFiles, preToolHooksToConfirm, runPostToolHooks, runPreToolHooks, type HookEvaluationObserver } from "../hooks/engine.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
@@ -31,6 +31,8 @@ export interface AgentSandbox {
   channel: SandboxChannel;
   hooks: HookHost;
   limits: ToolContext;
+  /** Told of every hook evaluation in this sandbox (hook coverage); absent, nobody is. */
+  hookObserver?: HookEvaluationObserver;
 }
 
 export interface CallContext {
@@ -119,7 +121,10 @@ async function runAllowedOrDenied(
   outcomes: CallOutcome[],
   hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<void> {
-  const hookOptions = context.signal ? { signal: context.signal } : {};
+  const hookOptions = {
+    ...(context.signal ? { signal: context.signal } : {}),
+    ...(sandbox.hookObserver ? { observer: sandbox.hookObserver } : {}),
+  };
   const newTrace = (pre: HookTrace): ToolCallHooks => {
     const trace: ToolCallHooks = { call_id: id, tool_call: previewOfCall(call), pre, post: null };
     hooks.push(trace);
@@ -178,7 +183,12 @@ async function runConfirmingPreHooks(
 ): Promise<ToolRun | null> {
   if (readAfter === undefined) return null;
   context.signal?.throwIfAborted();
-  const toConfirm = preToolHooksToConfirm(sandbox.hooks, call, sandbox.environmentId);
+  const toConfirm = preToolHooksToConfirm(
+    sandbox.hooks,
+    call,
+    sandbox.environmentId,
+    sandbox.hookObserver ? { observer: sandbox.hookObserver } : {},
+  );
   if (toConfirm === null) return null;
   const startedAt = new Date();
   const started = performance.now();

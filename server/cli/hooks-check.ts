@@ -16,7 +16,7 @@ import type {
 } from "../hooks/hook-host.js";
 import type { HookGroup } from "../hooks/hooks-file.js";
 import { HOOK_EVENTS, type HookDiagnostic } from "../hooks/trace.js";
-import { lineAndColumn, nodeAt, parseJsonPositions, type JsonPathStep, type JsonPositions } from "./json-positions.js";
+import { lineAndColumn, nodeAt, parseJsonPositions, type JsonPathStep, type JsonPositions } from "../common/json-positions.js";
 
 export interface PositionedDiagnostic extends HookDiagnostic {
   /** 1-based; null when the file could not be read at all. */

@@ -1,4 +1,4 @@
-// The command line's dispatcher: `interactions-emulator hooks check|try`, `state export|import`, `start`, `help`, `--version`.
+// The command line's dispatcher: `interactions-emulator hooks check|try|coverage`, `state export|import`, `start`, `help`, `--version`.
 // Returns the exit status rather than exiting, so tests can run it in-process.
 
 import fs from "node:fs";
@@ -6,6 +6,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { projectRoot } from "../common/paths.js";
 import { checkHooksFile, formatCheckReport } from "./hooks-check.js";
+import { hooksCoverage } from "./hooks-coverage.js";
 import { hooksTry, type CliIo } from "./hooks-try.js";
 import { startCommand } from "./start.js";
 import { stateCommand } from "./state.js";
@@ -79,8 +80,35 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
         io,
       );
     }
+    if (subcommand === "coverage") {
+      const { values } = parseArgs({
+        args,
+        options: {
+          emulator: { type: "string" },
+          key: { type: "string" },
+          environment: { type: "string" },
+          since: { type: "string" },
+          "fail-on-unexercised": { type: "boolean" },
+          "fail-on-unmatched-tools": { type: "boolean" },
+          json: { type: "boolean" },
+        },
+        strict: true,
+      });
+      return hooksCoverage(
+        {
+          emulator: values.emulator,
+          key: values.key,
+          environment: values.environment,
+          since: values.since,
+          failOnUnexercised: values["fail-on-unexercised"] ?? false,
+          failOnUnmatchedTools: values["fail-on-unmatched-tools"] ?? false,
+          json: values.json ?? false,
+        },
+        io,
+      );
+    }
     throw new UsageError(
-      subcommand === undefined ? "hooks needs a command: check or try" : `unknown hooks command ${JSON.stringify(subcommand)}`,
+      subcommand === undefined ? "hooks needs a command: check, try or coverage" : `unknown hooks command ${JSON.stringify(subcommand)}`,
     );
   }
   if (command === "state") {

@@ -23,6 +23,13 @@ export const USAGE = `Usage: interactions-emulator <command>
       webhooks, triggers, credentials) to a file, or load such a file into an emulator that lacks its
       IDs. Secrets go along only with --include-secrets, sealed with the passphrase (also read from
       EMULATOR_STATE_PASSPHRASE). The key defaults to GEMINI_API_KEY. docs/state-snapshots.md.
+  hooks coverage --emulator URL --key KEY [--environment ID] [--since TIME] [--fail-on-unexercised]
+                 [--fail-on-unmatched-tools] [--json]
+      Print the emulator's hook coverage for that API key (else GEMINI_API_KEY): every rule of every
+      hooks.json its calls were evaluated with, at its line, with how often it matched, allowed,
+      denied, failed open and failed. --fail-on-unexercised: exit 1 naming each rule never matched,
+      never run, only failed (open), or whose deny was never taken; --fail-on-unmatched-tools: exit 1
+      when a built-in tool was matched by no rule. Disabled groups never fail.
 
   start [--port PORT] [--host HOST] [--data-dir DIR]
       Start the emulator (Docker needed; the sandbox image is built on first use) and print its URL.

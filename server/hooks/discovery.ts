@@ -17,6 +17,9 @@ export interface LoadedConfig {
   groups: HookGroup[];
   /** On a read-only mount: its handlers run out of sandbox code's reach (HookHost). */
   readOnly: boolean;
+  /** The text as read and its SHA-256: what hook coverage stores once per content. */
+  text: string;
+  sha256: string;
 }
 
 export interface Discovery {
@@ -33,7 +36,16 @@ export function discoveryFrom(paths: readonly string[], reads: readonly HookConf
   for (const [index, path] of paths.entries()) {
     const read = reads[index]!;
     if (read.status === "missing") {
-      discovery.files.push({ path, real_path: null, status: "missing", groups: 0, bytes: null, detail: null, read_only: null });
+      discovery.files.push({
+        path,
+        real_path: null,
+        status: "missing",
+        groups: 0,
+        bytes: null,
+        detail: null,
+        read_only: null,
+        sha256: null,
+      });
       continue;
     }
     if (read.status === "unreadable") {
@@ -45,6 +57,7 @@ export function discoveryFrom(paths: readonly string[], reads: readonly HookConf
         bytes: null,
         detail: read.error,
         read_only: null,
+        sha256: null,
       });
       discovery.diagnostics.push({
         severity: "error",
@@ -64,11 +77,12 @@ export function discoveryFrom(paths: readonly string[], reads: readonly HookConf
         bytes: read.bytes,
         detail: `the same file as ${earlier}; its hooks run once`,
         read_only: read.readOnly,
+        sha256: null,
       });
       continue;
     }
     readRealPaths.set(read.realPath, path);
-    const parsed = parseHooksFileOnce(read.text, path, read.token);
+    const { parsed, sha256 } = parseHooksFileOnce(read.text, path, read.token);
     discovery.diagnostics.push(...parsed.diagnostics);
     discovery.files.push({
       path,
@@ -78,8 +92,9 @@ export function discoveryFrom(paths: readonly string[], reads: readonly HookConf
       bytes: read.bytes,
       detail: null,
       read_only: read.readOnly,
+      sha256,
     });
-    discovery.configs.push({ file: path, groups: parsed.groups, readOnly: read.readOnly });
+    discovery.configs.push({ file: path, groups: parsed.groups, readOnly: read.readOnly, text: read.text, sha256 });
   }
   return discovery;
 }

@@ -49,6 +49,35 @@ export interface HookRunOptions {
   toolReads?: readonly FreshRead[];
   /** Read the files before anything else, even where the host could have a handler confirm them. */
   readFirst?: boolean;
+  /** Told of every evaluation once its trace is done (hook coverage records them); never changes the decision. */
+  observer?: HookEvaluationObserver;
+}
+
+/** A hooks.json as one evaluation read it: where, its text and the text's SHA-256. */
+export interface HookConfigContent {
+  path: string;
+  sha256: string;
+  text: string;
+}
+
+/**
+ * Called with each finished trace and the contents of the files it decided on. The engine stays pure
+ * policy: what is done with an evaluation (counted, stored) is the observer's business.
+ */
+export type HookEvaluationObserver = (trace: HookTrace, configs: readonly HookConfigContent[]) => void;
+
+/** An observer's failure is logged: it must never turn a hook decision into an error. */
+function tellObserver(observer: HookEvaluationObserver | undefined, trace: HookTrace, discovery: Discovery): HookTrace {
+  if (!observer) return trace;
+  try {
+    observer(
+      trace,
+      discovery.configs.map(({ file, sha256, text }) => ({ path: file, sha256, text })),
+    );
+  } catch (error) {
+    console.error("a hook evaluation observer failed:", error);
+  }
+  return trace;
 }
 
 /** The hooks.json candidates and how much of each is read: what a tool's own request may read for the hooks. */
@@ -85,14 +114,18 @@ export function preToolHooksToConfirm(
   return {
     check: { paths, maxBytes, tokens: last.tokens },
     trace: (startedAt, durationMs) =>
-      assembleTrace("pre_tool_execution", call, environmentId, payload, discovery, rules, {
-        startedAt,
-        durationMs,
-        diagnostics: [...discovery.diagnostics],
-        handlers: [],
-        deniedBy: null,
-        denyReason: null,
-      }),
+      tellObserver(
+        options.observer,
+        assembleTrace("pre_tool_execution", call, environmentId, payload, discovery, rules, {
+          startedAt,
+          durationMs,
+          diagnostics: [...discovery.diagnostics],
+          handlers: [],
+          deniedBy: null,
+          denyReason: null,
+        }),
+        discovery,
+      ),
   };
 }
 
@@ -201,7 +234,7 @@ async function runHooks(
     }
   }
 
-  return assembleTrace(event, call, environmentId, payload, discovery, rules, {
+  const trace = assembleTrace(event, call, environmentId, payload, discovery, rules, {
     startedAt,
     durationMs: performance.now() - started,
     diagnostics,
@@ -209,6 +242,7 @@ async function runHooks(
     deniedBy,
     denyReason,
   });
+  return tellObserver(options.observer, trace, discovery);
 }
 
 function assembleTrace(

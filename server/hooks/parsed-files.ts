@@ -5,16 +5,27 @@
 // A parse is shared by the traces of every call that read the same file; nothing changes it after
 // parsing (its diagnostics are frozen, so a change would fail loudly rather than rewrite old traces).
 
+import { createHash } from "node:crypto";
 import { parseHooksFile, type ParsedHooksFile } from "./hooks-file.js";
 
 /** Parses kept, most recently used last; a few per live environment is all that is ever reused. */
 const MAX_KEPT = 256;
 
-const kept = new Map<string, ParsedHooksFile>();
+/** A file's parse and the SHA-256 of its text (what hook coverage names a content by). */
+export interface ParsedContent {
+  parsed: ParsedHooksFile;
+  sha256: string;
+}
 
-/** parseHooksFile(text, path), reused while the token is the same; without a token, parsed every time. */
-export function parseHooksFileOnce(text: string, path: string, token: string | undefined): ParsedHooksFile {
-  if (token === undefined) return parseHooksFile(text, path);
+const kept = new Map<string, ParsedContent>();
+
+export function sha256Of(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** parseHooksFile(text, path) and the text's hash, reused while the token is the same; without a token, done every time. */
+export function parseHooksFileOnce(text: string, path: string, token: string | undefined): ParsedContent {
+  if (token === undefined) return { parsed: parseHooksFile(text, path), sha256: sha256Of(text) };
   const key = `${path}\0${token}`;
   const known = kept.get(key);
   if (known !== undefined) {
@@ -25,7 +36,8 @@ export function parseHooksFileOnce(text: string, path: string, token: string | u
   const parsed = parseHooksFile(text, path);
   for (const diagnostic of parsed.diagnostics) Object.freeze(Object.freeze(diagnostic).location);
   Object.freeze(parsed.diagnostics);
-  kept.set(key, parsed);
+  const content = { parsed, sha256: sha256Of(text) };
+  kept.set(key, content);
   if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
-  return parsed;
+  return content;
 }

@@ -50,6 +50,11 @@ export interface HookFileTrace {
    * hooks user, out of sandbox code's reach (docs/hooks.md#running-handlers). null when not read.
    */
   read_only: boolean | null;
+  /**
+   * SHA-256 (hex) of the file's content as read, for "loaded" and "invalid_json": names the content,
+   * so hook coverage (docs/hooks-coverage.md) can count per distinct file. null when not read.
+   */
+  sha256: string | null;
 }
 
 export type RuleMatch =

@@ -37,6 +37,8 @@ import type { StateService } from "../snapshots/state-service.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
+import type { CoverageService } from "../coverage/coverage-service.js";
+import { coverageRouter } from "./coverage-routes.js";
 
 export interface AppDependencies {
   config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
@@ -53,6 +55,7 @@ export interface AppDependencies {
   /** State snapshots behind /emulator/state (docs/state-snapshots.md). */
   state: StateService;
   debug: EmulatorRouteSources;
+  coverage: CoverageService;
   health: HealthSources;
 }
 
@@ -106,6 +109,7 @@ export function createApp(deps: AppDependencies): Express {
     interactionListRouter(deps.interactions),
     webhookDeliveriesRouter(deps.webhooks.store),
     emulatorRouter(deps.debug),
+    coverageRouter(deps.coverage),
     clockRouter(deps.time.clock, deps.time.scheduler),
   );
 

@@ -9,6 +9,7 @@ import type { Planner } from "../agent/planner.js";
 import type { InputStep, Step } from "../agent/steps.js";
 import type { UnreadPart } from "../agent/unread-parts.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
+import type { HookEvaluationObserver } from "../hooks/engine.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
@@ -69,6 +70,8 @@ export interface RunDependencies {
   using<T>(environmentId: string, work: () => Promise<T>): Promise<T>;
   /** Called once the run has ended and everything is saved. */
   onFinished(record: InteractionRecord): void;
+  /** Told of every hook evaluation of the run as it is done, stored interaction or not (hook coverage). */
+  onHookEvaluated?: HookEvaluationObserver;
 }
 
 /** Why a run was stopped: a user's cancel, or the emulator shutting down (which fails it). */
@@ -200,6 +203,7 @@ export class InteractionRun {
       channel,
       hooks: new ChannelHookHost(channel, { cwd: SANDBOX_WORKDIR, env }),
       limits: { ...this.input.limits, env },
+      ...(this.deps.onHookEvaluated ? { hookObserver: this.deps.onHookEvaluated } : {}),
     };
   }
 

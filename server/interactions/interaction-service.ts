@@ -2,6 +2,8 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
+import type { HookConfigContent, HookEvaluationObserver } from "../hooks/engine.js";
+import type { HookTrace } from "../hooks/trace.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
@@ -75,7 +77,12 @@ export interface InteractionServiceOptions {
   agents?: Pick<AgentService, "definitionFor" | "recordUse">;
   /** Told of every stored interaction once it has ended and is saved (webhooks deliver its event). */
   onEnded?: InteractionEndListener;
+  /** Told of every hook evaluation of every run, stored or not, as it is done (hook coverage counts them). */
+  onHookEvaluated?: HookEvaluationListener;
 }
+
+/** An evaluation of `owner`'s hooks: the trace and the contents of the hooks.json it decided on. */
+export type HookEvaluationListener = (owner: string, trace: HookTrace, configs: readonly HookConfigContent[]) => void;
 
 /** Called after a stored interaction's end is saved, so the interaction a listener names can be read. */
 export type InteractionEndListener = (record: InteractionRecord) => void;
@@ -446,6 +453,7 @@ export class InteractionService {
           this.live.delete(record.id);
           if (writes()) this.notifyEnded(final);
         },
+        ...(this.options.onHookEvaluated ? { onHookEvaluated: this.hookListenerFor(owner, this.options.onHookEvaluated) } : {}),
       },
     );
     const live: LiveInteraction = { run, owner, stored, deleted: false };
@@ -456,6 +464,11 @@ export class InteractionService {
     if (stored) this.publishProgress(live);
     run.start();
     return run;
+  }
+
+  /** The run's observer of its hook evaluations, for its owner (the engine logs a listener's failure). */
+  private hookListenerFor(owner: string, listener: HookEvaluationListener): HookEvaluationObserver {
+    return (trace, configs) => listener(owner, trace, configs);
   }
 
   /** A listener's failure is logged: it never changes how the interaction ended. */

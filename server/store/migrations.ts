@@ -161,4 +161,38 @@ export const migrations: readonly string[] = [
   CREATE INDEX webhook_deliveries_owner ON webhook_deliveries (owner, seq);
   CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (status);
   `,
+  `
+  -- Hook coverage (server/coverage, docs/hooks-coverage.md): each distinct hooks.json content an
+  -- owner's hooks were evaluated with, once (by SHA-256, at most 64 per owner), and counters per
+  -- (owner, environment, time bucket, content, path, rule, handler, tool, outcome): a bucket is a
+  -- minute for the last day and a day before that, so the table grows with the time hooks ran and the
+  -- rules they have, never with the number of calls. Kept apart from the interactions, so store: false
+  -- runs count and deleting an interaction leaves its coverage.
+  CREATE TABLE hook_coverage_files (
+    owner         TEXT NOT NULL,
+    sha256        TEXT NOT NULL,
+    text          TEXT NOT NULL,
+    bytes         INTEGER NOT NULL,
+    first_seen_ms INTEGER NOT NULL,
+    last_seen_ms  INTEGER NOT NULL,
+    PRIMARY KEY (owner, sha256)
+  );
+  CREATE TABLE hook_coverage_counts (
+    owner          TEXT NOT NULL,
+    environment_id TEXT NOT NULL,
+    bucket_ms      INTEGER NOT NULL,
+    bucket_span_ms INTEGER NOT NULL,
+    sha256         TEXT NOT NULL,
+    path           TEXT NOT NULL,
+    group_name     TEXT NOT NULL,
+    event          TEXT NOT NULL,
+    rule_index     INTEGER NOT NULL,
+    handler_index  INTEGER NOT NULL,
+    tool_name      TEXT NOT NULL,
+    outcome        TEXT NOT NULL,
+    count          INTEGER NOT NULL,
+    PRIMARY KEY (owner, environment_id, bucket_ms, sha256, path, group_name, event, rule_index, handler_index, tool_name, outcome)
+  ) WITHOUT ROWID;
+  CREATE INDEX hook_coverage_counts_owner_bucket ON hook_coverage_counts (owner, bucket_ms);
+  `,
 ];

@@ -32,6 +32,7 @@ export const LAYERS: readonly Layer[] = [
       "server/webhooks",
       // State snapshots: reads and writes every other service's records, so it comes first among them.
       "server/snapshots",
+      "server/coverage",
     ],
   },
   { name: "request schemas", folders: ["server/api"] },

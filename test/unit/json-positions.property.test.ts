@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { lineAndColumn, nodeAt, parseJsonPositions, type JsonPathStep } from "../../server/cli/json-positions.js";
+import { lineAndColumn, nodeAt, parseJsonPositions, type JsonPathStep } from "../../server/common/json-positions.js";
 import { runs } from "../support/property-runs.js";
 
 /** Every path into a parsed value, with the value found there. */

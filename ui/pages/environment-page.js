@@ -10,6 +10,7 @@ import { InteractionTable } from "../components/interaction-table.js";
 import { useLiveInteractions } from "../components/live-interactions.js";
 import { formatBytes, formatTime } from "../format.js";
 import { html } from "../html.js";
+import { Link, links } from "../router.js";
 import { LiveMark } from "./interactions-page.js";
 
 export function EnvironmentPage({ id, query }) {
@@ -28,6 +29,7 @@ export function EnvironmentPage({ id, query }) {
     <header class="page-head">
       <h1><span class="muted">Environment</span> <span class="mono">${id}</span></h1>
       ${environment ? html`<${StatusBadge} status=${environment.status} />` : null}
+      <${Link} href=${links.coverage(id)} data-coverage-link>Hook coverage<//>
     </header>
     <${ErrorBox} error=${error} />
     ${!environment && !error ? html`<${Loading} />` : null}

@@ -1,0 +1,53 @@
+// Hook coverage (docs/hooks-coverage.md): every hook evaluation of an owner's tool calls is counted
+// as it is done, whatever becomes of its interaction, and the report is made over the scope the
+// caller picks. The interaction service knows nothing of it: it tells its onHookEvaluated listener,
+// wired to record() in emulator.ts.
+
+import type { Clock } from "../common/clock.js";
+import { NotFoundError } from "../common/errors.js";
+import type { HookConfigContent } from "../hooks/engine.js";
+import type { HookTrace } from "../hooks/trace.js";
+import { countsOfTrace } from "./coverage-counts.js";
+import { coverageReport, type CoverageReport } from "./coverage-report.js";
+import { DAY_MS, type CoverageScope, type CoverageStore } from "./coverage-store.js";
+
+/** How often old minute buckets are folded into days (at most; checked as evaluations are recorded). */
+const COMPACT_EVERY_MS = 60 * 60_000;
+
+export interface CoverageQuery extends CoverageScope {
+  includeText?: boolean;
+}
+
+export class CoverageService {
+  private lastCompactionMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly store: CoverageStore,
+    private readonly clock: Clock,
+    /** Whether the owner has this environment now (a deleted one still has its coverage). */
+    private readonly environmentExists: (owner: string, environmentId: string) => boolean,
+  ) {}
+
+  /** Counts one evaluation. A failure is the caller's to log: coverage never changes a hook's decision. */
+  record(owner: string, trace: HookTrace, configs: readonly HookConfigContent[]): void {
+    const nowMs = this.clock.now();
+    this.store.record(owner, trace.environment_id, nowMs, countsOfTrace(trace), configs);
+    if (nowMs - this.lastCompactionMs >= COMPACT_EVERY_MS) {
+      this.lastCompactionMs = nowMs;
+      this.store.compactBefore(nowMs - DAY_MS);
+    }
+  }
+
+  /** The owner's coverage in scope; an environment neither theirs nor in their coverage is not found. */
+  report(owner: string, query: CoverageQuery): CoverageReport {
+    const { environmentId } = query;
+    if (environmentId !== undefined && !this.environmentExists(owner, environmentId) && !this.store.hasEnvironment(owner, environmentId)) {
+      throw new NotFoundError(`Environment ${environmentId} not found.`);
+    }
+    const scope: CoverageScope = {
+      ...(environmentId !== undefined ? { environmentId } : {}),
+      ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
+    };
+    return coverageReport(this.store.configsInScope(owner, scope), this.store.scopedCounts(owner, scope), query.includeText ?? false);
+  }
+}
