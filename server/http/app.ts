@@ -32,6 +32,8 @@ import { interactionListRouter } from "./interaction-list-routes.js";
 import { uiRouter } from "./ui-routes.js";
 import { triggersRouter } from "./triggers-routes.js";
 import { clockRouter } from "./clock-routes.js";
+import type { FaultPlan } from "../faults/fault-plan.js";
+import { faultsRouter } from "./faults-routes.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
@@ -48,6 +50,8 @@ export interface AppDependencies {
   /** The emulator's one clock and the scheduler on it, behind /emulator/clock (docs/clock.md). */
   time: { clock: EmulatorClock; scheduler: Scheduler };
   webhooks: { service: WebhookService; store: WebhookStore };
+  /** The fault rules in force, behind /emulator/faults (docs/faults.md). */
+  faults: FaultPlan;
   debug: EmulatorRouteSources;
   health: HealthSources;
 }
@@ -101,6 +105,7 @@ export function createApp(deps: AppDependencies): Express {
     webhookDeliveriesRouter(deps.webhooks.store),
     emulatorRouter(deps.debug),
     clockRouter(deps.time.clock, deps.time.scheduler),
+    faultsRouter(deps.faults),
   );
 
   app.use(notFoundHandler);

@@ -2,6 +2,7 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
+import type { FaultPlan } from "../faults/fault-plan.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
@@ -75,6 +76,8 @@ export interface InteractionServiceOptions {
   agents?: Pick<AgentService, "definitionFor" | "recordUse">;
   /** Told of every stored interaction once it has ended and is saved (webhooks deliver its event). */
   onEnded?: InteractionEndListener;
+  /** The fault rules in force (docs/faults.md); none are injected when absent. */
+  faults?: FaultPlan;
 }
 
 /** Called after a stored interaction's end is saved, so the interaction a listener names can be read. */
@@ -430,6 +433,7 @@ export class InteractionService {
         mcp: prepared.mcp,
         limits: this.options.limits,
         inputUsage: countRequestInput(request),
+        ...(this.options.faults ? { faults: this.options.faults } : {}),
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
         ...(this.options.maxInteractionOutputBytes !== undefined ? { maxOutputBytes: this.options.maxInteractionOutputBytes } : {}),
