@@ -50,7 +50,11 @@ export async function injectedHandlerRun(
     }
     case "refuse":
       if (handler.kind !== "http") return null;
-      return httpRun(noAnswer(`could not connect (refused or unreachable); curl exit 7: curl: (7) Failed to connect to ${hostOf(handler.url)}: Connection refused`));
+      return httpRun(
+        noAnswer(
+          `could not connect (refused or unreachable); curl exit 7: curl: (7) Failed to connect to ${hostOf(handler.url)}: Connection refused`,
+        ),
+      );
     case "reset":
       if (handler.kind !== "http") return null;
       return httpRun(noAnswer("receiving the answer failed; curl exit 56: curl: (56) Recv failure: Connection reset by peer"));
