@@ -50,6 +50,7 @@ export function routeOf(path) {
   if (parts.length === 2 && parts[0] === "environments") return { page: "environment", id: parts[1] };
   if (parts.length === 1 && parts[0] === "credentials") return { page: "credentials" };
   if (parts.length === 1 && parts[0] === "webhooks") return { page: "webhooks" };
+  if (parts.length === 1 && parts[0] === "faults") return { page: "faults" };
   return { page: "not_found" };
 }
 
@@ -57,6 +58,7 @@ export const links = {
   interactions: (query) => `/ui/interactions${query?.toString() ? `?${query}` : ""}`,
   interaction: (id) => `/ui/interactions/${encodeURIComponent(id)}`,
   environments: () => "/ui/environments",
+  faults: () => "/ui/faults",
   environment: (id, path) => `/ui/environments/${encodeURIComponent(id)}${path ? `?path=${encodeURIComponent(path)}` : ""}`,
   credentials: () => "/ui/credentials",
   webhooks: () => "/ui/webhooks",
