@@ -41,6 +41,7 @@ import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { InteractionWebhooks } from "./webhooks/interaction-events.js";
 import { StateService } from "./snapshots/state-service.js";
+import { FaultPlan } from "./faults/fault-plan.js";
 
 export interface RunningEmulator {
   url: string;
@@ -122,6 +123,8 @@ export async function startEmulator(
   // webhook retries, environment TTLs) reads this clock, so one POST /emulator/clock moves them all.
   const clock = options.clock ?? new EmulatorClock();
   const scheduler = new Scheduler(clock);
+  // The fault rules tests set (docs/faults.md): in memory, so a restart starts with none; empty until asked.
+  const faults = new FaultPlan();
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
@@ -212,6 +215,7 @@ export async function startEmulator(
     agentModel: agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
     onHookEvaluated: (owner, trace, configs) => coverage.record(owner, trace, configs),
+    faults,
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,
@@ -262,11 +266,13 @@ export async function startEmulator(
     triggers,
     time: { clock, scheduler },
     webhooks: { service: webhooks, store: webhookStore },
+    faults,
     debug: { interactions, environments: environmentStore, egressLog },
     coverage,
     health: {
       runtime: () => runtime.health(),
       ...(pool ? { pool: () => ({ size: config.EMULATOR_POOL_SIZE, ready: pool.readyCount }) } : {}),
+      activeFaultRules: () => faults.activeCount(),
       store: () => {
         try {
           db.prepare("SELECT 1").get();

@@ -48,6 +48,11 @@ export async function getJson(path, signal) {
   return (await request(path, signal ? { signal } : {})).json();
 }
 
+export async function deleteJson(path) {
+  const response = await request(path, { method: "DELETE" });
+  return response.json();
+}
+
 export async function postJson(path, body = {}) {
   const response = await request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return response.json();

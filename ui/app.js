@@ -5,9 +5,11 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { CoveragePage } from "./pages/coverage-page.js";
+import { FaultsBanner } from "./components/faults-banner.js";
 import { CredentialsPage } from "./pages/credentials-page.js";
 import { EnvironmentPage } from "./pages/environment-page.js";
 import { EnvironmentsPage } from "./pages/environments-page.js";
+import { FaultsPage } from "./pages/faults-page.js";
 import { InteractionPage } from "./pages/interaction-page.js";
 import { InteractionsPage } from "./pages/interactions-page.js";
 import { SignIn } from "./pages/sign-in.js";
@@ -29,10 +31,12 @@ function App() {
       <${Link} href=${links.credentials()} class=${route.page === "credentials" ? "current" : ""}>Credentials<//>
       <${Link} href=${links.webhooks()} class=${route.page === "webhooks" ? "current" : ""}>Webhooks<//>
       <${Link} href=${links.coverage()} class=${route.page === "coverage" ? "current" : ""}>Hook coverage<//>
+      <${Link} href=${links.faults()} class=${route.page === "faults" ? "current" : ""}>Faults<//>
       <span class="spacer"></span>
       <span class="key" title="the API key in use (its last characters)">key ${maskedKey(session.key)}</span>
       <button type="button" class="small" onClick=${() => signOut()}>Sign out</button>
     </nav>
+    <${FaultsBanner} key=${session.key} />
     <${Page} route=${route} query=${location.query} key=${session.key} />
   </div>`;
 }
@@ -53,6 +57,8 @@ function Page({ route, query }) {
       return html`<${WebhooksPage} />`;
     case "coverage":
       return html`<${CoveragePage} query=${query} />`;
+    case "faults":
+      return html`<${FaultsPage} />`;
     default:
       return html`<main><h1>Not found</h1><p>The dashboard has no page at this address. <${Link} href=${links.interactions()}>Interactions<//></p></main>`;
   }

@@ -51,6 +51,7 @@ export function routeOf(path) {
   if (parts.length === 1 && parts[0] === "credentials") return { page: "credentials" };
   if (parts.length === 1 && parts[0] === "webhooks") return { page: "webhooks" };
   if (parts.length === 1 && parts[0] === "coverage") return { page: "coverage" };
+  if (parts.length === 1 && parts[0] === "faults") return { page: "faults" };
   return { page: "not_found" };
 }
 
@@ -58,6 +59,7 @@ export const links = {
   interactions: (query) => `/ui/interactions${query?.toString() ? `?${query}` : ""}`,
   interaction: (id) => `/ui/interactions/${encodeURIComponent(id)}`,
   environments: () => "/ui/environments",
+  faults: () => "/ui/faults",
   environment: (id, path) => `/ui/environments/${encodeURIComponent(id)}${path ? `?path=${encodeURIComponent(path)}` : ""}`,
   credentials: () => "/ui/credentials",
   webhooks: () => "/ui/webhooks",

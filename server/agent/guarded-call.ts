@@ -4,6 +4,8 @@
 // the agent moves on. A hook trace is kept for every call (docs/hooks.md).
 
 import { hookConfigFiles, preToolHooksToConfirm, runPostToolHooks, runPreToolHooks, type HookEvaluationObserver } from "../hooks/engine.js";
+import type { FaultPort } from "../faults/fault-port.js";
+import type { FaultSite } from "../faults/fault-rules.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
@@ -11,6 +13,7 @@ import { SandboxFilesChangedError, SandboxUnavailableError, type SandboxChannel 
 import type { ToolCall } from "../tools/tool-call.js";
 import { runTool, type ToolContext, type ToolExecution, type ToolObserver } from "../tools/tool-runner.js";
 import { previewOfCall, type ToolCallPreview } from "./call-preview.js";
+import { runToolWithFaults } from "./tool-faults.js";
 import type { CallOutcome } from "./conversation.js";
 import type { ResultStep, ResultWriter, StepSink } from "./step-sink.js";
 import type { Step } from "./steps.js";
@@ -33,6 +36,8 @@ export interface AgentSandbox {
   limits: ToolContext;
   /** Told of every hook evaluation in this sandbox (hook coverage); absent, nobody is. */
   hookObserver?: HookEvaluationObserver;
+  /** The key's fault rules for this environment (docs/faults.md); absent when none can apply. */
+  faults?: FaultPort;
 }
 
 export interface CallContext {
@@ -121,9 +126,13 @@ async function runAllowedOrDenied(
   outcomes: CallOutcome[],
   hooks: Pick<ToolCallHooks[], "push">,
 ): Promise<void> {
+  // While the key has fault rules, the hooks ask before each handler and read their files in a round
+  // trip of their own (a handler a fault stands in for confirms nothing), and the tool runs on its own.
+  const faults = sandbox.faults?.armed() ? sandbox.faults : undefined;
   const hookOptions = {
     ...(context.signal ? { signal: context.signal } : {}),
     ...(sandbox.hookObserver ? { observer: sandbox.hookObserver } : {}),
+    ...(faults ? { faults: (site: FaultSite) => faults.take(site) } : {}),
   };
   const newTrace = (pre: HookTrace): ToolCallHooks => {
     const trace: ToolCallHooks = { call_id: id, tool_call: previewOfCall(call), pre, post: null };
@@ -133,7 +142,7 @@ async function runAllowedOrDenied(
   // A command's own request can read the hooks' files around it: before it, to confirm what the pre
   // hooks decided on (runConfirmingPreHooks); after it, for the post hooks. Other tools read them apart.
   const readAfter = call.name === "code_execution" ? hookConfigFiles() : undefined;
-  let run = await runConfirmingPreHooks(call, sandbox, context, result, newTrace, readAfter);
+  let run = faults ? null : await runConfirmingPreHooks(call, sandbox, context, result, newTrace, readAfter);
   if (run === null) {
     const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);
     const trace = newTrace(pre.trace);
@@ -216,14 +225,17 @@ async function runStreaming(
   reads: ToolObserver["reads"],
 ): Promise<{ execution: ToolExecution; streamed: string }> {
   let streamed = "";
-  const execution = await runTool(sandbox.channel, call, sandbox.limits, {
+  const observer: ToolObserver = {
     onOutput: (text) => {
       streamed += text;
       result.get().append(text);
     },
     ...(context.signal ? { signal: context.signal } : {}),
     reads,
-  });
+  };
+  const execution = await runToolWithFaults(sandbox.faults, call, sandbox.channel, sandbox.limits, context.signal, () =>
+    runTool(sandbox.channel, call, sandbox.limits, observer),
+  );
   return { execution, streamed };
 }
 

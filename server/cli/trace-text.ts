@@ -72,6 +72,8 @@ function describeHandler(handler: HookHandlerTrace, event: HookTrace["event"]): 
   if (handler.decision === "deny") detail("reason", handler.deny_reason ?? "");
   if (handler.fail_open) detail("fail-open", `${handler.fail_open.code}: ${handler.fail_open.reason}`);
   else if (handler.failure) detail("failure", `${handler.failure.code}: ${handler.failure.reason}`);
+  // Traces stored before faults existed have no such field.
+  if (handler.injected_fault) detail("injected", `${handler.injected_fault.effect.kind} by fault rule ${handler.injected_fault.rule_id}`);
   for (const [name, text, bytes] of [
     ["stdout", handler.stdout_excerpt, handler.stdout_bytes],
     ["stderr", handler.stderr_excerpt, handler.stderr_bytes],

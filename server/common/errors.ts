@@ -89,6 +89,13 @@ export class FailedPreconditionError extends ApiError {
   }
 }
 
+/** 429. Note: the official SDK retries 429 up to four times; use it only where waiting or deleting helps. */
+export class ResourceExhaustedError extends ApiError {
+  constructor(message: string) {
+    super(429, "RESOURCE_EXHAUSTED", message);
+  }
+}
+
 export class PayloadTooLargeError extends ApiError {
   constructor(message: string) {
     super(413, "INVALID_ARGUMENT", message);

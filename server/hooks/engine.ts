@@ -18,6 +18,8 @@ import {
   type LoadedConfig,
 } from "./discovery.js";
 import { interpretPostOutcome, interpretPreOutcome, type HandlerOutcome, type HandlerRun } from "./handler-outcome.js";
+import type { FaultSite } from "../faults/fault-rules.js";
+import { injectedHandlerRun, type HookFaults } from "./handler-faults.js";
 import type { HookCommandRequest, HookHost } from "./hook-host.js";
 import type { HookHandler } from "./hooks-file.js";
 import { explainMatch, matchesTool } from "./matcher.js";
@@ -51,6 +53,11 @@ export interface HookRunOptions {
   readFirst?: boolean;
   /** Told of every evaluation once its trace is done (hook coverage records them); never changes the decision. */
   observer?: HookEvaluationObserver;
+  /**
+   * Asked before each handler runs (docs/faults.md#hooks): an injected fault stands in for the run.
+   * Given, the files are read first (readFirst): a handler a fault replaces confirms nothing.
+   */
+  faults?: HookFaults;
 }
 
 /** A hooks.json as one evaluation read it: where, its text and the text's SHA-256. */
@@ -165,6 +172,8 @@ interface PlannedHandler {
   group: string;
   ruleIndex: number;
   handlerIndex: number;
+  /** The rule's matcher as written (null when it has none): what a fault rule's target names. */
+  matcher: string | null;
   handler: HookHandler;
 }
 
@@ -184,7 +193,7 @@ async function runHooks(
   const { paths, maxBytes } = hookConfigFiles(options);
   // When the files as last read would have handlers run, the first handler's own request confirms them
   // unchanged right before it starts (HookCommandRequest.unlessChanged) instead of a read of their own.
-  const last = options.toolReads || options.readFirst ? null : (host.lastConfigReads?.(paths, maxBytes) ?? null);
+  const last = options.toolReads || options.readFirst || options.faults ? null : (host.lastConfigReads?.(paths, maxBytes) ?? null);
   let discovery = last && discoveryFrom(paths, last.reads);
   let plan = discovery && planHandlers(discovery.configs, event, call.name);
   let confirm = last && plan && plan.planned.length > 0 ? { paths, maxBytes, tokens: last.tokens } : undefined;
@@ -211,8 +220,10 @@ async function runHooks(
     }
     options.signal?.throwIfAborted();
     let run: HandlerRun;
+    const fault = options.faults?.(siteOf(step, event)) ?? null;
     try {
-      run = await runHandler(host, step, payload, maxOutputBytes, options.signal, confirm);
+      const injected = fault && (await injectedHandlerRun(fault, handlerOf(step), handlerTimeoutMs(step), options.signal));
+      run = injected ?? (await runHandler(host, step, payload, maxOutputBytes, options.signal, confirm));
     } catch (error) {
       // The files changed since they were last read: nothing ran; read them and start over.
       if (confirm && error instanceof SandboxFilesChangedError)
@@ -227,7 +238,7 @@ async function runHooks(
         location: { file: step.file, group: step.group, event, rule_index: step.ruleIndex, handler_index: step.handlerIndex },
       });
     }
-    handlers.push(ranTrace(step, event, run, outcome));
+    handlers.push({ ...ranTrace(step, event, run, outcome), injected_fault: fault });
     if (outcome.decision === "deny") {
       deniedBy = { file: step.file, group: step.group, rule_index: step.ruleIndex, handler_index: step.handlerIndex };
       denyReason = outcome.denyReason;
@@ -277,7 +288,7 @@ function assembleTrace(
     deny_reason: ran.denyReason,
     summary: "",
   };
-  trace.summary = summarize(trace);
+  trace.summary = summarize(trace) + injectedNote(trace.handlers);
   return trace;
 }
 
@@ -308,12 +319,42 @@ function planHandlers(configs: LoadedConfig[], event: HookEvent, toolName: strin
         });
         if (!matched) continue;
         for (const { index, handler } of rule.handlers) {
-          planned.push({ file, fromReadOnlyConfig: readOnly, group: group.name, ruleIndex: rule.index, handlerIndex: index, handler });
+          planned.push({
+            file,
+            fromReadOnlyConfig: readOnly,
+            group: group.name,
+            ruleIndex: rule.index,
+            handlerIndex: index,
+            matcher: rule.matcherSource,
+            handler,
+          });
         }
       }
     }
   }
   return { rules, planned };
+}
+
+function handlerTimeoutMs({ handler }: Pick<PlannedHandler, "handler">): number {
+  return Math.max(1, Math.round(handler.timeoutS * 1000));
+}
+
+function handlerOf({ handler }: PlannedHandler): { kind: "command" } | { kind: "http"; url: string } {
+  return handler.type === "command" ? { kind: "command" } : { kind: "http", url: handler.url };
+}
+
+/** The handler as a fault rule's target names it (fault-rules.ts). */
+function siteOf(step: PlannedHandler, event: HookEvent): FaultSite {
+  const { handler } = step;
+  return {
+    kind: "hook",
+    handler: handler.type,
+    command: handler.type === "command" ? handler.command : null,
+    url: handler.type === "http" ? handler.url : null,
+    group: step.group,
+    matcher: step.matcher,
+    event,
+  };
 }
 
 async function runHandler(
@@ -324,7 +365,7 @@ async function runHandler(
   signal: AbortSignal | undefined,
   unlessChanged: HookCommandRequest["unlessChanged"],
 ): Promise<HandlerRun> {
-  const timeoutMs = Math.max(1, Math.round(handler.timeoutS * 1000));
+  const timeoutMs = handlerTimeoutMs({ handler });
   const confirming = unlessChanged ? { unlessChanged } : {};
   if (handler.type === "command") {
     const result = await host.runCommand({
@@ -354,7 +395,7 @@ async function runHandler(
 function baseTrace(
   step: PlannedHandler,
   event: HookEvent,
-): Omit<HookHandlerTrace, "decision" | "deny_reason" | "not_run_reason" | "fail_open" | "failure"> {
+): Omit<HookHandlerTrace, "decision" | "deny_reason" | "not_run_reason" | "fail_open" | "failure" | "injected_fault"> {
   const { handler } = step;
   return {
     file: step.file,
@@ -380,11 +421,24 @@ function baseTrace(
 }
 
 function notRunTrace(step: PlannedHandler, event: HookEvent, reason: string): HookHandlerTrace {
-  return { ...baseTrace(step, event), decision: "not_run", deny_reason: null, not_run_reason: reason, fail_open: null, failure: null };
+  return {
+    ...baseTrace(step, event),
+    decision: "not_run",
+    deny_reason: null,
+    not_run_reason: reason,
+    fail_open: null,
+    failure: null,
+    injected_fault: null,
+  };
 }
 
-function ranTrace(step: PlannedHandler, event: HookEvent, run: HandlerRun, outcome: HandlerOutcome): HookHandlerTrace {
-  const trace: HookHandlerTrace = {
+function ranTrace(
+  step: PlannedHandler,
+  event: HookEvent,
+  run: HandlerRun,
+  outcome: HandlerOutcome,
+): Omit<HookHandlerTrace, "injected_fault"> {
+  const trace: Omit<HookHandlerTrace, "injected_fault"> = {
     ...baseTrace(step, event),
     decision: outcome.decision,
     deny_reason: outcome.denyReason,
@@ -419,6 +473,14 @@ function ranTrace(step: PlannedHandler, event: HookEvent, run: HandlerRun, outco
     stdout_excerpt: excerpt(result.body),
     stdout_bytes: result.bodyBytes,
   };
+}
+
+/** Says which handlers' results a fault rule made, so an injected failure never reads as a real one. */
+function injectedNote(handlers: readonly HookHandlerTrace[]): string {
+  const injected = handlers.filter((handler) => handler.injected_fault !== null);
+  if (injected.length === 0) return "";
+  const which = injected.map((handler) => `${handler.injected_fault?.effect.kind} by ${handler.injected_fault?.rule_id}`).join(", ");
+  return `; ${injected.length === 1 ? "1 fault" : `${injected.length} faults`} injected (${which})`;
 }
 
 function summarize(trace: HookTrace): string {

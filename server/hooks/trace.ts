@@ -2,6 +2,8 @@
 // fired, did not fire, or allowed only because it failed. Stored as JSON and served by the emulator's
 // own debug API, so keys are snake_case and every value is plain JSON (no Buffers, no undefined).
 
+import type { InjectedFault } from "../faults/fault-plan.js";
+
 export type HookEvent = "pre_tool_execution" | "post_tool_execution";
 
 export const HOOK_EVENTS: readonly HookEvent[] = ["pre_tool_execution", "post_tool_execution"];
@@ -132,6 +134,8 @@ export interface HookHandlerTrace {
   fail_open: HandlerProblem<FailOpenCode> | null;
   /** Set when running the handler went wrong (exit status, signal, timeout, HTTP status, connection). */
   failure: HandlerProblem<HandlerFailureCode> | null;
+  /** Set when a fault rule made this result instead of the handler (docs/faults.md#hooks); null otherwise. */
+  injected_fault: InjectedFault | null;
   duration_ms: number | null;
   exit_code: number | null;
   signal: string | null;

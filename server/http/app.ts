@@ -34,6 +34,8 @@ import { triggersRouter } from "./triggers-routes.js";
 import { clockRouter } from "./clock-routes.js";
 import { stateRouter } from "./state-routes.js";
 import type { StateService } from "../snapshots/state-service.js";
+import type { FaultPlan } from "../faults/fault-plan.js";
+import { faultsRouter } from "./faults-routes.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
@@ -54,6 +56,8 @@ export interface AppDependencies {
   webhooks: { service: WebhookService; store: WebhookStore };
   /** State snapshots behind /emulator/state (docs/state-snapshots.md). */
   state: StateService;
+  /** The fault rules in force, behind /emulator/faults (docs/faults.md). */
+  faults: FaultPlan;
   debug: EmulatorRouteSources;
   coverage: CoverageService;
   health: HealthSources;
@@ -111,6 +115,7 @@ export function createApp(deps: AppDependencies): Express {
     emulatorRouter(deps.debug),
     coverageRouter(deps.coverage),
     clockRouter(deps.time.clock, deps.time.scheduler),
+    faultsRouter(deps.faults),
   );
 
   app.use(notFoundHandler);

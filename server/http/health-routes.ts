@@ -6,6 +6,8 @@ export interface HealthSources {
   store: () => RuntimeHealth;
   /** The warm pool's state, when there is one: never part of the status (an empty pool means cold creates). */
   pool?: () => { size: number; ready: number };
+  /** How many fault rules are in force over all keys (docs/faults.md#health). */
+  activeFaultRules?: () => number;
 }
 
 /** 200 when the Docker engine and the store answer, 503 (with what is wrong) when not. */
@@ -14,9 +16,15 @@ export function healthRouter(sources: HealthSources): Router {
   router.get("/health", async (_req, res) => {
     const [docker, store] = [await sources.runtime(), sources.store()];
     const ok = docker.ok && store.ok;
-    res
-      .status(ok ? 200 : 503)
-      .json({ status: ok ? "ok" : "unavailable", docker, store, ...(sources.pool ? { pool: sources.pool() } : {}) });
+    // [choice] Present only while rules are in force: an emulator that injects nothing looks as it always did.
+    const activeRules = sources.activeFaultRules?.() ?? 0;
+    res.status(ok ? 200 : 503).json({
+      status: ok ? "ok" : "unavailable",
+      docker,
+      store,
+      ...(sources.pool ? { pool: sources.pool() } : {}),
+      ...(activeRules > 0 ? { faults: { active_rules: activeRules } } : {}),
+    });
   });
   return router;
 }

@@ -8,6 +8,8 @@ import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
 import type { InputStep, Step } from "../agent/steps.js";
 import type { UnreadPart } from "../agent/unread-parts.js";
+import type { FaultPlan } from "../faults/fault-plan.js";
+import { faultPortFor } from "../faults/fault-port.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
 import type { HookEvaluationObserver } from "../hooks/engine.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
@@ -55,6 +57,8 @@ export interface RunInput {
   maxOutputBytes?: number;
   /** The tokens of the request's input (usage.ts); counted from `inputText` when absent. */
   inputUsage?: TokenTally;
+  /** The fault rules in force (docs/faults.md): its hooks, tools and channel ask them as the record's owner. */
+  faults?: FaultPlan;
 }
 
 export interface RunDependencies {
@@ -204,6 +208,7 @@ export class InteractionRun {
       hooks: new ChannelHookHost(channel, { cwd: SANDBOX_WORKDIR, env }),
       limits: { ...this.input.limits, env },
       ...(this.deps.onHookEvaluated ? { hookObserver: this.deps.onHookEvaluated } : {}),
+      ...(this.input.faults ? { faults: faultPortFor(this.input.faults, this.record.owner, environment.id) } : {}),
     };
   }
 

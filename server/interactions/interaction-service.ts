@@ -4,6 +4,7 @@
 
 import type { HookConfigContent, HookEvaluationObserver } from "../hooks/engine.js";
 import type { HookTrace } from "../hooks/trace.js";
+import type { FaultPlan } from "../faults/fault-plan.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
@@ -79,6 +80,8 @@ export interface InteractionServiceOptions {
   onEnded?: InteractionEndListener;
   /** Told of every hook evaluation of every run, stored or not, as it is done (hook coverage counts them). */
   onHookEvaluated?: HookEvaluationListener;
+  /** The fault rules in force (docs/faults.md); none are injected when absent. */
+  faults?: FaultPlan;
 }
 
 /** An evaluation of `owner`'s hooks: the trace and the contents of the hooks.json it decided on. */
@@ -437,6 +440,7 @@ export class InteractionService {
         mcp: prepared.mcp,
         limits: this.options.limits,
         inputUsage: countRequestInput(request),
+        ...(this.options.faults ? { faults: this.options.faults } : {}),
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
         ...(this.options.maxInteractionOutputBytes !== undefined ? { maxOutputBytes: this.options.maxInteractionOutputBytes } : {}),

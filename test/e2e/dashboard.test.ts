@@ -248,6 +248,42 @@ describe("the dashboard in headless Chromium", { skip }, () => {
     );
   });
 
+  it("lists the key's fault rules, with a banner on every page while one is active, gone once they are deleted", {
+    timeout: 60_000,
+  }, async () => {
+    await screenshotsOnFailure(
+      "faults",
+      () => pages,
+      async () => {
+        const page = pages[0]!;
+        const response = await fetch(`${emulator.url}/emulator/faults`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+          body: JSON.stringify({ target: { kind: "hook", command: "python3 /gate.py" }, effect: { kind: "timeout" }, times: 1 }),
+        });
+        assert.equal(response.status, 200);
+        const { id } = (await response.json()) as { id: string };
+        await page.locator(".bar").getByRole("link", { name: "Faults" }).click();
+        const rule = page.locator(`tr[data-fault-id="${id}"]`);
+        await rule.waitFor();
+        assert.match(await text(rule), /hook command="python3 \/gate\.py".*timeout.*1 of 1.*0/);
+        await page
+          .locator(".faults-banner")
+          .getByText(/1 fault rule is active/)
+          .waitFor();
+        // Every page shows it, not only the Faults page.
+        await page.locator(".bar").getByRole("link", { name: "Interactions" }).click();
+        await page.locator(".faults-banner").waitFor();
+        await page.locator(".faults-banner").getByRole("link", { name: "See the rules" }).click();
+        await page.getByRole("button", { name: "Delete all" }).click();
+        await page.getByText("No fault rules").waitFor();
+        await page.locator(".faults-banner").waitFor({ state: "detached" });
+        const left = await fetch(`${emulator.url}/emulator/faults`, { headers: { "x-goog-api-key": KEY } });
+        assert.deepEqual(await left.json(), { rules: [] });
+      },
+    );
+  });
+
   it("shows another key none of the first key's interactions, listed or live, nor lets it open them", { timeout: 90_000 }, async () => {
     await screenshotsOnFailure(
       "other-owner",

@@ -63,6 +63,7 @@ function Handler({ handler }) {
     ${handler.deny_reason !== null ? html`<p class="reason deny-reason">Reason: ${handler.deny_reason}</p>` : null}
     ${handler.fail_open ? html`<p class="reason fail-open-cause">Failed open (<code>${handler.fail_open.code}</code>): ${handler.fail_open.reason}</p>` : null}
     ${!handler.fail_open && handler.failure ? html`<p class="reason failure">Failed (<code>${handler.failure.code}</code>): ${handler.failure.reason}</p>` : null}
+    ${handler.injected_fault ? html`<p class="reason injected-fault">Injected: <code>${handler.injected_fault.effect.kind}</code> by fault rule <code>${handler.injected_fault.rule_id}</code></p>` : null}
     ${handler.not_run_reason ? html`<p class="reason muted">Not run: ${handler.not_run_reason}</p>` : null}
     ${
       handler.stdout_bytes > 0 || handler.stderr_bytes > 0

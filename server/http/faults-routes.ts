@@ -1,0 +1,46 @@
+// Faults on demand (docs/faults.md), emulator-only like LocalStack's chaos API: a test sets a rule
+// ("the gate's command times out, next 1 time") and the place it names fails that way. Per API key:
+// a key sees, adds and clears only its own rules, and its rules fire only in its own work.
+// POST /emulator/faults: one rule → the stored rule with its id. GET → {"rules": [...]}.
+// DELETE /emulator/faults → {"cleared": N}. DELETE /emulator/faults/{id} → {}.
+
+import { Router } from "express";
+import { NotFoundError, ResourceExhaustedError } from "../common/errors.js";
+import { MAX_FAULT_RULES_PER_KEY, type FaultPlan } from "../faults/fault-plan.js";
+import { faultRuleSchema } from "../faults/fault-rules.js";
+import { ownerOfRequest } from "./auth.js";
+import { parseOrThrow } from "./zod-errors.js";
+
+export function faultsRouter(plan: FaultPlan): Router {
+  const router = Router();
+
+  router.post("/faults", (req, res) => {
+    const rule = parseOrThrow(faultRuleSchema, req.body ?? {});
+    const stored = plan.add(ownerOfRequest(req), rule);
+    // [choice] 429: the bound is lifted by deleting rules, and this route is not the SDK's, so its retries do not apply.
+    if (stored === null) {
+      throw new ResourceExhaustedError(
+        `This API key already has ${MAX_FAULT_RULES_PER_KEY} fault rules, the most it may have; delete some (DELETE /emulator/faults/{id}, or DELETE /emulator/faults for all) and add this one again.`,
+      );
+    }
+    res.status(200).json(stored);
+  });
+
+  router.get("/faults", (req, res) => {
+    res.status(200).json({ rules: plan.list(ownerOfRequest(req)) });
+  });
+
+  // [choice] Says how many it cleared (0 when there were none): a test's teardown can check it left nothing.
+  router.delete("/faults", (req, res) => {
+    res.status(200).json({ cleared: plan.clear(ownerOfRequest(req)) });
+  });
+
+  router.delete("/faults/:id", (req, res) => {
+    if (!plan.remove(ownerOfRequest(req), req.params.id)) {
+      throw new NotFoundError(`Fault rule ${req.params.id} not found for this API key (GET /emulator/faults lists its rules).`);
+    }
+    res.status(200).json({});
+  });
+
+  return router;
+}
