@@ -13,6 +13,8 @@ import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
 import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
+import { egressFaultLookup } from "./egress/egress-faults.js";
+import { FaultPlan } from "./faults/fault-plan.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { FileService } from "./files/file-service.js";
 import { UploadService } from "./files/upload-service.js";
@@ -92,7 +94,13 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
 
 export async function startEmulator(
   config: Config,
-  options: { runtime?: SandboxRuntime; progress?: (line: string) => void; clock?: EmulatorClock } = {},
+  options: {
+    runtime?: SandboxRuntime;
+    progress?: (line: string) => void;
+    clock?: EmulatorClock;
+    /** The fault rules in force (docs/faults.md); tests hand in their own to add rules directly. */
+    faults?: FaultPlan;
+  } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
@@ -124,7 +132,12 @@ export async function startEmulator(
 
   // Sandboxes reach the egress proxy only through their executor channel (EgressGateway); the proxy
   // trusts only connections that carry the secret.
-  const proxy = await connectEgressProxy(config, (entry) => egressLog.append(entry));
+  const faults = options.faults ?? new FaultPlan();
+  const proxy = await connectEgressProxy(
+    config,
+    (entry) => egressLog.append(entry),
+    egressFaultLookup(faults, (environmentId) => environmentStore.getById(environmentId)?.owner ?? null),
+  );
   await runtime.trustCertificate?.(proxy.caCertificatePem);
   let environments: EnvironmentService | undefined;
   const egress = new EgressGateway(proxy.endpoint, (environmentId) => {
