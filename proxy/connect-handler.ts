@@ -126,7 +126,11 @@ export class ConnectHandler {
   }
 
   private faultWhere(route: Route): { address: string; port: number; connectTimeoutMs: number } {
-    return { address: route.addresses[0] ?? route.destination.host, port: route.dialPort, connectTimeoutMs: this.dependencies.connectTimeoutMs };
+    return {
+      address: route.addresses[0] ?? route.destination.host,
+      port: route.dialPort,
+      connectTimeoutMs: this.dependencies.connectTimeoutMs,
+    };
   }
 
   private async tunnel(
@@ -276,7 +280,12 @@ export class ConnectHandler {
     }
     const clock = new AttemptClock();
     const { route } = tunnel;
-    const attempt = { environmentId: tunnel.environmentId, method: request.method ?? "GET", host: route.destination.host, port: route.destination.port };
+    const attempt = {
+      environmentId: tunnel.environmentId,
+      method: request.method ?? "GET",
+      host: route.destination.host,
+      port: route.destination.port,
+    };
     const fault = this.dependencies.faultFor(attempt);
     if (!fault) {
       this.forwardInner(request, response, tunnel, path, clock, null);

@@ -159,7 +159,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const where = { address: result.route.addresses[0] ?? target.host, port: result.route.dialPort, connectTimeoutMs };
       const outcome = await injectEgressFault(fault, responseAnswerer(request, response), where);
       if (!outcome.forward) {
-        emit(entry({ decision: "allowed", reason: outcome.reason, rule: result.route.rule, status: outcome.status, injected_fault: fault }));
+        emit(
+          entry({ decision: "allowed", reason: outcome.reason, rule: result.route.rule, status: outcome.status, injected_fault: fault }),
+        );
         return;
       }
     }
