@@ -190,6 +190,7 @@ export async function startEmulator(
     allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
     timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
     maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
+    faults,
   });
   const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, config.EMULATOR_WEBHOOK_HOSTS);
   const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
