@@ -218,6 +218,7 @@ export async function startEmulator(
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
     agentModel: agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
+    faults,
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
       maxResponseBytes: config.EMULATOR_MCP_RESPONSE_BYTES,

@@ -2,6 +2,7 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
+import type { FaultPlan } from "../faults/fault-plan.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
@@ -75,6 +76,8 @@ export interface InteractionServiceOptions {
   agents?: Pick<AgentService, "definitionFor" | "recordUse">;
   /** Told of every stored interaction once it has ended and is saved (webhooks deliver its event). */
   onEnded?: InteractionEndListener;
+  /** The fault rules in force (docs/faults.md); none are injected when absent. */
+  faults?: FaultPlan;
 }
 
 /** Called after a stored interaction's end is saved, so the interaction a listener names can be read. */
@@ -309,7 +312,9 @@ export class InteractionService {
     // A continued conversation resumes the planner from the state its previous interaction kept; one
     // that answers function calls goes on with the rest of the script (or the model's turn) that made them.
     // A script's JSON Schemas are read off the event loop (docs/security.md#bounded-work).
-    const mcp = this.openMcpServers(mcpServers);
+    // The run's environment is known only further down; the MCP calls' fault site reads it when they run.
+    const faultSite = { environmentId: null as string | null };
+    const mcp = this.openMcpServers(mcpServers, owner, () => faultSite.environmentId);
     const started = await choosePlanner(this.options.agentModel ?? SCRIPTED, {
       inputText: text,
       previous: previous?.plannerState,
@@ -342,6 +347,7 @@ export class InteractionService {
         ? null
         : await this.environments.plan(owner, environmentInput);
     const environment = openEnvironment ? await openEnvironment() : null;
+    faultSite.environmentId = environment?.id ?? null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
     return { request, customAgent, text, input, functionResults, planner, mcp, previous, environment, channel };
@@ -373,7 +379,7 @@ export class InteractionService {
   }
 
   /** The run's MCP servers; nothing connects until the agent calls one. */
-  private openMcpServers(servers: McpServerConfig[]) {
+  private openMcpServers(servers: McpServerConfig[], owner: string, environmentId: () => string | null) {
     if (servers.length === 0) return null;
     const { timeoutMs, maxResponseBytes, list } = this.mcpOptions;
     return sdkMcpServers(servers, {
@@ -381,6 +387,7 @@ export class InteractionService {
       maxResponseBytes,
       maxResultBytes: this.options.limits.maxOutputBytes,
       ...(list ? { list } : {}),
+      ...(this.options.faults ? { faults: { plan: this.options.faults, owner, environmentId } } : {}),
     });
   }
 
