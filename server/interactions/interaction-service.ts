@@ -3,6 +3,7 @@
 // see a running interaction live and a finished one in the store.
 
 import type { FaultPlan } from "../faults/fault-plan.js";
+import { faultPortFor } from "../faults/fault-port.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
@@ -317,6 +318,8 @@ export class InteractionService {
     const mcp = this.openMcpServers(mcpServers, owner, () => faultSite.environmentId);
     const started = await choosePlanner(this.options.agentModel ?? SCRIPTED, {
       inputText: text,
+      // The model belongs to no environment: its rules are the key's (fault-rules.ts).
+      ...(this.options.faults ? { faults: faultPortFor(this.options.faults, owner, null) } : {}),
       previous: previous?.plannerState,
       functionResults,
       functions: declaredFunctions(request.tools),
