@@ -291,21 +291,25 @@ export class ConnectHandler {
       this.forwardInner(request, response, tunnel, path, clock, null);
       return;
     }
-    void injectEgressFault(fault, responseAnswerer(request, response), this.faultWhere(route)).then((outcome) => {
-      if (outcome.forward) {
-        this.forwardInner(request, response, tunnel, path, clock, fault);
-        return;
-      }
-      this.dependencies.emit(
-        attemptEntry(clock, attempt, {
-          reason: outcome.reason,
-          rule: route.rule,
-          status: outcome.status,
-          intercepted: true,
-          injected_fault: fault,
-        }),
-      );
-    });
+    injectEgressFault(fault, responseAnswerer(request, response), this.faultWhere(route))
+      .then((outcome) => {
+        if (outcome.forward) {
+          this.forwardInner(request, response, tunnel, path, clock, fault);
+          return;
+        }
+        this.dependencies.emit(
+          attemptEntry(clock, attempt, {
+            reason: outcome.reason,
+            rule: route.rule,
+            status: outcome.status,
+            intercepted: true,
+            injected_fault: fault,
+          }),
+        );
+      })
+      // Never expected (the answers write to a response that may be gone, which Node tolerates); a
+      // rejection here must not take the process down with it.
+      .catch(() => response.destroy());
   }
 
   private forwardInner(
