@@ -13,6 +13,7 @@ import type net from "node:net";
 import tls from "node:tls";
 import type { CertificateAuthority } from "./certificate-authority.js";
 import { UpstreamError, type Dialer } from "./dialer.js";
+import { connectAnswerer, injectEgressFault, responseAnswerer, type EgressFaultLookup, type EgressFaultMark } from "./egress-fault.js";
 import { AttemptClock, attemptEntry, type EgressEntry, type EgressListener } from "./egress-log.js";
 import { dialRoute, routeDestination, type Route, type RouteDependencies } from "./egress-route.js";
 import type { HttpForwarder } from "./http-forwarder.js";
@@ -33,6 +34,8 @@ export type ConnectHandlerDependencies = {
   emit: EgressListener;
   trustedCas: string[] | undefined;
   trackSocket: (socket: net.Socket) => void;
+  faultFor: EgressFaultLookup;
+  connectTimeoutMs: number;
 };
 
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
@@ -92,8 +95,7 @@ export class ConnectHandler {
       return;
     }
     const attempt = { environmentId: context.environmentId, method: "CONNECT", host: target.host, port: target.port };
-    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry =>
-      attemptEntry(clock, attempt, fields);
+    const entry = (fields: Partial<EgressEntry>): EgressEntry => attemptEntry(clock, attempt, fields);
 
     const result = await routeDestination(context.policy, target, this.dependencies.routes);
     if (!result.ok) {
@@ -106,13 +108,42 @@ export class ConnectHandler {
       this.dependencies.emit(entry({ decision: "allowed", reason: "client-closed", rule: result.route.rule, status: null }));
       return;
     }
-    if (Object.keys(result.route.headers).length > 0) await this.intercept(socket, head, target, result.route, context, clock);
-    else await this.tunnel(socket, head, result.route, context, clock);
+    // An intercepted tunnel is asked per inner request (the proxy answers inside TLS, as the upstream
+    // would); a byte tunnel once, at the CONNECT, since the proxy never sees the requests inside it.
+    if (Object.keys(result.route.headers).length > 0) {
+      await this.intercept(socket, head, target, result.route, context, clock);
+      return;
+    }
+    const fault = this.dependencies.faultFor(attempt);
+    if (fault) {
+      const outcome = await injectEgressFault(fault, connectAnswerer(socket), this.faultWhere(result.route));
+      if (!outcome.forward) {
+        this.dependencies.emit(entry({ reason: outcome.reason, rule: result.route.rule, status: outcome.status, injected_fault: fault }));
+        return;
+      }
+    }
+    await this.tunnel(socket, head, result.route, context, clock, fault);
   }
 
-  private async tunnel(socket: net.Socket, head: Buffer, route: Route, context: ConnectionContext, clock: AttemptClock): Promise<void> {
+  private faultWhere(route: Route): { address: string; port: number; connectTimeoutMs: number } {
+    return {
+      address: route.addresses[0] ?? route.destination.host,
+      port: route.dialPort,
+      connectTimeoutMs: this.dependencies.connectTimeoutMs,
+    };
+  }
+
+  private async tunnel(
+    socket: net.Socket,
+    head: Buffer,
+    route: Route,
+    context: ConnectionContext,
+    clock: AttemptClock,
+    fault: EgressFaultMark | null,
+  ): Promise<void> {
     const attempt = { environmentId: context.environmentId, method: "CONNECT", host: route.destination.host, port: route.destination.port };
-    const entry = (fields: Partial<EgressEntry>): EgressEntry => attemptEntry(clock, attempt, { rule: route.rule, status: 200, ...fields });
+    const entry = (fields: Partial<EgressEntry>): EgressEntry =>
+      attemptEntry(clock, attempt, { rule: route.rule, status: 200, injected_fault: fault, ...fields });
     let upstream: net.Socket;
     let address: string;
     try {
@@ -247,6 +278,48 @@ export class ConnectHandler {
       answerWithError(response, 400, "invalid-request", "expected an origin-form request inside the tunnel");
       return;
     }
+    const clock = new AttemptClock();
+    const { route } = tunnel;
+    const attempt = {
+      environmentId: tunnel.environmentId,
+      method: request.method ?? "GET",
+      host: route.destination.host,
+      port: route.destination.port,
+    };
+    const fault = this.dependencies.faultFor(attempt);
+    if (!fault) {
+      this.forwardInner(request, response, tunnel, path, clock, null);
+      return;
+    }
+    injectEgressFault(fault, responseAnswerer(request, response), this.faultWhere(route))
+      .then((outcome) => {
+        if (outcome.forward) {
+          this.forwardInner(request, response, tunnel, path, clock, fault);
+          return;
+        }
+        this.dependencies.emit(
+          attemptEntry(clock, attempt, {
+            reason: outcome.reason,
+            rule: route.rule,
+            status: outcome.status,
+            intercepted: true,
+            injected_fault: fault,
+          }),
+        );
+      })
+      // Never expected (the answers write to a response that may be gone, which Node tolerates); a
+      // rejection here must not take the process down with it.
+      .catch(() => response.destroy());
+  }
+
+  private forwardInner(
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    tunnel: InterceptedTunnel,
+    path: string,
+    clock: AttemptClock,
+    fault: EgressFaultMark | null,
+  ): void {
     this.dependencies.forwarder.forward(request, response, {
       environmentId: tunnel.environmentId,
       route: tunnel.route,
@@ -255,7 +328,8 @@ export class ConnectHandler {
       intercepted: true,
       agent: tunnel.agent,
       agentPerRequest: false,
-      clock: new AttemptClock(),
+      clock,
+      injectedFault: fault,
     });
   }
 }

@@ -2,6 +2,8 @@
 // environment; the standalone process prints them as JSON lines). Header NAMES only, never values:
 // the values are the secrets the proxy exists to keep out of sandboxes, and out of logs.
 
+import type { EgressFaultMark } from "./egress-fault.js";
+
 export type EgressEntry = {
   /** ISO-8601 time the attempt started. */
   time: string;
@@ -28,6 +30,8 @@ export type EgressEntry = {
   /** The address actually dialled, or null when none was. */
   address: string | null;
   duration_ms: number;
+  /** The fault rule that stood in for the upstream of this attempt (docs/faults.md#egress); null for a real one. */
+  injected_fault: EgressFaultMark | null;
 };
 
 export type EgressListener = (entry: EgressEntry) => void;
@@ -75,6 +79,7 @@ export function attemptEntry(clock: AttemptClock, attempt: Attempt, fields: Part
     injected_header_names: [],
     address: null,
     duration_ms: clock.elapsed(),
+    injected_fault: null,
     ...fields,
   };
 }

@@ -11,6 +11,7 @@ import { AddressGuard } from "./address-guard.js";
 import { openCertificateAuthority, type CertificateAuthority } from "./certificate-authority.js";
 import { ConnectHandler, type ConnectionContext } from "./connect-handler.js";
 import { createSystemDialer, type Dialer } from "./dialer.js";
+import { injectEgressFault, responseAnswerer, safeFaultLookup, type EgressFaultLookup } from "./egress-fault.js";
 import { AttemptClock, attemptEntry, safeEmitter, type EgressEntry, type EgressListener } from "./egress-log.js";
 import { routeDestination, type RouteDependencies } from "./egress-route.js";
 import type { HostMap } from "./host-map.js";
@@ -36,6 +37,11 @@ export type EgressProxyOptions = {
   /** Extra CA certificates (PEM) trusted for upstream TLS, in addition to Node's roots. */
   trustedUpstreamCas?: string[];
   onEgress?: EgressListener;
+  /**
+   * Faults on demand (docs/faults.md#egress): asked once per request or byte tunnel, after the route
+   * is decided, so a fault never opens a denied host; the attempt's egress entry carries its mark.
+   */
+  faultFor?: EgressFaultLookup;
   /** A connection closed for a missing or bad preamble (`detail` never contains the secret). */
   onConnectionRejected?: (event: { reason: string; detail: string; remoteAddress: string | undefined }) => void;
   /** Unexpected failures inside the proxy (an onEgress callback that threw, a handler bug). */
@@ -71,7 +77,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   const diagnostic = options.onDiagnostic ?? (() => undefined);
   const emit = safeEmitter(options.onEgress, (error) => diagnostic(`onEgress failed: ${String(error)}`));
-  const dialer = options.dialer ?? createSystemDialer({ connectTimeoutMs: options.connectTimeoutMs ?? 10_000 });
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const dialer = options.dialer ?? createSystemDialer({ connectTimeoutMs });
+  const faultFor = safeFaultLookup(options.faultFor, (error) => diagnostic(`faultFor failed: ${String(error)}`));
   // With extra CAs the list must name Node's roots too: a `ca` option replaces the defaults.
   const trustedCas = options.trustedUpstreamCas?.length ? [...tls.rootCertificates, ...options.trustedUpstreamCas] : undefined;
   if (trustedCas) dialer.prepareTrust?.(trustedCas);
@@ -91,7 +99,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
   const contexts = new WeakMap<net.Socket, ConnectionContext>();
   const forwarder = new HttpForwarder(emit);
-  const connectHandler = new ConnectHandler({ routes, dialer, ca, forwarder, emit, trustedCas, trackSocket });
+  const connectHandler = new ConnectHandler({ routes, dialer, ca, forwarder, emit, trustedCas, trackSocket, faultFor, connectTimeoutMs });
 
   // Never listens itself: it parses the connections the preamble step hands over.
   const proxyServer = http.createServer({ requestTimeout: 0 });
@@ -134,7 +142,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const result = await routeDestination(context.policy, target, routes);
     const attempt = { environmentId: context.environmentId, method: request.method ?? "GET", host: target.host, port: target.port };
-    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status">): EgressEntry =>
+    const entry = (fields: Pick<EgressEntry, "decision" | "reason" | "rule" | "status"> & Partial<EgressEntry>): EgressEntry =>
       attemptEntry(clock, attempt, fields);
     if (!result.ok) {
       answerWithError(response, 403, result.refusal.reason, result.refusal.detail);
@@ -145,6 +153,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (response.destroyed || request.socket.destroyed) {
       emit(entry({ decision: "allowed", reason: "client-closed", rule: result.route.rule, status: null }));
       return;
+    }
+    const fault = faultFor(attempt);
+    if (fault) {
+      const where = { address: result.route.addresses[0] ?? target.host, port: result.route.dialPort, connectTimeoutMs };
+      const outcome = await injectEgressFault(fault, responseAnswerer(request, response), where);
+      if (!outcome.forward) {
+        emit(
+          entry({ decision: "allowed", reason: outcome.reason, rule: result.route.rule, status: outcome.status, injected_fault: fault }),
+        );
+        return;
+      }
     }
     const agent = new RouteAgent(
       result.route,
@@ -162,6 +181,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       agent,
       agentPerRequest: true,
       clock,
+      injectedFault: fault,
     });
   }
 

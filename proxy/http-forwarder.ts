@@ -7,6 +7,7 @@ import type http from "node:http";
 import { PassThrough } from "node:stream";
 import httpProxy from "http-proxy";
 import { UpstreamError } from "./dialer.js";
+import type { EgressFaultMark } from "./egress-fault.js";
 import { attemptEntry, type AttemptClock, type EgressListener } from "./egress-log.js";
 import type { Route } from "./egress-route.js";
 import { prepareDownstreamHeaders, prepareUpstreamHeaders } from "./headers.js";
@@ -25,6 +26,8 @@ export type Exchange = {
   /** Whether the agent serves this request only (destroyed with it) or a whole intercepted tunnel. */
   agentPerRequest: boolean;
   clock: AttemptClock;
+  /** A latency fault that held this request before it was forwarded. */
+  injectedFault?: EgressFaultMark | null;
 };
 
 function failureReason(error: Error): string {
@@ -115,6 +118,7 @@ export class HttpForwarder {
           intercepted: exchange.intercepted,
           injected_header_names: injectedNames,
           address: exchange.agent.lastAddress,
+          injected_fault: exchange.injectedFault ?? null,
         }),
       );
     });

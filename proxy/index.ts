@@ -20,3 +20,4 @@ export { createSystemDialer, type Dialer, type UpstreamTlsOptions } from "./dial
 export { secureDataFolder } from "./data-folder.js";
 export { ensurePrivateFile, ensurePrivateFolder, tightenToOwner, type PermissionReport } from "./private-files.js";
 export { whyNotInjectable } from "./header-rules.js";
+export type { EgressFaultEffect, EgressFaultLookup, EgressFaultMark, EgressFaultQuery } from "./egress-fault.js";

@@ -15,6 +15,8 @@ import { EgressGateway } from "./egress/egress-gateway.js";
 import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
 import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
+import { egressFaultLookup } from "./egress/egress-faults.js";
+import { FaultPlan } from "./faults/fault-plan.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { FileService } from "./files/file-service.js";
 import { UploadService } from "./files/upload-service.js";
@@ -41,7 +43,6 @@ import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { InteractionWebhooks } from "./webhooks/interaction-events.js";
 import { StateService } from "./snapshots/state-service.js";
-import { FaultPlan } from "./faults/fault-plan.js";
 
 export interface RunningEmulator {
   url: string;
@@ -98,7 +99,13 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
 
 export async function startEmulator(
   config: Config,
-  options: { runtime?: SandboxRuntime; progress?: (line: string) => void; clock?: EmulatorClock } = {},
+  options: {
+    runtime?: SandboxRuntime;
+    progress?: (line: string) => void;
+    clock?: EmulatorClock;
+    /** The fault rules in force (docs/faults.md); tests hand in their own to add rules directly. */
+    faults?: FaultPlan;
+  } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
@@ -124,7 +131,7 @@ export async function startEmulator(
   const clock = options.clock ?? new EmulatorClock();
   const scheduler = new Scheduler(clock);
   // The fault rules tests set (docs/faults.md): in memory, so a restart starts with none; empty until asked.
-  const faults = new FaultPlan();
+  const faults = options.faults ?? new FaultPlan();
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
@@ -132,7 +139,11 @@ export async function startEmulator(
 
   // Sandboxes reach the egress proxy only through their executor channel (EgressGateway); the proxy
   // trusts only connections that carry the secret.
-  const proxy = await connectEgressProxy(config, (entry) => egressLog.append(entry));
+  const proxy = await connectEgressProxy(
+    config,
+    (entry) => egressLog.append(entry),
+    egressFaultLookup(faults, (environmentId) => environmentStore.getById(environmentId)?.owner ?? null),
+  );
   await runtime.trustCertificate?.(proxy.caCertificatePem);
   let environments: EnvironmentService | undefined;
   const egress = new EgressGateway(proxy.endpoint, (environmentId) => {
@@ -185,6 +196,7 @@ export async function startEmulator(
     allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
     timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
     maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
+    faults,
   });
   const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, config.EMULATOR_WEBHOOK_HOSTS);
   const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);

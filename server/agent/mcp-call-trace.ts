@@ -4,6 +4,7 @@
 // for such a call. The trace still lists it, saying so, so that a user whose `.*` matcher did not run
 // for it sees why (docs/hooks.md#the-hook-trace). Same shape as the entry of a function call.
 
+import type { InjectedFault } from "../faults/fault-plan.js";
 import { TOOL_NAMES } from "../tools/tool-call.js";
 import type { McpToolCall } from "./agent-call.js";
 import { previewOfCall, type ToolCallPreview } from "./call-preview.js";
@@ -17,6 +18,8 @@ export interface McpCallHooks {
   post: null;
   /** Why no hook ran. */
   hooks_not_run: { code: "not_a_sandbox_tool"; tool_type: "mcp_server"; reason: string };
+  /** The fault rule that stood in for the server's answer to this call (docs/faults.md#mcp-servers), or null. */
+  injected_fault: InjectedFault | null;
 }
 
 export function mcpCallHooks(callId: string, call: McpToolCall): McpCallHooks {
@@ -32,5 +35,6 @@ export function mcpCallHooks(callId: string, call: McpToolCall): McpCallHooks {
         `${call.name} is a tool of the MCP server "${call.server}", which the emulator calls from outside the sandbox, not a sandbox tool: ` +
         `hooks fire only for ${TOOL_NAMES.join(", ")}, so no hooks.json was read and no matcher (".*" included) was tried for this call.`,
     },
+    injected_fault: null,
   };
 }

@@ -4,6 +4,7 @@
 // hook trace gets an entry that says so (mcp-call-trace.ts), so a user sees why their ".*" matcher
 // did not run.
 
+import { injectedMark } from "../faults/fault-port.js";
 import type { McpServers, McpToolOutcome } from "../mcp/mcp-servers.js";
 import type { McpToolCall } from "./agent-call.js";
 import type { CallOutcome } from "./conversation.js";
@@ -18,7 +19,8 @@ export async function runMcpCall(
 ): Promise<CallEnd> {
   const id = context.newCallId();
   context.steps.complete({ type: "mcp_server_tool_call", id, name: call.name, server_name: call.server, arguments: call.args });
-  trace.push(mcpCallHooks(id, call));
+  const traced = mcpCallHooks(id, call);
+  trace.push(traced);
   const writer = context.steps.startResult({
     type: "mcp_server_tool_result",
     call_id: id,
@@ -32,8 +34,12 @@ export async function runMcpCall(
     outcomes.push({ call, callId: id, status: "error", output: CANCELLED_TEXT });
     return { kind: "stopped" };
   }
-  writer.finish(outcome.text, outcome.isError);
-  outcomes.push({ call, callId: id, status: outcome.isError ? "error" : "ok", output: outcome.text });
+  // An injected failure reads as the real one, plus the mark every target ends its failure text with.
+  const fault = outcome.injectedFault ?? null;
+  traced.injected_fault = fault;
+  const text = fault !== null && outcome.isError ? `${outcome.text}${injectedMark(fault)}` : outcome.text;
+  writer.finish(text, outcome.isError);
+  outcomes.push({ call, callId: id, status: outcome.isError ? "error" : "ok", output: text });
   return { kind: "done" };
 }
 

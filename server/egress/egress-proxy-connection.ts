@@ -3,7 +3,14 @@
 // data folder, and so the CA, and a secret with the emulator.
 
 import { randomBytes } from "node:crypto";
-import { caDirectoryFor, egressSettingsFromEnv, openCertificateAuthority, startEgressProxy, type EgressEntry } from "../../proxy/index.js";
+import {
+  caDirectoryFor,
+  egressSettingsFromEnv,
+  openCertificateAuthority,
+  startEgressProxy,
+  type EgressEntry,
+  type EgressFaultLookup,
+} from "../../proxy/index.js";
 import { ConfigError, type Config } from "../common/config.js";
 import type { ProxyEndpoint } from "./egress-gateway.js";
 
@@ -15,7 +22,15 @@ export interface EgressProxyConnection {
   close(): Promise<void>;
 }
 
-export async function connectEgressProxy(config: Config, onEgress: (entry: EgressEntry) => void): Promise<EgressProxyConnection> {
+/**
+ * [choice] Faults at egress need the in-process proxy: a proxy run as its own process
+ * (EMULATOR_EGRESS_PROXY) shares no memory with the fault plan, so `faultFor` is not used there.
+ */
+export async function connectEgressProxy(
+  config: Config,
+  onEgress: (entry: EgressEntry) => void,
+  faultFor?: EgressFaultLookup,
+): Promise<EgressProxyConnection> {
   const caDirectory = caDirectoryFor(config.EMULATOR_DATA_DIR);
   if (config.EMULATOR_EGRESS_PROXY) {
     if (!config.EMULATOR_PROXY_SECRET) {
@@ -40,6 +55,7 @@ export async function connectEgressProxy(config: Config, onEgress: (entry: Egres
     caDirectory,
     ...egressSettingsFromEnv(config),
     onEgress,
+    ...(faultFor ? { faultFor } : {}),
     onDiagnostic: (message) => console.error(`[egress proxy] ${message}`),
   });
   return {

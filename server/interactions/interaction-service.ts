@@ -5,6 +5,7 @@
 import type { HookConfigContent, HookEvaluationObserver } from "../hooks/engine.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { FaultPlan } from "../faults/fault-plan.js";
+import { faultPortFor } from "../faults/fault-port.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
@@ -319,9 +320,13 @@ export class InteractionService {
     // A continued conversation resumes the planner from the state its previous interaction kept; one
     // that answers function calls goes on with the rest of the script (or the model's turn) that made them.
     // A script's JSON Schemas are read off the event loop (docs/security.md#bounded-work).
-    const mcp = this.openMcpServers(mcpServers);
+    // The run's environment is known only further down; the MCP calls' fault site reads it when they run.
+    const faultSite = { environmentId: null as string | null };
+    const mcp = this.openMcpServers(mcpServers, owner, () => faultSite.environmentId);
     const started = await choosePlanner(this.options.agentModel ?? SCRIPTED, {
       inputText: text,
+      // The model belongs to no environment: its rules are the key's (fault-rules.ts).
+      ...(this.options.faults ? { faults: faultPortFor(this.options.faults, owner, null) } : {}),
       previous: previous?.plannerState,
       functionResults,
       functions: declaredFunctions(request.tools),
@@ -352,6 +357,7 @@ export class InteractionService {
         ? null
         : await this.environments.plan(owner, environmentInput);
     const environment = openEnvironment ? await openEnvironment() : null;
+    faultSite.environmentId = environment?.id ?? null;
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
     return { request, customAgent, text, input, functionResults, planner, mcp, previous, environment, channel };
@@ -383,7 +389,7 @@ export class InteractionService {
   }
 
   /** The run's MCP servers; nothing connects until the agent calls one. */
-  private openMcpServers(servers: McpServerConfig[]) {
+  private openMcpServers(servers: McpServerConfig[], owner: string, environmentId: () => string | null) {
     if (servers.length === 0) return null;
     const { timeoutMs, maxResponseBytes, list } = this.mcpOptions;
     return sdkMcpServers(servers, {
@@ -391,6 +397,7 @@ export class InteractionService {
       maxResponseBytes,
       maxResultBytes: this.options.limits.maxOutputBytes,
       ...(list ? { list } : {}),
+      ...(this.options.faults ? { faults: { plan: this.options.faults, owner, environmentId } } : {}),
     });
   }
 

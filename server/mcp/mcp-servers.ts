@@ -2,12 +2,16 @@
 // The agent loop depends on this interface only, never on the MCP SDK; sdk-mcp-servers.ts implements
 // it with the official SDK over streamable HTTP, and tests may pass any other implementation.
 
+import type { InjectedFault } from "../faults/fault-plan.js";
+
 /** What came of one MCP tool call, as the result step records it. */
 export interface McpToolOutcome {
   /** The result text: the tool's content, or a sentence saying why the call failed or was refused. */
   text: string;
   /** The tool reported an error, the call was refused (allowed_tools), or the server could not be used. */
   isError: boolean;
+  /** The fault rule that stood in for the server's answer (docs/faults.md#mcp-servers), when one did. */
+  injectedFault?: InjectedFault;
 }
 
 /** A tool a server lists, as a model is told of it. */

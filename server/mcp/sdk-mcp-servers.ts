@@ -13,6 +13,7 @@ import type { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultKeepingContent } from "./call-tool-result.js";
 import { limitedFetch } from "./limited-fetch.js";
+import { type McpFaultScope, standInForServer, takeMcpFault } from "./mcp-faults.js";
 import { describeMcpFailure, type McpStage } from "./mcp-failure.js";
 import { DEFAULT_MCP_LIST_BOUNDS, describeListedTools, ListByteBudget, type McpListBounds, ToolListReader } from "./mcp-list-bounds.js";
 import { capResultText, resultText } from "./mcp-result-text.js";
@@ -28,6 +29,8 @@ export interface McpClientOptions {
   maxResultBytes: number;
   /** Bounds on the servers' tool lists, per server and for the whole run (mcp-list-bounds.ts). */
   list?: McpListBounds;
+  /** Faults on demand (docs/faults.md#mcp-servers), asked once per tools/call. */
+  faults?: McpFaultScope;
 }
 
 /** How the emulator introduces itself in the MCP initialize request. */
@@ -107,17 +110,23 @@ class SdkMcpServers implements McpServers {
     if (!connection.tools.names.has(tool)) {
       return failed(`The MCP server "${server.name}" has no tool "${shortName(tool)}"; it lists ${describeListedTools(connection.tools)}.`);
     }
+    const fault = takeMcpFault(this.options.faults, server.name, tool);
+    const mark = fault === null ? {} : { injectedFault: fault };
     try {
-      const answer = await this.request(connection, signal, (options) =>
-        connection.client.callTool(
+      const answer = await this.request(connection, signal, async (options) => {
+        if (fault !== null) {
+          const injected = await standInForServer(fault.effect, server.url, { timeoutMs: options.timeout, signal: options.signal });
+          if (injected.kind === "result") return injected.result;
+        }
+        return connection.client.callTool(
           { name: tool, arguments: args },
           CallToolResultKeepingContent as unknown as typeof CallToolResultSchema,
           options,
-        ),
-      );
-      return { text: capResultText(resultText(answer), this.options.maxResultBytes), isError: answer.isError === true };
+        );
+      });
+      return { text: capResultText(resultText(answer), this.options.maxResultBytes), isError: answer.isError === true, ...mark };
     } catch (error) {
-      return failed(this.describe(server, { kind: "call", tool }, error, connection));
+      return { ...failed(this.describe(server, { kind: "call", tool }, error, connection)), ...mark };
     }
   }
 

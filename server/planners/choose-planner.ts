@@ -12,6 +12,7 @@ import type { AgentModel } from "./agent-model.js";
 import type { GenerationSettings } from "./model/model-backend.js";
 import { ModelPlanner } from "./model/model-planner.js";
 import { MODEL_PLANNER, readModelPlannerState } from "./model/model-planner-state.js";
+import type { FaultPort } from "../faults/fault-port.js";
 import type { SchemaBounds } from "./scripted/schema-bounds.js";
 import { startPlanner } from "./scripted/schema-work.js";
 import { holdsScriptBlock } from "./scripted/script-blocks.js";
@@ -32,6 +33,8 @@ export interface PlannerRequest {
   codeExecutionListed: boolean;
   system?: string;
   generation?: GenerationSettings;
+  /** Faults on demand at the model (docs/faults.md#the-model), as the request's owner. */
+  faults?: FaultPort;
 }
 
 export type PlannerStart = { kind: "ready"; planner: Planner } | { kind: "invalid"; field?: string; message: string };
@@ -67,6 +70,7 @@ export async function choosePlanner(agentModel: AgentModel, request: PlannerRequ
       ...(runBy.kind === "agent" && runBy.maxTotalTokens !== undefined ? { maxTotalTokens: runBy.maxTotalTokens } : {}),
       previous: readModelPlannerState(request.previous),
       continuing: request.functionResults !== undefined,
+      ...(request.faults ? { faults: request.faults } : {}),
     }),
   };
 }

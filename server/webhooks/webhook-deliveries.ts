@@ -5,6 +5,7 @@
 // up no trigger); settled() waits for them, for tests that move the clock.
 
 import { randomBytes } from "node:crypto";
+import type { FaultPlan, InjectedFault } from "../faults/fault-plan.js";
 import type { Clock } from "../common/clock.js";
 import type { Scheduler } from "../common/scheduler.js";
 import { nowTimestamp } from "../common/timestamps.js";
@@ -17,6 +18,8 @@ import type { DeliveryAttempt, DeliveryRecord, WebhookStore } from "./webhook-st
 export interface DeliveryOptions extends SendBounds {
   /** Hosts besides loopback that deliveries may go to (EMULATOR_WEBHOOK_HOSTS). */
   allowedHosts: readonly string[];
+  /** Faults on demand (docs/faults.md#webhooks), asked once per attempt after the host is allowed. */
+  faults?: FaultPlan;
 }
 
 export interface NewDelivery {
@@ -129,9 +132,12 @@ export class WebhookDeliveries {
       "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
     };
     if (secrets.length > 0) headers["webhook-signature"] = signatureHeader(secrets, delivery.id, timestamp, delivery.body);
-    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal);
+    // After the refusal: a fault stands in for a receiver the delivery may reach, never for a refused host.
+    const fault =
+      this.options.faults?.take({ owner: delivery.owner, environmentId: null, site: { kind: "webhook", uri: delivery.uri } }) ?? null;
+    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal, fault?.effect ?? null);
     if (this.closed) return; // cut off by the shutdown: sent again after the next start
-    this.record(delivery, { startedMs, ...outcome }, delivery.retries);
+    this.record(delivery, { startedMs, ...outcome, injectedFault: fault }, delivery.retries);
   }
 
   /** Why this delivery cannot be attempted at all (it is then given up at once), or null. */
@@ -162,7 +168,14 @@ export class WebhookDeliveries {
 
   private record(
     delivery: DeliveryRecord,
-    outcome: { startedMs: number; ok: boolean; responseCode: number | null; latencyMs: number; error?: string },
+    outcome: {
+      startedMs: number;
+      ok: boolean;
+      responseCode: number | null;
+      latencyMs: number;
+      error?: string;
+      injectedFault?: InjectedFault | null;
+    },
     retries: boolean,
   ): void {
     const attempt: DeliveryAttempt = {
@@ -172,6 +185,7 @@ export class WebhookDeliveries {
       response_code: outcome.responseCode,
       latency_ms: outcome.latencyMs,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      injected_fault: outcome.injectedFault ?? null,
     };
     // From when this attempt was due, not when it ran: a clock moved past several retries at once (or
     // an emulator that was down) makes each of them in turn, as the schedule had them.

@@ -2,6 +2,7 @@
 // secrets are kept whole (the emulator's local SQLite file, like credentials) because every delivery
 // is signed with them; the API only ever shows them truncated.
 
+import type { InjectedFault } from "../faults/fault-plan.js";
 import type { Db } from "../store/database.js";
 import type { WebhookEvent, WebhookState } from "./webhook-schemas.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
@@ -34,6 +35,8 @@ export interface DeliveryAttempt {
   error?: string;
   /** When the next attempt is due (emulator clock, ISO); absent when there is none. */
   next_retry_time?: string;
+  /** The fault rule that stood in for the receiver (docs/faults.md#webhooks); null for a real attempt. */
+  injected_fault?: InjectedFault | null;
 }
 
 export type DeliveryStatus = "pending" | "delivered" | "given_up";

@@ -254,6 +254,7 @@ describe("MCP server tools", () => {
         reason:
           'echo is a tool of the MCP server "local", which the emulator calls from outside the sandbox, not a sandbox tool: hooks fire only for code_execution, read_file, write_file, list_files, delete_file, so no hooks.json was read and no matcher (".*" included) was tried for this call.',
       },
+      injected_fault: null,
     });
     assert.equal(trace[1]?.pre.handlers.length, 1, "the same .* rule did run for the sandbox call");
   });

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { loadConfig } from "../../server/common/config.js";
 import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
+import type { FaultPlan } from "../../server/faults/fault-plan.js";
 import type { EmulatorClock } from "../../server/common/clock.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
@@ -128,7 +129,10 @@ export interface FakeRuntimeEmulator {
  * environment variables); the data folder is a new temporary one unless `env` names one, and is removed
  * by close() only when it was made here.
  */
-export async function startFakeRuntimeEmulator(env: Record<string, string> = {}): Promise<FakeRuntimeEmulator> {
+export async function startFakeRuntimeEmulator(
+  env: Record<string, string> = {},
+  parts: { faults?: FaultPlan } = {},
+): Promise<FakeRuntimeEmulator> {
   const madeHere = env.EMULATOR_DATA_DIR === undefined;
   const dataDir = env.EMULATOR_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "emu-fake-"));
   const config = loadConfig({
@@ -147,7 +151,7 @@ export async function startFakeRuntimeEmulator(env: Record<string, string> = {})
   console.warn = capture;
   let emulator: RunningEmulator;
   try {
-    emulator = await startEmulator(config, { runtime, progress: capture });
+    emulator = await startEmulator(config, { runtime, progress: capture, ...(parts.faults ? { faults: parts.faults } : {}) });
   } finally {
     console.log = original.log;
     console.warn = original.warn;

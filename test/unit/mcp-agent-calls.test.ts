@@ -103,6 +103,7 @@ describe("MCP calls in the turn loop", () => {
         reason:
           'search is a tool of the MCP server "docs", which the emulator calls from outside the sandbox, not a sandbox tool: hooks fire only for code_execution, read_file, write_file, list_files, delete_file, so no hooks.json was read and no matcher (".*" included) was tried for this call.',
       },
+      injected_fault: null,
     });
     assert.equal(run.trace[1], run.hooks[0], "the guarded call's entry, in the order the calls were made");
     assert.equal(run.hooks.length, 1);

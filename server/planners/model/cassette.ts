@@ -58,7 +58,13 @@ class CassetteRecorder implements ModelBackend {
     private readonly options: CassetteOptions,
   ) {
     this.name = live.name;
+    // A fault stands in for the live server, so it reads as that server's failure (and is never recorded).
+    if (live.timeoutMs !== undefined) this.timeoutMs = live.timeoutMs;
+    if (live.injectedFailure) this.injectedFailure = live.injectedFailure.bind(live);
   }
+
+  readonly timeoutMs?: number;
+  readonly injectedFailure?: ModelBackend["injectedFailure"];
 
   async turn(request: ModelRequest, sink: ModelStreamSink, signal: AbortSignal): Promise<ModelAnswer> {
     // Taken before the turn: the caller may build its next request on the same objects once it has the answer.

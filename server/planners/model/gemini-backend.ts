@@ -3,11 +3,18 @@
 // own key (EMULATOR_GEMINI_API_KEY, never a client's). gemini-request.ts translates the request,
 // gemini-answer.ts reads the stream, gemini-faults.ts says what went wrong.
 
-import { GoogleGenAI } from "@google/genai";
+import { ApiError, GoogleGenAI } from "@google/genai";
 import { describeFault } from "./gemini-faults.js";
 import { GeminiAnswerReader } from "./gemini-answer.js";
 import { toGenerateContentParameters } from "./gemini-request.js";
-import { type ModelAnswer, type ModelBackend, ModelBackendError, type ModelRequest, type ModelStreamSink } from "./model-backend.js";
+import {
+  type InjectedModelFailure,
+  type ModelAnswer,
+  type ModelBackend,
+  ModelBackendError,
+  type ModelRequest,
+  type ModelStreamSink,
+} from "./model-backend.js";
 
 export interface GeminiBackendOptions {
   /** EMULATOR_GEMINI_API_KEY. */
@@ -52,5 +59,16 @@ export function geminiBackend(options: GeminiBackendOptions): ModelBackend {
     }
   }
 
-  return { name: "gemini", turn };
+  /** What describeFault makes of Google's error answer for that status (the SDK's ApiError), or of the deadline. */
+  function injectedFailure(failure: InjectedModelFailure, model: string): ModelBackendError {
+    const context = { model, baseUrl, timeoutMs: options.timeoutMs, apiKey: options.apiKey };
+    if (failure.kind === "timeout")
+      return describeFault(Object.assign(new Error("The operation was aborted due to timeout"), { name: "TimeoutError" }), context);
+    const body = {
+      error: { code: failure.status, message: failure.message, status: failure.status >= 500 ? "UNAVAILABLE" : "FAILED_PRECONDITION" },
+    };
+    return describeFault(new ApiError({ message: JSON.stringify(body), status: failure.status }), context);
+  }
+
+  return { name: "gemini", timeoutMs: options.timeoutMs, turn, injectedFailure };
 }

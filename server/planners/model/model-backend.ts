@@ -113,9 +113,19 @@ export class ModelBackendError extends Error {
   }
 }
 
+/** A failure of the model's server a fault rule stands in for (docs/faults.md#the-model). */
+export type InjectedModelFailure = { kind: "timeout" } | { kind: "status"; status: number; message: string };
+
 export interface ModelBackend {
   /** `openai` or `gemini`: the EMULATOR_AGENT_MODEL prefix, shown in errors and the dashboard. */
   readonly name: string;
+  /** EMULATOR_MODEL_TIMEOUT_SECONDS in ms: how long an injected timeout holds a turn. */
+  readonly timeoutMs?: number;
+  /**
+   * The error this backend gives when its server fails this way, read through the same code as a
+   * real failure (so an injected 503 and a real one read alike); a generic one where absent.
+   */
+  injectedFailure?(failure: InjectedModelFailure, model: string): ModelBackendError;
   /**
    * One turn. Rejects with a ModelBackendError on any failure (never hangs past its timeout); the
    * signal stops the request (cancel, shutdown), and then the rejection is the signal's.
@@ -131,4 +141,8 @@ export interface ModelTurnRecord {
   latencyMs: number;
   /** live: asked of the model; recorded: asked and saved to the cassette; replayed: answered from it. */
   source: "live" | "recorded" | "replayed";
+  /** The fault rule that stood in for the model's server in this turn (docs/faults.md#the-model). */
+  injectedFault?: { rule_id: string; effect: Record<string, unknown> };
+  /** Why the turn failed, for a turn a fault made fail (a real failed turn ends the run unrecorded). */
+  error?: string;
 }

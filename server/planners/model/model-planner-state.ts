@@ -24,6 +24,8 @@ const turn = z.object({
   usage,
   latencyMs: z.number(),
   source: z.enum(["live", "recorded", "replayed"]),
+  injectedFault: z.object({ rule_id: z.string(), effect: z.record(z.string(), z.unknown()) }).optional(),
+  error: z.string().optional(),
 });
 
 const stateSchema = z.object({
@@ -66,7 +68,7 @@ export function readModelPlannerState(state: PlannerState | null | undefined): M
 }
 
 /** An interaction's model turns as the debug API and the dashboard show them; [] for a scripted run. */
-export function modelTurnsOf(state: PlannerState | null | undefined): Array<Record<string, string | number>> {
+export function modelTurnsOf(state: PlannerState | null | undefined): Array<Record<string, unknown>> {
   return (readModelPlannerState(state)?.turns ?? []).map((turn, index) => ({
     turn: index + 1,
     backend: turn.backend,
@@ -76,5 +78,8 @@ export function modelTurnsOf(state: PlannerState | null | undefined): Array<Reco
     thought_tokens: turn.usage.thought,
     latency_ms: turn.latencyMs,
     source: turn.source,
+    // The rule that stood in for the model's server in this turn (docs/faults.md#the-model), and the failure it made.
+    injected_fault: turn.injectedFault ?? null,
+    ...(turn.error !== undefined ? { error: turn.error } : {}),
   }));
 }

@@ -11,6 +11,8 @@
 import type { AgentCall } from "../../agent/agent-call.js";
 import type { CallOutcome, ClientFunctionCall, Conversation, PendingClientCall } from "../../agent/conversation.js";
 import type { Move, Planner, PlannerOutput, PlannerState, TextWriter } from "../../agent/planner.js";
+import type { InjectedFault } from "../../faults/fault-plan.js";
+import { type FaultPort, injectedMark } from "../../faults/fault-port.js";
 import type { McpServers } from "../../mcp/mcp-servers.js";
 import type {
   GenerationSettings,
@@ -18,11 +20,13 @@ import type {
   ModelBackend,
   ModelMessage,
   ModelRequest,
+  ModelStreamSink,
   ModelToolCall,
   ModelToolResult,
   ModelTurnRecord,
 } from "./model-backend.js";
 import { malformedTwice, modelFailure, overBudget } from "./model-failure.js";
+import { turnWithFault } from "./model-faults.js";
 import { modelPlannerState, type ModelPlannerData, type PendingClientCalls } from "./model-planner-state.js";
 import { ToolDirectory, type ResolvedCall, type ToolDirectoryInput } from "./tool-directory.js";
 
@@ -44,6 +48,8 @@ export interface ModelPlannerOptions {
   previous?: ModelPlannerData | null;
   /** Whether the input answers the previous interaction's function calls. */
   continuing?: boolean;
+  /** Faults on demand at the model (docs/faults.md#the-model). */
+  faults?: FaultPort;
 }
 
 /** A model call of the turn being carried out, and what the loop is to do with it. */
@@ -66,6 +72,8 @@ export class ModelPlanner implements Planner {
   private clientCallsLeft: InFlight[] = [];
   private malformedStreak = 0;
   private tokensUsed = 0;
+  /** The fault injected into the turn that just failed, for the mark on the run's error. */
+  private failedTurnFault: InjectedFault | null = null;
 
   constructor(private readonly options: ModelPlannerOptions) {
     this.needsSandbox = options.tools.codeExecution || options.tools.fileTools;
@@ -191,7 +199,9 @@ export class ModelPlanner implements Planner {
         answer = await this.turn(directory, signal, output);
       } catch (error) {
         if (signal.aborted) throw error;
-        return { kind: "fail", status: "failed", error: modelFailure(error, this.agentModel, turnNumber) };
+        const failure = modelFailure(error, this.agentModel, turnNumber);
+        if (this.failedTurnFault !== null) failure.message += injectedMark(this.failedTurnFault);
+        return { kind: "fail", status: "failed", error: failure };
       }
       this.messages.push({ role: "model", text: answer.text, calls: answer.calls });
       const budget = this.options.maxTotalTokens;
@@ -243,22 +253,22 @@ export class ModelPlanner implements Planner {
       thought = "";
     };
     const started = performance.now();
+    const fault = this.options.faults?.armed() ? this.options.faults.take({ kind: "model", model: this.agentModel }) : null;
+    const mark = fault === null ? {} : { injectedFault: fault as { rule_id: string; effect: Record<string, unknown> } };
+    const ask = (modelRequest: ModelRequest, sink: ModelStreamSink) =>
+      fault === null ? backend.turn(modelRequest, sink, signal) : turnWithFault(backend, fault.effect, modelRequest, sink, signal);
     try {
-      const answer = await backend.turn(
-        structuredClone(request),
-        {
-          text: (delta) => {
-            if (delta === "") return;
-            flushThought();
-            text ??= output?.startText() ?? null;
-            text?.append(delta);
-          },
-          thought: (delta) => {
-            thought += delta;
-          },
+      const answer = await ask(structuredClone(request), {
+        text: (delta) => {
+          if (delta === "") return;
+          flushThought();
+          text ??= output?.startText() ?? null;
+          text?.append(delta);
         },
-        signal,
-      );
+        thought: (delta) => {
+          thought += delta;
+        },
+      });
       flushThought();
       // A backend that gave the text only at the end (a cassette, a non-streaming server) still writes it.
       if (text === null && answer.text !== "" && output) {
@@ -274,8 +284,25 @@ export class ModelPlanner implements Planner {
         usage,
         latencyMs: Math.round(performance.now() - started),
         source: answer.source ?? "live",
+        ...mark,
       });
       return answer;
+    } catch (error) {
+      // An injected failure is recorded as a turn (a real failed one ends the run unrecorded): the
+      // model turns view is where a test sees which rule made the run fail.
+      if (fault !== null && !signal.aborted) {
+        this.failedTurnFault = fault;
+        this.turns.push({
+          backend: backend.name,
+          model,
+          usage: { input: 0, output: 0, thought: 0 },
+          latencyMs: Math.round(performance.now() - started),
+          source: "live",
+          ...mark,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      throw error;
     } finally {
       (text as TextWriter | null)?.finish();
     }

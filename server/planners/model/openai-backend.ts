@@ -3,8 +3,15 @@
 // streaming. Translation both ways is in openai-request.ts and openai-stream.ts, faults in
 // openai-faults.ts; this file owns the turn's lifetime: one request, one deadline, one way to stop.
 
-import OpenAI, { type ClientOptions } from "openai";
-import { type ModelAnswer, type ModelBackend, ModelBackendError, type ModelRequest, type ModelStreamSink } from "./model-backend.js";
+import OpenAI, { APIError, type ClientOptions } from "openai";
+import {
+  type InjectedModelFailure,
+  type ModelAnswer,
+  type ModelBackend,
+  ModelBackendError,
+  type ModelRequest,
+  type ModelStreamSink,
+} from "./model-backend.js";
 import { emptyFailure, type FaultContext, protocolFailure, timeoutFailure, turnFailure } from "./openai-faults.js";
 import { chatCompletionRequest } from "./openai-request.js";
 import { readChatStream, SinkFailure } from "./openai-stream.js";
@@ -34,8 +41,24 @@ export function openAiBackend(options: OpenAiBackendOptions): ModelBackend {
   const settings: TurnSettings = { ...options, baseUrl, apiKey, timeoutMs: Math.ceil(options.timeoutMs) };
   return {
     name: "openai",
+    timeoutMs: settings.timeoutMs,
     turn: (request, sink, signal) => runTurn(settings, request, sink, signal),
+    injectedFailure: (failure, model) => injectedFailure(settings, failure, model),
   };
+}
+
+/** What turnFailure makes of the server's error answer (`{"error":{"message"}}`, as OpenAI's servers send), or of the deadline. */
+function injectedFailure(settings: TurnSettings, failure: InjectedModelFailure, model: string): ModelBackendError {
+  const body = failure.kind === "status" ? JSON.stringify({ error: { message: failure.message } }) : undefined;
+  const context: FaultContext = {
+    baseUrl: shownUrl(settings.baseUrl),
+    model,
+    timeoutMs: settings.timeoutMs,
+    apiKey: settings.apiKey,
+    errorBody: body,
+  };
+  if (failure.kind === "timeout") return timeoutFailure(context);
+  return turnFailure(APIError.generate(failure.status, { error: { message: failure.message } }, failure.message, new Headers()), context);
 }
 
 interface TurnSettings {
