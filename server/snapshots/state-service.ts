@@ -26,8 +26,8 @@ import { SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-bo
 import { readStateFile, removeReadState, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
 import { writeStateFile } from "./state-file-writer.js";
 import { checkSavedFiles } from "./saved-files-check.js";
+import { savedFoldersOf, sourcesOfRow } from "./saved-folders.js";
 import {
-  SAVED_FOLDERS,
   STATE_FORMAT,
   STATE_TABLES,
   STATE_VERSION,
@@ -114,7 +114,7 @@ export class StateService {
       const record = this.stores.environments.getById(String(row.id));
       if (!record) continue;
       const files = await this.options.environments
-        .exportFiles(record, SAVED_FOLDERS, this.options.maxBytes - total)
+        .exportFiles(record, savedFoldersOf(record.config.sources), this.options.maxBytes - total)
         .catch((error: unknown) => {
           if (error instanceof SandboxFilesTooLargeError) {
             throw new FailedPreconditionError(
@@ -172,10 +172,11 @@ export class StateService {
     const secrets = this.openSecrets(read, options.passphrase);
     this.refuseTakenIds(owner, tables);
     refuseLooseRows(tables);
+    const sourcesById = new Map(tables.environments.map((row) => [String(row.id), sourcesOfRow(row.config)]));
     for (const [id, file] of read.environmentFiles) {
       let size: number;
       try {
-        size = await checkSavedFiles(file, id, SAVED_FOLDERS);
+        size = await checkSavedFiles(file, id, savedFoldersOf(sourcesById.get(id)));
       } catch (error) {
         if (error instanceof UnreadableStateError) {
           throw new InvalidArgumentError(`This state file cannot be imported: ${error.message}. Nothing was imported.`);

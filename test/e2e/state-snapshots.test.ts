@@ -31,6 +31,8 @@ const PREPARE = [
   "cd /tmp/wheel && python3 -m zipfile -c /workspace/snaptool-1.2.3-py3-none-any.whl snaptool snaptool-1.2.3.dist-info",
   'site=$(python3 -m site --user-site) && mkdir -p "$site" && python3 -m zipfile -e /workspace/snaptool-1.2.3-py3-none-any.whl "$site"',
   "rm -rf /tmp/wheel",
+  // Beside a source outside the image's writable places (/tools, made for the sandbox user by its source).
+  "echo 'added later' > /tools/added.txt",
   "python3 -c 'import snaptool; print(\"installed\", snaptool.VALUE)'",
 ].join("\n");
 
@@ -38,6 +40,7 @@ const CHECK = [
   "cat /workspace/notes.txt /workspace/repo/src/main.py",
   'python3 -c \'import importlib.metadata as m, snaptool; print("package", snaptool.VALUE, m.version("snaptool"))\'',
   "stat -c '%U %a' /workspace/notes.txt",
+  "cat /tools/version.txt /tools/added.txt",
 ].join(" && ");
 
 const script = (code: string) => `\`\`\`tool_calls\n${JSON.stringify([{ name: "code_execution", args: { code } }])}\n\`\`\``;
@@ -66,7 +69,7 @@ describe("state snapshots against Docker", () => {
       agent: AGENT,
       input: script(PREPARE),
       tools: [{ type: "code_execution" }],
-      environment: { type: "remote" },
+      environment: { type: "remote", sources: [{ type: "inline", target: "tools/version.txt", content: "tools 7\n" }] },
     } as never)) as unknown as Interaction;
     assert.equal(prepared.status, "completed");
     assert.match(JSON.stringify(prepared.steps), /installed 42/);
@@ -100,6 +103,7 @@ describe("state snapshots against Docker", () => {
     assert.match(output, /hello from the repo/);
     assert.match(output, /package 42 1\.2\.3/);
     assert.match(output, /sandbox 644/, "owners and modes are kept");
+    assert.match(output, /tools 7\\nadded later/, "a source's own folder, and what was written beside it, came back");
 
     // A second import of the same file is refused: its IDs are taken.
     const refused = await fetch(`${second.baseUrl}/emulator/state`, {

@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { savedFoldersOf, sourcesOfRow } from "../../server/snapshots/saved-folders.js";
+import { SAVED_FOLDERS } from "../../server/snapshots/state-format.js";
+
+describe("the folders a state file saves of one sandbox", () => {
+  it("adds the top-level folder of each source outside the image's writable places", () => {
+    const folders = savedFoldersOf([
+      { type: "inline", target: "src/app.py" },
+      { type: "inline", target: "src/lib/util.py" },
+      { type: "inline", target: "notes.txt" },
+      { type: "inline", target: "workspace/data.json" },
+      { type: "inline", target: ".agents/hooks.json" },
+    ]);
+    assert.deepEqual(folders, [...SAVED_FOLDERS, "/src", "/notes.txt"]);
+  });
+
+  it("widens nothing for a hand-made record naming system or executor folders, or a malformed one", () => {
+    const hostile = [
+      { target: "etc/passwd" },
+      { target: "opt/emulator/executor.js" },
+      { target: "/usr/bin/x" },
+      { target: "../root" },
+      { target: 42 },
+      null,
+      "src",
+    ];
+    assert.deepEqual(savedFoldersOf(hostile), [...SAVED_FOLDERS]);
+    assert.deepEqual(savedFoldersOf("not a list"), [...SAVED_FOLDERS]);
+    assert.deepEqual(sourcesOfRow("{not json"), []);
+    assert.deepEqual(sourcesOfRow(JSON.stringify({ sources: [{ target: "src/a" }] })), [{ target: "src/a" }]);
+  });
+});
