@@ -83,7 +83,11 @@ describe("the egress guard, from inside a sandbox", () => {
           {
             name: "code_execution",
             args: {
-              code: "nohup python3 -m http.server 45678 --bind 127.0.0.1 >/dev/null 2>&1 & sleep 1; curl -s -o /dev/null -w '%{http_code}' --noproxy '*' http://127.0.0.1:45678/",
+              // Polled, not slept for: python's start alone took over a second on a loaded machine.
+              code:
+                "nohup python3 -m http.server 45678 --bind 127.0.0.1 >/dev/null 2>&1 & " +
+                "for i in $(seq 200); do code=$(curl -s -o /dev/null -w '%{http_code}' --noproxy '*' http://127.0.0.1:45678/); " +
+                '[ "$code" = 200 ] && break; sleep 0.1; done; printf %s "$code"',
             },
           },
         ]) +
