@@ -246,6 +246,12 @@ switch (command) {
     build();
     process.exit(run([process.execPath, path.join(root, "dist", "server", "write-schemas.js")]));
     break;
+  case "coverage":
+    // docs/coverage.md, the parity table, from the SDK's types, the tests' `// covers:` lines and server/parity/parity-notes.ts.
+    await ensureDependencies();
+    build();
+    process.exit(run([process.execPath, path.join(root, "dist", "server", "parity", "write-coverage.js")]));
+    break;
   case "bench":
     await ensureDependencies();
     build();
@@ -262,6 +268,6 @@ switch (command) {
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "load", "load.js")]));
     break;
   default:
-    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|schemas|bench|load [args]");
+    console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|schemas|coverage|bench|load [args]");
     process.exit(2);
 }

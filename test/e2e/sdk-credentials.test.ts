@@ -1,4 +1,5 @@
 // The /{v}/credentials resource through the official SDK: secrets go in and never come back out.
+// covers: credentials.create, credentials.list, credentials.get, credentials.update, credentials.delete
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,6 +1,9 @@
 // End to end: the environments API through the official @google/genai SDK (create, get, list, delete,
 // fork) and its REST forms with plain HTTP, against the emulator started as `npm start` starts it, with
 // real Docker sandboxes.
+// covers: environments.create, environments.get, environments.list, environments.delete, CreateEnvironmentRequest.sources
+// covers: CreateEnvironmentRequest.network, CreateEnvironmentRequest.from_environment
+// covers: CreateAgentInteraction.environment.environment_id
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";

@@ -1,6 +1,7 @@
 // End to end: the files API of environments through the official @google/genai SDK (list, download,
 // resumable upload with extract) and the limits of what it may reach, against the emulator started as
 // `npm start` starts it, with real Docker sandboxes.
+// covers: environments.files.list, environments.files.download, environments.files.upload
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";

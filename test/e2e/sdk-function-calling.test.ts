@@ -4,6 +4,8 @@
 // and previous_interaction_id, and the script goes on in the same sandbox. Wrong answers and arguments
 // that do not fit are 400s saying which; a `.*` hook does not run for the function call, and the hook
 // trace says why; a stream shows the documented event sequence.
+// covers: CreateAgentInteraction.tools(function), CreateAgentInteraction.input(function_result)
+// covers: CreateAgentInteraction.previous_interaction_id
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,5 +1,9 @@
 // End to end: the official @google/genai SDK, unchanged, against the emulator started as `npm start`
 // starts it, with real Docker sandboxes.
+// covers: interactions.create, interactions.get, CreateAgentInteraction.tools(code_execution), CreateAgentInteraction.agent, CreateAgentInteraction.input
+// covers: CreateAgentInteraction.environment, CreateAgentInteraction.environment.environment_id
+// covers: CreateAgentInteraction.environment.env, CreateAgentInteraction.environment.env.credential
+// covers: CreateAgentInteraction.environment.sources, CreateAgentInteraction.previous_interaction_id
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

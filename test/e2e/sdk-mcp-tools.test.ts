@@ -4,6 +4,7 @@
 // machine works: a call round trip with its steps, allowed_tools, a failing tool, a server that is
 // down or too slow, the declared headers reaching the server, a `.*` hook that provably does not run
 // for an MCP call, and the same through the event stream.
+// covers: CreateAgentInteraction.tools, CreateAgentInteraction.tools(mcp_server), interactions.cancel
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

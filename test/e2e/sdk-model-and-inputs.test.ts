@@ -2,6 +2,8 @@
 // `agent`) with and without an environment, counting the Docker containers to show that none is created
 // when nothing needs one; an image part round-tripped byte for byte in the user_input step; an
 // image-only input answered with the documented sentence; a list of steps kept whole; include_input.
+// covers: CreateModelInteraction.model, CreateModelInteraction.input, CreateModelInteraction.input(user_input)
+// covers: CreateModelInteraction.environment, CreateAgentInteraction.input(image), CreateAgentInteraction.input(text)
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";

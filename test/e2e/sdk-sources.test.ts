@@ -1,5 +1,6 @@
 // Repository and gcs sources through the official SDK: a repository mounted read-only that neither a
 // tool nor a hook can change, and hooks delivered from a (fake, loopback) GCS emulator.
+// covers: CreateAgentInteraction.environment.sources.type, CreateAgentInteraction.environment.sources.source
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

@@ -1,6 +1,8 @@
 // End to end: streaming, resuming, background runs, cancel, delete and store: false, through the
 // official SDK (its `for await` over the event stream) and through plain fetch, against the emulator
 // started as `npm start` starts it, with real Docker sandboxes.
+// covers: interactions.create, interactions.get, interactions.cancel, interactions.delete, CreateAgentInteraction.stream
+// covers: CreateAgentInteraction.background, CreateAgentInteraction.store
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

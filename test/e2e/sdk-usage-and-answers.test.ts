@@ -2,6 +2,9 @@
 // it: `usage` on interactions and in their stream (deterministic, following the documented rule, and
 // the same after a restart), a ```response block giving the exact output_text, and JSON
 // response_format answers that validate against their schema (or 400s that name what is wrong).
+// covers: CreateAgentInteraction.response_format, CreateAgentInteraction.response_format(text), CreateAgentInteraction.response_mime_type
+// covers: CreateAgentInteraction.response_format(audio), CreateAgentInteraction.response_format(image)
+// covers: CreateAgentInteraction.response_format(video)
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

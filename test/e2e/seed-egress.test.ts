@@ -2,6 +2,10 @@
 // hook POSTs every read_file / write_file event from inside the sandbox to
 // https://telemetry.example.com, and the egress proxy injects the bearer token on the wire. The
 // telemetry server is a local HTTPS server with its own CA, reached through EMULATOR_EGRESS_HOST_MAP.
+// covers: CreateAgentInteraction.environment.network, CreateAgentInteraction.environment.network.allowlist
+// covers: CreateAgentInteraction.environment.network.allowlist.domain
+// covers: CreateAgentInteraction.environment.network.allowlist.credential
+// covers: CreateAgentInteraction.environment.network.allowlist.transform
 
 import assert from "node:assert/strict";
 import fs from "node:fs";

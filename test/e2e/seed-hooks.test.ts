@@ -1,5 +1,6 @@
 // The service documentation's hook examples, verbatim (only the client's base URL differs), against
 // the emulator with real sandboxes, plus the emulator's hook trace for each.
+// covers: interactions.create, CreateAgentInteraction.environment.sources
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -3,6 +3,8 @@
 // get, delete, per API key, refusals), an interaction that names an agent getting a fresh copy of the
 // base environment each time with the agent's fields merged under its own, deleting the agent under a
 // conversation, and a restart keeping the agent.
+// covers: agents.create, agents.list, agents.get, agents.delete, CreateAgentInteraction.agent_config
+// covers: CreateAgentInteraction.system_instruction
 
 import assert from "node:assert/strict";
 import fs from "node:fs";

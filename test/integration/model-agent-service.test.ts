@@ -3,6 +3,9 @@
 // the model (system_instruction, generation_config, a JSON response_format, the model's name), the
 // faults that must end an interaction cleanly (a timeout, an unreachable server, a cancel while the
 // model streams), the token budget's budget_exceeded status, and a bad agent_config refused up front.
+// covers: CreateAgentInteraction.agent_config(antigravity).model
+// covers: CreateAgentInteraction.agent_config(antigravity).max_total_tokens, CreateModelInteraction.system_instruction
+// covers: CreateModelInteraction.generation_config, CreateModelInteraction.response_format(text)
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

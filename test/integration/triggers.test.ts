@@ -5,6 +5,7 @@
 // a paused trigger does not run; run now starts an execution at once; a run held open makes the next
 // one `skipped` and its execution_timeout_seconds cancels it as `timed_out`; a restart keeps the
 // trigger and its schedule. And the clock route's refusals, and the environment TTL on the clock.
+// covers: triggers.create, triggers.list, triggers.get, triggers.update, triggers.delete, triggers.run, triggers.listExecutions
 
 import assert from "node:assert/strict";
 import fs from "node:fs";

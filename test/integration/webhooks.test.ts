@@ -5,6 +5,8 @@
 // immediate revocation and with the 24-hour overlap, a failing receiver retried with backoff as the test
 // moves the emulator's clock, the attempts listed, the give-up after 24 h with the webhook's state, and a
 // restart keeping the webhook, its rotated secret and a pending delivery.
+// covers: webhooks.create, webhooks.list, webhooks.get, webhooks.update, webhooks.delete, webhooks.ping
+// covers: webhooks.rotateSigningSecret, CreateAgentInteraction.webhook_config
 
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -1,0 +1,37 @@
+// What the tests say they cover: every `// covers: id, id …` line of the test files (test/**/*.test.ts).
+// An id is an SDK method (`interactions.create`, `environments.files.upload`) or a request field
+// (`CreateAgentInteraction.tools(function)`, as docs/coverage.md writes them). A test names a method
+// only when it calls it, through the SDK or HTTP, and asserts what comes back; a field, when it sends
+// the field and asserts what the emulator does with it. The parity table checks every id exists.
+
+import fs from "node:fs";
+import path from "node:path";
+import { projectRoot } from "../common/paths.js";
+
+const COVERS_LINE = /^\s*\/\/\s*covers:(.*)$/gm;
+
+/** The ids one file's `// covers:` lines name, in order, without repeats. */
+export function coversOf(text: string): string[] {
+  const ids: string[] = [];
+  for (const match of text.matchAll(COVERS_LINE)) {
+    for (const id of (match[1] ?? "").split(/[\s,]+/)) if (id !== "" && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** Every test file that declares covers (relative path with forward slashes → its ids). */
+export function readTestCovers(root = projectRoot): Map<string, string[]> {
+  const covers = new Map<string, string[]>();
+  const walk = (relative: string): void => {
+    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const child = path.posix.join(relative, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.name.endsWith(".test.ts")) {
+        const ids = coversOf(fs.readFileSync(path.join(root, child), "utf8"));
+        if (ids.length > 0) covers.set(child, ids);
+      }
+    }
+  };
+  walk("test");
+  return new Map([...covers.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,142 @@
+// The parity table (docs/coverage.md): committed as generated from the installed SDK, the tests'
+// `// covers:` lines and server/parity/parity-notes.ts (this test fails until `npm run coverage` has
+// rewritten a stale copy, and while any SDK method or field has no mark); the rules that give the marks,
+// on small made-up surfaces; and the SDK surface it reads: all eight resources, both create variants.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { describe, it } from "node:test";
+import { COVERAGE_FILE, parityTableNow } from "../../server/parity/coverage-now.js";
+import { type ParityInput, type ParityNote, buildParityTable, parentsOf } from "../../server/parity/parity-table.js";
+import { RESOURCES, sdkMethods, sdkRequestPaths } from "../../server/parity/sdk-surface.js";
+import { coversOf } from "../../server/parity/test-covers.js";
+
+function input(covers: Record<string, string[]>, notes: Record<string, ParityNote> = {}): ParityInput {
+  return {
+    methods: { things: ["things.create", "things.get"], voices: ["voices.list"] },
+    fields: { CreateThing: ["input", "input(text)", "input(text).text", "input(image)", "tools", "tools.name"] },
+    covers: new Map(Object.entries(covers)),
+    notes,
+  };
+}
+
+/** Built once: each build reads genai.d.ts with the TypeScript compiler (seconds on a busy machine). */
+let built: ReturnType<typeof parityTableNow> | undefined;
+const now = () => {
+  built ??= parityTableNow();
+  return built;
+};
+
+describe("the parity table", () => {
+  it("is committed as generated now (npm run coverage rewrites it), with nothing unmarked", () => {
+    const { problems, markdown } = now();
+    assert.deepEqual(problems, [], "every SDK method and field has a covering test or a note");
+    assert.equal(fs.readFileSync(COVERAGE_FILE, "utf8"), markdown, "docs/coverage.md is stale: run `npm run coverage`");
+  });
+
+  it("lists every method of the eight resources and every field of both create variants", () => {
+    const methods = sdkMethods();
+    assert.deepEqual(Object.keys(methods), [...RESOURCES]);
+    assert.ok(methods.environments?.includes("environments.files.upload"), "the files methods under environments");
+    assert.ok(methods.webhooks?.includes("webhooks.rotateSigningSecret"));
+    assert.deepEqual(methods.decisions, ["decisions.create"]);
+    const paths = sdkRequestPaths();
+    for (const field of [
+      "agent",
+      "tools(function).parameters",
+      "environment.network.allowlist.credential",
+      "input(function_result).call_id",
+    ]) {
+      assert.ok(paths.CreateAgentInteraction.includes(field), field);
+    }
+    assert.ok(paths.CreateModelInteraction.includes("generation_config.temperature"));
+    assert.ok(!paths.CreateAgentInteraction.includes("generation_config"), "an agent interaction has no generation_config");
+    assert.ok(!paths.CreateEnvironmentRequest.includes("env"), "env is the emulator's extension, not the SDK's field");
+    const { markdown } = now();
+    for (const field of paths.CreateAgentInteraction) assert.ok(markdown.includes(`| \`${field}\` |`), field);
+  });
+
+  it("reads covers lines, several per file, commas or spaces between ids", () => {
+    const text =
+      "// header\n// covers: things.create, CreateThing.tools\n  // covers:things.get CreateThing.input\nconst x = 1; // covers: not-a-line-start";
+    assert.deepEqual(coversOf(text), ["things.create", "CreateThing.tools", "things.get", "CreateThing.input"]);
+  });
+
+  it("gives a field the nearest declaration's mark, a note winning over a test at the same level", () => {
+    const table = buildParityTable(
+      input(
+        { "test/e2e/a.test.ts": ["things.create", "things.get", "CreateThing.input", "CreateThing.tools", "CreateThing.input(image)"] },
+        {
+          voices: { mark: "not emulated", why: "a model feature" },
+          "CreateThing.input(image)": { mark: "echoed", why: "kept, unused" },
+          "CreateThing.tools.name": { mark: "refused", why: "400 naming it" },
+        },
+      ),
+    );
+    assert.deepEqual(table.problems, []);
+    const byId = new Map(
+      Object.values(table.fields)
+        .flat()
+        .map((row) => [row.id, row]),
+    );
+    assert.deepEqual(byId.get("CreateThing.input(text).text"), {
+      id: "CreateThing.input(text).text",
+      mark: "served",
+      from: "CreateThing.input",
+      tests: ["test/e2e/a.test.ts"],
+    });
+    assert.equal(byId.get("CreateThing.input(image)")?.mark, "echoed");
+    assert.deepEqual(byId.get("CreateThing.input(image)")?.tests, ["test/e2e/a.test.ts"], "the test at the note's level is its evidence");
+    assert.equal(byId.get("CreateThing.tools.name")?.mark, "refused");
+    assert.deepEqual(byId.get("CreateThing.tools.name")?.tests, [], "a test further up shows nothing about a refused field below");
+    assert.equal(table.methods.voices?.[0]?.mark, "not emulated", "a note on a resource holds for its methods");
+  });
+
+  it("lists an unmarked method or field, a covers line or note naming nothing, and a note without a why", () => {
+    const table = buildParityTable(
+      input(
+        { "test/e2e/a.test.ts": ["things.create", "CreateThing.input", "things.destroy"] },
+        { "CreateThing.toolz": { mark: "echoed", why: "x" }, voices: { mark: "not emulated", why: " " } },
+      ),
+    );
+    const text = table.problems.join("\n");
+    assert.match(text, /^things\.get: no mark and no covering test/m);
+    assert.match(text, /^CreateThing\.tools: no mark/m);
+    assert.match(text, /^CreateThing\.tools\.name: no mark/m);
+    assert.match(text, /test\/e2e\/a\.test\.ts: "\/\/ covers: things\.destroy" names no SDK method or request field/);
+    assert.match(text, /the note on "CreateThing\.toolz" names nothing the SDK has/);
+    assert.match(text, /the note on "voices" says no why/);
+    assert.equal(table.problems.length, 6);
+  });
+
+  it("takes a sameAs note's target mark and tests, for the field and those below it", () => {
+    const fields = { CreateThing: ["tools", "tools.name"], CreateOther: ["tools", "tools.name"] };
+    const table = buildParityTable({
+      ...input(
+        { "test/e2e/a.test.ts": ["things.create", "things.get", "CreateThing.tools"] },
+        { voices: { mark: "not emulated", why: "w" } },
+      ),
+      fields,
+      notes: { voices: { mark: "not emulated", why: "w" }, "CreateOther.tools": { sameAs: "CreateThing.tools" } },
+    });
+    assert.deepEqual(table.problems, []);
+    const row = table.fields.CreateOther?.[1];
+    assert.deepEqual(row, {
+      id: "CreateOther.tools.name",
+      mark: "served",
+      from: "CreateOther.tools",
+      tests: ["test/e2e/a.test.ts"],
+      sameAs: "CreateThing.tools.name",
+    });
+  });
+
+  it("walks up through tags and fields", () => {
+    assert.deepEqual(parentsOf("A.input(text).annotations(url).url"), [
+      "A.input(text).annotations(url)",
+      "A.input(text).annotations",
+      "A.input(text)",
+      "A.input",
+      "A",
+    ]);
+  });
+});
