@@ -122,10 +122,14 @@ def start_emulator(root=None, mode="local", settings=None, startup_timeout=900, 
     handle = InteractionsEmulator(None, api_key or new_api_key("pytest-session"), instance, data_dir, runner)
     try:
         handle.base_url = runner.start()
-    except BaseException:
-        # A start that failed, or Ctrl-C while the image builds: nothing of it is left.
+    except BaseException as error:
+        # A start that failed, or Ctrl-C while the image builds: nothing of it is left. Should the
+        # clean-up fail too, the start's own error is the one raised, with the clean-up's as a note.
         try:
             handle.stop()
+        except Exception as cleanup:
+            if hasattr(error, "add_note"):
+                error.add_note(f"and cleaning up after it: {cleanup}")
         finally:
             shutil.rmtree(data_dir, ignore_errors=True)
         raise
