@@ -47,3 +47,17 @@ def test_a_wrong_root_says_what_to_set(pytester):
     result = pytester.runpytest_subprocess(f"--interactions-emulator-root={pytester.path}")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*--interactions-emulator-root / interactions_emulator_root is {pytester.path}, which holds no bin/interactions-emulator.mjs*"])
+
+
+def test_a_running_emulator_can_be_used_instead_and_is_left_alone(pytester, interactions_emulator):
+    pytester.makepyfile(
+        test_there=f"""
+def test_there(interactions_emulator, interactions_client):
+    assert interactions_emulator.base_url == "{interactions_emulator.base_url}" and interactions_emulator.mode == "url"
+    assert interactions_client.interactions.create(agent="antigravity-preview-05-2026", input="Hello").status == "completed"
+"""
+    )
+    result = pytester.runpytest_subprocess(f"--interactions-emulator-url={interactions_emulator.base_url}/", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "stopped; removed" not in result.stdout.str()
+    assert interactions_emulator.request("GET", "/emulator/faults")["rules"] == [], "the session's emulator still answers"
