@@ -5,8 +5,9 @@
 // emulator the run started is left: the plugin prints each instance it stopped, and each is counted.
 //
 // The virtual environment is kept between runs under the temporary folder, keyed by a hash of the
-// package's files (and of this repository's path, which the build records), so only a changed plugin
-// installs again. Without python3 or a reachable package index the test skips, except in CI
+// package's files, in a folder of this clone's own (the build records the clone's path), so only a
+// changed plugin installs again (a few minutes on a busy machine; a kept one starts at once); only
+// the newest is kept. Without python3 or a reachable package index the test skips, except in CI
 // (CI=true), where it fails saying so: CI must run the Python tests.
 
 import assert from "node:assert/strict";
@@ -21,7 +22,12 @@ import { runningInCi } from "../support/browser.js";
 import { objectsOfInstance } from "../support/docker-fixture.js";
 
 const PACKAGE_DIR = path.join(projectRoot, "clients", "python");
-const VENV_CACHE = path.join(os.tmpdir(), "interactions-emulator-python-venvs");
+/** One folder per clone (the build records the clone's path), so that clones never prune each other's venvs. */
+const VENV_CACHE = path.join(
+  os.tmpdir(),
+  "interactions-emulator-python-venvs",
+  createHash("sha256").update(projectRoot).digest("hex").slice(0, 12),
+);
 const READY_MARKER = ".installed";
 /** pip's lines worth showing while it works: what it fetches, builds and installs. */
 const PIP_PROGRESS = /^(Processing|Collecting|Building|Installing|Successfully|ERROR|error)/;
@@ -41,9 +47,9 @@ function packageFiles(folder: string): string[] {
     .sort();
 }
 
-/** What the installed package depends on: its files (tests excluded: they run from the clone) and where the clone is. */
+/** What the installed package is made of: its files (tests excluded: they run from the clone). */
 function packageHash(): string {
-  const hash = createHash("sha256").update(projectRoot);
+  const hash = createHash("sha256");
   for (const file of packageFiles(PACKAGE_DIR).filter((file) => !file.startsWith(path.join(PACKAGE_DIR, "tests")))) {
     hash.update(path.relative(PACKAGE_DIR, file)).update(fs.readFileSync(file));
   }
@@ -119,6 +125,10 @@ async function scratchVenv(t: TestContext): Promise<string | null> {
     if (entry.endsWith(".egg-info")) fs.rmSync(path.join(PACKAGE_DIR, entry), { recursive: true, force: true });
   }
   fs.writeFileSync(path.join(venv, READY_MARKER), `${new Date().toISOString()}\n`);
+  // One is kept: those of earlier versions of the package would only fill the disk.
+  for (const entry of fs.readdirSync(VENV_CACHE)) {
+    if (entry !== path.basename(venv)) fs.rmSync(path.join(VENV_CACHE, entry), { recursive: true, force: true });
+  }
   return python;
 }
 
