@@ -226,7 +226,7 @@ export async function startEmulator(
       timeoutMs: config.EMULATOR_SCHEMA_TIMEOUT_SECONDS * 1000,
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
-    agentModel: agentModelFrom(config),
+    agentModel: await agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
     onHookEvaluated: (owner, trace, configs) => coverage.record(owner, trace, configs),
     faults,
