@@ -147,6 +147,8 @@ export async function startEmulator(
     egressFaultLookup(faults, (environmentId) => environmentStore.getById(environmentId)?.owner ?? null),
   );
   await runtime.trustCertificate?.(proxy.caCertificatePem);
+  // After the reconcile above, which would remove a probe container as an orphan.
+  runtime.startBackground?.();
   let environments: EnvironmentService | undefined;
   const egress = new EgressGateway(proxy.endpoint, (environmentId) => {
     if (!environments) throw new Error("the emulator is still starting");

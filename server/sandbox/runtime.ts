@@ -211,6 +211,11 @@ export interface SandboxRuntime {
    * it ended: a shutdown waits for it, so that no probe container outlives the emulator.
    */
   backgroundSettled?(): Promise<void>;
+  /**
+   * Starts the work prepare() and trustCertificate() left for later. Called once the start-up's reconcile
+   * has listed the containers: it would take a probe container for an orphan and remove it under the probe.
+   */
+  startBackground?(): void;
   /** Create and start a sandbox with its files in place; on failure nothing is left behind. */
   create(spec: SandboxSpec): Promise<SandboxHandle>;
   /**

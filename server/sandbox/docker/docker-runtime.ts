@@ -188,12 +188,14 @@ export class DockerRuntime implements SandboxRuntime {
       progress(`the Docker engine cannot grant CAP_${DISK_GUARD_CAPABILITY}: the disk guard will not see into folders sandbox code locks`);
   }
 
-  /** Runs a probe now, or (probeInBackground) starts it for the sandboxes to wait on. */
+  /** Runs a probe now, or (probeInBackground) keeps it for startBackground(), or the first sandbox, to run. */
   private async probe(run: () => Promise<void>): Promise<void> {
     if (!this.options.probeInBackground) return run();
-    const step = new BackgroundStep(run);
-    this.probes.push(step);
-    step.start();
+    this.probes.push(new BackgroundStep(run));
+  }
+
+  startBackground(): void {
+    for (const step of this.probes) step.start();
   }
 
   async backgroundSettled(): Promise<void> {
