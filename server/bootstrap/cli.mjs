@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkBuild, clearBuildStamp, writeBuildStamp } from "./build-stamp.mjs";
+import { engineReady } from "./engine-check.mjs";
 import {
   dependencyDecision,
   NATIVE_MODULES_PROGRAM,
@@ -146,9 +147,12 @@ function build() {
   writeBuildStamp(root, fingerprint);
 }
 
-function ensureDocker() {
+async function ensureDocker() {
   step("checking the Docker engine…");
-  mustRun(["bash", path.join(root, "server", "bootstrap", "ensure-docker.sh")], "the Docker engine check");
+  const script = path.join(root, "server", "bootstrap", "ensure-docker.sh");
+  // One request to the engine where the script would find nothing to do (engine-check.mjs).
+  if (await engineReady(process.env, fs.readFileSync(script, "utf8"))) return;
+  mustRun(["bash", script], "the Docker engine check");
 }
 
 /**
@@ -236,7 +240,7 @@ switch (command) {
   case "start":
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     // Not docker-compose's Node.js image: only compose needs it (`npm run image` builds it, as the
     // compose instructions say, and so does the compose test), and checking it took seconds.
     step("starting the emulator (the sandbox image is built on first start)…");
@@ -245,7 +249,7 @@ switch (command) {
   case "image":
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     ensureComposeNodeImage();
     break;
@@ -255,7 +259,7 @@ switch (command) {
     const files = passThrough.length > 0 ? passThrough : [...TIERS_WITHOUT_DOCKER, ...TIERS_WITH_DOCKER].flatMap(findTests);
     // Only what needs Docker waits for it: `npm test -- dist/test/unit/x.test.js` runs at once.
     if (files.some(needsDocker)) {
-      ensureDocker();
+      await ensureDocker();
       step("preparing the sandbox image…");
       mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
       ensureCompose();
@@ -289,14 +293,14 @@ switch (command) {
   case "bench":
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "main.js"), ...passThrough]));
     break;
   case "load":
     // The bounded load test (test/load/load.ts): not part of `npm test`, which it would slow down by a minute.
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     step("preparing the sandbox image…");
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "load", "load.js")]));

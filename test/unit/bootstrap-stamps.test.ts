@@ -191,3 +191,38 @@ describe("the install stamp", () => {
     assert.equal(decide({ record: "not json", recordMtimeMs: 5 }), "install");
   });
 });
+
+interface EngineCheck {
+  engineSocket(dockerHost: string | undefined): string | null;
+  scriptRunscArgs(scriptText: string): unknown;
+  nothingToDo(info: unknown, facts: { runscWanted: boolean; runscInstalled: boolean; runscArgs: unknown }): boolean;
+}
+const engineCheck = (await load("engine-check.mjs")) as EngineCheck;
+
+describe("the engine check's fast path (the script is skipped only where it would do nothing)", () => {
+  const script = fs.readFileSync(path.join(projectRoot, "server", "bootstrap", "ensure-docker.sh"), "utf8");
+  const runscArgs = engineCheck.scriptRunscArgs(script);
+  const registered = { Runtimes: { runc: { path: "runc" }, runsc: { path: "/usr/bin/runsc", runtimeArgs: runscArgs } } };
+
+  it("reads the script's own runsc arguments", () => {
+    assert.ok(Array.isArray(runscArgs) && runscArgs.includes("--network=none"), JSON.stringify(runscArgs));
+  });
+
+  it("talks to the engine's socket only: the default one, or DOCKER_HOST's unix socket; never a TCP engine", () => {
+    assert.equal(engineCheck.engineSocket(undefined), "/var/run/docker.sock");
+    assert.equal(engineCheck.engineSocket("unix:///run/user/1000/docker.sock"), "/run/user/1000/docker.sock");
+    assert.equal(engineCheck.engineSocket("tcp://10.0.0.2:2376"), null);
+  });
+
+  it("runs the script when the engine does not answer, or when gVisor is installed or wanted but not registered as the script registers it", () => {
+    const facts = { runscWanted: false, runscInstalled: false, runscArgs };
+    assert.equal(engineCheck.nothingToDo(null, facts), false);
+    assert.equal(engineCheck.nothingToDo({ Runtimes: { runc: {} } }, facts), true, "no gVisor anywhere: nothing to do");
+    assert.equal(engineCheck.nothingToDo({ Runtimes: { runc: {} } }, { ...facts, runscInstalled: true }), false);
+    assert.equal(engineCheck.nothingToDo({ Runtimes: { runc: {} } }, { ...facts, runscWanted: true }), false);
+    const older = { Runtimes: { runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--platform=ptrace"] } } };
+    assert.equal(engineCheck.nothingToDo(older, { ...facts, runscInstalled: true }), false, "registered with other arguments");
+    assert.equal(engineCheck.nothingToDo(registered, { ...facts, runscInstalled: true, runscWanted: true }), true);
+    assert.equal(engineCheck.nothingToDo(registered, { ...facts, runscInstalled: true, runscArgs: null }), false, "arguments unreadable");
+  });
+});
