@@ -64,7 +64,7 @@ export interface RunningEmulator {
  * clean up once this one is gone for good; a runtime used on its own (the docker tests) leaves no such
  * claim, and another emulator never removes what it made.
  */
-export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = {}): DockerRuntime {
+export function dockerRuntimeFor(config: Config, options: { lease?: boolean; probeInBackground?: boolean } = {}): DockerRuntime {
   return new DockerRuntime({
     instance: config.EMULATOR_INSTANCE,
     image: {
@@ -76,6 +76,7 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean } = 
     cpus: config.EMULATOR_SANDBOX_CPUS,
     pids: config.EMULATOR_SANDBOX_PIDS,
     engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
+    ...(options.probeInBackground ? { probeInBackground: true } : {}),
     ...(options.lease
       ? {
           lease: {
@@ -108,7 +109,8 @@ export async function startEmulator(
   } = {},
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
-  const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true });
+  // Its probe containers run while the emulator starts serving; every sandbox waits for them (docs/setup.md#a-warm-start).
+  const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true, probeInBackground: true });
   const health = await runtime.health();
   if (!health.ok) {
     throw new Error(
@@ -145,6 +147,8 @@ export async function startEmulator(
     egressFaultLookup(faults, (environmentId) => environmentStore.getById(environmentId)?.owner ?? null),
   );
   await runtime.trustCertificate?.(proxy.caCertificatePem);
+  // After the reconcile above, which would remove a probe container as an orphan.
+  runtime.startBackground?.();
   let environments: EnvironmentService | undefined;
   const egress = new EgressGateway(proxy.endpoint, (environmentId) => {
     if (!environments) throw new Error("the emulator is still starting");
@@ -224,7 +228,7 @@ export async function startEmulator(
       timeoutMs: config.EMULATOR_SCHEMA_TIMEOUT_SECONDS * 1000,
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
-    agentModel: agentModelFrom(config),
+    agentModel: await agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
     onHookEvaluated: (owner, trace, configs) => coverage.record(owner, trace, configs),
     faults,
@@ -333,6 +337,7 @@ export async function startEmulator(
       environments?.closeChannels();
       // Pool sandboxes never outlive the emulator that started them (what fails here is cleared at the next start).
       await pool?.close();
+      await runtime.backgroundSettled?.();
       await lease.stop();
       await proxy.close();
       db.close();

@@ -5,10 +5,18 @@
 // `npm ci` has installed anything.
 
 import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { checkBuild, clearBuildStamp, writeBuildStamp } from "./build-stamp.mjs";
+import { engineReady } from "./engine-check.mjs";
+import {
+  dependencyDecision,
+  NATIVE_MODULES_PROGRAM,
+  NPM_RECORD_FILE,
+  STAMP_FILE as DEPS_STAMP_FILE,
+  wantedStamp,
+} from "./install-stamp.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const command = process.argv[2];
@@ -68,16 +76,43 @@ function runQuietly(argv, what) {
   });
 }
 
-/** npm ci when node_modules does not match package-lock.json (a stamp records the last install). */
+/**
+ * npm ci when node_modules does not match package-lock.json and this Node.js (install-stamp.mjs: our
+ * stamp, or npm's own record of an install of this lock whose native modules load here).
+ */
 async function ensureDependencies() {
-  const lock = fs.readFileSync(path.join(root, "package-lock.json"));
-  const want = createHash("sha256").update(lock).update(process.version).digest("hex");
-  const stampFile = path.join(root, "node_modules", ".emulator-deps-stamp");
-  const have = fs.existsSync(stampFile) ? fs.readFileSync(stampFile, "utf8").trim() : "";
-  if (have === want) return;
+  const lockText = fs.readFileSync(path.join(root, "package-lock.json"), "utf8");
+  const read = (relative) => {
+    try {
+      const file = path.join(root, relative);
+      return { text: fs.readFileSync(file, "utf8"), mtimeMs: fs.statSync(file).mtimeMs };
+    } catch {
+      return { text: null, mtimeMs: 0 };
+    }
+  };
+  const stamp = read(DEPS_STAMP_FILE);
+  const record = read(NPM_RECORD_FILE);
+  const decision = dependencyDecision({
+    lockText,
+    nodeVersion: process.version,
+    stamp: stamp.text,
+    stampMtimeMs: stamp.mtimeMs,
+    record: record.text,
+    recordMtimeMs: record.mtimeMs,
+  });
+  const want = `${wantedStamp(lockText, process.version)}\n`;
+  if (decision === "current") return;
+  if (decision === "check-npm-install") {
+    const loads = spawnSync(process.execPath, ["-e", NATIVE_MODULES_PROGRAM], { cwd: root, stdio: "ignore" });
+    if (loads.status === 0) {
+      fs.writeFileSync(path.join(root, DEPS_STAMP_FILE), want);
+      return;
+    }
+    step("the native modules in node_modules were built for another Node.js…");
+  }
   step("installing dependencies (npm ci; native modules compile from source, re2 takes about two minutes)…");
   await runQuietly(["npm", "ci", "--no-audit", "--no-fund"], "npm ci");
-  fs.writeFileSync(stampFile, `${want}\n`);
+  fs.writeFileSync(path.join(root, DEPS_STAMP_FILE), want);
 }
 
 /**
@@ -98,18 +133,26 @@ function pruneStaleOutputs(relative = "") {
   }
 }
 
+/** Compiles what changed; nothing when dist/ is the build of the sources as they are (build-stamp.mjs). */
 function build() {
+  const { current, fingerprint } = checkBuild(root);
+  if (current) return;
+  clearBuildStamp(root);
   pruneStaleOutputs();
   step("compiling TypeScript…");
   const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
   mustRun([process.execPath, tsc, "-p", "tsconfig.json"], "the TypeScript build");
   // The executor once more on its own, as the sandbox image runs it: Node.js 18 and no packages.
   mustRun([process.execPath, tsc, "-p", path.join("sandbox-image", "executor", "tsconfig.json")], "the executor's type check");
+  writeBuildStamp(root, fingerprint);
 }
 
-function ensureDocker() {
+async function ensureDocker() {
   step("checking the Docker engine…");
-  mustRun(["bash", path.join(root, "server", "bootstrap", "ensure-docker.sh")], "the Docker engine check");
+  const script = path.join(root, "server", "bootstrap", "ensure-docker.sh");
+  // One request to the engine where the script would find nothing to do (engine-check.mjs).
+  if (await engineReady(process.env, fs.readFileSync(script, "utf8"))) return;
+  mustRun(["bash", script], "the Docker engine check");
 }
 
 /**
@@ -197,15 +240,21 @@ switch (command) {
   case "start":
     await ensureDependencies();
     build();
-    ensureDocker();
-    ensureComposeNodeImage();
+    await ensureDocker();
+    // Not docker-compose's Node.js image: only compose needs it (`npm run image` builds it, as the
+    // compose instructions say, and so does the compose test), and checking it took seconds.
     step("starting the emulator (the sandbox image is built on first start)…");
-    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "server", "main.js"), ...passThrough]));
+    // In this process rather than a second Node.js (its start is a tenth of a warm start on a busy
+    // machine); source maps as --enable-source-maps gives them. main.js reads only the environment
+    // and handles SIGINT/SIGTERM itself.
+    process.setSourceMapsEnabled(true);
+    process.argv = [process.argv[0], path.join(root, "dist", "server", "main.js"), ...passThrough];
+    await import(pathToFileURL(path.join(root, "dist", "server", "main.js")).href);
     break;
   case "image":
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     ensureComposeNodeImage();
     break;
@@ -215,7 +264,7 @@ switch (command) {
     const files = passThrough.length > 0 ? passThrough : [...TIERS_WITHOUT_DOCKER, ...TIERS_WITH_DOCKER].flatMap(findTests);
     // Only what needs Docker waits for it: `npm test -- dist/test/unit/x.test.js` runs at once.
     if (files.some(needsDocker)) {
-      ensureDocker();
+      await ensureDocker();
       step("preparing the sandbox image…");
       mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
       ensureCompose();
@@ -255,14 +304,14 @@ switch (command) {
   case "bench":
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "main.js"), ...passThrough]));
     break;
   case "load":
     // The bounded load test (test/load/load.ts): not part of `npm test`, which it would slow down by a minute.
     await ensureDependencies();
     build();
-    ensureDocker();
+    await ensureDocker();
     step("preparing the sandbox image…");
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "load", "load.js")]));

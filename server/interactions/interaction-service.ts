@@ -23,7 +23,7 @@ import { declaredFunctions } from "../api/function-tools.js";
 import { mcpServersOf } from "../api/mcp-server-tools.js";
 import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
 import type { McpServerConfig } from "../mcp/mcp-server-config.js";
-import { sdkMcpServers } from "../mcp/sdk-mcp-servers.js";
+import { lazyMcpServers } from "../mcp/lazy-mcp-servers.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
@@ -392,7 +392,7 @@ export class InteractionService {
   private openMcpServers(servers: McpServerConfig[], owner: string, environmentId: () => string | null) {
     if (servers.length === 0) return null;
     const { timeoutMs, maxResponseBytes, list } = this.mcpOptions;
-    return sdkMcpServers(servers, {
+    return lazyMcpServers(servers, {
       timeoutMs,
       maxResponseBytes,
       maxResultBytes: this.options.limits.maxOutputBytes,

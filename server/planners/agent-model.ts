@@ -1,9 +1,7 @@
 // Who plans an interaction's moves when it holds no script: EMULATOR_AGENT_MODEL, read once at start.
 
 import { withCassette } from "./model/cassette.js";
-import { geminiBackend } from "./model/gemini-backend.js";
 import type { ModelBackend } from "./model/model-backend.js";
-import { openAiBackend } from "./model/openai-backend.js";
 
 export type AgentModel =
   /** Today's behaviour and the default: tool_calls scripts and the plain phrasings. */
@@ -27,9 +25,11 @@ export interface AgentModelSettings {
 
 /**
  * The agent's model as configured: its backend, wrapped in the cassette to record or replay. A
- * replay builds no live backend at all, so it can never reach the network.
+ * replay builds no live backend at all, so it can never reach the network. The backends' SDKs (openai,
+ * @google/genai) are loaded only when one is configured: together they were half of the server's
+ * module load time at every start (docs/setup.md#a-warm-start).
  */
-export function agentModelFrom(settings: AgentModelSettings): AgentModel {
+export async function agentModelFrom(settings: AgentModelSettings): Promise<AgentModel> {
   const setting = settings.EMULATOR_AGENT_MODEL;
   if (setting === "scripted") return SCRIPTED;
   const colon = setting.indexOf(":");
@@ -37,7 +37,7 @@ export function agentModelFrom(settings: AgentModelSettings): AgentModel {
   const model = setting.slice(colon + 1);
   const timeoutMs = settings.EMULATOR_MODEL_TIMEOUT_SECONDS * 1000;
   const mode = settings.EMULATOR_MODEL_MODE;
-  const live = mode === "replay" ? null : liveBackend(backendName, settings, timeoutMs);
+  const live = mode === "replay" ? null : await liveBackend(backendName, settings, timeoutMs);
   if (mode === "live" || settings.EMULATOR_MODEL_CASSETTE === undefined) {
     if (!live) throw new Error("a live model backend is needed outside replay");
     return { kind: "model", backend: live, model };
@@ -52,14 +52,16 @@ export function agentModelFrom(settings: AgentModelSettings): AgentModel {
   };
 }
 
-function liveBackend(name: string, settings: AgentModelSettings, timeoutMs: number): ModelBackend {
+async function liveBackend(name: string, settings: AgentModelSettings, timeoutMs: number): Promise<ModelBackend> {
   if (name === "openai") {
+    const { openAiBackend } = await import("./model/openai-backend.js");
     return openAiBackend({
       baseUrl: settings.EMULATOR_OPENAI_BASE_URL,
       ...(settings.EMULATOR_OPENAI_API_KEY ? { apiKey: settings.EMULATOR_OPENAI_API_KEY } : {}),
       timeoutMs,
     });
   }
+  const { geminiBackend } = await import("./model/gemini-backend.js");
   return geminiBackend({
     apiKey: settings.EMULATOR_GEMINI_API_KEY ?? "",
     ...(settings.EMULATOR_GEMINI_BASE_URL ? { baseUrl: settings.EMULATOR_GEMINI_BASE_URL } : {}),

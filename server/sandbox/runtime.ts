@@ -206,6 +206,16 @@ export interface SandboxRuntime {
   removeAbandoned?(): Promise<{ instances: string[]; containers: number; volumes: number; images: number; failures: string[] } | null>;
   /** Makes sandboxes created from now on trust this CA certificate (the egress proxy's). */
   trustCertificate?(caPem: string): Promise<void>;
+  /**
+   * Resolves once start-up work left running in the background (probe containers) has ended, however
+   * it ended: a shutdown waits for it, so that no probe container outlives the emulator.
+   */
+  backgroundSettled?(): Promise<void>;
+  /**
+   * Starts the work prepare() and trustCertificate() left for later. Called once the start-up's reconcile
+   * has listed the containers: it would take a probe container for an orphan and remove it under the probe.
+   */
+  startBackground?(): void;
   /** Create and start a sandbox with its files in place; on failure nothing is left behind. */
   create(spec: SandboxSpec): Promise<SandboxHandle>;
   /**

@@ -35,6 +35,8 @@ export const FIGURE = {
   cpuPerHookedCallEngine: "cpu.per_hooked_tool_call.engine_ms",
   nodeStartInSandbox: "floor.node_start_in_container.ms",
   engineCarries1MiB: "floor.docker_exec_carries_1mib.p50_ms",
+  warmStart: "start.warm_npm_start_until_healthy.p50_ms",
+  bareExpressStart: "floor.bare_express_until_healthy.p50_ms",
 } as const;
 
 /** Collects the figures of a run, with the tables they were printed in. */

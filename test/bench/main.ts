@@ -30,6 +30,7 @@ import { interactionGoalsPart } from "./part-interactions.js";
 import { sandboxPart } from "./part-sandbox.js";
 import { seriesPart } from "./part-series.js";
 import { tablePart } from "./part-table.js";
+import { warmStartPart } from "./part-warm-start.js";
 import { describeMachine, formatSeries, formatTable, loadWarning, readmeBlock } from "./report.js";
 import { type BenchDocument, compareFigures, formatComparison, RESULTS_FORMAT, type Series } from "./results.js";
 import { LATEST_RESULTS, readResults, writeResults } from "./results-files.js";
@@ -125,6 +126,7 @@ try {
     await sandboxPart(book, runtime, instance, { goals: options.parts.has("goals"), table: options.parts.has("table") }, progress);
   }
   if (options.parts.has("goals")) await interactionGoalsPart(book, reasons, notes, startEmulator, progress);
+  if (options.parts.has("goals")) await warmStartPart(book, { instances, dataDirs }, progress);
   if (options.parts.has("table")) await tablePart(book, startEmulator, progress);
   if (options.parts.has("series")) await seriesPart(book, series, startEmulator, progress);
   if (options.parts.has("gvisor")) {

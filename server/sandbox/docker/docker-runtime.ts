@@ -16,6 +16,7 @@ import { statxShimFiles } from "./gvisor-statx-shim.js";
 import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runtimeHostConfig } from "./container-runtime.js";
 import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
+import { BackgroundStep } from "./background-step.js";
 import { demuxDockerStream } from "./stream-demux.js";
 import { savedFilesTar } from "./saved-files.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
@@ -46,6 +47,13 @@ export interface DockerRuntimeOptions {
    * by default). Calls that move data (create, commit, archives, builds) wait for the engine.
    */
   engineTimeoutMs?: number;
+  /**
+   * prepare() and trustCertificate() return before their probe containers have run (what the engine can
+   * grant, the image's CA bundle); every sandbox waits for them instead (background-step.ts). The
+   * emulator sets it, so that its start does not wait seconds for steps only sandboxes need; tests that
+   * read what prepare() found leave it unset.
+   */
+  probeInBackground?: boolean;
 }
 
 const EXECUTOR_SCRIPT = `${EXECUTOR_FOLDER}/main.js`;
@@ -116,6 +124,8 @@ export class DockerRuntime implements SandboxRuntime {
   private gvisorFiles: SandboxFile[] = [];
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
+  /** prepare()'s and trustCertificate()'s probes, which every new sandbox or executor waits for. */
+  private readonly probes: BackgroundStep[] = [];
 
   constructor(private readonly options: DockerRuntimeOptions) {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
@@ -145,23 +155,7 @@ export class DockerRuntime implements SandboxRuntime {
         );
     }
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
-    if (this.options.diskMb !== undefined) {
-      const probe = await probeStorageQuota(this.docker, this.image, this.labels({ environmentId: "", owner: "" }));
-      this.storageQuota = probe.quota;
-      if (probe.quota === "unsupported") {
-        progress(
-          `sandbox disk limit: ${this.options.diskMb} MiB per file only; this engine has no storage quotas (${probe.detail}); see docs/security.md#disk`,
-        );
-      }
-    }
-
-    const wanted = [OOM_PIN_CAPABILITY, ...(this.guardsDisk ? [DISK_GUARD_CAPABILITY] : [])];
-    const granted = await this.grantable(wanted);
-    this.capabilities = [...REQUIRED_CAPABILITIES, ...granted];
-    if (!granted.includes(OOM_PIN_CAPABILITY))
-      progress(`the Docker engine cannot grant CAP_${OOM_PIN_CAPABILITY}: sandbox code will be able to lower its OOM adjustment`);
-    if (this.guardsDisk && !granted.includes(DISK_GUARD_CAPABILITY))
-      progress(`the Docker engine cannot grant CAP_${DISK_GUARD_CAPABILITY}: the disk guard will not see into folders sandbox code locks`);
+    await this.probe(() => this.probeEngine(this.image!, progress));
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
     // removed by hand): without force, an image a container or another image still uses is kept.
     const forks = await this.docker.listImages({ filters: { reference: [`${FORK_REPOSITORY}:${this.options.instance}-*`] } });
@@ -171,6 +165,49 @@ export class DockerRuntime implements SandboxRuntime {
           .getImage(tag)
           .remove()
           .catch(() => undefined);
+    }
+  }
+
+  /** What containers of the image may have: a storage quota, the capabilities beyond the required ones. */
+  private async probeEngine(image: string, progress: (line: string) => void): Promise<void> {
+    if (this.options.diskMb !== undefined) {
+      const probe = await probeStorageQuota(this.docker, image, this.labels({ environmentId: "", owner: "" }));
+      this.storageQuota = probe.quota;
+      if (probe.quota === "unsupported") {
+        progress(
+          `sandbox disk limit: ${this.options.diskMb} MiB per file only; this engine has no storage quotas (${probe.detail}); see docs/security.md#disk`,
+        );
+      }
+    }
+    const wanted = [OOM_PIN_CAPABILITY, ...(this.guardsDisk ? [DISK_GUARD_CAPABILITY] : [])];
+    const granted = await this.grantable(wanted);
+    this.capabilities = [...REQUIRED_CAPABILITIES, ...granted];
+    if (!granted.includes(OOM_PIN_CAPABILITY))
+      progress(`the Docker engine cannot grant CAP_${OOM_PIN_CAPABILITY}: sandbox code will be able to lower its OOM adjustment`);
+    if (this.guardsDisk && !granted.includes(DISK_GUARD_CAPABILITY))
+      progress(`the Docker engine cannot grant CAP_${DISK_GUARD_CAPABILITY}: the disk guard will not see into folders sandbox code locks`);
+  }
+
+  /** Runs a probe now, or (probeInBackground) keeps it for startBackground(), or the first sandbox, to run. */
+  private async probe(run: () => Promise<void>): Promise<void> {
+    if (!this.options.probeInBackground) return run();
+    this.probes.push(new BackgroundStep(run));
+  }
+
+  startBackground(): void {
+    for (const step of this.probes) step.start();
+  }
+
+  async backgroundSettled(): Promise<void> {
+    for (const step of this.probes) await step.ended();
+  }
+
+  /** Before a sandbox or an executor: every probe done (what they found goes into its settings). */
+  private async probesDone(): Promise<void> {
+    try {
+      for (const step of this.probes) await step.settled();
+    } catch (error) {
+      throw engineUnreachable(error, "probing what the Docker engine grants sandboxes");
     }
   }
 
@@ -264,13 +301,16 @@ export class DockerRuntime implements SandboxRuntime {
    * image's system bundle and placed on its own for Node. The private key never leaves the host.
    */
   async trustCertificate(caPem: string): Promise<void> {
-    if (!this.image) throw new Error("DockerRuntime.prepare() must run before trustCertificate()");
-    const systemBundle = await readImageFile(this.docker, this.image, SYSTEM_CA_BUNDLE);
-    const ca = Buffer.from(caPem.endsWith("\n") ? caPem : `${caPem}\n`);
-    this.trustFiles = [
-      { path: SYSTEM_CA_BUNDLE, content: Buffer.concat([systemBundle, Buffer.from("\n"), ca]), mode: 0o644, system: true },
-      { path: EMULATOR_CA_PATH, content: ca, mode: 0o644, system: true },
-    ];
+    const image = this.image;
+    if (!image) throw new Error("DockerRuntime.prepare() must run before trustCertificate()");
+    await this.probe(async () => {
+      const systemBundle = await readImageFile(this.docker, image, SYSTEM_CA_BUNDLE);
+      const ca = Buffer.from(caPem.endsWith("\n") ? caPem : `${caPem}\n`);
+      this.trustFiles = [
+        { path: SYSTEM_CA_BUNDLE, content: Buffer.concat([systemBundle, Buffer.from("\n"), ca]), mode: 0o644, system: true },
+        { path: EMULATOR_CA_PATH, content: ca, mode: 0o644, system: true },
+      ];
+    });
   }
 
   private labels(spec: Pick<SandboxSpec, "environmentId" | "owner">): Record<string, string> {
@@ -433,6 +473,7 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   private async createFrom(image: string, spec: SandboxSpec, options: { extraMounts?: Mount[] } = {}): Promise<SandboxHandle> {
+    await this.probesDone();
     let mounts: Mount[];
     try {
       mounts = [...(await this.readOnlyVolumes(spec)), ...(options.extraMounts ?? [])];
@@ -508,6 +549,7 @@ export class DockerRuntime implements SandboxRuntime {
    */
   async createPooled(environmentId: string): Promise<SandboxHandle> {
     if (!this.image) throw new Error("DockerRuntime.prepare() must run before createPooled()");
+    await this.probesDone();
     const labels = { ...this.helperLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" };
     const container = await this.docker.createContainer(
       this.sandboxContainer(this.image, `${this.poolNamePrefix}${environmentId}`, labels, []),
@@ -600,6 +642,8 @@ export class DockerRuntime implements SandboxRuntime {
    * answered, with the executor's pid (to end it should the channel break).
    */
   private async startExecutor(handle: SandboxHandle): Promise<{ client: ExecutorClient; ready(pid: number): SandboxChannel }> {
+    // Its command line says whether it guards the disk, which the storage probe decides.
+    await this.probesDone();
     const container = this.docker.getContainer(handle.sandboxId);
     let stream: NodeJS.ReadWriteStream;
     try {
