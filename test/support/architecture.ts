@@ -16,7 +16,7 @@ export interface Layer {
 
 /** Top to bottom. */
 export const LAYERS: readonly Layer[] = [
-  { name: "wiring", folders: ["server/*", "server/cli"] },
+  { name: "wiring", folders: ["server/*", "server/cli", "server/testcontainers"] },
   { name: "http", folders: ["server/http"] },
   {
     name: "services",
