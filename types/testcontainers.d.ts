@@ -26,7 +26,7 @@ export declare class InteractionsEmulatorContainer extends GenericContainer {
 }
 
 export declare class StartedInteractionsEmulatorContainer extends AbstractStartedContainer {
-  /** e.g. http://localhost:32771: the SDK's `httpOptions.baseUrl`. */
+  /** e.g. http://127.0.0.1:32771 (a remote engine: its host): the SDK's `httpOptions.baseUrl`. */
   readonly baseUrl: string;
   readonly apiKey: string;
   /** The label value (dev.interactions-emulator.instance) on every sandbox this emulator made. */

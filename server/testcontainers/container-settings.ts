@@ -54,9 +54,28 @@ export function containerEnvironment(input: ContainerEnvironmentInput): Record<s
 }
 
 function needsAllowing(host: string): boolean {
-  const name = host.toLowerCase();
-  return net.isIP(name) === 0 && name !== "localhost" && !name.endsWith(".localhost");
+  return net.isIP(host) === 0 && !isLoopbackName(host);
 }
+
+function isLoopbackName(host: string): boolean {
+  const name = host.toLowerCase();
+  return name === "localhost" || name.endsWith(".localhost");
+}
+
+/**
+ * Whether the engine runs on this machine, reached as a loopback name or address. Then the API port is
+ * published on the host's 127.0.0.1 only, as docker-compose.yml publishes it: the emulator holds the
+ * engine's socket (root on the host), and Testcontainers' default publishes on every interface. A
+ * remote engine's port must be reachable from here, so it keeps the default (docs/security.md#testcontainers).
+ */
+export function publishOnLoopbackOnly(engineHost: string): boolean {
+  if (isLoopbackName(engineHost)) return true;
+  const address = engineHost.replace(/^\[|\]$/g, "");
+  return address === "::1" || (net.isIPv4(address) && address.startsWith("127."));
+}
+
+/** The address the API is reached at once published on loopback only: IPv4's, where the binding is. */
+export const LOOPBACK_ADDRESS = "127.0.0.1";
 
 /** http://host:port, with an IPv6 address in brackets. */
 export function baseUrlOf(host: string, port: number): string {

@@ -23,7 +23,15 @@ import {
 } from "testcontainers";
 import type Docker from "dockerode";
 import { removeInstanceObjects } from "../sandbox/docker/instance-objects.js";
-import { API_PORT, baseUrlOf, containerEnvironment, LABEL_CONTAINER_OF_INSTANCE, SOCKET_IN_CONTAINER } from "./container-settings.js";
+import {
+  API_PORT,
+  baseUrlOf,
+  containerEnvironment,
+  LABEL_CONTAINER_OF_INSTANCE,
+  LOOPBACK_ADDRESS,
+  publishOnLoopbackOnly,
+  SOCKET_IN_CONTAINER,
+} from "./container-settings.js";
 import { ensureEmulatorImage } from "./emulator-image.js";
 
 /** Until the image is known: start() builds or finds it. Never pulled. */
@@ -71,9 +79,17 @@ export class InteractionsEmulatorContainer extends GenericContainer {
     const client = await getContainerRuntimeClient();
     const docker = client.container.dockerode;
     const instance = this.settings.EMULATOR_INSTANCE ?? `testcontainers-${randomBytes(5).toString("hex")}`;
-    this.withEnvironment(containerEnvironment({ instance, settings: this.settings, engineHost: client.info.containerRuntime.host }))
+    const engineHost = client.info.containerRuntime.host;
+    this.withEnvironment(containerEnvironment({ instance, settings: this.settings, engineHost }))
       .withLabels({ [LABEL_CONTAINER_OF_INSTANCE]: instance })
       .withBindMounts([{ source: client.info.containerRuntime.remoteSocketPath, target: SOCKET_IN_CONTAINER, mode: "rw" }]);
+    const loopbackOnly = publishOnLoopbackOnly(engineHost);
+    if (loopbackOnly) {
+      // withExposedPorts() wrote the binding; only its address changes (a fixed host port given stays).
+      const key = `${API_PORT}/tcp`;
+      const hostPort = this.hostConfig.PortBindings?.[key]?.[0]?.HostPort ?? "0";
+      this.hostConfig.PortBindings = { ...this.hostConfig.PortBindings, [key]: [{ HostIp: LOOPBACK_ADDRESS, HostPort: hostPort }] };
+    }
     if (this.givenImage === undefined) {
       const tag = await ensureEmulatorImage({ docker, progress: this.buildProgress });
       this.imageName = ImageName.fromString(tag);
@@ -87,12 +103,17 @@ export class InteractionsEmulatorContainer extends GenericContainer {
       await removeInstanceObjects(docker, instance).catch(() => undefined);
       throw error;
     }
-    return new StartedInteractionsEmulatorContainer(started, docker, instance, this.apiKey);
+    const apiHost = loopbackOnly ? LOOPBACK_ADDRESS : started.getHost();
+    return new StartedInteractionsEmulatorContainer(started, docker, {
+      instance,
+      apiKey: this.apiKey,
+      baseUrl: baseUrlOf(apiHost, started.getMappedPort(API_PORT)),
+    });
   }
 }
 
 export class StartedInteractionsEmulatorContainer extends AbstractStartedContainer {
-  /** e.g. http://localhost:32771: the SDK's `httpOptions.baseUrl`. */
+  /** e.g. http://127.0.0.1:32771 (a remote engine: its host): the SDK's `httpOptions.baseUrl`. */
   readonly baseUrl: string;
   readonly apiKey: string;
   /** The label value (dev.interactions-emulator.instance) on every sandbox this emulator made. */
@@ -102,13 +123,12 @@ export class StartedInteractionsEmulatorContainer extends AbstractStartedContain
   constructor(
     started: StartedTestContainer,
     private readonly docker: Docker,
-    instance: string,
-    apiKey: string,
+    handed: { instance: string; apiKey: string; baseUrl: string },
   ) {
     super(started);
-    this.baseUrl = baseUrlOf(started.getHost(), started.getMappedPort(API_PORT));
-    this.apiKey = apiKey;
-    this.instance = instance;
+    this.baseUrl = handed.baseUrl;
+    this.apiKey = handed.apiKey;
+    this.instance = handed.instance;
   }
 
   /**

@@ -80,7 +80,13 @@ describe("InteractionsEmulatorContainer", { timeout: 20 * 60_000 }, () => {
       }
       assert.equal(emulator.apiKey, "tc-e2e-key");
       assert.match(emulator.instance, /^testcontainers-[0-9a-f]{10}$/);
-      assert.equal(emulator.baseUrl, `http://${emulator.getHost()}:${emulator.getMappedPort(8080)}`);
+      // Published on the host's loopback only, as compose publishes it: the emulator holds the engine's socket.
+      assert.equal(emulator.baseUrl, `http://127.0.0.1:${emulator.getMappedPort(8080)}`);
+      const bindings = (await docker.getContainer(emulator.getId()).inspect()).NetworkSettings.Ports["8080/tcp"];
+      assert.deepEqual(
+        bindings?.map((binding) => binding.HostIp),
+        ["127.0.0.1"],
+      );
       assert.equal(emulator.getLabels()[LABEL_CONTAINER_OF_INSTANCE], emulator.instance);
       const health = (await (await fetch(`${emulator.baseUrl}/health`)).json()) as Record<string, unknown>;
       assert.equal(health.status, "ok", JSON.stringify(health));

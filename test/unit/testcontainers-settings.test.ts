@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { baseUrlOf, containerEnvironment } from "../../server/testcontainers/container-settings.js";
+import { baseUrlOf, containerEnvironment, publishOnLoopbackOnly } from "../../server/testcontainers/container-settings.js";
 import { contentHash } from "../../server/testcontainers/emulator-image.js";
 import type * as Implemented from "../../server/testcontainers/index.js";
 import type * as Declared from "../../types/testcontainers.js";
@@ -64,6 +64,13 @@ describe("the emulator container's variables", () => {
     for (const host of ["localhost", "127.0.0.1", "10.0.0.5", "::1", "ci.localhost"]) {
       assert.equal(containerEnvironment({ instance: "i", settings: {}, engineHost: host }).EMULATOR_ALLOWED_HOSTS, undefined, host);
     }
+  });
+
+  it("publishes the port on loopback only for an engine on this machine", () => {
+    for (const host of ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "ci.localhost"])
+      assert.equal(publishOnLoopbackOnly(host), true, host);
+    for (const host of ["docker", "10.0.0.5", "host.docker.internal", "::ffff:10.0.0.1"])
+      assert.equal(publishOnLoopbackOnly(host), false, host);
   });
 
   it("writes the base URL with an IPv6 address in brackets", () => {
