@@ -80,9 +80,12 @@ export class InteractionsEmulatorContainer extends GenericContainer {
     const docker = client.container.dockerode;
     const instance = this.settings.EMULATOR_INSTANCE ?? `testcontainers-${randomBytes(5).toString("hex")}`;
     const engineHost = client.info.containerRuntime.host;
-    this.withEnvironment(containerEnvironment({ instance, settings: this.settings, engineHost }))
-      .withLabels({ [LABEL_CONTAINER_OF_INSTANCE]: instance })
-      .withBindMounts([{ source: client.info.containerRuntime.remoteSocketPath, target: SOCKET_IN_CONTAINER, mode: "rw" }]);
+    this.withEnvironment(containerEnvironment({ instance, settings: this.settings, engineHost })).withLabels({
+      [LABEL_CONTAINER_OF_INSTANCE]: instance,
+    });
+    // Beside the caller's own bind mounts (withBindMounts() replaces them all).
+    const socketMount = `${client.info.containerRuntime.remoteSocketPath}:${SOCKET_IN_CONTAINER}:rw`;
+    this.hostConfig.Binds = [...(this.hostConfig.Binds ?? []).filter((bind) => !bind.includes(`:${SOCKET_IN_CONTAINER}`)), socketMount];
     const loopbackOnly = publishOnLoopbackOnly(engineHost);
     if (loopbackOnly) {
       // withExposedPorts() wrote the binding; only its address changes (a fixed host port given stays).
@@ -99,7 +102,9 @@ export class InteractionsEmulatorContainer extends GenericContainer {
     try {
       started = await super.start();
     } catch (error) {
-      // A container that never became healthy may still have made sandboxes (the warm pool).
+      // Testcontainers removes a container that never became ready, not one that failed later on (its
+      // ports not found); and the emulator may have made sandboxes already (the warm pool).
+      await removeOwnContainer(docker, instance);
       await removeInstanceObjects(docker, instance).catch(() => undefined);
       throw error;
     }
@@ -109,6 +114,18 @@ export class InteractionsEmulatorContainer extends GenericContainer {
       apiKey: this.apiKey,
       baseUrl: baseUrlOf(apiHost, started.getMappedPort(API_PORT)),
     });
+  }
+}
+
+async function removeOwnContainer(docker: Docker, instance: string): Promise<void> {
+  const containers = await docker
+    .listContainers({ all: true, filters: { label: [`${LABEL_CONTAINER_OF_INSTANCE}=${instance}`] } })
+    .catch(() => []);
+  for (const container of containers) {
+    await docker
+      .getContainer(container.Id)
+      .remove({ force: true, v: true })
+      .catch(() => undefined);
   }
 }
 
