@@ -19,10 +19,10 @@ import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
 import { InteractionsEmulatorContainer } from "../../server/testcontainers/index.js";
-import { LABEL_CONTAINER_OF_INSTANCE } from "../../server/testcontainers/container-settings.js";
-import { EMULATOR_IMAGE_REPOSITORY } from "../../server/testcontainers/emulator-image.js";
+import { baseUrlOf, LABEL_CONTAINER_OF_INSTANCE, publishOnLoopbackOnly } from "../../server/testcontainers/container-settings.js";
+import { EMULATOR_IMAGE_REPOSITORY, LOCAL_NODE_IMAGE } from "../../server/testcontainers/emulator-image.js";
 import { startCli } from "../support/cli-runs.js";
-import { buildStageImages, removeImage, sandboxImageTags } from "../support/compose-stack.js";
+import { buildDepsCache, buildStageImages, removeImage, sandboxImageTags } from "../support/compose-stack.js";
 import { objectsOfInstance } from "../support/docker-fixture.js";
 
 const AGENT = "antigravity-preview-05-2026";
@@ -47,9 +47,19 @@ let imagesBefore: Set<string>;
 let stageImagesBefore: Set<string>;
 let sandboxImagesBefore: Set<string>;
 
-before(async () => {
-  [imagesBefore, stageImagesBefore, sandboxImagesBefore] = await Promise.all([emulatorImageTags(), buildStageImages(), sandboxImageTags()]);
-});
+before(
+  async () => {
+    [imagesBefore, stageImagesBefore, sandboxImagesBefore] = await Promise.all([
+      emulatorImageTags(),
+      buildStageImages(),
+      sandboxImageTags(),
+    ]);
+    // The dependency stage (npm ci compiling the native modules: minutes) as the tagged cache the compose
+    // test keeps, so that only the first of these runs compiles; the module's build then reuses it.
+    await buildDepsCache(process.env.NODE_IMAGE ?? LOCAL_NODE_IMAGE, (line) => console.log(`  deps: ${line}`), { removeOlder: false });
+  },
+  { timeout: 30 * 60_000 },
+);
 
 // What the tests built goes: the emulator's image, the build's untagged stage images and a sandbox image
 // the emulator in the container may have built. The dependency stage's cache (compose-stack.ts) stays.
@@ -80,13 +90,20 @@ describe("InteractionsEmulatorContainer", { timeout: 20 * 60_000 }, () => {
       }
       assert.equal(emulator.apiKey, "tc-e2e-key");
       assert.match(emulator.instance, /^testcontainers-[0-9a-f]{10}$/);
-      // Published on the host's loopback only, as compose publishes it: the emulator holds the engine's socket.
-      assert.equal(emulator.baseUrl, `http://127.0.0.1:${emulator.getMappedPort(8080)}`);
+      // With an engine on this machine, published on the host's loopback only, as compose publishes it
+      // (the emulator holds the engine's socket); a test run in a container reaches the engine through
+      // its bridge's gateway instead (Testcontainers' getHost()), and the port is published as usual.
+      const port = emulator.getMappedPort(8080);
       const bindings = (await docker.getContainer(emulator.getId()).inspect()).NetworkSettings.Ports["8080/tcp"];
-      assert.deepEqual(
-        bindings?.map((binding) => binding.HostIp),
-        ["127.0.0.1"],
-      );
+      if (publishOnLoopbackOnly(emulator.getHost())) {
+        assert.equal(emulator.baseUrl, `http://127.0.0.1:${port}`);
+        assert.deepEqual(
+          bindings?.map((binding) => binding.HostIp),
+          ["127.0.0.1"],
+        );
+      } else {
+        assert.equal(emulator.baseUrl, baseUrlOf(emulator.getHost(), port));
+      }
       assert.equal(emulator.getLabels()[LABEL_CONTAINER_OF_INSTANCE], emulator.instance);
       const health = (await (await fetch(`${emulator.baseUrl}/health`)).json()) as Record<string, unknown>;
       assert.equal(health.status, "ok", JSON.stringify(health));
@@ -160,7 +177,7 @@ let ai;
 before(async () => {
   emulator = await new InteractionsEmulatorContainer().start();
   ai = new GoogleGenAI({ apiKey: emulator.apiKey, httpOptions: { baseUrl: emulator.baseUrl } });
-  console.log(\`EMULATOR \${emulator.instance} \${emulator.getId()}\`);
+  console.log(\`EMULATOR \${emulator.instance} \${emulator.getId()} \${emulator.baseUrl}\`);
 }, { timeout: 600_000 });
 after(() => emulator.stop());
 
@@ -185,15 +202,18 @@ test("the agent runs code in a sandbox", async () => {
     const run = startCli(["--test", "--test-reporter=tap"], {
       cwd: scratch,
       command: [process.execPath],
-      env: { TESTCONTAINERS_RYUK_DISABLED: "true" },
+      // The engine as a loopback address (it runs on this machine, as the compose test assumes): the
+      // port is then published on 127.0.0.1 only, and the SDK reaches it there.
+      env: { TESTCONTAINERS_RYUK_DISABLED: "true", TESTCONTAINERS_HOST_OVERRIDE: "127.0.0.1" },
     });
     const { status } = await run.exited;
     const output = `${run.stdout()}\n${run.stderr()}`;
     assert.equal(status, 0, output);
     assert.match(output, /^# pass 1$/m);
-    const match = /EMULATOR (\S+) ([0-9a-f]{64})/.exec(output);
+    const match = /EMULATOR (\S+) ([0-9a-f]{64}) (\S+)/.exec(output);
     assert.ok(match, output);
-    const [, instance, containerId] = match;
+    const [, instance, containerId, baseUrl] = match;
+    assert.match(baseUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.deepEqual(await objectsOfInstance(instance!), { containers: 0, volumes: 0, images: 0 });
     assert.equal(await containerExists(containerId!), false, "the emulator's container is removed");
   });
