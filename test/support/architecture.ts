@@ -17,7 +17,7 @@ export interface Layer {
 /** Top to bottom. */
 export const LAYERS: readonly Layer[] = [
   // server/parity: the generator of docs/coverage.md (npm run coverage), like write-schemas.ts a tool that may read anything.
-  { name: "wiring", folders: ["server/*", "server/cli", "server/parity"] },
+  { name: "wiring", folders: ["server/*", "server/cli", "server/parity", "server/testcontainers"] },
   { name: "http", folders: ["server/http"] },
   {
     name: "services",

@@ -170,7 +170,11 @@ export async function startComposeStack(options: ComposeStackOptions): Promise<C
  * only they use, so without this tag each run would compile again; the build that follows finds these
  * layers as its cache. One tag is kept: older ones (another lock file, Dockerfile or base) are removed.
  */
-async function buildDepsCache(nodeImage: string, progress: (line: string) => void): Promise<void> {
+export async function buildDepsCache(
+  nodeImage: string,
+  progress: (line: string) => void,
+  options: { removeOlder?: boolean } = {},
+): Promise<void> {
   const nodeImageId = (await docker.getImage(nodeImage).inspect()).Id;
   const hash = createHash("sha256").update(nodeImageId);
   for (const file of ["server/Dockerfile", "package.json", "package-lock.json"]) hash.update(fs.readFileSync(path.join(projectRoot, file)));
@@ -180,6 +184,8 @@ async function buildDepsCache(nodeImage: string, progress: (line: string) => voi
     process.env,
     progress,
   );
+  // The Testcontainers test keeps other tags: another worktree's compose test may be building on one.
+  if (options.removeOlder === false) return;
   for (const image of await docker.listImages({ filters: { reference: [DEPS_CACHE_REPOSITORY] } })) {
     for (const other of image.RepoTags ?? []) {
       if (other !== tag)
