@@ -29,7 +29,7 @@ after(async () => {
 
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 // Its warm pool's sandboxes, which come and go in the background, are not counted.
-const containers = async (): Promise<number> => (await objectsOfInstance(emulator.instance, { pool: false })).containers;
+const containers = async (): Promise<number> => (await objectsOfInstance(emulator.instance, { sandboxes: true })).containers;
 
 type Steps = Array<Record<string, any>>;
 

@@ -6,7 +6,7 @@ import Docker from "dockerode";
 import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
-import { LABEL_INSTANCE, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
 
 /** settings: configuration variables over the defaults (e.g. a smaller EMULATOR_SANDBOX_MEMORY_MB). */
 export async function testDockerRuntime(settings: Record<string, string> = {}): Promise<DockerRuntime> {
@@ -33,7 +33,12 @@ export async function removeAllSandboxes(runtime: DockerRuntime): Promise<void> 
  */
 export async function objectsOfInstance(
   instance: string,
-  options: { pool?: boolean } = {},
+  /**
+   * pool: false leaves out warm pool containers no environment has taken; sandboxes: true counts only
+   * containers of an environment (no pool, and none of the start-up probes, which run in the background
+   * after a start, so their short-lived containers come and go at any time).
+   */
+  options: { pool?: boolean; sandboxes?: boolean } = {},
 ): Promise<{ containers: number; volumes: number; images: number }> {
   const docker = new Docker();
   const filters = { label: [`${LABEL_INSTANCE}=${instance}`] };
@@ -42,7 +47,10 @@ export async function objectsOfInstance(
     docker.listVolumes({ filters }),
     docker.listImages({ filters }),
   ]);
-  const counted = options.pool === false ? containers.filter((container) => !isUntakenPoolContainer(container, instance)) : containers;
+  const counted = containers.filter((container) => {
+    if ((options.pool === false || options.sandboxes) && isUntakenPoolContainer(container, instance)) return false;
+    return !options.sandboxes || (container.Labels[LABEL_ENVIRONMENT] ?? "") !== "";
+  });
   return { containers: counted.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
 }
 

@@ -68,7 +68,9 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     instance,
     env,
     pid: child.pid ?? -1,
-    sandboxCount: async () => (await runtime.list()).filter((handle) => !handle.pooled).length,
+    // An environment's containers only: the start-up probes run in the background after a start, and
+    // their short-lived containers (labelled with no environment) come and go at any time.
+    sandboxCount: async () => (await runtime.list()).filter((handle) => !handle.pooled && handle.environmentId !== "").length,
     pool: async () => ((await (await fetch(`${url}/health`)).json()) as { pool?: { size: number; ready: number } }).pool ?? null,
     pooledSandboxes: async () => (await runtime.list()).filter((handle) => handle.pooled).map((handle) => handle.sandboxId),
     stop,
