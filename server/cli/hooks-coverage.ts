@@ -4,6 +4,7 @@
 // --fail-on-unexercised it exits 1 naming each rule left unexercised at its file:line.
 
 import { UNEXERCISED_STATES, type CoverageReport, type CoverageRule, type RuleState } from "../coverage/coverage-report.js";
+import { emulatorRequest } from "./emulator-request.js";
 import type { CliIo } from "./hooks-try.js";
 import { EXIT, UsageError } from "./usage.js";
 
@@ -62,24 +63,7 @@ async function fetchCoverage(emulator: string, key: string, options: HooksCovera
   if (options.since !== undefined) query.set("since", options.since);
   const base = emulator.replace(/\/+$/, "");
   const url = `${base}/emulator/hooks/coverage${query.size > 0 ? `?${query}` : ""}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { "x-goog-api-key": key } });
-  } catch (error) {
-    const cause = (error as Error).cause as Error | undefined;
-    throw new Error(`cannot reach the emulator at ${emulator} (${cause?.message ?? (error as Error).message})`);
-  }
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Not JSON: said below.
-  }
-  if (!response.ok) {
-    const message = (parsed as { error?: { message?: string } } | null)?.error?.message ?? text.slice(0, 500);
-    throw new Error(`GET /emulator/hooks/coverage: ${response.status}: ${message}`);
-  }
+  const parsed = await emulatorRequest(url, { emulator, apiKey: key, method: "GET", label: "GET /emulator/hooks/coverage" });
   if (parsed === null || !Array.isArray((parsed as CoverageReport).configs)) {
     throw new Error(`the answer of ${url} is not a coverage report (is ${emulator} an interactions emulator?)`);
   }

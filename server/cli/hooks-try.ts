@@ -10,6 +10,7 @@
 // throwaway emulator (server/embed.ts) serves the API and is removed with everything it made, also on
 // Ctrl-C. The same path serves a running emulator with --emulator URL, so no extra route is needed.
 
+import { emulatorRequest, EmulatorRequestError } from "./emulator-request.js";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -114,34 +115,10 @@ export function agentsSources(dir: string, at: TryOptions["at"]): InlineSource[]
   return sources;
 }
 
-class ApiError extends Error {}
-
 async function api<T>(baseUrl: string, apiKey: string, method: string, route: string, body: unknown, signal: AbortSignal): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(new URL(route, baseUrl), {
-      method,
-      headers: { "x-goog-api-key": apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? null : JSON.stringify(body),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    const cause = (error as Error).cause as Error | undefined;
-    throw new ApiError(`cannot reach the emulator at ${baseUrl} (${cause?.message ?? (error as Error).message})`);
-  }
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Not JSON: said below.
-  }
-  if (!response.ok) {
-    const message = (parsed as { error?: { message?: string } } | null)?.error?.message ?? text.slice(0, 500);
-    throw new ApiError(`${method} ${route}: ${response.status}: ${message}`);
-  }
-  if (parsed === null) throw new ApiError(`${method} ${route}: the answer is not JSON (is ${baseUrl} an interactions emulator?)`);
+  const label = `${method} ${route}`;
+  const parsed = await emulatorRequest(new URL(route, baseUrl), { emulator: baseUrl, apiKey, method, label, body, signal });
+  if (parsed === null) throw new EmulatorRequestError(`${label}: the answer is not JSON (is ${baseUrl} an interactions emulator?)`);
   return parsed as T;
 }
 
