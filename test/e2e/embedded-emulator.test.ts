@@ -11,8 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
-import { projectRoot } from "../../server/common/paths.js";
 import { startEmulator } from "../../server/embed.js";
+import { makeScratchProject } from "../support/scratch-project.js";
 import { startCli } from "../support/cli-runs.js";
 import { objectsOfInstance } from "../support/docker-fixture.js";
 
@@ -75,28 +75,11 @@ describe("startEmulator() from a fresh scratch project", () => {
   let scratch: string;
 
   before(() => {
-    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "emulator-scratch-"));
-    fs.writeFileSync(
-      path.join(scratch, "package.json"),
-      JSON.stringify({
-        name: "my-agent-tests",
-        private: true,
-        type: "module",
-        scripts: { test: "node --test" },
-        devDependencies: { "interactions-sandbox-emulator": `file:${projectRoot}`, "@google/genai": "3.3.0" },
-      }),
-    );
-    // What npm makes of those dependencies: a link to the folder, and the SDK installed.
-    fs.mkdirSync(path.join(scratch, "node_modules", "@google"), { recursive: true });
-    fs.symlinkSync(projectRoot, path.join(scratch, "node_modules", "interactions-sandbox-emulator"), "dir");
-    fs.symlinkSync(
-      path.join(projectRoot, "node_modules", "@google", "genai"),
-      path.join(scratch, "node_modules", "@google", "genai"),
-      "dir",
-    );
-    fs.writeFileSync(
-      path.join(scratch, "agent.test.js"),
-      `import assert from "node:assert/strict";
+    scratch = makeScratchProject({
+      prefix: "emulator-scratch-",
+      name: "my-agent-tests",
+      testFile: "agent.test.js",
+      testSource: `import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startEmulator } from "interactions-sandbox-emulator";
@@ -124,7 +107,7 @@ test("the agent runs code in a sandbox", async () => {
   assert.equal(fork.status, "active");
 });
 `,
-    );
+    });
   });
   after(() => {
     fs.rmSync(scratch, { recursive: true, force: true });

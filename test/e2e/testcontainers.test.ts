@@ -12,15 +12,13 @@ process.env.TESTCONTAINERS_RYUK_DISABLED = "true";
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
-import { projectRoot } from "../../server/common/paths.js";
 import { InteractionsEmulatorContainer } from "../../server/testcontainers/index.js";
 import { baseUrlOf, LABEL_CONTAINER_OF_INSTANCE, publishOnLoopbackOnly } from "../../server/testcontainers/container-settings.js";
 import { EMULATOR_IMAGE_REPOSITORY, LOCAL_NODE_IMAGE } from "../../server/testcontainers/emulator-image.js";
+import { makeScratchProject } from "../support/scratch-project.js";
 import { startCli } from "../support/cli-runs.js";
 import { buildDepsCache, buildStageImages, removeImage, sandboxImageTags } from "../support/compose-stack.js";
 import { objectsOfInstance } from "../support/docker-fixture.js";
@@ -145,28 +143,11 @@ describe("InteractionsEmulatorContainer from a fresh scratch project", { timeout
   let scratch: string;
 
   before(() => {
-    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "emulator-tc-scratch-"));
-    fs.writeFileSync(
-      path.join(scratch, "package.json"),
-      JSON.stringify({
-        name: "my-agent-ci",
-        private: true,
-        type: "module",
-        scripts: { test: "node --test" },
-        devDependencies: { "interactions-sandbox-emulator": `file:${projectRoot}`, "@google/genai": "3.3.0" },
-      }),
-    );
-    // What npm makes of those dependencies: a link to the folder, and the SDK installed.
-    fs.mkdirSync(path.join(scratch, "node_modules", "@google"), { recursive: true });
-    fs.symlinkSync(projectRoot, path.join(scratch, "node_modules", "interactions-sandbox-emulator"), "dir");
-    fs.symlinkSync(
-      path.join(projectRoot, "node_modules", "@google", "genai"),
-      path.join(scratch, "node_modules", "@google", "genai"),
-      "dir",
-    );
-    fs.writeFileSync(
-      path.join(scratch, "agent.test.js"),
-      `import assert from "node:assert/strict";
+    scratch = makeScratchProject({
+      prefix: "emulator-tc-scratch-",
+      name: "my-agent-ci",
+      testFile: "agent.test.js",
+      testSource: `import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { InteractionsEmulatorContainer } from "interactions-sandbox-emulator/testcontainers";
@@ -192,7 +173,7 @@ test("the agent runs code in a sandbox", async () => {
   assert.match(interaction.output_text ?? "", /hello from the sandbox/);
 });
 `,
-    );
+    });
   });
   after(() => {
     fs.rmSync(scratch, { recursive: true, force: true });
