@@ -6,14 +6,20 @@
 //
 // Speed: node-forge builds the certificates, but its pure-JS RSA is slow (~25 ms per signature,
 // seconds for a key pair), so key pairs come from Node's native crypto and the signature over the
-// to-be-signed bytes is made natively too (~1 ms). All leaves share one key pair generated at start.
+// to-be-signed bytes is made natively too (~1 ms). All leaves share one key pair, generated in the
+// background as the CA opens.
+//
+// Start-up: opening the CA is on the way of every `npm start`, so it does only native work (read the
+// two files, check that the key is the certificate's). node-forge (42 files) is loaded, and the CA's
+// certificate parsed with it, only when the first leaf is minted.
 
 import crypto from "node:crypto";
 import { promises as fs } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import tls from "node:tls";
-import forge from "node-forge";
+import { createRequire } from "node:module";
+import type forgeModule from "node-forge";
 import { ensurePrivateFolder, PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "./private-files.js";
 
 export const CA_CERTIFICATE_FILE = "ca.pem";
@@ -38,14 +44,31 @@ export interface CertificateAuthority {
 
 type KeyPairPem = { publicKeyPem: string; privateKeyPem: string };
 
+const require = createRequire(import.meta.url);
+let forgeLoaded: typeof forgeModule | undefined;
+/** node-forge, loaded on first use (see the top of this file). */
+function forge(): typeof forgeModule {
+  forgeLoaded ??= require("node-forge") as typeof forgeModule;
+  return forgeLoaded;
+}
+
+const KEY_PAIR_OPTIONS = {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: "spki", format: "pem" },
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+} as const;
+
 function generateKeyPair(): Promise<KeyPairPem> {
   return new Promise((resolve, reject) => {
-    crypto.generateKeyPair(
-      "rsa",
-      { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } },
-      (error, publicKeyPem, privateKeyPem) => (error ? reject(error) : resolve({ publicKeyPem, privateKeyPem })),
+    crypto.generateKeyPair("rsa", KEY_PAIR_OPTIONS, (error, publicKeyPem, privateKeyPem) =>
+      error ? reject(error) : resolve({ publicKeyPem, privateKeyPem }),
     );
   });
+}
+
+function generateKeyPairNow(): KeyPairPem {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync("rsa", KEY_PAIR_OPTIONS);
+  return { publicKeyPem: publicKey, privateKeyPem: privateKey };
 }
 
 function randomSerial(): string {
@@ -55,23 +78,25 @@ function randomSerial(): string {
 }
 
 /** Signs natively with the issuer's key; equivalent to forge's cert.sign(key, sha256). */
-function signCertificate(certificate: forge.pki.Certificate, issuerKeyPem: string): void {
-  const oid = forge.pki.oids.sha256WithRSAEncryption;
+function signCertificate(certificate: forgeModule.pki.Certificate, issuerKeyPem: string): void {
+  const oid = forge().pki.oids.sha256WithRSAEncryption;
   if (oid === undefined) throw new Error("node-forge lacks the sha256WithRSAEncryption OID");
   certificate.signatureOid = oid;
   certificate.siginfo.algorithmOid = oid;
   // Both exist in node-forge (x509.js) but not in its typings: getTBSCertificate builds the
   // to-be-signed structure, and `tbsCertificate` is what certificateToPem serializes.
-  const pki = forge.pki as typeof forge.pki & { getTBSCertificate(certificate: forge.pki.Certificate): forge.asn1.Asn1 };
+  const pki = forge().pki as typeof forgeModule.pki & {
+    getTBSCertificate(certificate: forgeModule.pki.Certificate): forgeModule.asn1.Asn1;
+  };
   const tbs = pki.getTBSCertificate(certificate);
-  (certificate as forge.pki.Certificate & { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate = tbs;
-  const der = Buffer.from(forge.asn1.toDer(tbs).getBytes(), "binary");
+  (certificate as forgeModule.pki.Certificate & { tbsCertificate: forgeModule.asn1.Asn1 }).tbsCertificate = tbs;
+  const der = Buffer.from(forge().asn1.toDer(tbs).getBytes(), "binary");
   certificate.signature = crypto.sign("sha256", der, issuerKeyPem).toString("binary");
 }
 
 function createCaCertificate(keys: KeyPairPem): string {
-  const certificate = forge.pki.createCertificate();
-  certificate.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
+  const certificate = forge().pki.createCertificate();
+  certificate.publicKey = forge().pki.publicKeyFromPem(keys.publicKeyPem);
   certificate.serialNumber = randomSerial();
   const now = new Date();
   certificate.validity.notBefore = new Date(now.getTime() - 24 * 3600 * 1000);
@@ -84,7 +109,7 @@ function createCaCertificate(keys: KeyPairPem): string {
     { name: "subjectKeyIdentifier" },
   ]);
   signCertificate(certificate, keys.privateKeyPem);
-  return forge.pki.certificateToPem(certificate);
+  return forge().pki.certificateToPem(certificate);
 }
 
 /**
@@ -138,28 +163,43 @@ export async function openCertificateAuthority(directory: string): Promise<Certi
       `${directory} holds only one of ${CA_CERTIFICATE_FILE} and ${CA_KEY_FILE}; remove the folder to create a new CA (sandboxes will need the new ca.pem)`,
     );
   }
-  const caCertificate = forge.pki.certificateFromPem(certificatePem);
-  const caPublicKey = caCertificate.publicKey as forge.pki.rsa.PublicKey;
-  const caPrivateKey = forge.pki.privateKeyFromPem(keyPem);
-  if (caPublicKey.n.compareTo(caPrivateKey.n) !== 0) {
-    throw new CertificateAuthorityError(`${CA_KEY_FILE} in ${directory} is not the key of ${CA_CERTIFICATE_FILE}`);
+  let matches: boolean;
+  try {
+    matches = new crypto.X509Certificate(certificatePem).checkPrivateKey(crypto.createPrivateKey(keyPem));
+  } catch (error) {
+    throw new CertificateAuthorityError(
+      `${directory} holds a ${CA_CERTIFICATE_FILE} or ${CA_KEY_FILE} that cannot be read (${(error as Error).message}); remove the folder to create a new CA (sandboxes will need the new ca.pem)`,
+    );
   }
-  return new ForgeCertificateAuthority(certificatePem, keyPem, caCertificate, await generateKeyPair());
+  if (!matches) throw new CertificateAuthorityError(`${CA_KEY_FILE} in ${directory} is not the key of ${CA_CERTIFICATE_FILE}`);
+  return new ForgeCertificateAuthority(certificatePem, keyPem);
+}
+
+/** What minting a leaf needs, made on the first one: forge's view of the CA and the leaves' key pair. */
+interface Minting {
+  caCertificate: forgeModule.pki.Certificate;
+  caKeyIdentifier: string;
+  leafKeys: KeyPairPem;
+  leafPublicKey: forgeModule.pki.PublicKey;
 }
 
 class ForgeCertificateAuthority implements CertificateAuthority {
   private readonly leaves = new Map<string, { certificatePem: string; context: tls.SecureContext }>();
-  private readonly leafPublicKey: forge.pki.PublicKey;
-  private readonly caKeyIdentifier: string;
+  private minting: Minting | undefined;
+  /** The leaves' key pair, generated off the main thread from the moment the CA opens. */
+  private leafKeys: KeyPairPem | undefined;
 
   constructor(
     readonly caCertificatePem: string,
     private readonly caKeyPem: string,
-    private readonly caCertificate: forge.pki.Certificate,
-    private readonly leafKeys: KeyPairPem,
   ) {
-    this.leafPublicKey = forge.pki.publicKeyFromPem(leafKeys.publicKeyPem);
-    this.caKeyIdentifier = caCertificate.generateSubjectKeyIdentifier().getBytes();
+    generateKeyPair().then(
+      (keys) => {
+        this.leafKeys ??= keys;
+      },
+      // The first leaf then makes its own, synchronously.
+      () => undefined,
+    );
   }
 
   secureContextFor(host: string): tls.SecureContext {
@@ -167,7 +207,8 @@ class ForgeCertificateAuthority implements CertificateAuthority {
   }
 
   leafFor(host: string): { certificatePem: string; keyPem: string } {
-    return { certificatePem: this.leaf(host).certificatePem, keyPem: this.leafKeys.privateKeyPem };
+    const { certificatePem } = this.leaf(host);
+    return { certificatePem, keyPem: this.prepared().leafKeys.privateKeyPem };
   }
 
   private leaf(host: string): { certificatePem: string; context: tls.SecureContext } {
@@ -180,7 +221,7 @@ class ForgeCertificateAuthority implements CertificateAuthority {
       return cached;
     }
     const certificatePem = this.mint(key);
-    const context = tls.createSecureContext({ key: this.leafKeys.privateKeyPem, cert: certificatePem });
+    const context = tls.createSecureContext({ key: this.prepared().leafKeys.privateKeyPem, cert: certificatePem });
     const entry = { certificatePem, context };
     this.leaves.set(key, entry);
     if (this.leaves.size > LEAF_CACHE_SIZE) {
@@ -190,16 +231,34 @@ class ForgeCertificateAuthority implements CertificateAuthority {
     return entry;
   }
 
+  private prepared(): Minting {
+    if (this.minting) return this.minting;
+    // A TLS connection in the first few hundred milliseconds, before the background key pair is
+    // ready: generated here instead (no sandbox is usually up that soon).
+    const leafKeys = this.leafKeys ?? generateKeyPairNow();
+    this.leafKeys = leafKeys;
+    const caCertificate = forge().pki.certificateFromPem(this.caCertificatePem);
+    const minting = {
+      caCertificate,
+      caKeyIdentifier: caCertificate.generateSubjectKeyIdentifier().getBytes(),
+      leafKeys,
+      leafPublicKey: forge().pki.publicKeyFromPem(leafKeys.publicKeyPem),
+    };
+    this.minting = minting;
+    return minting;
+  }
+
   private mint(host: string): string {
-    const certificate = forge.pki.createCertificate();
-    certificate.publicKey = this.leafPublicKey;
+    const { caCertificate, caKeyIdentifier, leafPublicKey } = this.prepared();
+    const certificate = forge().pki.createCertificate();
+    certificate.publicKey = leafPublicKey;
     certificate.serialNumber = randomSerial();
     const now = Date.now();
     certificate.validity.notBefore = new Date(now - 24 * 3600 * 1000);
     certificate.validity.notAfter = new Date(now + LEAF_VALIDITY_DAYS * 24 * 3600 * 1000);
     // A commonName is limited to 64 characters; the SAN is what clients check anyway.
     certificate.setSubject(host.length <= 64 ? [{ name: "commonName", value: host }] : []);
-    certificate.setIssuer(this.caCertificate.subject.attributes);
+    certificate.setIssuer(caCertificate.subject.attributes);
     const isAddress = net.isIP(host) !== 0;
     certificate.setExtensions([
       { name: "basicConstraints", cA: false, critical: true },
@@ -208,9 +267,9 @@ class ForgeCertificateAuthority implements CertificateAuthority {
       // Without a subject the SAN must be critical (RFC 5280 4.2.1.6).
       { name: "subjectAltName", critical: host.length > 64, altNames: [isAddress ? { type: 7, ip: host } : { type: 2, value: host }] },
       { name: "subjectKeyIdentifier" },
-      { name: "authorityKeyIdentifier", keyIdentifier: this.caKeyIdentifier },
+      { name: "authorityKeyIdentifier", keyIdentifier: caKeyIdentifier },
     ]);
     signCertificate(certificate, this.caKeyPem);
-    return forge.pki.certificateToPem(certificate);
+    return forge().pki.certificateToPem(certificate);
   }
 }

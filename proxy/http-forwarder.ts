@@ -4,8 +4,9 @@
 // the egress record is written when the sandbox's response closes.
 
 import type http from "node:http";
+import { createRequire } from "node:module";
 import { PassThrough } from "node:stream";
-import httpProxy from "http-proxy";
+import type HttpProxy from "http-proxy";
 import { UpstreamError } from "./dialer.js";
 import type { EgressFaultMark } from "./egress-fault.js";
 import { attemptEntry, type AttemptClock, type EgressListener } from "./egress-log.js";
@@ -36,23 +37,34 @@ function failureReason(error: Error): string {
 
 type PendingRequest = { path: string; start: (upstreamRequest: http.ClientRequest) => void };
 
+const require = createRequire(import.meta.url);
+
 export class HttpForwarder {
-  private readonly proxy = httpProxy.createProxyServer({ xfwd: false, changeOrigin: false, ws: false });
+  private proxyServer: HttpProxy | undefined;
   private readonly pending = new WeakMap<http.IncomingMessage, PendingRequest>();
   private readonly downstreamCounters = new WeakMap<http.IncomingMessage, (bytes: number) => void>();
 
-  constructor(private readonly emit: EgressListener) {
+  constructor(private readonly emit: EgressListener) {}
+
+  /**
+   * http-proxy, loaded and set up for the first request forwarded: the emulator's start (which starts
+   * this proxy) does not wait for a package no sandbox has needed yet.
+   */
+  private get proxy(): HttpProxy {
+    if (this.proxyServer) return this.proxyServer;
+    const httpProxy = require("http-proxy") as typeof HttpProxy;
+    const proxy = httpProxy.createProxyServer({ xfwd: false, changeOrigin: false, ws: false });
     // http-proxy builds the upstream path with url.parse and collapses "//"; the request line must
     // carry the sandbox's path byte for byte, so the path is set here, once the upstream socket exists
     // and before anything is written (the body is held back until then, see `forward`).
-    this.proxy.on("proxyReq", (upstreamRequest, request) => {
+    proxy.on("proxyReq", (upstreamRequest, request) => {
       const pending = this.pending.get(request);
       if (!pending) return;
       this.pending.delete(request);
       upstreamRequest.path = pending.path;
       pending.start(upstreamRequest);
     });
-    this.proxy.on("proxyRes", (upstreamResponse, request, response) => {
+    proxy.on("proxyRes", (upstreamResponse, request, response) => {
       // Runs before http-proxy copies the headers to the sandbox's response.
       prepareDownstreamHeaders(upstreamResponse.headers, response.shouldKeepAlive);
       const count = this.downstreamCounters.get(request);
@@ -63,7 +75,9 @@ export class HttpForwarder {
       });
     });
     // Errors of a request always reach its own callback; this keeps stray ones from crashing.
-    this.proxy.on("error", () => undefined);
+    proxy.on("error", () => undefined);
+    this.proxyServer = proxy;
+    return proxy;
   }
 
   forward(request: http.IncomingMessage, response: http.ServerResponse, exchange: Exchange): void {

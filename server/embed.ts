@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Docker from "dockerode";
+import { DockerClient } from "./sandbox/docker/dockerode.js";
 import { loadConfig } from "./common/config.js";
 import { ownerOf } from "./common/ids.js";
 import { startEmulator as startWiredEmulator } from "./emulator.js";
@@ -68,7 +68,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   // lease has expired (docs/environments-and-files.md#sandboxes-of-an-emulator-that-is-gone).
   process.once("exit", removeDataDir);
 
-  const docker = new Docker();
+  const docker = new DockerClient();
   const removeEverything = async () => {
     await removeInstanceObjects(docker, instance);
     removeDataDir();

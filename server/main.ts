@@ -1,25 +1,6 @@
-// `npm start`: serve the emulator until interrupted.
+// `node dist/server/main.js`: serve the emulator until interrupted (serve.ts; `npm start` runs the same
+// after its checks, see server/bootstrap/cli.mjs).
 
-import { loadConfig } from "./common/config.js";
-import { startEmulator } from "./emulator.js";
-import { readyLines } from "./ready-lines.js";
+import { serveOrExit } from "./serve.js";
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const emulator = await startEmulator(config);
-  for (const line of readyLines(emulator.url, config.EMULATOR_DATA_DIR)) console.log(line);
-  const stop = (signal: string) => {
-    console.log(`${signal}: shutting down; sandboxes keep running and are found again at the next start`);
-    emulator.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
-}
-
-main().catch((error: unknown) => {
-  console.error(`emulator failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+serveOrExit();

@@ -6,16 +6,19 @@
 // TextResponseFormat.schema) left out where a scripted value plays the model's.
 
 import { useJsonEquality } from "./json-equality-keywords.js";
-import AjvModule, { type Options } from "ajv";
-import Ajv2019Module from "ajv/dist/2019.js";
-import Ajv2020Module from "ajv/dist/2020.js";
+import type AjvModule from "ajv";
+import type { Options } from "ajv";
+import type Ajv2019Module from "ajv/dist/2019.js";
+import type Ajv2020Module from "ajv/dist/2020.js";
 import RE2 from "re2";
+import { loadOnFirstUse } from "../common/load-on-first-use.js";
 
-const Ajv07 = AjvModule.default;
-const Ajv2019 = Ajv2019Module.default;
-const Ajv2020 = Ajv2020Module.default;
+// Ajv is 95 files: loaded with the first schema a request brings, not at start-up (load-on-first-use.ts).
+const ajv07 = loadOnFirstUse<typeof AjvModule>("ajv");
+const ajv2019 = loadOnFirstUse<typeof Ajv2019Module>("ajv/dist/2019.js");
+const ajv2020 = loadOnFirstUse<typeof Ajv2020Module>("ajv/dist/2020.js");
 
-export type Ajv = InstanceType<typeof Ajv2020>;
+export type Ajv = InstanceType<(typeof Ajv2020Module)["default"]>;
 
 /** Keywords the service documents as ignored and not enforced, in function parameters and answer schemas alike. */
 export const NOT_ENFORCED_KEYWORDS = [
@@ -82,10 +85,10 @@ export function newAjv(dialect: Dialect, options: Options & { enforcedOnly?: boo
   };
   const ajv =
     dialect === "draft-07"
-      ? (new Ajv07(settings) as unknown as Ajv)
+      ? (new (ajv07().default)(settings) as unknown as Ajv)
       : dialect === "2019-09"
-        ? (new Ajv2019(settings) as unknown as Ajv)
-        : new Ajv2020(settings);
+        ? (new (ajv2019().default)(settings) as unknown as Ajv)
+        : new (ajv2020().default)(settings);
   useJsonEquality(ajv);
   if (enforcedOnly) for (const keyword of NOT_ENFORCED_KEYWORDS) ajv.removeKeyword(keyword);
   return ajv;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
@@ -76,6 +76,24 @@ describe("the emulator's certificate authority", () => {
     await openCertificateAuthority(third);
     await writeFile(path.join(other, "ca-key.pem"), await readFile(path.join(third, "ca-key.pem")));
     await assert.rejects(openCertificateAuthority(other), /not the key/);
+  });
+
+  it("refuses a folder whose certificate cannot be read, saying how to start afresh", async () => {
+    const broken = path.join(dataDir, "broken");
+    await openCertificateAuthority(broken);
+    await writeFile(path.join(broken, "ca.pem"), "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n");
+    await assert.rejects(openCertificateAuthority(broken), /ca\.pem or ca-key\.pem that cannot be read .*remove the folder/);
+  });
+
+  it("mints a leaf the moment it opens, before its background key pair is ready", async () => {
+    const early = await openCertificateAuthority(path.join(dataDir, "early"));
+    const leaf = early.leafFor("early.test");
+    const certificate = new X509Certificate(leaf.certificatePem);
+    assert.ok(certificate.checkIssued(new X509Certificate(early.caCertificatePem)));
+    assert.ok(certificate.checkPrivateKey(createPrivateKey(leaf.keyPem)));
+    // Every later leaf shares that one key pair (the background one, once ready, does not replace it).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(early.leafFor("later.test").keyPem, leaf.keyPem);
   });
 
   it("refuses a folder holding only one of the two files", async () => {

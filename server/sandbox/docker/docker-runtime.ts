@@ -2,7 +2,8 @@
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
 import { PassThrough, type Readable } from "node:stream";
-import Docker from "dockerode";
+import type Docker from "dockerode";
+import { DockerClient } from "./dockerode.js";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
@@ -129,7 +130,7 @@ export class DockerRuntime implements SandboxRuntime {
 
   constructor(private readonly options: DockerRuntimeOptions) {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
-    this.docker = options.docker ?? new Docker();
+    this.docker = options.docker ?? new DockerClient();
     this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
     this.engineTimeoutMs = options.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
   }
