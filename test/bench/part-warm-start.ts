@@ -2,8 +2,9 @@
 // changed since the last one, from the spawn to the first /health that answers 200, against the same
 // spawn-and-poll of a bare express server answering /health (Node.js starting, express loading, a
 // listen): the floor any Node.js server has on this machine now. Run in turns, so both see the same
-// load. Each start has a data folder of its own (its instance label with it); it is stopped with
-// Ctrl-C (SIGINT to its process group, as a terminal sends it) and its folder removed here, what it
+// load. The starts share one data folder, made by the first (uncounted) one, so each counted start
+// finds its store, its CA and its instance as the last one left them; each is stopped with Ctrl-C
+// (SIGINT to its process group, as a terminal sends it); the folder is removed at the end and what it
 // left on the engine by the run's final sweep.
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -81,10 +82,7 @@ async function stop(child: ChildProcess): Promise<void> {
   }
 }
 
-async function warmStart(bookkeeping: WarmStartBookkeeping): Promise<number> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-warm-"));
-  bookkeeping.dataDirs.push(dataDir);
-  bookkeeping.instances.push(loadConfig({ EMULATOR_DATA_DIR: dataDir }).EMULATOR_INSTANCE);
+async function warmStart(dataDir: string): Promise<number> {
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), EMULATOR_DATA_DIR: dataDir };
   const { ms, child } = await timeToHealthy([process.execPath, path.join("server", "bootstrap", "cli.mjs"), "start"], env, port);
@@ -101,18 +99,23 @@ async function bareExpress(): Promise<number> {
 
 export async function warmStartPart(book: FigureBook, bookkeeping: WarmStartBookkeeping, progress: (line: string) => void): Promise<void> {
   progress(`warm npm start vs a bare express server, until /health answers (${ROUNDS} rounds in turns, after one each uncounted)…`);
-  // The uncounted first start also builds whatever is not built (it should be nothing: the bench was built).
-  await warmStart(bookkeeping);
+  // A warm start is one whose last start left everything as it is: one data folder for all of them.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-warm-"));
+  bookkeeping.dataDirs.push(dataDir);
+  bookkeeping.instances.push(loadConfig({ EMULATOR_DATA_DIR: dataDir }).EMULATOR_INSTANCE);
+  // The uncounted first start makes the store and the CA, and builds whatever is not built (it should
+  // be nothing: the bench was built).
+  await warmStart(dataDir);
   await bareExpress();
   const warm: number[] = [];
   const bare: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2 === 0) {
-      warm.push(await warmStart(bookkeeping));
+      warm.push(await warmStart(dataDir));
       bare.push(await bareExpress());
     } else {
       bare.push(await bareExpress());
-      warm.push(await warmStart(bookkeeping));
+      warm.push(await warmStart(dataDir));
     }
   }
   book.addTable("Warm start: from the spawn to the first /health that answers 200", [
