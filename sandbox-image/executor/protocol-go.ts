@@ -147,7 +147,9 @@ class GoWriter {
   }
 
   private shape(shape: Shape, ruleName: string): string {
-    const entries = Object.entries(shape).map(([key, field]) => `{${JSON.stringify(key)}, ${this.descriptor(field, `${ruleName}.${key}`)}}`);
+    const entries = Object.entries(shape).map(
+      ([key, field]) => `{${JSON.stringify(key)}, ${this.descriptor(field, `${ruleName}.${key}`)}}`,
+    );
     return `[]NamedField{${entries.join(", ")}}`;
   }
 
@@ -163,8 +165,14 @@ class GoWriter {
 /** Rows as gofmt aligns them: every cell but the last padded to its column's widest. */
 function aligned(rows: readonly string[][], indent: string): string {
   const widths: number[] = [];
-  for (const row of rows) row.slice(0, -1).forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
-  return rows.map((row) => indent + row.map((cell, index) => (index < row.length - 1 ? cell.padEnd(widths[index]! + 1) : cell)).join("")).join("\n");
+  for (const row of rows) {
+    row.slice(0, -1).forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  return rows
+    .map((row) => indent + row.map((cell, index) => (index < row.length - 1 ? cell.padEnd(widths[index]! + 1) : cell)).join(""))
+    .join("\n");
 }
 
 function pascal(name: string): string {

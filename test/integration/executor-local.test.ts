@@ -22,7 +22,6 @@ import { spawnLocalExecutor, type LocalExecutor } from "../../server/sandbox/loc
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { channelConformanceSuite } from "../support/channel-conformance/suite.js";
 
-
 channelConformanceSuite("local executor process", async () => {
   const scratchDir = await mkdtemp(join(tmpdir(), "executor-conformance-"));
   const executor = spawnLocalExecutor(executorPath, { cwd: scratchDir });
