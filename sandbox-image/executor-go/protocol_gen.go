@@ -6,11 +6,14 @@ package main
 const (
 	BadRequestCode          = "EBADREQ"
 	ChangedCode             = "ECHANGED"
+	DiskLimitFlag           = "--disk-limit-mb"
 	EgressListenRetryMs     = 5000
 	EgressMaxDataFrameBytes = 65536
 	EgressMaxStreams        = 256
 	EgressWindowBytes       = 262144
 	ExecMarkerVariable      = "EMULATOR_EXEC_ID"
+	FileWorkerFlag          = "--file-worker"
+	IdentityFlag            = "--identity"
 	MaxFileChunkBytes       = 8388608
 	MaxFramePartBytes       = 67108864
 	MaxPathList             = 10000
@@ -19,9 +22,6 @@ const (
 	MaxWalkEntries          = 10000
 	ProtocolVersion         = 6
 	UnavailableCode         = "EUNAVAILABLE"
-	IdentityFlag            = "--identity"
-	FileWorkerFlag          = "--file-worker"
-	DiskLimitFlag           = "--disk-limit-mb"
 )
 
 var IdentityNames = []string{"sandbox", "hooks"}

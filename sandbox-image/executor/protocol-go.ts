@@ -10,7 +10,6 @@
 // executor refuses to start when a named rule has no Go implementation (protocol_rules.go). A changed
 // rule changes the generated file, so the staleness test points at the Go twin of that one function.
 
-import { DISK_LIMIT_FLAG, FILE_WORKER_FLAG, IDENTITY_FLAG } from "./identities.js";
 import * as constants from "./protocol-constants.js";
 import { egressFrame, egressStreamError } from "./protocol-egress.js";
 import type { Field, ObjectField, Shape, TaggedUnionField } from "./protocol-fields.js";
@@ -208,9 +207,6 @@ export function goProtocolText(): string {
   for (const [name, value] of Object.entries(constants)) {
     if (Array.isArray(value)) listConstants.push(`var ${constantName(name)} = ${goStrings(value as string[])}`);
     else scalarConstants.push([constantName(name), `= ${goValue(value)}`]);
-  }
-  for (const [name, value] of Object.entries({ IDENTITY_FLAG, FILE_WORKER_FLAG, DISK_LIMIT_FLAG })) {
-    scalarConstants.push([constantName(name), `= ${goValue(value)}`]);
   }
   writer.unionMembers(requestHeader, "Request");
   writer.unionMembers(resultPayload, "Result");
