@@ -43,21 +43,30 @@ func readFileHead(path string, maxBytes int64) (*FileHead, error) {
 	case syscall.S_IFIFO, syscall.S_IFSOCK:
 		return nil, &FileOpError{"EINVAL", "readFile " + path + ": not a regular file"}
 	}
-	var content []byte
+	// Room for the whole file and the byte that finds its end: one allocation, and no copy, for most files.
+	expected := info.Size + 1
+	if expected > maxBytes+1 {
+		expected = maxBytes + 1
+	}
+	content := make([]byte, 0, expected)
 	for {
 		want := nextRead(info.Size, maxBytes, int64(len(content)))
 		if want <= 0 {
 			break
 		}
-		chunk := make([]byte, want)
-		count, err := syscall.Read(fd, chunk)
+		if int64(cap(content)-len(content)) < want {
+			grown := make([]byte, len(content), int64(len(content))+want)
+			copy(grown, content)
+			content = grown
+		}
+		count, err := syscall.Read(fd, content[len(content):int64(len(content))+want])
 		if err != nil {
 			return nil, failedFor("readFile", path, err)
 		}
 		if count == 0 {
 			break
 		}
-		content = append(content, chunk[:count]...)
+		content = content[:len(content)+count]
 	}
 	realPath, err := openedPath(fd, path)
 	if err != nil {

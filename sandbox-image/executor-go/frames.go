@@ -67,13 +67,23 @@ func (writer *FrameWriter) Write(header any, body []byte) error {
 	return writer.WriteRaw(encodeHeader(header), body)
 }
 
+// A body this large is written after its header as it is, rather than copied into one buffer with it.
+const copyBelowBytes = 16 * 1024
+
 // WriteRaw sends a frame whose header is already JSON (a file worker's answer, passed on unchanged).
 func (writer *FrameWriter) WriteRaw(header []byte, body []byte) error {
-	frame := make([]byte, 8, 8+len(header)+len(body))
+	size := 8 + len(header)
+	if len(body) < copyBelowBytes {
+		size += len(body)
+	}
+	frame := make([]byte, 8, size)
 	binary.BigEndian.PutUint32(frame[0:4], uint32(len(header)))
 	binary.BigEndian.PutUint32(frame[4:8], uint32(len(body)))
 	frame = append(frame, header...)
-	frame = append(frame, body...)
+	large := len(body) >= copyBelowBytes
+	if !large {
+		frame = append(frame, body...)
+	}
 	writer.lock.Lock()
 	defer writer.lock.Unlock()
 	if writer.failed != nil {
@@ -81,6 +91,10 @@ func (writer *FrameWriter) WriteRaw(header []byte, body []byte) error {
 	}
 	if _, err := writer.out.Write(frame); err != nil {
 		writer.failed = err
+	} else if large {
+		if _, err := writer.out.Write(body); err != nil {
+			writer.failed = err
+		}
 	}
 	return writer.failed
 }
