@@ -5,6 +5,7 @@
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const EXECUTOR_SOURCE_FOLDER = path.join("sandbox-image", "executor-go");
 export const EXECUTOR_BINARY = path.join("dist", "sandbox-image", "sandbox-executor");
@@ -26,4 +27,14 @@ export function buildExecutor(root, env = process.env) {
   const buildEnv = { ...env, CGO_ENABLED: "0", GOPROXY: "off" };
   const built = spawnSync("go", executorBuildArguments(), { cwd: root, stdio: "inherit", env: buildEnv });
   if (built.error || built.status !== 0) throw new Error(`building the executor failed (go ${executorBuildArguments().join(" ")})`);
+}
+
+// `node server/bootstrap/build-executor.mjs` (npm run build): the binary alone, from the project root.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    buildExecutor(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".."));
+  } catch (error) {
+    console.error(`error: ${error.message}`);
+    process.exit(1);
+  }
 }
