@@ -14,14 +14,18 @@ import (
 	"syscall"
 )
 
-func infoOf(info *syscall.Stat_t) FileInfo {
+// infoOf describes the file at path, whose stat (or lstat, when !follow) is info.
+func infoOf(info *syscall.Stat_t, path string, follow bool) FileInfo {
 	size := info.Size
 	if info.Mode&syscall.S_IFMT == syscall.S_IFDIR {
 		size = 0
 	}
-	// Go's stat has no birth time (statx would); the status change time stands in, as it does in the
-	// TypeScript executor on overlay and the other file systems that record none.
-	return FileInfo{Type: entryType(info), Size: size, MtimeMs: float64(timeMs(info.Mtim)), BirthtimeMs: float64(timeMs(info.Ctim))}
+	// Overlay and some other file systems record no birth time: the status change time stands in.
+	birth, known := birthtimeMs(path, follow)
+	if !known {
+		birth = timeMs(info.Ctim)
+	}
+	return FileInfo{Type: entryType(info), Size: size, MtimeMs: float64(timeMs(info.Mtim)), BirthtimeMs: float64(birth)}
 }
 
 func isMissing(err error) bool {
@@ -54,7 +58,7 @@ func statPath(name string) (*StatResult, error) {
 	if err == nil {
 		real, err := realPath(absolute)
 		if err == nil {
-			described := infoOf(&info)
+			described := infoOf(&info, absolute, true)
 			return &StatResult{Op: "stat", Info: &described, RealPath: real}, nil
 		}
 	}
@@ -129,12 +133,12 @@ func walkTree(request *WalkRequest) (*WalkResult, error) {
 	entries := []TreeEntry{}
 	// One more than asked: it tells whether another page follows.
 	full := func() bool { return int64(len(entries)) > request.Limit }
-	add := func(relative string, info *syscall.Stat_t) {
-		described := infoOf(info)
+	add := func(relative string, info *syscall.Stat_t, path string, follow bool) {
+		described := infoOf(info, path, follow)
 		entries = append(entries, TreeEntry{Path: relative, Type: described.Type, Size: described.Size, MtimeMs: described.MtimeMs, BirthtimeMs: described.BirthtimeMs})
 	}
 	if !hasAfter {
-		add("", &startInfo)
+		add("", &startInfo, start, true)
 	}
 	var visit func(folder, realFolder string, relative []string) (bool, error)
 	visit = func(folder, realFolder string, relative []string) (bool, error) {
@@ -162,7 +166,7 @@ func walkTree(request *WalkRequest) (*WalkResult, error) {
 				continue // removed since readdir
 			}
 			if order > 0 {
-				add(strings.Join(childRelative, "/"), &info)
+				add(strings.Join(childRelative, "/"), &info, path.Join(folder, name), false)
 				if full() {
 					return true, nil
 				}
