@@ -123,7 +123,7 @@ func openedPath(fd int, path string) (string, error) {
 }
 
 func writeFileCreatingParents(path string, content []byte, mode *int64) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	if err := makeParents(path); err != nil {
 		return 0, failedFor("writeFile", path, err)
 	}
 	createMode := os.FileMode(0o666)
@@ -140,6 +140,17 @@ func writeFileCreatingParents(path string, content []byte, mode *int64) (int64, 
 		}
 	}
 	return int64(len(content)), nil
+}
+
+// makeParents creates the folders above path as Node's mkdir(dirname, { recursive: true }) does,
+// failing the same way: EEXIST when the folder itself exists as something else, ENOTDIR above it.
+func makeParents(path string) error {
+	parent := filepath.Dir(path)
+	var info syscall.Stat_t
+	if err := syscall.Stat(parent, &info); err == nil && info.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return syscall.EEXIST
+	}
+	return os.MkdirAll(parent, 0o777)
 }
 
 func listDirectory(path string) ([]FileEntry, error) {

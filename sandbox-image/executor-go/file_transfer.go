@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -54,7 +53,7 @@ func readFileChunk(path string, offset, length int64) ([]byte, int64, error) {
 func appendFileAt(path string, offset int64, create bool, content []byte) (int64, error) {
 	flags := syscall.O_WRONLY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
 	if create {
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		if err := makeParents(path); err != nil {
 			return 0, failedFor("appendFile", path, err)
 		}
 		// O_EXCL also refuses a symlink planted at the path, dangling or not.
@@ -87,7 +86,7 @@ func appendFileAt(path string, offset int64, create bool, content []byte) (int64
 }
 
 func moveFile(from, to string, overwrite bool) error {
-	if err := os.MkdirAll(filepath.Dir(to), 0o777); err != nil {
+	if err := makeParents(to); err != nil {
 		return failedFor("moveFile", to, err)
 	}
 	if overwrite {
