@@ -1,12 +1,14 @@
 // `npm run schemas`: writes the generated files of schemas/: hooks.schema.json from the zod schema the
 // hooks parser uses (server/hooks/hooks-schema.ts), and sdk-request-fields.json, the fields each request
-// body may hold, from the pinned SDK's types (server/sdk-request-fields.ts). test/unit/hooks-json-schema.test.ts
+// body may hold, from the pinned SDK's types (server/sdk-request-fields.ts), and the Go executor's protocol
+// file from the executor's protocol tables (sandbox-image/executor/protocol-go.ts). test/unit/hooks-json-schema.test.ts
 // and test/unit/sdk-request-fields.test.ts fail while a committed file differs from what is generated.
 
 import fs from "node:fs";
 import path from "node:path";
 import { SDK_FIELDS_FILE } from "./api/declared-fields.js";
 import { projectRoot } from "./common/paths.js";
+import { GO_PROTOCOL_FILE, goProtocolText } from "../sandbox-image/executor/protocol-go.js";
 import { hooksJsonSchemaText } from "./http/schema-routes.js";
 import { sdkRequestFieldsText } from "./sdk-request-fields.js";
 
@@ -16,6 +18,7 @@ fs.mkdirSync(path.dirname(HOOKS_SCHEMA_FILE), { recursive: true });
 for (const [file, text] of [
   [HOOKS_SCHEMA_FILE, hooksJsonSchemaText()],
   [SDK_FIELDS_FILE, sdkRequestFieldsText()],
+  [path.join(projectRoot, GO_PROTOCOL_FILE), goProtocolText()],
 ] as const) {
   fs.writeFileSync(file, text);
   console.log(`wrote ${path.relative(process.cwd(), file) || file}`);

@@ -10,13 +10,10 @@
 
 import { readFileSync } from "node:fs";
 // The constants only: main.ts reads the arguments before loading the rest of either role.
-import { IDENTITY_NAMES } from "./protocol-constants.js";
+import { DISK_LIMIT_FLAG, FILE_WORKER_FLAG, IDENTITY_FLAG, IDENTITY_NAMES } from "./protocol-constants.js";
 import type { RunAs } from "./protocol.js";
 
-export const IDENTITY_FLAG = "--identity";
-export const FILE_WORKER_FLAG = "--file-worker";
-/** The sandbox's disk limit in total, for an engine that cannot enforce one itself (disk-guard.ts). */
-export const DISK_LIMIT_FLAG = "--disk-limit-mb";
+export { DISK_LIMIT_FLAG, FILE_WORKER_FLAG, IDENTITY_FLAG };
 
 export interface Identity {
   name: RunAs;

@@ -11,11 +11,14 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { EXECUTOR_BINARY } from "./build-executor.mjs";
 
 /** The folders tsconfig.json compiles (its "include"), and the files beside them that steer the build. */
 export const SOURCE_FOLDERS = ["server", "sandbox-image", "proxy", "test"];
 export const BUILD_SETTINGS = [
   "tsconfig.json",
+  // The Go workspace file that lets `go build ./sandbox-image/executor-go` run from the root.
+  "go.work",
   "sandbox-image/executor/tsconfig.json",
   "package-lock.json",
   // What npm installed (TypeScript itself, @types/*): npm rewrites it on every install.
@@ -23,7 +26,10 @@ export const BUILD_SETTINGS = [
 ];
 export const STAMP_FILE = path.join("dist", ".build-stamp");
 
-/** Every TypeScript source under the compiled folders, relative to root, sorted. */
+/** The Go executor's sources (its .go files and go.mod): a changed one rebuilds the binary (build-executor.mjs). */
+const isGoSource = (name) => name.endsWith(".go") || name === "go.mod";
+
+/** Every TypeScript and Go source under the compiled folders, relative to root, sorted. */
 export function listSources(root) {
   const found = [];
   const walk = (relative) => {
@@ -37,7 +43,7 @@ export function listSources(root) {
       const child = path.join(relative, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== "node_modules") walk(child);
-      } else if (entry.name.endsWith(".ts")) found.push(child);
+      } else if (entry.name.endsWith(".ts") || isGoSource(entry.name)) found.push(child);
     }
   };
   for (const folder of SOURCE_FOLDERS) walk(folder);
@@ -61,8 +67,9 @@ export function buildFingerprint(root, sources = listSources(root)) {
   return hash.digest("hex");
 }
 
-/** What tsc emits for a source (declarations emit nothing: "declaration" is off). */
+/** What a source is built into: tsc's .js (declarations emit nothing: "declaration" is off), or the executor binary. */
 export function outputOf(source) {
+  if (isGoSource(path.basename(source))) return EXECUTOR_BINARY;
   return source.endsWith(".d.ts") ? null : path.join("dist", source.replace(/\.ts$/, ".js"));
 }
 

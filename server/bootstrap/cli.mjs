@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { buildExecutor } from "./build-executor.mjs";
 import { checkBuild, clearBuildStamp, writeBuildStamp } from "./build-stamp.mjs";
 import { engineReady } from "./engine-check.mjs";
 import {
@@ -144,6 +145,13 @@ function build() {
   mustRun([process.execPath, tsc, "-p", "tsconfig.json"], "the TypeScript build");
   // The executor once more on its own, as the sandbox image runs it: Node.js 18 and no packages.
   mustRun([process.execPath, tsc, "-p", path.join("sandbox-image", "executor", "tsconfig.json")], "the executor's type check");
+  step("building the sandbox's executor (Go)…");
+  try {
+    buildExecutor(root);
+  } catch (error) {
+    console.error(`error: ${error.message}`);
+    process.exit(1);
+  }
   writeBuildStamp(root, fingerprint);
 }
 

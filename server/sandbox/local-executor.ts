@@ -10,8 +10,6 @@ export interface LocalExecutorOptions {
   cwd?: string;
   /** The executor's environment; defaults to this process's. */
   env?: NodeJS.ProcessEnv;
-  /** Node binary; defaults to the one running this process. */
-  nodePath?: string;
   /** Where the executor's diagnostics go; defaults to this process's stderr. */
   onDiagnostics?: (text: string) => void;
 }
@@ -27,8 +25,9 @@ export interface LocalExecutor {
   kill(): Promise<void>;
 }
 
-export function spawnLocalExecutor(executorJsPath: string, options: LocalExecutorOptions = {}): LocalExecutor {
-  const child = spawn(options.nodePath ?? process.execPath, [executorJsPath], {
+/** `executorPath` is the executor binary (executorBinaryPath in server/common/paths.ts): a program of its own, no runtime. */
+export function spawnLocalExecutor(executorPath: string, options: LocalExecutorOptions = {}): LocalExecutor {
+  const child = spawn(executorPath, [], {
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ["pipe", "pipe", "pipe"],
@@ -40,7 +39,7 @@ export function spawnLocalExecutor(executorJsPath: string, options: LocalExecuto
     // A failed spawn emits 'close' but never 'exit'.
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
-  // A spawn failure (bad node path) surfaces as a closed channel; the 'error' itself must not crash us.
+  // A spawn failure (a missing binary) surfaces as a closed channel; the 'error' itself must not crash us.
   child.on("error", (error) => onDiagnostics(`local executor: ${error.message}\n`));
   const channel = new ExecutorClient(child.stdout, child.stdin);
 

@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   EGRESS_WINDOW_BYTES,
   encodeFrame,
@@ -18,17 +17,14 @@ import {
   type Frame,
   type Response,
 } from "../../sandbox-image/executor/protocol.js";
+import { executorBinaryPath as executorPath } from "../../server/common/paths.js";
 import { spawnLocalExecutor, type LocalExecutor } from "../../server/sandbox/local-executor.js";
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { channelConformanceSuite } from "../support/channel-conformance/suite.js";
 
-const executorPath = fileURLToPath(new URL("../../sandbox-image/executor/main.js", import.meta.url));
-/** The image runs the executor on Node.js 18; EXECUTOR_NODE points at such a binary to check that here. */
-const executorNode = process.env["EXECUTOR_NODE"] ?? process.execPath;
-
 channelConformanceSuite("local executor process", async () => {
   const scratchDir = await mkdtemp(join(tmpdir(), "executor-conformance-"));
-  const executor = spawnLocalExecutor(executorPath, { cwd: scratchDir, nodePath: executorNode });
+  const executor = spawnLocalExecutor(executorPath, { cwd: scratchDir });
   const others: LocalExecutor[] = [];
   return {
     channel: executor.channel,
@@ -36,7 +32,7 @@ channelConformanceSuite("local executor process", async () => {
     // The host's loopback is shared with everything else running here: any free port.
     egressPort: 0,
     openAnotherChannel: async () => {
-      const other = spawnLocalExecutor(executorPath, { cwd: scratchDir, nodePath: executorNode });
+      const other = spawnLocalExecutor(executorPath, { cwd: scratchDir });
       others.push(other);
       return other.channel;
     },
@@ -49,7 +45,7 @@ channelConformanceSuite("local executor process", async () => {
 
 /** Speaks the protocol by hand, to send what ExecutorClient never would. */
 function spawnRawExecutor() {
-  const child = spawn(executorNode, [executorPath], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(executorPath, [], { stdio: ["pipe", "pipe", "pipe"] });
   const decoder = new FrameDecoder<Response>();
   const frames: Frame<Response>[] = [];
   let wake: Array<() => void> = [];
@@ -258,7 +254,7 @@ describe("local executor process: egress streams against a misbehaving server", 
 
 describe("ExecutorClient when the executor goes away", () => {
   it("rejects pending and later calls with SandboxUnavailableError and resolves closed", async () => {
-    const executor = spawnLocalExecutor(executorPath, { nodePath: executorNode, onDiagnostics: () => {} });
+    const executor = spawnLocalExecutor(executorPath, { onDiagnostics: () => {} });
     assert.equal((await executor.channel.ping()).version, PROTOCOL_VERSION);
     const pending = executor.channel.run({ argv: ["sleep", "3"], timeoutMs: 10_000, maxOutputBytes: 100 });
     const rejected = assert.rejects(pending, SandboxUnavailableError);
@@ -270,7 +266,7 @@ describe("ExecutorClient when the executor goes away", () => {
   });
 
   it("close() fails pending calls, and the executor exits cleanly", async () => {
-    const executor = spawnLocalExecutor(executorPath, { nodePath: executorNode });
+    const executor = spawnLocalExecutor(executorPath);
     const pending = executor.channel.run({ argv: ["sleep", "30"], timeoutMs: 60_000, maxOutputBytes: 100 });
     await executor.channel.ping();
     const rejected = assert.rejects(pending, SandboxUnavailableError);

@@ -4,13 +4,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { executorBinaryPath as executorPath } from "../../server/common/paths.js";
 import { ChannelHookHost } from "../../server/hooks/channel-hook-host.js";
 import type { HookConfigRead } from "../../server/hooks/hook-host.js";
 import { spawnLocalExecutor } from "../../server/sandbox/local-executor.js";
 import { hooksConformanceSuite } from "../support/hooks-conformance.js";
-
-const executorPath = fileURLToPath(new URL("../../sandbox-image/executor/main.js", import.meta.url));
 
 /** Config files by path, and symlinks between those paths, in memory. */
 class InMemoryConfigFiles {

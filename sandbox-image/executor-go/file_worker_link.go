@@ -1,0 +1,241 @@
+package main
+
+// The executor's side of its file worker (file-worker-link.ts): started with the executor, so that it
+// is usually up by a new sandbox's first file request, and again whenever it has ended. Requests are
+// passed on as they came and answers passed back unchanged. A request the worker had not answered when
+// it ended is sent once more to the next worker if doing it twice changes nothing; otherwise, or if
+// that one ends too, it fails with UNAVAILABLE_CODE: its outcome is unknown, which is not the same as
+// a file that is missing or unreadable.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Requests that end the same done once or twice: safe to send again to a new worker. Not deleteFile,
+// moveFile or appendFile: done once already, the second attempt would fail (ENOENT, EOFFSET).
+var repeatableOps = map[string]bool{
+	"readFile": true, "readFiles": true, "listFiles": true, "stat": true, "walk": true, "usage": true,
+	"readFileChunk": true, "writeFile": true,
+}
+
+// The executor's own requests count down from here; the server's count up from 1, so the two never meet.
+const firstOwnID = maxSafeInteger
+
+type forwardedRequest struct {
+	id      int64
+	op      string
+	header  []byte
+	body    []byte
+	retried bool
+	// Where the answer goes when the request is the executor's own (an exec's reads), not the server's.
+	reply func(header []byte, body []byte)
+}
+
+type workerProcess struct {
+	command *exec.Cmd
+	stdin   *FrameWriter
+	pipe    io.WriteCloser
+}
+
+// FileWorkerLink starts, feeds and restarts the file worker.
+type FileWorkerLink struct {
+	actingAs   string
+	identities map[string]*Identity
+	answer     func(header []byte, body []byte)
+
+	lock      sync.Mutex
+	worker    *workerProcess
+	pending   map[int64]*forwardedRequest
+	closed    bool
+	nextOwnID int64
+}
+
+func newFileWorkerLink(actingAs string, identities map[string]*Identity, answer func(header []byte, body []byte)) *FileWorkerLink {
+	return &FileWorkerLink{actingAs: actingAs, identities: identities, answer: answer, pending: map[int64]*forwardedRequest{}, nextOwnID: firstOwnID}
+}
+
+func (link *FileWorkerLink) warmUp() {
+	link.lock.Lock()
+	link.ensureWorker()
+	link.lock.Unlock()
+}
+
+// forward passes the server's request on, as it came.
+func (link *FileWorkerLink) forward(id int64, op string, header []byte, body []byte) {
+	link.send(&forwardedRequest{id: id, op: op, header: header, body: body})
+}
+
+// ask has the worker do a request of the executor's own; it returns the answer's header and body.
+func (link *FileWorkerLink) ask(request map[string]any) ([]byte, []byte) {
+	link.lock.Lock()
+	id := link.nextOwnID
+	link.nextOwnID--
+	link.lock.Unlock()
+	request["id"] = id
+	answered := make(chan [2][]byte, 1)
+	link.send(&forwardedRequest{id: id, op: request["op"].(string), header: encodeHeader(request), reply: func(header, body []byte) {
+		answered <- [2][]byte{header, body}
+	}})
+	answer := <-answered
+	return answer[0], answer[1]
+}
+
+func (link *FileWorkerLink) deliver(forwarded *forwardedRequest, header []byte, body []byte) {
+	if forwarded.reply != nil {
+		forwarded.reply(header, body)
+	} else {
+		link.answer(header, body)
+	}
+}
+
+func unavailable(forwarded *forwardedRequest, message string) []byte {
+	return encodeHeader(ErrorMessage{Type: "error", Id: forwarded.id, Code: UnavailableCode, Message: message})
+}
+
+func (link *FileWorkerLink) send(forwarded *forwardedRequest) {
+	link.lock.Lock()
+	worker := link.ensureWorker()
+	if worker == nil {
+		link.lock.Unlock()
+		link.deliver(forwarded, unavailable(forwarded, forwarded.op+": the file worker could not be started"), nil)
+		return
+	}
+	link.pending[forwarded.id] = forwarded
+	link.lock.Unlock()
+	// A failed write means the worker ended: its exit hands the request on.
+	_ = worker.stdin.WriteRaw(forwarded.header, forwarded.body)
+}
+
+// close ends the worker with the executor: its stdin closes, and it is killed if it lingers.
+func (link *FileWorkerLink) close() {
+	link.lock.Lock()
+	link.closed = true
+	worker := link.worker
+	link.lock.Unlock()
+	if worker == nil {
+		return
+	}
+	worker.pipe.Close()
+	time.AfterFunc(time.Second, func() { _ = worker.command.Process.Kill() })
+}
+
+// ensureWorker starts a worker when there is none; called with the lock held.
+func (link *FileWorkerLink) ensureWorker() *workerProcess {
+	if link.worker != nil || link.closed {
+		return link.worker
+	}
+	self, err := os.Executable()
+	if err != nil {
+		logDiagnostic("starting the file worker failed: %v", err)
+		return nil
+	}
+	// As root like us: it changes its effective identity itself, keeping a real uid of 0 (file_worker.go).
+	command := exec.Command(self, append([]string{FileWorkerFlag, link.actingAs}, identityArguments(link.identities)...)...)
+	command.Stderr = os.Stderr
+	stdin, err := command.StdinPipe()
+	if err != nil {
+		logDiagnostic("starting the file worker failed: %v", err)
+		return nil
+	}
+	stdout, err := command.StdoutPipe()
+	if err != nil {
+		logDiagnostic("starting the file worker failed: %v", err)
+		return nil
+	}
+	spawnLock.Lock()
+	err = command.Start()
+	spawnLock.Unlock()
+	if err != nil {
+		logDiagnostic("starting the file worker failed: %v", err)
+		return nil
+	}
+	worker := &workerProcess{command: command, stdin: newFrameWriter(stdin), pipe: stdin}
+	link.worker = worker
+	go link.readAnswers(worker, stdout)
+	return worker
+}
+
+func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.Reader) {
+	reader := bufio.NewReaderSize(stdout, 256*1024)
+	for {
+		frame, err := readFrame(reader)
+		if err != nil {
+			if err != io.EOF {
+				logDiagnostic("file worker sent a corrupt frame (%v); restarting it", err)
+				_ = worker.command.Process.Kill()
+			}
+			break
+		}
+		link.passOn(frame)
+	}
+	// By now every answer it wrote has been read, so none is taken for lost.
+	_ = worker.command.Wait()
+	link.onWorkerExit(worker)
+}
+
+func (link *FileWorkerLink) passOn(frame Frame) {
+	var head struct {
+		ID *int64 `json:"id"`
+	}
+	_ = json.Unmarshal(frame.Header, &head)
+	link.lock.Lock()
+	var forwarded *forwardedRequest
+	if head.ID != nil {
+		forwarded = link.pending[*head.ID]
+		delete(link.pending, *head.ID)
+	}
+	link.lock.Unlock()
+	// Our own worker answers only what it was asked; anything else would be a bug of ours, dropped here.
+	if forwarded == nil {
+		text := string(frame.Header)
+		if len(text) > 200 {
+			text = text[:200]
+		}
+		logDiagnostic("file worker answered a request it was not given: %s", text)
+		return
+	}
+	link.deliver(forwarded, frame.Header, frame.Body)
+}
+
+func (link *FileWorkerLink) onWorkerExit(worker *workerProcess) {
+	link.lock.Lock()
+	if link.worker != worker {
+		link.lock.Unlock()
+		return
+	}
+	link.worker = nil
+	how := "exited"
+	if state := worker.command.ProcessState; state != nil {
+		if status, ok := state.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+			how = "was killed by " + signalName(status.Signal())
+		} else {
+			how = fmt.Sprintf("exited with %d", state.ExitCode())
+		}
+	}
+	closed := link.closed
+	if !closed {
+		logDiagnostic("file worker %s; a new one starts with the next file request", how)
+	}
+	interrupted := make([]*forwardedRequest, 0, len(link.pending))
+	for id, forwarded := range link.pending {
+		interrupted = append(interrupted, forwarded)
+		delete(link.pending, id)
+	}
+	link.lock.Unlock()
+	for _, forwarded := range interrupted {
+		if !closed && !forwarded.retried && repeatableOps[forwarded.op] {
+			forwarded.retried = true
+			link.send(forwarded)
+			continue
+		}
+		link.deliver(forwarded, unavailable(forwarded, fmt.Sprintf("%s: not done, the sandbox's file worker %s", forwarded.op, how)), nil)
+	}
+}

@@ -1,0 +1,3 @@
+module sandbox-executor
+
+go 1.19
