@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import { Readable } from "node:stream";
-import Docker from "dockerode";
+import type Docker from "dockerode";
 import { tarBuffer, type TarEntry } from "../../server/common/tar.js";
 import { OFFLINE_BASE_TAG, sandboxImageTag } from "../../server/sandbox/docker/image.js";
 
@@ -50,7 +50,12 @@ export async function debianWithoutNode(docker: Docker): Promise<string> {
     "",
   ].join("\n");
   const context = await tarBuffer([{ header: { name: "Dockerfile", mode: 0o644 }, content: Buffer.from(dockerfile) }]);
-  const stream = await docker.buildImage(Readable.from([context]), { t: tag, labels: { [TEST_BASE_LABEL]: "true" }, rm: true, forcerm: true });
+  const stream = await docker.buildImage(Readable.from([context]), {
+    t: tag,
+    labels: { [TEST_BASE_LABEL]: "true" },
+    rm: true,
+    forcerm: true,
+  });
   await followToEnd(docker, stream, `building ${tag}`);
   return tag;
 }
