@@ -32,6 +32,8 @@ interface Base {
   build(docker: Docker): Promise<string>;
   /** The gate's script and the hook command that runs it, with the interpreter the base has. */
   gate: { target: string; content: string; command: string };
+  /** A command whose output shows the sandbox runs on this base, and what it prints there. */
+  identity: { code: string; output: RegExp };
   /** A command that GETs a URL through the proxy (the environment's HTTP_PROXY) and prints the body. */
   fetch(url: string): string;
 }
@@ -41,12 +43,14 @@ const BASES: Base[] = [
     name: "Debian without nodejs",
     build: debianWithoutNode,
     gate: { target: ".agents/hooks-scripts/gate.py", content: SEED_GATE_SCRIPT, command: "python3 /.agents/hooks-scripts/gate.py" },
+    identity: { code: "cat /etc/debian_version; dpkg -s nodejs 2>&1 | head -1", output: /^12\.\d+\n.*nodejs.* is not installed/ },
     fetch: (url) => `curl -s '${url}'`,
   },
   {
     name: "BusyBox alone",
     build: busyboxRootfs,
     gate: { target: ".agents/hooks-scripts/gate.sh", content: SH_GATE_SCRIPT, command: "sh /.agents/hooks-scripts/gate.sh" },
+    identity: { code: "readlink /bin/sh; command -v python3 apt-get useradd || echo 'nothing else'", output: /^busybox\nnothing else\s*$/ },
     fetch: (url) => `wget -q -O - '${url}'`,
   },
 ];
@@ -97,13 +101,17 @@ for (const [index, base] of BASES.entries()) {
       { type: "inline" as const, target: base.gate.target, content: base.gate.content },
     ];
 
-    it("has no Node.js, and runs code as the sandbox user", async () => {
+    it("runs on that base, which has no Node.js, and runs code as the sandbox user", async () => {
       const interaction = await client.interactions.create({
         agent: AGENT,
-        input: toolCalls([{ name: "code_execution", args: { code: "command -v node || echo 'no node'; id -u; pwd" } }]),
+        input: toolCalls([
+          { name: "code_execution", args: { code: base.identity.code } },
+          { name: "code_execution", args: { code: "command -v node || echo 'no node'; id -u; pwd" } },
+        ]),
         environment: { type: "remote" },
       });
-      const [result] = resultsOf(interaction.steps);
+      const [identity, result] = resultsOf(interaction.steps);
+      assert.match(identity!.result, base.identity.output);
       assert.equal(result!.is_error, false, result!.result);
       assert.equal(result!.result.trim(), "no node\n1000\n/workspace");
     });
