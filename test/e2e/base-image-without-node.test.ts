@@ -12,7 +12,8 @@ import { GoogleGenAI } from "@google/genai";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { startEchoServer, type EchoServer } from "../support/proxy-fixtures.js";
 import { SEED_GATE_SCRIPT } from "../support/seed-hooks-files.js";
-import { busyboxRootfs, debianWithoutNode, removeTestBases } from "../support/test-base-images.js";
+import { ensureSandboxImage } from "../../server/sandbox/docker/image.js";
+import { busyboxRootfs, debianWithoutNode, removeTestBases, withUserAt1000 } from "../support/test-base-images.js";
 
 const API_KEY = "base-image-key";
 const AGENT = "antigravity-preview-05-2026";
@@ -189,3 +190,14 @@ for (const [index, base] of BASES.entries()) {
     });
   });
 }
+
+describe("a base whose uid 1000 is someone else's", () => {
+  it("is refused at the build, saying which id is taken: the executor would hand that user's files to sandbox code", async () => {
+    const base = await withUserAt1000(docker, builtBases[0]!);
+    builtBases.push(base);
+    await assert.rejects(
+      ensureSandboxImage(docker, { baseImage: base, offlineBase: "never" }, () => undefined),
+      /the base image already has a user or group with id 1000; the sandbox needs it for its sandbox user/,
+    );
+  });
+});

@@ -60,6 +60,21 @@ export async function debianWithoutNode(docker: Docker): Promise<string> {
   return tag;
 }
 
+/** `from` with a user of its own at uid and gid 1000, as ubuntu:24.04 (`ubuntu`) and node:* (`node`) have. */
+export async function withUserAt1000(docker: Docker, from: string): Promise<string> {
+  const tag = `${REPOSITORY}:user-at-1000`;
+  const dockerfile = `FROM ${from}\nRUN groupadd --gid 1000 someone && useradd --uid 1000 --gid 1000 someone\n`;
+  const context = await tarBuffer([{ header: { name: "Dockerfile", mode: 0o644 }, content: Buffer.from(dockerfile) }]);
+  const stream = await docker.buildImage(Readable.from([context]), {
+    t: tag,
+    labels: { [TEST_BASE_LABEL]: "true" },
+    rm: true,
+    forcerm: true,
+  });
+  await followToEnd(docker, stream, `building ${tag}`);
+  return tag;
+}
+
 /** A root filesystem of BusyBox alone: no package manager, no bash, no python3, no useradd, no CA bundle. */
 export async function busyboxRootfs(docker: Docker): Promise<string> {
   const tag = `${REPOSITORY}:busybox`;

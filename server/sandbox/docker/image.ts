@@ -14,6 +14,8 @@ import { tarBuffer } from "../../common/tar.js";
 
 export const OFFLINE_BASE_TAG = "emulator-base:bookworm";
 const IMAGE_REPOSITORY = "interactions-emulator-sandbox";
+/** How much of a failing build step's output its error carries. */
+const MAX_STEP_OUTPUT_CHARS = 2000;
 
 export interface ImageOptions {
   /** Use this image as it is and build nothing. */
@@ -156,16 +158,21 @@ export async function ensureSandboxImage(docker: Docker, options: ImageOptions, 
     rm: true,
     forcerm: true,
   });
+  // What the failing step printed: the engine's error only says it "returned a non-zero code", and the
+  // Dockerfile says why it refuses a base (a uid already taken) on stderr.
+  let stepOutput = "";
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,
       (error: Error | null, events: Array<{ error?: string }>) => {
         const failed = error?.message ?? events.find((event) => event.error)?.error;
-        if (failed) reject(new Error(`building the sandbox image failed: ${failed}`));
+        if (failed) reject(new Error(`building the sandbox image failed: ${failed}${stepOutput ? `\n${stepOutput.trimEnd()}` : ""}`));
         else resolve();
       },
       (event: { stream?: string; status?: string; error?: string }) => {
         const line = (event.stream ?? event.status ?? "").trim();
+        if (line.startsWith("Step ")) stepOutput = "";
+        else stepOutput = (stepOutput + (event.stream ?? "")).slice(-MAX_STEP_OUTPUT_CHARS);
         if (line.startsWith("Step ") || event.error) progress(`  ${line || event.error}`);
       },
     );
