@@ -87,7 +87,8 @@ const DISK_GUARD_CAPABILITY = "DAC_READ_SEARCH";
 /**
  * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
  * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
- * there 2 s later. Only the executor itself is touched: the pid must still be running its binary, as the executor.
+ * there 2 s later. Only the executor itself is touched: the pid must still run its binary with --identity
+ * (its file worker, the same binary, starts with --file-worker).
  */
 const REAP_EXECUTOR_SCRIPT = `
 is_executor() { tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q '^${EXECUTOR_PATH} --identity'; }
