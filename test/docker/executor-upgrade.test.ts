@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import fs from "node:fs";
 import Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
-import { executorBinary } from "../../server/common/paths.js";
+import { executorBinaryPath } from "../../server/common/paths.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import { EXECUTOR_PATH } from "../../server/sandbox/docker/image.js";
 import type { SandboxChannel, SandboxHandle } from "../../server/sandbox/runtime.js";
@@ -45,7 +45,7 @@ async function asRoot(script: string): Promise<void> {
 }
 
 /** This version's executor, root's and 0755 as the image has it: its owner, mode and size. */
-const THIS_VERSIONS_EXECUTOR = `root 755 ${fs.statSync(executorBinary).size}\n`;
+const THIS_VERSIONS_EXECUTOR = `root 755 ${fs.statSync(executorBinaryPath).size}\n`;
 
 describe("a sandbox whose executor is another version's", () => {
   it("gets this version's executor when its own answers with an older protocol version", async () => {

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
 import { Readable } from "node:stream";
-import { executorBinary, sandboxImageDir } from "../../common/paths.js";
+import { executorBinaryPath, sandboxImageDir } from "../../common/paths.js";
 import { LABEL_IMAGE_HASH, LABEL_MANAGED } from "./labels.js";
 import { tarBuffer } from "../../common/tar.js";
 
@@ -39,12 +39,12 @@ export const EXECUTOR_PATH = "/opt/emulator/sandbox-executor";
 const EXECUTOR_MODE = 0o755;
 
 function readContext(): ContextFile[] {
-  if (!fs.existsSync(executorBinary)) {
-    throw new Error(`the executor is not built (${executorBinary} is missing); run npm run build`);
+  if (!fs.existsSync(executorBinaryPath)) {
+    throw new Error(`the executor is not built (${executorBinaryPath} is missing); run npm run build`);
   }
   return [
     { name: "Dockerfile", content: fs.readFileSync(path.join(sandboxImageDir, "Dockerfile")), mode: 0o644 },
-    { name: "sandbox-executor", content: fs.readFileSync(executorBinary), mode: EXECUTOR_MODE },
+    { name: "sandbox-executor", content: fs.readFileSync(executorBinaryPath), mode: EXECUTOR_MODE },
   ];
 }
 
