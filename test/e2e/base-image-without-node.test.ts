@@ -13,7 +13,13 @@ import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-
 import { startEchoServer, type EchoServer } from "../support/proxy-fixtures.js";
 import { SEED_GATE_SCRIPT } from "../support/seed-hooks-files.js";
 import { ensureSandboxImage } from "../../server/sandbox/docker/image.js";
-import { busyboxRootfs, debianWithoutNode, removeTestBases, withUserAt1000 } from "../support/test-base-images.js";
+import {
+  busyboxRootfs,
+  debianWithoutNode,
+  removeTestBases,
+  withEntrypointUserAndHealthCheck,
+  withUserAt1000,
+} from "../support/test-base-images.js";
 
 const API_KEY = "base-image-key";
 const AGENT = "antigravity-preview-05-2026";
@@ -199,5 +205,18 @@ describe("a base whose uid 1000 is someone else's", () => {
       ensureSandboxImage(docker, { baseImage: base, offlineBase: "never" }, () => undefined),
       /the base image already has a user or group with id 1000; the sandbox needs it for its sandbox user/,
     );
+  });
+});
+
+describe("a base with a user, an entrypoint and a health check of its own", () => {
+  it("builds as root, and its sandboxes inherit none of them: the keep-alive is `sleep infinity` itself", async () => {
+    const base = await withEntrypointUserAndHealthCheck(docker, builtBases[0]!);
+    builtBases.push(base);
+    const tag = await ensureSandboxImage(docker, { baseImage: base, offlineBase: "never" }, () => undefined);
+    const { Config } = await docker.getImage(tag).inspect();
+    assert.equal(Config.Entrypoint, null);
+    assert.deepEqual(Config.Cmd, ["sleep", "infinity"]);
+    assert.deepEqual(Config.Healthcheck, { Test: ["NONE"] });
+    assert.equal(Config.User, "1000:1000", "run by hand, the image is the sandbox user's");
   });
 });

@@ -37,18 +37,10 @@ function followToEnd(docker: Docker, stream: NodeJS.ReadableStream, doing: strin
   );
 }
 
-/**
- * Debian bookworm without Node.js: the offline base (build-base.sh) with nodejs purged, or
- * debian:bookworm-slim where only that is present (it has none). Offline: dpkg removes, nothing is fetched.
- */
-export async function debianWithoutNode(docker: Docker): Promise<string> {
-  const from = (await imageExists(docker, OFFLINE_BASE_TAG)) ? OFFLINE_BASE_TAG : DEBIAN_SLIM;
-  const tag = `${REPOSITORY}:debian-without-node`;
-  const dockerfile = [
-    `FROM ${from}`,
-    "RUN set -eu; if dpkg -s nodejs >/dev/null 2>&1; then DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq --auto-remove nodejs libnode108; fi; ! command -v node",
-    "",
-  ].join("\n");
+/** Builds `lines` on top of `from` as the test base `name`. */
+async function derivedBase(docker: Docker, from: string, name: string, lines: string[]): Promise<string> {
+  const tag = `${REPOSITORY}:${name}`;
+  const dockerfile = [`FROM ${from}`, ...lines, ""].join("\n");
   const context = await tarBuffer([{ header: { name: "Dockerfile", mode: 0o644 }, content: Buffer.from(dockerfile) }]);
   const stream = await docker.buildImage(Readable.from([context]), {
     t: tag,
@@ -60,19 +52,25 @@ export async function debianWithoutNode(docker: Docker): Promise<string> {
   return tag;
 }
 
+/**
+ * Debian bookworm without Node.js: the offline base (build-base.sh) with nodejs purged, or
+ * debian:bookworm-slim where only that is present (it has none). Offline: dpkg removes, nothing is fetched.
+ */
+export async function debianWithoutNode(docker: Docker): Promise<string> {
+  const from = (await imageExists(docker, OFFLINE_BASE_TAG)) ? OFFLINE_BASE_TAG : DEBIAN_SLIM;
+  return derivedBase(docker, from, "debian-without-node", [
+    "RUN set -eu; if dpkg -s nodejs >/dev/null 2>&1; then DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq --auto-remove nodejs libnode108; fi; ! command -v node",
+  ]);
+}
+
 /** `from` with a user of its own at uid and gid 1000, as ubuntu:24.04 (`ubuntu`) and node:* (`node`) have. */
-export async function withUserAt1000(docker: Docker, from: string): Promise<string> {
-  const tag = `${REPOSITORY}:user-at-1000`;
-  const dockerfile = `FROM ${from}\nRUN groupadd --gid 1000 someone && useradd --uid 1000 --gid 1000 someone\n`;
-  const context = await tarBuffer([{ header: { name: "Dockerfile", mode: 0o644 }, content: Buffer.from(dockerfile) }]);
-  const stream = await docker.buildImage(Readable.from([context]), {
-    t: tag,
-    labels: { [TEST_BASE_LABEL]: "true" },
-    rm: true,
-    forcerm: true,
-  });
-  await followToEnd(docker, stream, `building ${tag}`);
-  return tag;
+export function withUserAt1000(docker: Docker, from: string): Promise<string> {
+  return derivedBase(docker, from, "user-at-1000", ["RUN groupadd --gid 1000 someone && useradd --uid 1000 --gid 1000 someone"]);
+}
+
+/** `from` as application images often leave it: another user, an entrypoint that would wrap any command, a health check. */
+export function withEntrypointUserAndHealthCheck(docker: Docker, from: string): Promise<string> {
+  return derivedBase(docker, from, "entrypoint", ["USER 65534:65534", 'ENTRYPOINT ["/bin/false"]', "HEALTHCHECK CMD true"]);
 }
 
 /** A root filesystem of BusyBox alone: no package manager, no bash, no python3, no useradd, no CA bundle. */
