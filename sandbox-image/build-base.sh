@@ -13,7 +13,8 @@ set -euo pipefail
 tag="${1:-emulator-base:bookworm}"
 suite="${DEBIAN_SUITE:-bookworm}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-packages="bash,coreutils,python3,nodejs,git,curl,ca-certificates,procps"
+# The sandbox's convenience tools; the executor is a static binary and needs none of them.
+packages="bash,coreutils,python3,git,curl,ca-certificates,procps"
 
 if docker image inspect "$tag" >/dev/null 2>&1; then
   echo "base image $tag already present"
@@ -42,7 +43,7 @@ echo "building $tag from Debian $suite packages (debootstrap; a few minutes the 
 debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" 2>&1 \
   | grep --line-buffered -E '^(I: (Retrieving Release|Validating Packages|Resolving dependencies of (required|base)|Checking component|Installing core packages|Unpacking the base system|Configuring the base system|Base system installed)|E: |W: )' \
   | sed -u 's/^I: /  base image: /' || true
-if [ ! -x "$rootfs/usr/bin/python3" ] || [ ! -x "$rootfs/usr/bin/node" ]; then
+if [ ! -x "$rootfs/usr/bin/python3" ] || [ ! -x "$rootfs/usr/bin/git" ]; then
   echo "error: debootstrap did not produce a usable root filesystem (see above)" >&2
   exit 1
 fi

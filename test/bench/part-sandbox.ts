@@ -6,6 +6,7 @@
 import { PassThrough, type Writable } from "node:stream";
 import Docker from "dockerode";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+import { EXECUTOR_PATH } from "../../server/sandbox/docker/image.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
@@ -21,7 +22,7 @@ const MIB = 1024 * 1024;
  */
 async function unseparatedChannel(docker: Docker, containerId: string): Promise<SandboxChannel> {
   const exec = await docker.getContainer(containerId).exec({
-    Cmd: ["node", "/opt/emulator/executor/main.js"],
+    Cmd: [EXECUTOR_PATH],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,

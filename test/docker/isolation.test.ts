@@ -19,6 +19,7 @@ import { runTool } from "../../server/tools/tool-runner.js";
 import { PROTOCOL_VERSION } from "../../sandbox-image/executor/protocol.js";
 import { execAsRoot, removeAllSandboxes, testDockerRuntime, UNDER_GVISOR, unlessGvisor } from "../support/docker-fixture.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { installOlderExecutor } from "../support/older-executors.js";
 import { bash, read } from "../support/tool-calls.js";
 
 const limits = { timeoutMs: 20_000, maxOutputBytes: 1 << 20 };
@@ -150,9 +151,7 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
     try {
       // As an older emulator's image would have it: the same executor, another protocol version. Such an
       // executor is replaced before anything is asked of it (test/docker/executor-upgrade.test.ts).
-      const container = new Docker().getContainer(other.sandboxId);
-      const sed = ["sed", "-i", "s/PROTOCOL_VERSION = [0-9]*/PROTOCOL_VERSION = 3/", "/opt/emulator/executor/protocol-constants.js"];
-      assert.equal((await execAsRoot(container, sed)).exitCode, 0);
+      await installOlderExecutor(new Docker().getContainer(other.sandboxId), { answersWithVersion: 3 });
       const upgraded = await runtime.connect(other);
       try {
         assert.equal((await upgraded.ping()).version, PROTOCOL_VERSION);

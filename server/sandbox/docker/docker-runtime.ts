@@ -15,7 +15,7 @@ import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE }
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { statxShimFiles } from "./gvisor-statx-shim.js";
 import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runtimeHostConfig } from "./container-runtime.js";
-import { ensureSandboxImage, EXECUTOR_FOLDER, executorArchive, type ImageOptions } from "./image.js";
+import { ensureSandboxImage, EXECUTOR_PATH, executorArchive, type ImageOptions } from "./image.js";
 import { readImageFile } from "./read-image-file.js";
 import { BackgroundStep } from "./background-step.js";
 import { demuxDockerStream } from "./stream-demux.js";
@@ -57,14 +57,13 @@ export interface DockerRuntimeOptions {
   probeInBackground?: boolean;
 }
 
-const EXECUTOR_SCRIPT = `${EXECUTOR_FOLDER}/main.js`;
 /**
  * The executor runs as root and acts as these identities (sandbox-image/executor/identities.ts; the
  * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what-in-a-sandbox).
+ * A static binary: it needs nothing of the image's, so any Linux image with a shell can be a sandbox.
  */
 const EXECUTOR_ARGV = [
-  "node",
-  EXECUTOR_SCRIPT,
+  EXECUTOR_PATH,
   "--identity",
   `sandbox=${SANDBOX_UID}:${SANDBOX_GID}:/home/sandbox`,
   "--identity",
@@ -89,10 +88,11 @@ const DISK_GUARD_CAPABILITY = "DAC_READ_SEARCH";
 /**
  * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
  * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
- * there 2 s later. Only the executor itself is touched: the pid must still be running its script.
+ * there 2 s later. Only the executor itself is touched: the pid must still run its binary with --identity
+ * (its file worker, the same binary, starts with --file-worker).
  */
 const REAP_EXECUTOR_SCRIPT = `
-is_executor() { tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q '^node ${EXECUTOR_SCRIPT} --identity'; }
+is_executor() { tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q '^${EXECUTOR_PATH} --identity'; }
 is_executor "$1" || exit 0
 kill -CONT "$1"; kill -TERM "$1"
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do is_executor "$1" || exit 0; sleep 0.1; done

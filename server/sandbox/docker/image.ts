@@ -8,12 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
 import { Readable } from "node:stream";
-import { compiledExecutorDir, sandboxImageDir } from "../../common/paths.js";
+import { executorBinaryPath, sandboxImageDir } from "../../common/paths.js";
 import { LABEL_IMAGE_HASH, LABEL_MANAGED } from "./labels.js";
 import { tarBuffer } from "../../common/tar.js";
 
 export const OFFLINE_BASE_TAG = "emulator-base:bookworm";
 const IMAGE_REPOSITORY = "interactions-emulator-sandbox";
+/** How much of a failing build step's output its error carries. */
+const MAX_STEP_OUTPUT_CHARS = 2000;
 
 export interface ImageOptions {
   /** Use this image as it is and build nothing. */
@@ -27,45 +29,38 @@ type Progress = (line: string) => void;
 interface ContextFile {
   name: string;
   content: Buffer;
+  /** Its mode in the build context, which COPY keeps. */
+  mode: number;
 }
 
+/** Where the Dockerfile puts the executor (COPY sandbox-executor /opt/emulator/sandbox-executor). */
+export const EXECUTOR_PATH = "/opt/emulator/sandbox-executor";
+/** Root's, executable by everyone (the executor starts as root; nothing else needs to write it). */
+const EXECUTOR_MODE = 0o755;
+
 function readContext(): ContextFile[] {
-  if (!fs.existsSync(path.join(compiledExecutorDir, "main.js"))) {
-    throw new Error(`the executor is not built (${compiledExecutorDir}/main.js is missing); run npm run build`);
+  if (!fs.existsSync(executorBinaryPath)) {
+    throw new Error(`the executor is not built (${executorBinaryPath} is missing); run npm run build`);
   }
-  const executorFiles = fs
-    .readdirSync(compiledExecutorDir)
-    .filter((name) => name.endsWith(".js"))
-    .sort()
-    .map((name) => ({ name: `executor/${name}`, content: fs.readFileSync(path.join(compiledExecutorDir, name)) }));
   return [
-    { name: "Dockerfile", content: fs.readFileSync(path.join(sandboxImageDir, "Dockerfile")) },
-    { name: "executor/package.json", content: Buffer.from('{"type":"module"}\n') },
-    ...executorFiles,
+    { name: "Dockerfile", content: fs.readFileSync(path.join(sandboxImageDir, "Dockerfile")), mode: 0o644 },
+    { name: "sandbox-executor", content: fs.readFileSync(executorBinaryPath), mode: EXECUTOR_MODE },
   ];
 }
 
-/** Where the Dockerfile puts the executor (COPY executor/ /opt/emulator/executor/). */
-export const EXECUTOR_FOLDER = "/opt/emulator/executor";
-
 /**
- * This version's executor as a tar to unpack at the container's root: what the image build copies to
- * EXECUTOR_FOLDER, root's and read-only to everyone else, as the image has it.
+ * This version's executor as a tar to unpack at the container's root: the binary the image build
+ * copies to EXECUTOR_PATH, root's, as the image has it. An older container (a Node.js executor in
+ * /opt/emulator/executor/) gets it beside its old files, which nothing runs any more.
  */
 export function executorArchive(): Promise<Buffer> {
-  const root = { uid: 0, gid: 0, mode: 0o644 };
-  const files = readContext().filter((file) => file.name.startsWith("executor/"));
-  return tarBuffer(
-    files.map((file) => ({
-      header: { name: `${EXECUTOR_FOLDER.slice(1)}/${file.name.slice("executor/".length)}`, ...root },
-      content: file.content,
-    })),
-  );
+  const executor = readContext().find((file) => file.name === "sandbox-executor")!;
+  return tarBuffer([{ header: { name: EXECUTOR_PATH.slice(1), uid: 0, gid: 0, mode: executor.mode }, content: executor.content }]);
 }
 
 function contextHash(files: ContextFile[], baseImage: string): string {
   const hash = createHash("sha256").update(`base=${baseImage}\n`);
-  for (const file of files) hash.update(`${file.name}\n${file.content.length}\n`).update(file.content);
+  for (const file of files) hash.update(`${file.name}\n${file.mode.toString(8)}\n${file.content.length}\n`).update(file.content);
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -132,6 +127,14 @@ async function resolveBaseImage(docker: Docker, options: ImageOptions, progress:
   return OFFLINE_BASE_TAG;
 }
 
+/**
+ * The tag of the sandbox image built FROM `baseImage` with this version's Dockerfile and executor. The
+ * hash names the configured base, so switching to the offline base does not change the tag.
+ */
+export function sandboxImageTag(baseImage: string): string {
+  return `${IMAGE_REPOSITORY}:${contextHash(readContext(), baseImage)}`;
+}
+
 /** Returns the sandbox image's name, building whatever is missing. */
 export async function ensureSandboxImage(docker: Docker, options: ImageOptions, progress: Progress): Promise<string> {
   if (options.fixedImage) {
@@ -141,14 +144,13 @@ export async function ensureSandboxImage(docker: Docker, options: ImageOptions, 
     return options.fixedImage;
   }
   const files = readContext();
-  // The hash names the configured base, so switching to the offline base does not change the tag.
   const hash = contextHash(files, options.baseImage);
   const tag = `${IMAGE_REPOSITORY}:${hash}`;
   if (await imageExists(docker, tag)) return tag;
 
   const baseImage = await resolveBaseImage(docker, options, progress);
   progress(`building sandbox image ${tag} FROM ${baseImage}…`);
-  const context = await tarBuffer(files.map((file) => ({ header: { name: file.name, mode: 0o644 }, content: file.content })));
+  const context = await tarBuffer(files.map((file) => ({ header: { name: file.name, mode: file.mode }, content: file.content })));
   const stream = await docker.buildImage(Readable.from([context]), {
     t: tag,
     buildargs: { BASE_IMAGE: baseImage },
@@ -156,16 +158,21 @@ export async function ensureSandboxImage(docker: Docker, options: ImageOptions, 
     rm: true,
     forcerm: true,
   });
+  // What the failing step printed: the engine's error only says it "returned a non-zero code", and the
+  // Dockerfile says why it refuses a base (a uid already taken) on stderr.
+  let stepOutput = "";
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,
       (error: Error | null, events: Array<{ error?: string }>) => {
         const failed = error?.message ?? events.find((event) => event.error)?.error;
-        if (failed) reject(new Error(`building the sandbox image failed: ${failed}`));
+        if (failed) reject(new Error(`building the sandbox image failed: ${failed}${stepOutput ? `\n${stepOutput.trimEnd()}` : ""}`));
         else resolve();
       },
       (event: { stream?: string; status?: string; error?: string }) => {
         const line = (event.stream ?? event.status ?? "").trim();
+        if (line.startsWith("Step ")) stepOutput = "";
+        else stepOutput = (stepOutput + (event.stream ?? "")).slice(-MAX_STEP_OUTPUT_CHARS);
         if (line.startsWith("Step ") || event.error) progress(`  ${line || event.error}`);
       },
     );
