@@ -13,8 +13,9 @@ set -euo pipefail
 tag="${1:-emulator-base:bookworm}"
 suite="${DEBIAN_SUITE:-bookworm}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-# The sandbox's convenience tools; the executor is a static binary and needs none of them.
-packages="bash,coreutils,python3,git,curl,ca-certificates,procps"
+# The sandbox's convenience tools (Node.js among them, for code that runs `node`, as before); the
+# executor is a static binary and needs none of them.
+packages="bash,coreutils,python3,nodejs,git,curl,ca-certificates,procps"
 
 if docker image inspect "$tag" >/dev/null 2>&1; then
   echo "base image $tag already present"

@@ -198,15 +198,35 @@ for (const [index, base] of BASES.entries()) {
 }
 
 describe("a base whose uid 1000 is someone else's", () => {
-  it("is refused at the build, saying which id is taken: the executor would hand that user's files to sandbox code", async () => {
+  it("has that user taken over: uid and gid 1000 are the sandbox's, and the old name is gone", async () => {
     const base = await withUserAt1000(docker, builtBases[0]!);
     builtBases.push(base);
-    await assert.rejects(
-      ensureSandboxImage(docker, { baseImage: base, offlineBase: "never" }, () => undefined),
-      /the base image already has a user or group with id 1000; the sandbox needs it for its sandbox user/,
-    );
+    const tag = await ensureSandboxImage(docker, { baseImage: base, offlineBase: "never" }, () => undefined);
+    assert.equal(await runInImage(tag, "id -un; id -gn; echo $HOME"), "sandbox\nsandbox\n/home/sandbox\n");
+    const left = await runInImage(tag, "grep -c '^someone:' /etc/passwd /etc/group /etc/shadow || true", "0:0");
+    assert.equal(left, "/etc/passwd:0\n/etc/group:0\n/etc/shadow:0\n");
   });
 });
+
+/** What `sh -c script` prints in a throwaway container of `image`, as the image's own user unless `user` is given. */
+async function runInImage(image: string, script: string, user?: string): Promise<string> {
+  const container = await docker.createContainer({ Image: image, Cmd: ["sh", "-c", script], Tty: false, ...(user ? { User: user } : {}) });
+  try {
+    await container.start();
+    await container.wait();
+    const logs = await container.logs({ stdout: true, stderr: true });
+    // Without a TTY each chunk carries an 8-byte header (stream, length).
+    const chunks: Buffer[] = [];
+    for (let offset = 0; offset + 8 <= logs.length; ) {
+      const length = logs.readUInt32BE(offset + 4);
+      chunks.push(logs.subarray(offset + 8, offset + 8 + length));
+      offset += 8 + length;
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  } finally {
+    await container.remove({ force: true });
+  }
+}
 
 describe("a base with a user, an entrypoint and a health check of its own", () => {
   it("builds as root, and its sandboxes inherit none of them: the keep-alive is `sleep infinity` itself", async () => {
