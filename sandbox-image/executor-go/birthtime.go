@@ -2,7 +2,8 @@ package main
 
 // Birth times, as Node reads them: statx(2) with STATX_BTIME (Go 1.19's syscall package has no
 // statx). Where the file system records none (overlay, tmpfs on older kernels) the caller falls back
-// to the status change time, as the TypeScript executor does.
+// to the status change time, as the TypeScript executor did (and
+// Node's fs.stat does).
 
 import (
 	"runtime"

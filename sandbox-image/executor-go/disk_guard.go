@@ -1,7 +1,7 @@
 package main
 
-// The sandbox's disk limit in total, on engines that cannot enforce one (disk-guard.ts and
-// docs/security.md#disk say why): it measures what the sandbox's users hold and, past the limit, stops
+// The sandbox's disk limit in total, on engines that cannot enforce one (docs/security.md#disk says
+// why: overlay2 on ext4 bounds each file with RLIMIT_FSIZE but not their sum): it measures what the sandbox's users hold and, past the limit, stops
 // every process of theirs and refuses writes through the executor until deleting brings the files back
 // under it. It measures every second or so while something of the sandbox's runs (the pause is twenty
 // times the last measurement), soon after each command and each write, and not at all while idle.

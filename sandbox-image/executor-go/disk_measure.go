@@ -1,6 +1,6 @@
 package main
 
-// How much of the engine's disk the sandbox's users hold, for the disk guard (disk-measure.ts).
+// How much of the engine's disk the sandbox's users hold, for the disk guard.
 
 import (
 	"os"

@@ -1,7 +1,7 @@
 package main
 
 // One sandbox program's connection to the egress listener, carried to the server as one egress stream
-// (egress-connection.ts). The program's bytes are read only as far as the stream's send window allows,
+//. The program's bytes are read only as far as the stream's send window allows,
 // and bytes from the server are acknowledged only once the kernel took them, so a fast peer never
 // makes us buffer more than a window.
 

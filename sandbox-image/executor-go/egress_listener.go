@@ -1,6 +1,6 @@
 package main
 
-// The egress listener (egress-listener.ts): the sandbox has no network, so programs reach the egress
+// The egress listener: the sandbox has no network, so programs reach the egress
 // proxy by connecting here (HTTP_PROXY=http://127.0.0.1:3128) and each accepted connection travels
 // over the channel as an egress stream. One listener per executor; everything is torn down when the
 // executor exits.

@@ -1,6 +1,6 @@
 package main
 
-// The files an exec reads around its command (exec-reads.ts): the server's hooks.json candidates, read
+// The files an exec reads around its command: the server's hooks.json candidates, read
 // as the sandbox user exactly as a readFiles request would read them, without a round trip of their
 // own. Before: the command starts only if every file reads as the server last saw it. After: the files
 // as they are once the command ended, for the post hooks.

@@ -1,6 +1,6 @@
 package main
 
-// The executor (executor.ts): requests arrive as frames on stdin and are handled concurrently; each is
+// The executor: requests arrive as frames on stdin and are handled concurrently; each is
 // answered on stdout with exactly one terminal message. Commands run as the identity their request
 // names; file operations run here (no identities: the local executor) or in the file worker.
 

@@ -1,7 +1,8 @@
 package main
 
 // Failures of file requests: an errno-style code and a message naming the request and the path the
-// caller gave, as file-ops.ts words them (the server maps the codes to API errors).
+// caller gave, worded as Node's fs words them, as the TypeScript executor did (the server maps the
+// codes to API errors, and the conformance tests compare the messages).
 
 import (
 	"errors"

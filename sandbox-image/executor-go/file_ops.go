@@ -1,6 +1,6 @@
 package main
 
-// File requests (file-ops.ts). Paths are used as given: the server validates them, and the sandbox
+// File requests. Paths are used as given: the server validates them, and the sandbox
 // (container) is the security boundary, not this process. Errors keep their errno code for the API.
 
 import (

@@ -1,6 +1,6 @@
 package main
 
-// Moving file content in pieces (file-transfer.ts), so that a large download or upload never sits whole
+// Moving file content in pieces, so that a large download or upload never sits whole
 // in memory on either side of the channel: read a chunk at an offset, append a chunk at the expected
 // offset, and move a finished file into place (atomically, or refusing to replace what is there).
 

@@ -1,6 +1,6 @@
 package main
 
-// Read-only views of the sandbox's file tree for the environments files API (file-tree.ts): what a path
+// Read-only views of the sandbox's file tree for the environments files API: what a path
 // names (stat), a sorted, pageable listing (walk), and how many files and bytes lie under some folders
 // (usage). Symlinks are never followed below the starting point, so a listing cannot wander out of it.
 

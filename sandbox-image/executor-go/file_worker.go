@@ -1,6 +1,6 @@
 package main
 
-// The file worker (file-worker.ts): this same binary, started by the executor with --file-worker, doing
+// The file worker: this same binary, started by the executor with --file-worker, doing
 // the file operations of one identity (the sandbox user). It keeps uid 0 as its real and saved uid, so
 // that user's processes can neither signal nor trace it, and acts with that user's effective uid, gid
 // and groups, so that every access is checked exactly as for the user and what it creates belongs to

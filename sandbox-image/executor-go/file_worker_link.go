@@ -1,6 +1,6 @@
 package main
 
-// The executor's side of its file worker (file-worker-link.ts): started with the executor, so that it
+// The executor's side of its file worker: started with the executor, so that it
 // is usually up by a new sandbox's first file request, and again whenever it has ended. Requests are
 // passed on as they came and answers passed back unchanged. A request the worker had not answered when
 // it ended is sent once more to the next worker if doing it twice changes nothing; otherwise, or if

@@ -1,6 +1,6 @@
 package main
 
-// Who the executor acts as (identities.ts). In a sandbox container the executor runs as root with only
+// Who the executor acts as. In a sandbox container the executor runs as root with only
 // CAP_SETUID and CAP_SETGID, so that the code it serves (uid 1000) can neither signal nor trace it; it
 // starts each command as the identity the request names and does file operations through a worker
 // that acts as the sandbox user (file_worker.go). The identities come from the command line:

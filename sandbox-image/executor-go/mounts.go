@@ -1,6 +1,6 @@
 package main
 
-// Whether a path lies on a read-only mount, from /proc/self/mountinfo (mounts.ts). Read afresh on every
+// Whether a path lies on a read-only mount, from /proc/self/mountinfo. Read afresh on every
 // call: it is a few dozen short lines, and on a host (the local executor) mounts can change.
 
 import (

@@ -1,7 +1,9 @@
 package main
 
 // Under memory pressure the kernel's OOM killer takes the process with the highest badness in the
-// container's cgroup (oom-score.ts says why in full). The sandbox user's commands start at the highest
+// container's cgroup: its memory plus oom_score_adj scaled to the cgroup's limit. Left alone, a few
+// sandbox processes filling the memory could take the executor down, and the tool call with it
+// (docs/security.md#memory). The sandbox user's commands start at the highest
 // adjustment, 1000: a child inherits its parent's adjustment, and its floor (the lowest value it may set
 // again without CAP_SYS_RESOURCE, which is whatever a writer holding that capability last set). So
 // around the spawn the executor (which holds it) sets its own adjustment to 1000, pinning the floor

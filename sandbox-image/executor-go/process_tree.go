@@ -1,6 +1,6 @@
 package main
 
-// Killing everything an exec started, not just the process we spawned (process-tree.ts).
+// Killing everything an exec started, not just the process we spawned.
 //
 // A command can outlive its deadline through children that background themselves (`sleep 100 &`),
 // start a new process group, or call setsid() and leave our session. Killing the spawned pid's group

@@ -1,6 +1,6 @@
 package main
 
-// readFiles (read-files.ts): several small files read one after another, each exactly as readFile
+// readFiles: several small files read one after another, each exactly as readFile
 // reads it, each answered with a token that stands for the whole read. A caller that keeps what it
 // read last gives those tokens back, and a file that reads the same is answered "unchanged" without its
 // content. The token is a hash of what was read, not of the file's metadata, which can stay the same

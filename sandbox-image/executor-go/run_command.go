@@ -1,6 +1,6 @@
 package main
 
-// One exec request (run-command.ts): start argv without a shell, stream capped output, enforce the
+// One exec request: start argv without a shell, stream capped output, enforce the
 // deadline, and report exactly one exit once the process is gone.
 
 import (

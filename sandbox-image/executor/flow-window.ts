@@ -1,4 +1,5 @@
-// Credit accounting for one direction of an egress stream, shared by the executor and the server.
+// Credit accounting for one direction of an egress stream, the server's side (the executor's twin is
+// sandbox-image/executor-go/flow_window.go).
 // Pure bookkeeping: the callers move the bytes. Each peer checks the other's numbers, because either
 // side may be buggy and the executor runs as the sandbox user (its frames can be forged).
 

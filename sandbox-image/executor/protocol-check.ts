@@ -1,5 +1,6 @@
-// The one checker behind every descriptor in the protocol's tables: the executor runs it on requests,
-// the server on everything the executor sends. It builds a fresh value holding only the declared
+// The one checker behind every descriptor in the protocol's tables: the server runs it on everything
+// the executor sends (the executor's generated twin, protocol_check.go, on requests; held to this one
+// by test/integration/executor-go-requests.test.ts). It builds a fresh value holding only the declared
 // fields, so nothing undeclared (extra keys, a "__proto__" key, inherited properties) gets through, and
 // it reports the first problem by the member and field it concerns: "walk: limit must be an integer
 // between 1 and 10000", "readFile result: entries[3].type must be one of …".

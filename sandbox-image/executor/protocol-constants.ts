@@ -10,13 +10,13 @@ export const PROTOCOL_VERSION = 6;
 export const IDENTITY_NAMES = ["sandbox", "hooks"] as const;
 
 /**
- * The executor's command line (identities.ts): `--identity sandbox=1000:1000:/home/sandbox` for each
+ * The executor's command line (sandbox-image/executor-go/identities.go): `--identity sandbox=1000:1000:/home/sandbox` for each
  * identity, `--file-worker sandbox` for the file worker it starts, `--disk-limit-mb N` for its disk guard.
  * Here because the Go executor's flags are generated from this file too (protocol-go.ts).
  */
 export const IDENTITY_FLAG = "--identity";
 export const FILE_WORKER_FLAG = "--file-worker";
-/** The sandbox's disk limit in total, for an engine that cannot enforce one itself (disk-guard.ts). */
+/** The sandbox's disk limit in total, for an engine that cannot enforce one itself (disk_guard.go). */
 export const DISK_LIMIT_FLAG = "--disk-limit-mb";
 
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */

@@ -3,7 +3,7 @@
 // and checkField() (protocol-check.ts) checks an untrusted value against it. Both sides derive their
 // types and their checks from the same descriptor, so a type can never promise what was not checked.
 //
-// Dependency-free, like every protocol file: it runs on the sandbox image's Node.js 18.
+// Dependency-free, like every protocol file; protocol-go.ts renders these descriptors as Go for the executor.
 
 export interface StringField {
   readonly kind: "string";

@@ -2,7 +2,8 @@
 // the request's frame body carries, and the fields of its `result` (exec has none: it ends with an `exit`
 // message). The request and result types of both sides, the executor's request parsing and the
 // server's reply checks are all derived from this table; adding an operation means adding an entry
-// here, then handling it in the executor's main.ts and offering it in ExecutorClient (and SandboxChannel).
+// here, regenerating the Go side (npm run schemas), handling it in the executor's executor.go
+// (sandbox-image/executor-go) and offering it in ExecutorClient (and SandboxChannel).
 
 import {
   IDENTITY_NAMES,
@@ -78,7 +79,7 @@ const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
 
 /**
  * Who runs an exec: the sandbox user (the default), or the hooks user, which sandbox code can neither
- * signal nor trace. The names map to uids given to the executor at start (see identities.ts); an
+ * signal nor trace. The names map to uids given to the executor at start (see identities.go); an
  * executor started without them (the local one, for tests) runs both as itself.
  */
 export const runAs = field.oneOf(...IDENTITY_NAMES);

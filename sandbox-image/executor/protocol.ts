@@ -10,8 +10,9 @@
 // (protocol-messages.ts) and egress stream frames (protocol-egress.ts). Both sides derive their types
 // and their checks (protocol-check.ts) from those tables.
 //
-// This is the module both sides import. Like every protocol file it must stay dependency-free (it runs
-// on the image's Node.js 18 with no node_modules; sandbox-image/executor/tsconfig.json enforces that).
+// This is the module the server imports; the executor (Go, sandbox-image/executor-go) gets its side
+// generated from these tables (protocol-go.ts). Like every protocol file it stays dependency-free, so
+// the generator reads nothing but the tables (test/unit/architecture.test.ts enforces that).
 
 export * from "./protocol-constants.js";
 export * from "./protocol-frames.js";

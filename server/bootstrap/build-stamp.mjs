@@ -19,7 +19,6 @@ export const BUILD_SETTINGS = [
   "tsconfig.json",
   // The Go workspace file that lets `go build ./sandbox-image/executor-go` run from the root.
   "go.work",
-  "sandbox-image/executor/tsconfig.json",
   "package-lock.json",
   // What npm installed (TypeScript itself, @types/*): npm rewrites it on every install.
   "node_modules/.package-lock.json",

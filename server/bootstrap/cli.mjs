@@ -143,8 +143,6 @@ function build() {
   step("compiling TypeScript…");
   const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
   mustRun([process.execPath, tsc, "-p", "tsconfig.json"], "the TypeScript build");
-  // The executor once more on its own, as the sandbox image runs it: Node.js 18 and no packages.
-  mustRun([process.execPath, tsc, "-p", path.join("sandbox-image", "executor", "tsconfig.json")], "the executor's type check");
   step("building the sandbox's executor (Go)…");
   try {
     buildExecutor(root);

@@ -1,6 +1,6 @@
 // What a channel's readFiles read last, per path: the token the executor gave the read and the read
 // itself. The executor answers a file that reads the same as "unchanged since <token>", and the read is
-// then taken from here; it still reads the file every time (sandbox-image/executor/read-files.ts).
+// then taken from here; it still reads the file every time (sandbox-image/executor-go/read_files.go).
 
 import type { ReadFileResult } from "./runtime.js";
 

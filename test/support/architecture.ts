@@ -1,8 +1,9 @@
 // The layers of the code base, as docs/architecture.md draws them, and the check that imports follow
 // them: a folder may import its own layer's folders (as long as folders form no cycle) and any layer
-// below, never one above. The proxy and the executor are programs of their own: the proxy imports
-// nothing outside proxy/ and is used only through proxy/index.ts; the executor imports nothing but
-// itself and the protocol it shares with the server.
+// below, never one above. The proxy is a program of its own: it imports nothing outside proxy/ and is
+// used only through proxy/index.ts. The executor is a Go program (sandbox-image/executor-go, not read
+// here); the only TypeScript under sandbox-image/ is its protocol, which the server imports and the Go
+// side is generated from, and which imports nothing at all (no other file, no package, no built-in).
 
 import fs from "node:fs";
 import path from "node:path";
@@ -50,14 +51,19 @@ export const LAYERS: readonly Layer[] = [
 /** Programs of their own: what they may import besides themselves. */
 const SELF_CONTAINED: Readonly<Record<string, readonly string[]>> = {
   proxy: [],
-  "sandbox-image/executor": ["sandbox-image/executor/protocol"],
   "sandbox-image/executor/protocol": [],
 };
+
+/** Where a TypeScript file under sandbox-image/ that is not a protocol file lands: a misplaced file, reported. */
+const NOT_TYPESCRIPT = "sandbox-image";
+
+/** Layers whose files may import no package and no Node.js built-in either: the generator reads nothing but the tables. */
+const NO_PACKAGES: ReadonlySet<string> = new Set(["sandbox-image/executor/protocol"]);
 
 /** The only file of the proxy that code outside it may import. */
 const PROXY_ENTRY = "proxy/index.ts";
 
-/** Shared by the executor and the server: the protocol (protocol.ts and its protocol-*.ts parts) and the flow control it specifies. */
+/** The protocol (protocol.ts, its protocol-*.ts parts, the Go generator protocol-go.ts) and the flow control it specifies. */
 const PROTOCOL_FILES = [/^sandbox-image\/executor\/protocol(-[a-z-]+)?\.ts$/, /^sandbox-image\/executor\/flow-window\.ts$/];
 
 export interface SourceFile {
@@ -74,7 +80,7 @@ export interface ImportEdge {
 /** The folder a file belongs to, in the terms of LAYERS and SELF_CONTAINED; null for files outside the checked tree. */
 export function folderOf(file: string): string | null {
   if (PROTOCOL_FILES.some((pattern) => pattern.test(file))) return "sandbox-image/executor/protocol";
-  if (file.startsWith("sandbox-image/executor/")) return "sandbox-image/executor";
+  if (file.startsWith("sandbox-image/")) return NOT_TYPESCRIPT;
   if (file.startsWith("proxy/")) return "proxy";
   // The planners' folders are a layer of peers one level further down (server/planners/<kind>/).
   const planner = /^server\/planners\/([^/]+)\//.exec(file);
@@ -110,6 +116,19 @@ export function checkLayering(files: readonly SourceFile[]): string[] {
   const problems: string[] = [];
   for (const file of files) {
     const folder = folderOf(file.path);
+    if (folder === NOT_TYPESCRIPT) {
+      problems.push(
+        `${file.path}: the executor is Go (sandbox-image/executor-go); the only TypeScript under sandbox-image/ is its protocol (sandbox-image/executor/protocol*.ts, flow-window.ts)`,
+      );
+      continue;
+    }
+    if (folder !== null && NO_PACKAGES.has(folder)) {
+      for (const imported of ts.preProcessFile(file.text, true, true).importedFiles) {
+        if (!imported.fileName.startsWith(".")) {
+          problems.push(`${file.path} imports ${imported.fileName}: the executor protocol is dependency-free, tables and plain code only`);
+        }
+      }
+    }
     if (folder !== null && !(folder in SELF_CONTAINED) && layerIndexOf(folder) < 0) {
       problems.push(
         `${file.path}: the folder ${folder} is in no layer; add it to LAYERS (test/support/architecture.ts) and docs/architecture.md`,
@@ -122,7 +141,7 @@ export function checkLayering(files: readonly SourceFile[]): string[] {
     const target = folderOf(to);
     if (source === null) continue;
     if (target === null) {
-      problems.push(`${from} imports ${to}, which is outside the checked tree (server/, proxy/, sandbox-image/executor/)`);
+      problems.push(`${from} imports ${to}, which is outside the checked tree (server/, proxy/, sandbox-image/)`);
       continue;
     }
     if (source === target) continue;
@@ -134,8 +153,8 @@ export function checkLayering(files: readonly SourceFile[]): string[] {
     if (target === "proxy" && to !== PROXY_ENTRY) {
       problems.push(`${from} imports ${to}: outside the proxy, import it through ${PROXY_ENTRY}`);
     }
-    if (target === "sandbox-image/executor") {
-      problems.push(`${from} imports ${to}: the executor is a program of its own; share code through its protocol module`);
+    if (target === NOT_TYPESCRIPT) {
+      problems.push(`${from} imports ${to}: the executor is Go (sandbox-image/executor-go); share only its protocol module`);
       continue;
     }
     const sourceLayer = layerIndexOf(source);

@@ -62,11 +62,35 @@ describe("architecture: imports follow the layers", () => {
     );
   });
 
-  it("keeps the proxy and the executor self-contained", () => {
+  it("keeps the proxy self-contained, and the executor's protocol importing nothing", () => {
     assert.equal(checkLayering(withFile("server/egress/around.ts", 'import "../../proxy/policy.js";')).length, 1);
     assert.equal(checkLayering(withFile("proxy/reach.ts", 'import "../server/common/errors.js";')).length, 1);
-    assert.equal(checkLayering(withFile("sandbox-image/executor/reach.ts", 'import "../../server/common/errors.js";')).length, 1);
-    assert.equal(checkLayering(withFile("server/sandbox/reach.ts", 'import "../../sandbox-image/executor/run-command.js";')).length, 1);
+    const [upward, ...others] = checkLayering(
+      withFile("sandbox-image/executor/protocol-reach.ts", 'import "../../server/common/errors.js";'),
+    );
+    assert.deepEqual(others, []);
+    assert.match(
+      upward!,
+      /^sandbox-image\/executor\/protocol-reach\.ts imports server\/common\/errors\.ts: .* may import only sandbox-image\/executor\/protocol$/,
+    );
+    for (const text of ['import { z } from "zod";', 'import fs from "node:fs";']) {
+      const problems = checkLayering(withFile("sandbox-image/executor/protocol-reach.ts", text));
+      assert.equal(problems.length, 1, problems.join("\n"));
+      assert.match(problems[0]!, /protocol-reach\.ts imports (zod|node:fs): the executor protocol is dependency-free/);
+    }
+    // Protocol files import each other freely.
+    assert.deepEqual(checkLayering(withFile("sandbox-image/executor/protocol-extra.ts", 'import "./protocol-fields.js";')), []);
+  });
+
+  it("knows the executor is Go: TypeScript beside the protocol, or importing what is not protocol, is reported", () => {
+    for (const file of ["sandbox-image/executor/run-command.ts", "sandbox-image/executor-go/helper.ts"]) {
+      const problems = checkLayering(withFile(file, "export const x = 1;\n"));
+      assert.equal(problems.length, 1, problems.join("\n"));
+      assert.match(problems[0]!, /the executor is Go \(sandbox-image\/executor-go\)/);
+    }
+    const problems = checkLayering(withFile("server/sandbox/reach.ts", 'import "../../sandbox-image/executor/run-command.js";'));
+    assert.equal(problems.length, 1, problems.join("\n"));
+    assert.match(problems[0]!, /^server\/sandbox\/reach\.ts imports sandbox-image\/executor\/run-command\.js: the executor is Go/);
   });
 
   it("asks for a new folder to be placed in a layer", () => {
