@@ -4,7 +4,6 @@ import path from "node:path";
 // This file runs compiled from dist/server/common/paths.js; the project root is three folders up.
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const sandboxImageDir = path.join(projectRoot, "sandbox-image");
-export const compiledExecutorDir = path.join(projectRoot, "dist", "sandbox-image", "executor");
 /** The Go executor, a static binary built from sandbox-image/executor-go (server/bootstrap/build-executor.mjs). */
 export const executorBinaryPath = path.join(projectRoot, "dist", "sandbox-image", "sandbox-executor");
 /** The dashboard's browser modules and style sheet, served as they are at /ui/assets/ (docs/dashboard.md). */

@@ -10,7 +10,7 @@
 //   process cannot raise its hard limit without CAP_SYS_RESOURCE.
 //
 // Without a quota the kernel does not bound the total of many files: the executor's disk guard does
-// (sandbox-image/executor/disk-guard.ts), started by the Docker runtime with --disk-limit-mb.
+// (sandbox-image/executor-go/disk_guard.go), started by the Docker runtime with --disk-limit-mb.
 
 import type Docker from "dockerode";
 

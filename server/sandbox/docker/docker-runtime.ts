@@ -58,7 +58,7 @@ export interface DockerRuntimeOptions {
 }
 
 /**
- * The executor runs as root and acts as these identities (sandbox-image/executor/identities.ts; the
+ * The executor runs as root and acts as these identities (sandbox-image/executor-go/identities.go; the
  * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what-in-a-sandbox).
  * A static binary: it needs nothing of the image's, so any Linux image with a shell can be a sandbox.
  */
@@ -73,7 +73,7 @@ const EXECUTOR_ARGV = [
  * The container's processes (tini, the keep-alive, the executor) are root's, out of the sandbox user's
  * reach, with only the capabilities the executor needs: SETUID and SETGID to start commands as its
  * identities, and, where the engine can grant it, SYS_RESOURCE to pin their OOM adjustment where sandbox
- * code cannot lower it (sandbox-image/executor/oom-score.ts). Every command and file operation of the
+ * code cannot lower it (sandbox-image/executor-go/oom_score.go). Every command and file operation of the
  * sandbox user's runs with none: the kernel clears them as the uid leaves 0, and no-new-privileges
  * keeps setuid files and file capabilities from granting any back.
  */
@@ -247,7 +247,7 @@ export class DockerRuntime implements SandboxRuntime {
 
   /**
    * Whether the executor guards the sandbox's disk use in total: a limit is set and the engine cannot
-   * enforce it with a storage quota (sandbox-image/executor/disk-guard.ts). Known after prepare().
+   * enforce it with a storage quota (sandbox-image/executor-go/disk_guard.go). Known after prepare().
    */
   private get guardsDisk(): boolean {
     return this.options.diskMb !== undefined && this.storageQuota === "unsupported";
