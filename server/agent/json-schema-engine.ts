@@ -20,6 +20,16 @@ const ajv2020 = loadOnFirstUse<typeof Ajv2020Module>("ajv/dist/2020.js");
 
 export type Ajv = InstanceType<(typeof Ajv2020Module)["default"]>;
 
+/**
+ * Loads Ajv now rather than at the first schema: for a worker thread whose jobs have deadlines
+ * (schema-worker.ts), where loading belongs to the worker's start, not to the first request's budget.
+ */
+export function loadSchemaEngine(): void {
+  ajv07();
+  ajv2019();
+  ajv2020();
+}
+
 /** Keywords the service documents as ignored and not enforced, in function parameters and answer schemas alike. */
 export const NOT_ENFORCED_KEYWORDS = [
   "minLength",

@@ -144,6 +144,8 @@ function build() {
   const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
   mustRun([process.execPath, tsc, "-p", "tsconfig.json"], "the TypeScript build");
   step("building the sandbox's executor (Go)…");
+  // Installs Debian's golang-go where Go is missing and we may (root, apt-get), as the engine is.
+  mustRun(["bash", path.join(root, "server", "bootstrap", "ensure-go.sh")], "the Go check");
   try {
     buildExecutor(root);
   } catch (error) {

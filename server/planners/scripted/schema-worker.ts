@@ -4,6 +4,7 @@
 // fixed answer go back as plain data; the main thread makes the planner from them.
 
 import { parentPort } from "node:worker_threads";
+import { loadSchemaEngine } from "../../agent/json-schema-engine.js";
 import { WORKER_READY } from "../../common/worker-pool.js";
 import type { SchemaWorkAnswer, SchemaWorkRequest } from "./schema-work.js";
 import { startScriptedPlanner } from "./scripted-planner.js";
@@ -11,6 +12,9 @@ import { startScriptedPlanner } from "./scripted-planner.js";
 parentPort?.on("message", (request: SchemaWorkRequest) => {
   parentPort?.postMessage(answer(request));
 });
+// Ajv loads on first use in the server (load-on-first-use.ts); here, before the worker says it is
+// ready, since a job's deadline counts from then and loading is the worker's start, not a request's work.
+loadSchemaEngine();
 parentPort?.postMessage(WORKER_READY);
 
 function answer(request: SchemaWorkRequest): SchemaWorkAnswer {
