@@ -46,13 +46,13 @@ export interface ContainerProcess {
  * NUL-separated command line. Only `cat`, so any base image's shell can run it.
  */
 export const LIST_PROCESSES_SCRIPT =
-  'for d in /proc/[0-9]*; do [ "${d#/proc/}" = "$$" ] && continue; echo "== ${d#/proc/}"; cat "$d/status" "$d/cmdline" 2>/dev/null; echo; done';
+  'for d in /proc/[0-9]*; do [ "$d" = "/proc/$$" ] && continue; echo "== $d"; cat "$d/status" "$d/cmdline" 2>/dev/null; echo; done';
 
 /** The output of LIST_PROCESSES_SCRIPT as processes. A process gone meanwhile (no status) is left out. */
 export function parseProcessList(output: string): ContainerProcess[] {
   const processes: ContainerProcess[] = [];
   for (const block of output.split(/^== /m).slice(1)) {
-    const pid = Number(/^(\d+)\n/.exec(block)?.[1]);
+    const pid = Number(/^\/proc\/(\d+)\n/.exec(block)?.[1]);
     const rss = /^VmRSS:\s+(\d+) kB$/m.exec(block);
     // A status line never holds a NUL; the command line is the line that does.
     const cmdline = block.split("\n").find((line) => line.includes("\0"));
