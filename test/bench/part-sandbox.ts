@@ -158,8 +158,8 @@ export async function sandboxPart(
 
       // What separating the identities costs (docs/security.md#who-runs-what-in-a-sandbox): commands started
       // as another user (a setuid spawn), file operations through the file worker (two more pipe hops).
-      // Two fresh executors with the same history: one that has forwarded a lot of output forks more slowly
-      // (its heap has grown), whoever it runs as.
+      // Two fresh executors with the same history, so that only who they run as differs (the Node.js
+      // executor forked more slowly once it had forwarded a lot of output: its heap had grown).
       const separated = await runtime.connect(handle);
       const unseparated = await unseparatedChannel(docker, handle.sandboxId);
       const runTrue = (on: SandboxChannel) => () => on.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: MIB });
