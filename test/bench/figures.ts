@@ -33,8 +33,17 @@ export const FIGURE = {
   cpuPerHookedCallEmulator: "cpu.per_hooked_tool_call.emulator_ms",
   cpuPerHookedCallSandbox: "cpu.per_hooked_tool_call.sandbox_ms",
   cpuPerHookedCallEngine: "cpu.per_hooked_tool_call.engine_ms",
-  nodeStartInSandbox: "floor.node_start_in_container.ms",
+  executorStartInSandbox: "floor.executor_start_in_container.ms",
   engineCarries1MiB: "floor.docker_exec_carries_1mib.p50_ms",
+  // An idle sandbox's memory (part-sandbox.ts, before it runs anything) and what it is made of.
+  idleSandboxMemory: "memory.idle_sandbox.mib",
+  idleSandboxAnonymous: "memory.idle_sandbox.anonymous.mib",
+  idleSandboxPageCache: "memory.idle_sandbox.page_cache.mib",
+  idleSandboxExecutorRss: "memory.idle_sandbox.executor_rss.mib",
+  idleSandboxFileWorkerRss: "memory.idle_sandbox.file_worker_rss.mib",
+  idleSandboxKeepAliveRss: "memory.idle_sandbox.keep_alive_rss.mib",
+  idleSandboxInitRss: "memory.idle_sandbox.init_rss.mib",
+  idleSandboxOtherRss: "memory.idle_sandbox.other_rss.mib",
   warmStart: "start.warm_npm_start_until_healthy.p50_ms",
   bareExpressStart: "floor.bare_express_until_healthy.p50_ms",
 } as const;

@@ -1,5 +1,6 @@
 // The goals of issue 11, each a ratio (or a rate) computed from figures of the same run, never an
-// absolute time alone: a slow machine makes both sides slower. Pure: no I/O, unit-tested
+// absolute time alone: a slow machine makes both sides slower. Issue 22 adds an idle sandbox's memory,
+// which a machine's speed does not change. Pure: no I/O, unit-tested
 // (test/unit/bench-goals.test.ts).
 
 import { FIGURE, type Figures } from "./figures.js";
@@ -11,11 +12,11 @@ export interface GoalOutcome {
   title: string;
   short: string;
   status: "PASS" | "FAIL" | "not measured";
-  /** The ratio (×), rate (MB/s) or time (ms) measured; absent when not measured. */
+  /** The ratio (×), rate (MB/s), time (ms) or memory (MiB) measured; absent when not measured. */
   value?: number;
   relation: Relation;
   target: number;
-  unit: "×" | "MB/s" | "ms";
+  unit: "×" | "MB/s" | "ms" | "MiB";
   /** Said after the value: "faster", "the spawn", … */
   reading?: string;
   /** How the value was computed, with the figures it came from; or why it was not measured. */
@@ -46,6 +47,7 @@ interface Goal {
 
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 const times = (value: number) => `${value.toFixed(value < 1 ? 2 : 1)}×`;
+const mib = (value: number) => `${value.toFixed(1)} MiB`;
 
 /** A tool call's CPU, from cpu-accounting.ts: the three sides that take turns on the cores. */
 function cpuSplit(emulator: number, sandbox: number, engine: number): string {
@@ -93,7 +95,7 @@ export const GOALS: Goal[] = [
     bound: {
       inputs: [FIGURE.spawn, FIGURE.channelTrue, ...CALL_CPU],
       explain: (spawn, channel, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; the channel's \`true\` alone is ${times(channel / spawn)} the spawn (the executor's Node.js forks a 60 MiB process where bash forks itself); ${cpuSplit(emulator, sandbox, engine)}`,
+        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; the channel's \`true\` alone is ${times(channel / spawn)} the spawn: the spawn itself and ${ms(Math.max(0, channel - spawn))} of round trip, the request and its answer carried through the engine's exec stream; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {
@@ -140,9 +142,9 @@ export const GOALS: Goal[] = [
       detail: `interaction in a new environment ${ms(environment)} ÷ docker run ${ms(run)}`,
     }),
     bound: {
-      inputs: [FIGURE.dockerRun, FIGURE.nodeStartInSandbox],
-      explain: (run, node) =>
-        `a new sandbox is a container start (docker run ${ms(run)}), then the executor and its file worker, two Node.js starts on the sandbox's one CPU (\`node -e 0\` ${ms(node)} each, together ${times((2 * node) / run)} docker run), before its first call`,
+      inputs: [FIGURE.dockerRun, FIGURE.executorStartInSandbox, FIGURE.newEnvironmentWithoutPool],
+      explain: (run, start, environment) =>
+        `a new sandbox is first a container start (docker run ${ms(run)}); the executor and its file worker are two starts of one static binary (\`sandbox-executor </dev/null\` ${ms(start)} each, together ${times((2 * start) / run)} docker run); the other ${ms(Math.max(0, environment - run - 2 * start))} are the sandbox's own container (created and started with its mounts and limits, more than \`docker run\`'s), the exec that opens the channel, and the interaction`,
     },
   },
   {
@@ -158,6 +160,32 @@ export const GOALS: Goal[] = [
       inputs: [FIGURE.channelTrue, FIGURE.engineCarries1MiB],
       explain: (channel, engine) =>
         `a \`cat\` over the channel is a command's round trip (the channel's \`true\`, ${ms(channel)}) and 1 MiB carried by the engine through an exec's stream (${ms(engine)} from the first byte to the last of a \`docker exec cat\`): ${(1.048576 / ((channel + engine) / 1000)).toFixed(0)} MB/s at best`,
+    },
+  },
+  {
+    // Issue 22: what a sandbox costs beside the work its user runs in it. Its own processes only (the
+    // executor, its file worker, the keep-alive, the engine's init), before any command has run.
+    id: "idle-sandbox-memory",
+    short: "idle sandbox's own memory",
+    title: "an idle sandbox's own memory beside its user's work (its container, before it has run anything)",
+    relation: "<=",
+    target: 8,
+    unit: "MiB",
+    inputs: [FIGURE.idleSandboxMemory],
+    compute: (used) => ({ value: used, detail: "`docker stats`: the container's usage less its inactive file cache" }),
+    bound: {
+      inputs: [
+        FIGURE.idleSandboxMemory,
+        FIGURE.idleSandboxAnonymous,
+        FIGURE.idleSandboxPageCache,
+        FIGURE.idleSandboxExecutorRss,
+        FIGURE.idleSandboxFileWorkerRss,
+        FIGURE.idleSandboxKeepAliveRss,
+        FIGURE.idleSandboxInitRss,
+        FIGURE.idleSandboxOtherRss,
+      ],
+      explain: (used, anonymous, pageCache, executor, fileWorker, keepAlive, init, other) =>
+        `the container's ${mib(used)} is ${mib(anonymous)} of anonymous memory, ${mib(pageCache)} of page cache it holds (the files its processes read, the executor's binary among them) and ${mib(Math.max(0, used - anonymous - pageCache))} of kernel memory charged to it; RSS from /proc in the container: the executor ${mib(executor)}, its file worker ${mib(fileWorker)}, the keep-alive \`sleep\` ${mib(keepAlive)}, the engine's init ${mib(init)}${other > 0 ? `, other processes ${mib(other)}` : ""} (pages they share, the binary's, count in each RSS and once in the container)`,
     },
   },
   {
@@ -241,6 +269,7 @@ function boundOf(goal: Goal, figures: Figures): string | undefined {
 function formatValue(value: number, unit: GoalOutcome["unit"]): string {
   if (unit === "×") return `${value.toFixed(value < 1 ? 2 : 1)}×`;
   if (unit === "MB/s") return `${value.toFixed(0)} MB/s`;
+  if (unit === "MiB") return mib(value);
   return `${value.toFixed(2)} ms`;
 }
 

@@ -1,7 +1,7 @@
 // The measurements taken on one sandbox directly through the Docker runtime, without the HTTP API: the
-// references the goals divide by (a `docker exec`, a `docker run --rm`, a spawn inside the container)
-// and the executor channel itself; with the table part, file operations, the cost of separated
-// identities and a new environment at the runtime's level.
+// references the goals divide by (a `docker exec`, a `docker run --rm`, a spawn inside the container),
+// the executor channel itself and the memory of the sandbox before it runs anything; with the table
+// part, file operations, the cost of separated identities and a new environment at the runtime's level.
 
 import { PassThrough, type Writable } from "node:stream";
 import Docker from "dockerode";
@@ -12,6 +12,7 @@ import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
 import { dockerExec, dockerExecCarryMs, dockerRunRm, loopCostInContainer, spawnCostInContainer } from "./docker-floor.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
+import { idleSandboxMemory } from "./sandbox-memory.js";
 import { measure, measurePair, summarize } from "./stats.js";
 
 const MIB = 1024 * 1024;
@@ -38,6 +39,27 @@ async function unseparatedChannel(docker: Docker, containerId: string): Promise<
   return client;
 }
 
+/**
+ * The goal "an idle sandbox ≤ 8 MiB" (goals.ts): the container's memory once its executor answered and
+ * its file worker is up, before any command, with what it is made of for the bound.
+ */
+async function idleSandboxPart(book: FigureBook, docker: Docker, containerId: string): Promise<void> {
+  const { container, rss } = await idleSandboxMemory(docker, containerId, EXECUTOR_PATH);
+  const idle = "an idle sandbox";
+  book.add(FIGURE.idleSandboxMemory, `${idle}: container memory (docker stats)`, container.usedMiB, "MiB");
+  book.add(FIGURE.idleSandboxAnonymous, `${idle}: of which anonymous memory`, container.anonymousMiB, "MiB");
+  book.add(FIGURE.idleSandboxPageCache, `${idle}: of which page cache not inactive`, container.pageCacheMiB, "MiB");
+  book.add(FIGURE.idleSandboxExecutorRss, `${idle}: RSS of the executor`, rss.executor, "MiB");
+  book.add(FIGURE.idleSandboxFileWorkerRss, `${idle}: RSS of its file worker`, rss.fileWorker, "MiB");
+  book.add(FIGURE.idleSandboxKeepAliveRss, `${idle}: RSS of the keep-alive`, rss.keepAlive, "MiB");
+  book.add(FIGURE.idleSandboxInitRss, `${idle}: RSS of the engine's init`, rss.init, "MiB");
+  book.add(FIGURE.idleSandboxOtherRss, `${idle}: RSS of other processes`, rss.other, "MiB");
+  book.addNote("An idle sandbox's memory (before it runs anything)", [
+    `container ${container.usedMiB.toFixed(1)} MiB: anonymous ${container.anonymousMiB.toFixed(1)} MiB, page cache ${container.pageCacheMiB.toFixed(1)} MiB`,
+    `RSS: executor ${rss.executor.toFixed(1)} MiB, file worker ${rss.fileWorker.toFixed(1)} MiB, keep-alive ${rss.keepAlive.toFixed(1)} MiB, init ${rss.init.toFixed(1)} MiB, other ${rss.other.toFixed(1)} MiB`,
+  ]);
+}
+
 export async function sandboxPart(
   book: FigureBook,
   runtime: DockerRuntime,
@@ -50,6 +72,10 @@ export async function sandboxPart(
   const channel = await runtime.connect(handle);
   const run = (argv: string[]) => channel.run({ argv, timeoutMs: 10_000, maxOutputBytes: 2 * MIB });
   try {
+    if (parts.goals) {
+      progress("the memory of the sandbox before it runs anything…");
+      await idleSandboxPart(book, docker, handle.sandboxId);
+    }
     await run(["bash", "-c", "head -c 1048576 /dev/zero > /tmp/1mib"]);
     if (parts.goals) {
       progress("one command in a running sandbox: the channel, `docker exec`, a spawn…");
@@ -71,15 +97,20 @@ export async function sandboxPart(
         { ...cat, figure: FIGURE.channelCat },
       ]);
       // The floors behind the goals' bounds (goals.ts): what the engine takes to carry 1 MiB of a command's
-      // output through an exec's stream (the channel is one), and one Node.js start in a sandbox (the
-      // executor and its file worker are two).
+      // output through an exec's stream (the channel is one), and one start of the executor's binary in a
+      // sandbox (the executor and its file worker are two): as root, as the executor runs, with no
+      // identities (so no file worker of its own) and stdin at its end, so it exits as soon as it reads.
       const carries: number[] = [];
       for (let run = 0; run < 15; run++) carries.push(await dockerExecCarryMs(docker, handle.sandboxId, ["cat", "/tmp/1mib"], MIB));
-      const nodeLoops: number[] = [];
-      for (let loop = 0; loop < 3; loop++) nodeLoops.push(await loopCostInContainer(docker, handle.sandboxId, "node -e 0", 5));
+      const startLoops: number[] = [];
+      for (let loop = 0; loop < 3; loop++)
+        startLoops.push(await loopCostInContainer(docker, handle.sandboxId, `${EXECUTOR_PATH} </dev/null`, 20, "0:0"));
       book.addTable("Floors around a sandbox (what bounds the goals)", [
         { ...summarize("docker exec `cat` of 1 MiB: first byte to last", carries), figure: FIGURE.engineCarries1MiB },
-        { ...summarize("`node -e 0` in the container: per start, 3 loops of 5", nodeLoops), figure: FIGURE.nodeStartInSandbox },
+        {
+          ...summarize("`sandbox-executor </dev/null` in the container: per start, 3 loops of 20", startLoops),
+          figure: FIGURE.executorStartInSandbox,
+        },
       ]);
       book.add(
         FIGURE.channelThroughput,
@@ -127,8 +158,8 @@ export async function sandboxPart(
 
       // What separating the identities costs (docs/security.md#who-runs-what-in-a-sandbox): commands started
       // as another user (a setuid spawn), file operations through the file worker (two more pipe hops).
-      // Two fresh executors with the same history: one that has forwarded a lot of output forks more slowly
-      // (its heap has grown), whoever it runs as.
+      // Two fresh executors with the same history, so that only who they run as differs (the Node.js
+      // executor forked more slowly once it had forwarded a lot of output: its heap had grown).
       const separated = await runtime.connect(handle);
       const unseparated = await unseparatedChannel(docker, handle.sandboxId);
       const runTrue = (on: SandboxChannel) => () => on.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: MIB });

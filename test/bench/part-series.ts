@@ -11,6 +11,7 @@ import { environmentWithHooks } from "./hooks-files.js";
 import { createEnvironment, perCallCost } from "./interaction-measures.js";
 import { checkHooksRan } from "./part-interactions.js";
 import type { Series } from "./results.js";
+import { containerMemory } from "./sandbox-memory.js";
 import { measurePair, type Stats } from "./stats.js";
 
 const PER_CALL_RUNS = 8;
@@ -29,17 +30,6 @@ async function inBatches<T, R>(items: T[], concurrency: number, task: (item: T) 
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
-}
-
-/**
- * The memory a container uses, as `docker stats` shows it: usage without the page cache the kernel can
- * drop (inactive_file on cgroup v2, total_inactive_file on v1). MiB.
- */
-async function containerMemoryMiB(docker: Docker, id: string): Promise<number> {
-  const stats = await docker.getContainer(id).stats({ stream: false, "one-shot": true });
-  const memory = stats.memory_stats as { usage?: number; stats?: Record<string, number> };
-  const inactive = memory.stats?.["inactive_file"] ?? memory.stats?.["total_inactive_file"] ?? 0;
-  return ((memory.usage ?? Number.NaN) - inactive) / 1048576;
 }
 
 async function stepsSeries(book: FigureBook, series: Series[], api: ApiClient): Promise<void> {
@@ -136,7 +126,7 @@ async function liveEnvironmentsSeries(
   // Every sandbox of this emulator is idle now (no tool call has run yet): five of them, whichever they are
   // (a warm-pool container that became an environment may carry another label).
   const idleContainers = (await emulator.runningContainers()).slice(0, 5);
-  const containerMiB = await Promise.all(idleContainers.map((info) => containerMemoryMiB(docker, info.Id)));
+  const containerMiB = await Promise.all(idleContainers.map(async (info) => (await containerMemory(docker, info.Id)).usedMiB));
 
   const costs = new Map<number, number>();
   const rows: Stats[] = [];
