@@ -54,6 +54,7 @@ describe("what a warm start loads", () => {
     ["http-proxy", "the first request the egress proxy forwards (http-forwarder.ts)"],
     ["@grpc/grpc-js", "a BuildKit session, which the emulator never opens (dockerode.ts)"],
     ["protobufjs", "a BuildKit session (dockerode.ts)"],
+    ["ssh2", "an ssh:// DOCKER_HOST (dockerode.ts)"],
     ["openai", "EMULATOR_AGENT_MODEL naming an OpenAI-compatible model"],
     ["@google/genai", "EMULATOR_AGENT_MODEL naming a Gemini model"],
     ["@modelcontextprotocol/sdk", "a run's first MCP call"],
