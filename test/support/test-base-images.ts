@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { tarBuffer, type TarEntry } from "../../server/common/tar.js";
-import { OFFLINE_BASE_TAG, sandboxImageTag } from "../../server/sandbox/docker/image.js";
+import { imageExists, OFFLINE_BASE_TAG, sandboxImageTag } from "../../server/sandbox/docker/image.js";
 
 export const TEST_BASE_LABEL = "dev.interactions-emulator.test-base";
 const REPOSITORY = "iemu-test-base";
@@ -16,15 +16,6 @@ const REPOSITORY = "iemu-test-base";
 const HOST_BUSYBOX = "/bin/busybox";
 const DEBIAN_SLIM = "debian:bookworm-slim";
 
-async function imageExists(docker: Docker, name: string): Promise<boolean> {
-  return docker
-    .getImage(name)
-    .inspect()
-    .then(
-      () => true,
-      () => false,
-    );
-}
 
 /** Waits for an engine build or import stream to end, failing with the engine's own error. */
 function followToEnd(docker: Docker, stream: NodeJS.ReadableStream, doing: string): Promise<void> {

@@ -64,7 +64,7 @@ function contextHash(files: ContextFile[], baseImage: string): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-async function imageExists(docker: Docker, name: string): Promise<boolean> {
+export async function imageExists(docker: Docker, name: string): Promise<boolean> {
   try {
     await docker.getImage(name).inspect();
     return true;
