@@ -16,7 +16,6 @@ const REPOSITORY = "iemu-test-base";
 const HOST_BUSYBOX = "/bin/busybox";
 const DEBIAN_SLIM = "debian:bookworm-slim";
 
-
 /** Waits for an engine build or import stream to end, failing with the engine's own error. */
 function followToEnd(docker: Docker, stream: NodeJS.ReadableStream, doing: string): Promise<void> {
   return new Promise((resolve, reject) =>
