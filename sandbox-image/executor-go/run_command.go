@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -55,8 +54,8 @@ type RunningCommand struct {
 	cancelled     bool
 	overDiskLimit bool
 	exitStatus    *ExitMessage
-	pipesOpen     int
-	readers       []*os.File
+	outputOpen    bool
+	output        *OutputPipes
 	killing       chan struct{}
 	killDone      bool
 	finished      bool
@@ -156,23 +155,18 @@ func (command *RunningCommand) start(stdin []byte) {
 		command.failToStart(err)
 		return
 	}
-	stdoutRead, stdoutWrite, err := os.Pipe()
+	output, stdoutFd, stderrFd, err := newOutputPipes()
 	if err != nil {
 		command.failToStart(err)
 		return
 	}
-	stderrRead, stderrWrite, err := os.Pipe()
-	if err != nil {
-		stdoutRead.Close()
-		stdoutWrite.Close()
-		command.failToStart(err)
-		return
-	}
+	stdoutWrite := os.NewFile(uintptr(stdoutFd), "stdout")
+	stderrWrite := os.NewFile(uintptr(stderrFd), "stderr")
 	stdinRead, stdinWrite, err := os.Pipe()
 	if err != nil {
-		for _, file := range []*os.File{stdoutRead, stdoutWrite, stderrRead, stderrWrite} {
-			file.Close()
-		}
+		stdoutWrite.Close()
+		stderrWrite.Close()
+		output.close()
 		command.failToStart(err)
 		return
 	}
@@ -195,16 +189,15 @@ func (command *RunningCommand) start(stdin []byte) {
 	stdoutWrite.Close()
 	stderrWrite.Close()
 	if err != nil {
-		stdoutRead.Close()
-		stderrRead.Close()
+		output.close()
 		stdinWrite.Close()
 		command.failToStart(err)
 		return
 	}
 	command.lock.Lock()
 	command.process = child.Process
-	command.pipesOpen = 2
-	command.readers = []*os.File{stdoutRead, stderrRead}
+	command.outputOpen = true
+	command.output = output
 	delay := math.Min(float64(command.request.TimeoutMs), maxTimerDelayMs)
 	command.deadline = time.AfterFunc(time.Duration(delay)*time.Millisecond, func() {
 		command.lock.Lock()
@@ -222,28 +215,17 @@ func (command *RunningCommand) start(stdin []byte) {
 		_, _ = stdinWrite.Write(stdin)
 		stdinWrite.Close()
 	}()
-	go command.pump("stdout", stdoutRead)
-	go command.pump("stderr", stderrRead)
+	go command.pump(output)
 	go func() {
 		_ = child.Wait()
 		command.onExit(child.ProcessState)
 	}()
 }
 
-func (command *RunningCommand) pump(stream string, reader *os.File) {
-	buffer := make([]byte, 64*1024)
-	for {
-		count, err := reader.Read(buffer)
-		if count > 0 {
-			command.forward(stream, buffer[:count])
-		}
-		if err != nil {
-			break
-		}
-	}
-	reader.Close()
+func (command *RunningCommand) pump(output *OutputPipes) {
+	output.pump(command.forward)
 	command.lock.Lock()
-	command.pipesOpen--
+	command.outputOpen = false
 	command.lock.Unlock()
 	command.finishIfDone()
 }
@@ -280,14 +262,10 @@ func (command *RunningCommand) onExit(state *os.ProcessState) {
 	command.lock.Lock()
 	command.exitStatus = &exit
 	command.stopDeadline()
-	readers := command.readers
+	output := command.output
 	command.lock.Unlock()
-	time.AfterFunc(pipeGrace, func() {
-		// Abandon pipes a backgrounded grandchild still holds: reads end, the pumps finish.
-		for _, reader := range readers {
-			_ = reader.SetReadDeadline(time.Now())
-		}
-	})
+	// Abandon pipes a backgrounded grandchild still holds: the reading loop ends.
+	time.AfterFunc(pipeGrace, output.abandon)
 	command.finishIfDone()
 }
 
@@ -342,7 +320,7 @@ func (command *RunningCommand) kill() chan struct{} {
 
 func (command *RunningCommand) finishIfDone() {
 	command.lock.Lock()
-	if command.finished || command.exitStatus == nil || command.pipesOpen > 0 || (command.killing != nil && !command.killDone) {
+	if command.finished || command.exitStatus == nil || command.outputOpen || (command.killing != nil && !command.killDone) {
 		command.lock.Unlock()
 		return
 	}
@@ -408,5 +386,3 @@ func describeStartFailure(err error, program string, cwd *string) (int, string) 
 	}
 	return 126, program + ": " + err.Error()
 }
-
-var _ = io.EOF

@@ -1,0 +1,158 @@
+package main
+
+// A command's stdout and stderr, read by one loop. Two readers (a goroutine per pipe) race to send
+// their frames, so `echo out; echo oops >&2` could reach the caller as "oops" then "out"; the protocol's
+// callers (and Node's single poll loop before this executor) see stdout first when both pipes are ready.
+// One ppoll over both raw descriptors, stdout checked first, keeps what was written in order in order.
+
+import (
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+const (
+	pollIn   = 0x1
+	pollErr  = 0x8
+	pollHup  = 0x10
+	pollNval = 0x20
+)
+
+// pollFd is struct pollfd, the same layout on every Linux architecture.
+type pollFd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+type outputStream struct {
+	name string
+	fd   int // the read end; -1 once it reached end of file
+}
+
+// OutputPipes holds the read ends of a command's stdout and stderr, and a wake-up pipe through which
+// abandon ends the loop: a raw descriptor must never be closed under a ppoll blocked on it (the number
+// could be reused by the next open before the poll returns), so only the loop itself closes them.
+type OutputPipes struct {
+	streams   [2]outputStream
+	wakeRead  int
+	wakeWrite int
+
+	lock   sync.Mutex
+	closed bool
+}
+
+// newOutputPipes makes the two pipes and returns their write ends for the child.
+func newOutputPipes() (pipes *OutputPipes, stdoutWrite, stderrWrite int, err error) {
+	var made []int
+	pipe := func() (int, int, error) {
+		var ends [2]int
+		if err := syscall.Pipe2(ends[:], syscall.O_CLOEXEC); err != nil {
+			return -1, -1, err
+		}
+		made = append(made, ends[0], ends[1])
+		return ends[0], ends[1], nil
+	}
+	fail := func(err error) (*OutputPipes, int, int, error) {
+		for _, fd := range made {
+			syscall.Close(fd)
+		}
+		return nil, -1, -1, err
+	}
+	stdoutRead, stdoutWrite, err := pipe()
+	if err != nil {
+		return fail(err)
+	}
+	stderrRead, stderrWrite, err := pipe()
+	if err != nil {
+		return fail(err)
+	}
+	wakeRead, wakeWrite, err := pipe()
+	if err != nil {
+		return fail(err)
+	}
+	pipes = &OutputPipes{
+		streams:   [2]outputStream{{"stdout", stdoutRead}, {"stderr", stderrRead}},
+		wakeRead:  wakeRead,
+		wakeWrite: wakeWrite,
+	}
+	return pipes, stdoutWrite, stderrWrite, nil
+}
+
+// pump forwards output until both pipes reach end of file or abandon is called, then closes every
+// descriptor it holds. Each turn reads at most one chunk per ready pipe, stdout first.
+func (pipes *OutputPipes) pump(forward func(stream string, chunk []byte)) {
+	defer pipes.close()
+	buffer := make([]byte, 64*1024)
+	polled := make([]pollFd, 0, 3)
+	for {
+		polled = polled[:0]
+		for _, stream := range pipes.streams {
+			if stream.fd >= 0 {
+				polled = append(polled, pollFd{fd: int32(stream.fd), events: pollIn})
+			}
+		}
+		if len(polled) == 0 {
+			return
+		}
+		polled = append(polled, pollFd{fd: int32(pipes.wakeRead), events: pollIn})
+		_, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&polled[0])), uintptr(len(polled)), 0, 0, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 || polled[len(polled)-1].revents != 0 {
+			return
+		}
+		next := 0
+		for index := range pipes.streams {
+			stream := &pipes.streams[index]
+			if stream.fd < 0 {
+				continue
+			}
+			ready := polled[next].revents
+			next++
+			if ready&(pollIn|pollHup|pollErr|pollNval) == 0 {
+				continue
+			}
+			count, err := syscall.Read(stream.fd, buffer)
+			if count > 0 {
+				forward(stream.name, buffer[:count])
+				continue
+			}
+			if err == syscall.EINTR || err == syscall.EAGAIN {
+				continue
+			}
+			// End of file (count 0), or a pipe that can no longer be read: this stream is over.
+			syscall.Close(stream.fd)
+			stream.fd = -1
+		}
+	}
+}
+
+// abandon ends the loop while something still holds a pipe (a backgrounded grandchild); what is
+// already in the pipes may be left unread. Safe to call at any time, any number of times.
+func (pipes *OutputPipes) abandon() {
+	pipes.lock.Lock()
+	defer pipes.lock.Unlock()
+	if !pipes.closed {
+		_, _ = syscall.Write(pipes.wakeWrite, []byte{1})
+	}
+}
+
+// close closes every descriptor still open; also for a command that never started.
+func (pipes *OutputPipes) close() {
+	pipes.lock.Lock()
+	defer pipes.lock.Unlock()
+	if pipes.closed {
+		return
+	}
+	pipes.closed = true
+	for index := range pipes.streams {
+		if pipes.streams[index].fd >= 0 {
+			syscall.Close(pipes.streams[index].fd)
+			pipes.streams[index].fd = -1
+		}
+	}
+	syscall.Close(pipes.wakeRead)
+	syscall.Close(pipes.wakeWrite)
+}
