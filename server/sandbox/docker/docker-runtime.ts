@@ -172,7 +172,7 @@ export class DockerRuntime implements SandboxRuntime {
   /** What containers of the image may have: a storage quota, the capabilities beyond the required ones. */
   private async probeEngine(image: string, progress: (line: string) => void): Promise<void> {
     if (this.options.diskMb !== undefined) {
-      const probe = await probeStorageQuota(this.docker, image, this.labels({ environmentId: "", owner: "" }));
+      const probe = await probeStorageQuota(this.docker, image, this.helperLabels());
       this.storageQuota = probe.quota;
       if (probe.quota === "unsupported") {
         progress(
@@ -275,7 +275,7 @@ export class DockerRuntime implements SandboxRuntime {
     const probe = await this.docker.createContainer({
       Image: this.image!,
       // Labelled as ours: should we stop before removing it, the next start removes it as an orphan.
-      Labels: { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance },
+      Labels: this.helperLabels(),
       User: CONTAINER_USER,
       Cmd: ["true"],
       // Under the sandboxes' runtime: what it can grant is what they get.
@@ -305,7 +305,7 @@ export class DockerRuntime implements SandboxRuntime {
     const image = this.image;
     if (!image) throw new Error("DockerRuntime.prepare() must run before trustCertificate()");
     await this.probe(async () => {
-      const systemBundle = await readImageFile(this.docker, image, SYSTEM_CA_BUNDLE);
+      const systemBundle = await readImageFile(this.docker, image, SYSTEM_CA_BUNDLE, this.helperLabels());
       const ca = Buffer.from(caPem.endsWith("\n") ? caPem : `${caPem}\n`);
       this.trustFiles = [
         { path: SYSTEM_CA_BUNDLE, content: Buffer.concat([systemBundle, Buffer.from("\n"), ca]), mode: 0o644, system: true },

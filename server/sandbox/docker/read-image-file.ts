@@ -1,11 +1,13 @@
 // Reads one file out of an image without running anything: create a container, copy the file out
-// of it (the engine's archive API works on containers that never started), remove it.
+// of it (the engine's archive API works on containers that never started), remove it. The caller's
+// labels go on that container: without them it would still carry the image's own "managed" label and
+// none naming its emulator, so one left behind by a kill would be found by no reconcile or sweep.
 
 import type Docker from "dockerode";
 import { extract } from "tar-stream";
 
-export async function readImageFile(docker: Docker, image: string, filePath: string): Promise<Buffer> {
-  const container = await docker.createContainer({ Image: image, Cmd: ["true"], NetworkDisabled: true });
+export async function readImageFile(docker: Docker, image: string, filePath: string, labels: Record<string, string>): Promise<Buffer> {
+  const container = await docker.createContainer({ Image: image, Cmd: ["true"], NetworkDisabled: true, Labels: labels });
   try {
     const archive = (await container.getArchive({ path: filePath })) as NodeJS.ReadableStream;
     return await firstFileOf(archive);
