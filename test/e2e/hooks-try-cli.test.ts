@@ -136,18 +136,21 @@ describe("hooks try in a throwaway sandbox", () => {
   it("removes the throwaway sandbox when interrupted with Ctrl-C in the middle of a call", async () => {
     const run = startCli(["hooks", "try", "--call", call("sleep 300"), "--dir", seedDir]);
     const instance = (await run.waitFor(/throwaway emulator \(instance (hooks-try-[0-9a-f]+);/))[1]!;
-    // Interrupted while the tool runs: its `sleep 300` is a process in the instance's sandbox.
+    // Interrupted while the tool runs: its `sleep 300` is a process in one of the instance's
+    // containers. Not necessarily the newest: the warm pool refills beside the environment's sandbox.
     const docker = new Docker();
     const deadline = Date.now() + 60_000;
+    const runsTheTool = async (id: string) => {
+      const processes = await docker
+        .getContainer(id)
+        .top()
+        .catch(() => null);
+      return processes?.Processes?.some((row: string[]) => row.at(-1)?.endsWith("sleep 300")) ?? false;
+    };
     for (;;) {
-      const [container] = await docker.listContainers({ filters: { label: [`${LABEL_INSTANCE}=${instance}`] } });
-      const processes = container
-        ? await docker
-            .getContainer(container.Id)
-            .top()
-            .catch(() => null)
-        : null;
-      if (processes?.Processes?.some((row: string[]) => row.at(-1)?.endsWith("sleep 300"))) break;
+      const containers = await docker.listContainers({ filters: { label: [`${LABEL_INSTANCE}=${instance}`] } });
+      const running = await Promise.all(containers.map((container) => runsTheTool(container.Id)));
+      if (running.includes(true)) break;
       if (Date.now() > deadline) {
         run.interrupt();
         await run.exited;
