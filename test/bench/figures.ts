@@ -35,6 +35,10 @@ export const FIGURE = {
   cpuPerHookedCallEngine: "cpu.per_hooked_tool_call.engine_ms",
   executorStartInSandbox: "floor.executor_start_in_container.ms",
   engineCarries1MiB: "floor.docker_exec_carries_1mib.p50_ms",
+  // The sandbox's CPU (its cgroup) per command: `true` through the executor, and the same /bin/true
+  // spawned by a shell loop in the container, so a bound can say how much of a command is the executor.
+  channelTrueSandboxCpu: "cpu.channel_run_true.sandbox_ms",
+  shellTrueSandboxCpu: "floor.shell_spawns_bin_true.sandbox_cpu_ms",
   // An idle sandbox's memory (part-sandbox.ts, before it runs anything) and what it is made of.
   idleSandboxMemory: "memory.idle_sandbox.mib",
   idleSandboxAnonymous: "memory.idle_sandbox.anonymous.mib",

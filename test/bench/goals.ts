@@ -62,6 +62,14 @@ function sandboxFloor(sandbox: number, best: string): string {
   return `the sandbox spends ${ms(sandbox)} of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so ${best}`;
 }
 
+const COMMAND_CPU = [FIGURE.channelTrueSandboxCpu, FIGURE.shellTrueSandboxCpu];
+
+/** How much of a command's CPU in the sandbox the executor adds: against the same spawn by a shell. */
+function executorShare(channelCpu: number, shellCpu: number): string {
+  const added = channelCpu - shellCpu;
+  return `a \`true\` through the executor costs the sandbox ${ms(channelCpu)} of CPU, a shell's spawn of the same \`/bin/true\` ${ms(shellCpu)} (the executor ${added <= 0 ? "adds nothing measurable" : `adds ${ms(added)}`}: the rest is creating the process)`;
+}
+
 const CALL_CPU = [FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallEngine];
 const HOOKED_CALL_CPU = [FIGURE.cpuPerHookedCallEmulator, FIGURE.cpuPerHookedCallSandbox, FIGURE.cpuPerHookedCallEngine];
 
@@ -77,9 +85,9 @@ export const GOALS: Goal[] = [
     inputs: [FIGURE.dockerExec, FIGURE.perCall],
     compute: (exec, call) => ({ value: exec / call, detail: `docker exec ${ms(exec)} ÷ tool call ${ms(call)}` }),
     bound: {
-      inputs: [FIGURE.dockerExec, FIGURE.channelTrue, ...CALL_CPU],
-      explain: (exec, channel, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(exec / sandbox)} at most`)}; the executor channel's \`true\` alone takes ${ms(channel)} (${times(exec / channel)}); ${cpuSplit(emulator, sandbox, engine)}`,
+      inputs: [FIGURE.dockerExec, FIGURE.channelTrue, FIGURE.spawn, ...COMMAND_CPU, ...CALL_CPU],
+      explain: (exec, channel, spawn, channelCpu, shellCpu, emulator, sandbox, engine) =>
+        `${sandboxFloor(sandbox, `${times(exec / sandbox)} at most`)}; the call's command alone, a \`bash -c true\` spawn, takes ${ms(spawn)}: ${times(exec / spawn)} at most with nothing else in the call; the executor channel's \`true\` alone takes ${ms(channel)} (${times(exec / channel)}); ${executorShare(channelCpu, shellCpu)}; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {
@@ -109,9 +117,9 @@ export const GOALS: Goal[] = [
     inputs: [FIGURE.dockerExec, FIGURE.perCallOneHook],
     compute: (exec, call) => ({ value: exec / call, detail: `docker exec ${ms(exec)} ÷ hooked tool call ${ms(call)}` }),
     bound: {
-      inputs: [FIGURE.dockerExec, FIGURE.channelTrue, FIGURE.perCall, FIGURE.perCallOneHook, ...HOOKED_CALL_CPU],
-      explain: (exec, channel, call, hooked, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(exec / sandbox)} at most`)}; the hook is a second command, ${ms(hooked - call)} more than the call alone, and two channel \`true\`s take ${ms(2 * channel)}; ${cpuSplit(emulator, sandbox, engine)}`,
+      inputs: [FIGURE.dockerExec, FIGURE.channelTrue, FIGURE.perCall, FIGURE.perCallOneHook, FIGURE.spawn, ...COMMAND_CPU, ...HOOKED_CALL_CPU],
+      explain: (exec, channel, call, hooked, spawn, channelCpu, shellCpu, emulator, sandbox, engine) =>
+        `${sandboxFloor(sandbox, `${times(exec / sandbox)} at most`)}; the hook is a second command, ${ms(hooked - call)} more than the call alone, and two channel \`true\`s take ${ms(2 * channel)}; the two commands alone, two \`bash -c true\` spawns, take ${ms(2 * spawn)} (${times(exec / (2 * spawn))} at most with nothing else); ${executorShare(channelCpu, shellCpu)}; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {

@@ -10,6 +10,7 @@ import { EXECUTOR_PATH } from "../../server/sandbox/docker/image.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
+import { containerCpuMs } from "./cpu-accounting.js";
 import { dockerExec, dockerExecCarryMs, dockerRunRm, loopCostInContainer, spawnCostInContainer } from "./docker-floor.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
 import { idleSandboxMemory } from "./sandbox-memory.js";
@@ -111,6 +112,21 @@ export async function sandboxPart(
           ...summarize("`sandbox-executor </dev/null` in the container: per start, 3 loops of 20", startLoops),
           figure: FIGURE.executorStartInSandbox,
         },
+      ]);
+      // The sandbox's CPU per command, through the executor and spawned by a shell: what the executor
+      // adds to a command, apart from process creation, which costs the same whoever spawns.
+      const CPU_RUNS = 200;
+      let before = await containerCpuMs(docker, handle.sandboxId);
+      for (let index = 0; index < CPU_RUNS; index++) await run(["true"]);
+      const channelCpu = ((await containerCpuMs(docker, handle.sandboxId)) - before) / CPU_RUNS;
+      before = await containerCpuMs(docker, handle.sandboxId);
+      await dockerExec(docker, handle.sandboxId, ["bash", "-c", `i=0; while [ "$i" -lt ${CPU_RUNS} ]; do /bin/true; i=$((i + 1)); done`], "1000:1000");
+      const shellCpu = ((await containerCpuMs(docker, handle.sandboxId)) - before) / CPU_RUNS;
+      book.add(FIGURE.channelTrueSandboxCpu, "sandbox CPU per `true` through the executor channel", channelCpu, "ms");
+      book.add(FIGURE.shellTrueSandboxCpu, "sandbox CPU per `/bin/true` a shell loop spawns", shellCpu, "ms");
+      book.addNote("The sandbox's CPU per command (its cgroup)", [
+        `\`true\` through the executor channel: ${channelCpu.toFixed(2)} ms (${CPU_RUNS} runs)`,
+        `\`/bin/true\` spawned by a shell loop in the container: ${shellCpu.toFixed(2)} ms (${CPU_RUNS} spawns)`,
       ]);
       book.add(
         FIGURE.channelThroughput,

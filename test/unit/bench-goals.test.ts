@@ -153,6 +153,8 @@ describe("bench goals", () => {
       cpuPerHookedCallEngine: 1.5,
       executorStartInSandbox: 4,
       engineCarries1MiB: 6,
+      channelTrueSandboxCpu: 1.2,
+      shellTrueSandboxCpu: 1.0,
       idleSandboxAnonymous: 5.5,
       idleSandboxPageCache: 3.2,
       idleSandboxExecutorRss: 6.5,
@@ -178,11 +180,11 @@ describe("bench goals", () => {
     assert.equal(call.status, "FAIL");
     assert.equal(
       call.bound,
-      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 21.1× at most; the executor channel's `true` alone takes 2.50 ms (16.0×); CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
+      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 21.1× at most; the call's command alone, a `bash -c true` spawn, takes 1.50 ms: 26.7× at most with nothing else in the call; the executor channel's `true` alone takes 2.50 ms (16.0×); a `true` through the executor costs the sandbox 1.20 ms of CPU, a shell's spawn of the same `/bin/true` 1.00 ms (the executor adds 0.20 ms: the rest is creating the process); CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
     );
     assert.match(
       byId(outcomes, "hooked-call-vs-docker-exec").bound!,
-      /3\.50 ms of CPU per call on its one CPU .*, so 11\.4× at most; the hook is a second command, 3\.50 ms more than the call alone, and two channel `true`s take 5\.00 ms/,
+      /3\.50 ms of CPU per call on its one CPU .*, so 11\.4× at most; the hook is a second command, 3\.50 ms more than the call alone, and two channel `true`s take 5\.00 ms; the two commands alone, two `bash -c true` spawns, take 3\.00 ms \(13\.3× at most with nothing else\); a `true` through the executor costs the sandbox 1\.20 ms/,
     );
     assert.equal(
       byId(outcomes, "tool-call-vs-spawn").bound,
