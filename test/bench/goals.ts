@@ -117,7 +117,15 @@ export const GOALS: Goal[] = [
     inputs: [FIGURE.dockerExec, FIGURE.perCallOneHook],
     compute: (exec, call) => ({ value: exec / call, detail: `docker exec ${ms(exec)} ÷ hooked tool call ${ms(call)}` }),
     bound: {
-      inputs: [FIGURE.dockerExec, FIGURE.channelTrue, FIGURE.perCall, FIGURE.perCallOneHook, FIGURE.spawn, ...COMMAND_CPU, ...HOOKED_CALL_CPU],
+      inputs: [
+        FIGURE.dockerExec,
+        FIGURE.channelTrue,
+        FIGURE.perCall,
+        FIGURE.perCallOneHook,
+        FIGURE.spawn,
+        ...COMMAND_CPU,
+        ...HOOKED_CALL_CPU,
+      ],
       explain: (exec, channel, call, hooked, spawn, channelCpu, shellCpu, emulator, sandbox, engine) =>
         `${sandboxFloor(sandbox, `${times(exec / sandbox)} at most`)}; the hook is a second command, ${ms(hooked - call)} more than the call alone, and two channel \`true\`s take ${ms(2 * channel)}; the two commands alone, two \`bash -c true\` spawns, take ${ms(2 * spawn)} (${times(exec / (2 * spawn))} at most with nothing else); ${executorShare(channelCpu, shellCpu)}; ${cpuSplit(emulator, sandbox, engine)}`,
     },
