@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
 import { projectRoot } from "../common/paths.js";
+import { imageExists } from "../sandbox/docker/image.js";
 
 export const EMULATOR_IMAGE_REPOSITORY = "interactions-emulator";
 /** On every image this module built, with its content hash: how an older one is told from anyone else's. */
@@ -40,7 +41,7 @@ export async function ensureEmulatorImage(options: EmulatorImageOptions): Promis
     );
   }
   const nodeImage = options.nodeImage ?? process.env.NODE_IMAGE ?? LOCAL_NODE_IMAGE;
-  if (nodeImage === LOCAL_NODE_IMAGE && !(await exists(options.docker, nodeImage))) {
+  if (nodeImage === LOCAL_NODE_IMAGE && !(await imageExists(options.docker, nodeImage))) {
     options.progress(`building ${LOCAL_NODE_IMAGE} (the Node.js image server/Dockerfile builds FROM)…`);
     await runShown(["bash", path.join(projectRoot, "server", "bootstrap", "build-node-image.sh")], options.progress, {
       NODE_BINARY: process.execPath,
@@ -49,7 +50,7 @@ export async function ensureEmulatorImage(options: EmulatorImageOptions): Promis
   const nodeImageId = (await options.docker.getImage(nodeImage).inspect()).Id;
   const hash = contentHash(nodeImageId);
   const tag = `${EMULATOR_IMAGE_REPOSITORY}:${hash}`;
-  if (await exists(options.docker, tag)) return tag;
+  if (await imageExists(options.docker, tag)) return tag;
   let build = building.get(tag);
   if (!build) {
     build = buildImage(options, nodeImage, tag, hash).finally(() => building.delete(tag));
@@ -123,16 +124,6 @@ export function contentHash(nodeImageId: string, root = projectRoot): string {
     else if (stat?.isFile()) addFile(input);
   }
   return hash.digest("hex").slice(0, 16);
-}
-
-async function exists(docker: Docker, name: string): Promise<boolean> {
-  return docker
-    .getImage(name)
-    .inspect()
-    .then(
-      () => true,
-      () => false,
-    );
 }
 
 /** The build's own lines worth showing: its steps (classic builder and BuildKit) and the npm ci heartbeat. */

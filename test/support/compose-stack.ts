@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
+import { imageExists as engineHasImage } from "../../server/sandbox/docker/image.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 
 /** Label of the Dockerfile's build stages (server/Dockerfile), which the engine keeps as untagged build cache. */
@@ -276,12 +277,6 @@ export async function removeImage(name: string): Promise<void> {
   await docker.getImage(name).remove();
 }
 
-export async function imageExists(name: string): Promise<boolean> {
-  return docker
-    .getImage(name)
-    .inspect()
-    .then(
-      () => true,
-      () => false,
-    );
+export function imageExists(name: string): Promise<boolean> {
+  return engineHasImage(docker, name);
 }
