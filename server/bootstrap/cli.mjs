@@ -217,6 +217,15 @@ function ensureCompose() {
   if (status !== 0) console.warn("warning: no docker-compose command: the docker-compose test will fail (above)");
 }
 
+/** The test of a sandbox FROM BusyBox alone builds its base from the host's /bin/busybox (Debian's busybox-static). */
+const BUSYBOX_TEST = "base-image-without-node.test.js";
+
+function ensureBusybox() {
+  step("checking for BusyBox (the test of a sandbox FROM BusyBox alone)…");
+  if (run(["bash", path.join(root, "server", "bootstrap", "ensure-busybox.sh")]) !== 0)
+    console.warn("warning: no /bin/busybox: the test of a sandbox FROM BusyBox alone will fail (above)");
+}
+
 /**
  * Test tiers (test/<tier>/): unit and integration need no Docker engine, docker and e2e do. Compiled
  * files count only while their source exists, so a test moved or deleted does not run from a stale dist/.
@@ -292,6 +301,7 @@ switch (command) {
       ensureCompose();
     }
     if (includesBrowserTest(files)) ensureChromium();
+    if (files.some((file) => path.basename(file) === BUSYBOX_TEST)) ensureBusybox();
     process.exit(runTests(files));
     break;
   }

@@ -6,6 +6,7 @@
 # installed from Debian's packages, the way ensure-docker.sh installs the engine; otherwise it says what
 # to run. Prints the command to use.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/debian-package.sh"
 
 if docker compose version >/dev/null 2>&1; then
   echo "docker compose"
@@ -15,14 +16,10 @@ if command -v docker-compose >/dev/null 2>&1; then
   echo "docker-compose"
   exit 0
 fi
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing docker-compose from Debian's packages…" >&2
-  if apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; then
-    echo "docker-compose"
-    exit 0
-  fi
-  echo "error: apt-get install docker-compose failed" >&2
-  exit 1
-fi
+install_from_debian docker-compose "the docker-compose test and docker-compose.yml"
+case $? in
+  0) echo "docker-compose"; exit 0 ;;
+  1) exit 1 ;;
+esac
 echo "error: neither \`docker compose\` nor \`docker-compose\` is installed; install one (Debian: sudo apt-get install docker-compose)" >&2
 exit 1

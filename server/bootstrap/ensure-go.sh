@@ -5,15 +5,13 @@
 # needs nothing but Go's standard library), the way ensure-docker.sh installs the engine; otherwise it
 # says what to run.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/debian-package.sh"
 
 if command -v go >/dev/null 2>&1; then exit 0; fi
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing Go from Debian's packages (golang-go: it builds the sandbox's executor)…"
-  if apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null; then
-    exit 0
-  fi
-  echo "error: apt-get install golang-go failed" >&2
-  exit 1
-fi
+install_from_debian golang-go "it builds the sandbox's executor"
+case $? in
+  0) exit 0 ;;
+  1) exit 1 ;;
+esac
 echo "error: the sandbox's executor is written in Go, and \`go\` is not installed; install Go 1.19 or newer (Debian: sudo apt-get install golang-go)" >&2
 exit 1

@@ -66,6 +66,10 @@ export function withEntrypointUserAndHealthCheck(docker: Docker, from: string): 
 /** A root filesystem of BusyBox alone: no package manager, no bash, no python3, no useradd, no CA bundle. */
 export async function busyboxRootfs(docker: Docker): Promise<string> {
   const tag = `${REPOSITORY}:busybox`;
+  if (!fs.existsSync(HOST_BUSYBOX))
+    throw new Error(
+      `${HOST_BUSYBOX} is missing: this base is built from Debian's busybox-static (apt-get install busybox-static; npm test installs it when run as root, server/bootstrap/ensure-busybox.sh)`,
+    );
   const applets = execFileSync(HOST_BUSYBOX, ["--list"], { encoding: "utf8" })
     .split("\n")
     .filter((name) => name && name !== "busybox");
