@@ -14,9 +14,14 @@ export const EXECUTOR_BINARY = path.join("dist", "sandbox-image", "sandbox-execu
 export const GO_MISSING_MESSAGE =
   "the sandbox's executor is written in Go, and `go` was not found on PATH: install it with `apt-get install golang-go` (Go 1.19 or newer), then build again";
 
-/** The go build command line, as docs/sandbox-protocol.md gives it. */
+/**
+ * The go build command line. -buildvcs=false: in a git checkout Go stamps the commit and whether the
+ * tree is dirty into the binary, so every commit, even one touching no Go source, made a new executor,
+ * hence a new sandbox image tag (its hash covers the binary) and a rebuild of the image. Without it the
+ * same sources make the same bytes, here and in server/Dockerfile's build.
+ */
 export function executorBuildArguments() {
-  return ["build", "-trimpath", "-ldflags=-s -w", "-o", EXECUTOR_BINARY, `./${EXECUTOR_SOURCE_FOLDER}`];
+  return ["build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", EXECUTOR_BINARY, `./${EXECUTOR_SOURCE_FOLDER}`];
 }
 
 /** Builds the binary; throws with what to do when Go is missing or the build fails. */

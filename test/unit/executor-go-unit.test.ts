@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import { projectRoot } from "../../server/common/paths.js";
 
 const PACKAGE = "./sandbox-image/executor-go";
@@ -55,6 +56,25 @@ describe("the Go executor's unit tests", () => {
 
   it("go vet finds nothing", { skip }, () => {
     assertSucceeds(["vet", PACKAGE]);
+  });
+
+  it("builds the same bytes from the same sources: no commit or dirty-tree stamp in the binary", { skip }, async () => {
+    // In a git checkout Go stamps vcs.revision and vcs.modified by default, so every commit made a new
+    // executor, a new sandbox image tag and an image rebuild. Built here as build-executor.mjs builds it.
+    const { executorBuildArguments } = await import(
+      pathToFileURL(path.join(projectRoot, "server", "bootstrap", "build-executor.mjs")).href
+    );
+    const args: string[] = executorBuildArguments();
+    const output = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "executor-build-")), "sandbox-executor");
+    try {
+      args[args.indexOf("-o") + 1] = output;
+      assertSucceeds(args);
+      const stamped = assertSucceeds(["version", "-m", output]);
+      assert.match(stamped, /CGO_ENABLED=0/);
+      assert.doesNotMatch(stamped, /vcs\./, stamped);
+    } finally {
+      fs.rmSync(path.dirname(output), { recursive: true, force: true });
+    }
   });
 
   it("go test passes, and runs the tests it was given", { skip }, () => {
