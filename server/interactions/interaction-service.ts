@@ -26,6 +26,7 @@ import type { McpServerConfig } from "../mcp/mcp-server-config.js";
 import { lazyMcpServers } from "../mcp/lazy-mcp-servers.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { copyJson } from "../common/json-copy.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
 import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
@@ -598,7 +599,7 @@ function redactMcpHeaders<T extends { type: string }>(tool: T): T {
 function stepsAsTheyAreNow(steps: readonly Step[]): Step[] {
   const copy = [...steps];
   const last = copy.pop();
-  if (last !== undefined) copy.push(structuredClone(last));
+  if (last !== undefined) copy.push(copyJson(last));
   return copy;
 }
 

@@ -5,12 +5,13 @@
 // one); a `thought_summary` delta adds its content to a thought's summary; a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
 // changes nothing. Other events carry no step content.
 
+import { copyJson } from "../common/json-copy.js";
 import type { InteractionEvent } from "./events.js";
 import type { Step, StepDelta } from "../agent/steps.js";
 
 export function applyEvent(steps: Step[], event: InteractionEvent): void {
   if (event.event_type === "step.start") {
-    steps[event.index] = structuredClone(event.step);
+    steps[event.index] = copyJson(event.step);
     return;
   }
   if (event.event_type !== "step.delta") return;
