@@ -300,13 +300,52 @@ export async function startEmulator(
     },
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => {
-      if (!error) return resolve(listening);
-      const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
-      reject(new Error(inUse ? `${config.HOST}:${config.PORT} is already in use; set PORT to another port` : error.message));
+  /**
+   * Stops everything started above, in order. Also when the server could not listen (a port in use):
+   * the pool's sandboxes, the start-up's probe containers and the lease were already under way, and an
+   * emulator that failed to start must leave none of them behind.
+   */
+  const shutDown = async (server: Server | null) => {
+    stopIdleSweep();
+    stopClockSweep();
+    // Nothing scheduled runs while the emulator shuts down; what is stored is scheduled again at start.
+    triggers.close();
+    uploads.close();
+    // Running interactions end as failed ("the emulator shut down"), so their streams close and a
+    // client polling them sees why; whatever is still running after this is marked at the next start.
+    await interactions.shutdown(5000);
+    // After the shutdown's interaction.failed events are stored: what is in flight goes out at the next start.
+    await webhookDeliveries.close();
+    scheduler.close();
+    if (server) {
+      // Requests still running (a long code_execution) get a short grace period, then are cut off.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const grace = setTimeout(() => server.closeAllConnections(), 5000);
+      await closed;
+      clearTimeout(grace);
+    }
+    environments?.closeChannels();
+    // Pool sandboxes never outlive the emulator that started them (what fails here is cleared at the next start).
+    await pool?.close();
+    await runtime.backgroundSettled?.();
+    await lease.stop();
+    await proxy.close();
+    db.close();
+  };
+
+  let server: Server;
+  try {
+    server = await new Promise((resolve, reject) => {
+      const listening = app.listen(config.PORT, config.HOST, (error?: Error) => {
+        if (!error) return resolve(listening);
+        const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+        reject(new Error(inUse ? `${config.HOST}:${config.PORT} is already in use; set PORT to another port` : error.message));
+      });
     });
-  });
+  } catch (error) {
+    await shutDown(null).catch((failure: unknown) => console.error("stopping after a failed start:", failure));
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
   return {
@@ -317,30 +356,6 @@ export async function startEmulator(
     scheduler,
     webhookDeliveries,
     state,
-    close: async () => {
-      stopIdleSweep();
-      stopClockSweep();
-      // Nothing scheduled runs while the emulator shuts down; what is stored is scheduled again at start.
-      triggers.close();
-      uploads.close();
-      // Running interactions end as failed ("the emulator shut down"), so their streams close and a
-      // client polling them sees why; whatever is still running after this is marked at the next start.
-      await interactions.shutdown(5000);
-      // After the shutdown's interaction.failed events are stored: what is in flight goes out at the next start.
-      await webhookDeliveries.close();
-      scheduler.close();
-      // Requests still running (a long code_execution) get a short grace period, then are cut off.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const grace = setTimeout(() => server.closeAllConnections(), 5000);
-      await closed;
-      clearTimeout(grace);
-      environments?.closeChannels();
-      // Pool sandboxes never outlive the emulator that started them (what fails here is cleared at the next start).
-      await pool?.close();
-      await runtime.backgroundSettled?.();
-      await lease.stop();
-      await proxy.close();
-      db.close();
-    },
+    close: () => shutDown(server),
   };
 }
