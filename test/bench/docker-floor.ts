@@ -67,6 +67,11 @@ export async function spawnCostInContainer(docker: Docker, containerId: string, 
   return loopCostInContainer(docker, containerId, "bash -c true", count);
 }
 
+/** A POSIX shell loop running `command` `iterations` times (the image's `bash` may be its /bin/sh standing in). */
+export function shellLoop(command: string, iterations: number): string {
+  return `i=0; while [ "$i" -lt ${iterations} ]; do ${command}; i=$((i + 1)); done`;
+}
+
 /**
  * What one run of `command` costs (ms), timed inside the container over `count` runs in one shell loop,
  * as `user`. The loop is POSIX (the image's `bash` may be its /bin/sh standing in, docs/setup.md#what-a-base-image-must-have).
@@ -81,7 +86,7 @@ export async function loopCostInContainer(
   user = "1000:1000",
 ): Promise<number> {
   const loop = async (iterations: number) => {
-    const script = `s=$(date +%s%N); i=0; while [ "$i" -lt ${iterations} ]; do ${command}; i=$((i + 1)); done; e=$(date +%s%N); echo "$s $e"`;
+    const script = `s=$(date +%s%N); ${shellLoop(command, iterations)}; e=$(date +%s%N); echo "$s $e"`;
     const started = process.hrtime.bigint();
     const output = await dockerExec(docker, containerId, ["bash", "-c", script], user);
     return { output, wallNs: process.hrtime.bigint() - started };

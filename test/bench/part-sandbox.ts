@@ -11,7 +11,7 @@ import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
 import { containerCpuMs } from "./cpu-accounting.js";
-import { dockerExec, dockerExecCarryMs, dockerRunRm, loopCostInContainer, spawnCostInContainer } from "./docker-floor.js";
+import { dockerExec, dockerExecCarryMs, dockerRunRm, loopCostInContainer, shellLoop, spawnCostInContainer } from "./docker-floor.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
 import { idleSandboxMemory } from "./sandbox-memory.js";
 import { measure, measurePair, summarize } from "./stats.js";
@@ -120,12 +120,7 @@ export async function sandboxPart(
       for (let index = 0; index < CPU_RUNS; index++) await run(["true"]);
       const channelCpu = ((await containerCpuMs(docker, handle.sandboxId)) - before) / CPU_RUNS;
       before = await containerCpuMs(docker, handle.sandboxId);
-      await dockerExec(
-        docker,
-        handle.sandboxId,
-        ["bash", "-c", `i=0; while [ "$i" -lt ${CPU_RUNS} ]; do /bin/true; i=$((i + 1)); done`],
-        "1000:1000",
-      );
+      await dockerExec(docker, handle.sandboxId, ["bash", "-c", shellLoop("/bin/true", CPU_RUNS)], "1000:1000");
       const shellCpu = ((await containerCpuMs(docker, handle.sandboxId)) - before) / CPU_RUNS;
       book.add(FIGURE.channelTrueSandboxCpu, "sandbox CPU per `true` through the executor channel", channelCpu, "ms");
       book.add(FIGURE.shellTrueSandboxCpu, "sandbox CPU per `/bin/true` a shell loop spawns", shellCpu, "ms");
