@@ -56,6 +56,10 @@ else:
     print(interaction.output_text)
 
     assert interaction.status == "completed"
+    # The call as the hook saw it. google-genai 2.25 types `language` as Literal["python"] only; it
+    # keeps the seed's "bash" as sent, and only model_dump() warns about it (docs/fidelity.md).
+    [call] = [step for step in interaction.steps if step.type == "code_execution_call"]
+    assert (call.arguments.code, call.arguments.language) == ("rm -rf /tmp/forbidden", "bash")
     [result] = [step for step in interaction.steps if step.type == "code_execution_result"]
     assert result.is_error is True
     assert result.result == 'Tool call denied by hook "security-gate": Destructive command blocked by security gate.'
