@@ -34,6 +34,10 @@ const PIP_PROGRESS = /^(Processing|Collecting|Building|Installing|Successfully|E
 const UNREACHABLE_INDEX =
   /No matching distribution|Could not find a version|NewConnectionError|Name or service not known|Network is unreachable/;
 
+/** Bounds far above what each takes here (pip 7 s from the local mirror, pytest about 40 s). */
+const PIP_LIMIT_SECONDS = 600;
+const PYTEST_LIMIT_SECONDS = 900;
+
 const progress = (line: string) => console.log(`  python: ${line}`);
 
 function packageFiles(folder: string): string[] {
@@ -56,11 +60,22 @@ function packageHash(): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** Runs argv to its end, its output shown line by line through `show` (all of it when `show` is omitted). */
-function run(argv: string[], options: { cwd: string; show?: RegExp }): Promise<{ status: number | null; output: string }> {
+/**
+ * Runs argv to its end, its output shown line by line through `show` (all of it when `show` is omitted).
+ * Killed past `limitSeconds`, with a line saying so at the end of its output: a hung pip or pytest is
+ * a failure that shows where it stood, not a CI run that never ends.
+ */
+function run(
+  argv: string[],
+  options: { cwd: string; limitSeconds: number; env?: NodeJS.ProcessEnv; show?: RegExp },
+): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
+    const limit = setTimeout(() => {
+      output += `\n[killed: still running after ${options.limitSeconds} s]\n`;
+      child.kill("SIGKILL");
+    }, options.limitSeconds * 1000);
     let partial = "";
     const onData = (chunk: Buffer) => {
       const text = chunk.toString("utf8");
@@ -71,8 +86,14 @@ function run(argv: string[], options: { cwd: string; show?: RegExp }): Promise<{
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, output }));
+    child.once("error", (error) => {
+      clearTimeout(limit);
+      reject(error);
+    });
+    child.once("close", (status) => {
+      clearTimeout(limit);
+      resolve({ status, output });
+    });
   });
 }
 
@@ -99,11 +120,17 @@ async function scratchVenv(t: TestContext): Promise<string | null> {
   fs.rmSync(venv, { recursive: true, force: true });
   fs.mkdirSync(VENV_CACHE, { recursive: true });
   progress(`python3 -m venv ${venv}`);
-  const made = await run(["python3", "-m", "venv", venv], { cwd: projectRoot });
+  const made = await run(["python3", "-m", "venv", venv], { cwd: projectRoot, limitSeconds: 120 });
   assert.equal(made.status, 0, `python3 -m venv failed:\n${made.output}`);
   progress("pip install ./clients/python google-genai pytest");
-  const installed = await run([python, "-m", "pip", "install", "./clients/python", "google-genai", "pytest"], {
+  // pip retries an index it cannot reach five times, with back-off, for every package it looks up: on a
+  // machine whose pip lists a local mirror beside an unreachable default index (this project's, and
+  // CI's), that was 150 retries and 3 min 51 s of waiting for 7 s of work. One try each, unless the
+  // user's own PIP_RETRIES says otherwise.
+  const retries = process.env.PIP_RETRIES ? [] : ["--retries", "0"];
+  const installed = await run([python, "-m", "pip", "install", ...retries, "./clients/python", "google-genai", "pytest"], {
     cwd: projectRoot,
+    limitSeconds: PIP_LIMIT_SECONDS,
     show: PIP_PROGRESS,
   });
   if (installed.status !== 0) {
@@ -143,7 +170,7 @@ describe("the pytest plugin (clients/python)", () => {
       const env = { ...process.env };
       delete env.INTERACTIONS_EMULATOR_ROOT;
       const argv = [python, "-m", "pytest", "clients/python/tests", "-v", "-p", "no:cacheprovider", `--basetemp=${basetemp}`];
-      const result = await run(argv, { cwd: projectRoot });
+      const result = await run(argv, { cwd: projectRoot, env, limitSeconds: PYTEST_LIMIT_SECONDS });
       assert.equal(result.status, 0, `pytest failed:\n${result.output.slice(-6000)}`);
       assert.match(result.output, /test_the_seed_security_gate_blocks_rm_rf PASSED/);
       assert.match(result.output, /test_a_function_call_round_trip PASSED/);
