@@ -340,13 +340,20 @@ switch (command) {
     process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "bench", "main.js"), ...passThrough]));
     break;
   case "load":
-    // The bounded load test (test/load/load.ts): not part of `npm test`, which it would slow down by a minute.
+    // The bounded load test (test/load/load.ts), or with --soak the shared-emulator soak (test/load/soak.ts:
+    // ten keys, webhooks and triggers, LOAD_SOAK_SECONDS long): not part of `npm test`, which they would slow down.
     await ensureDependencies();
     build();
     await ensureDocker();
     step("preparing the sandbox image…");
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
-    process.exit(run([process.execPath, "--enable-source-maps", path.join(root, "dist", "test", "load", "load.js")]));
+    process.exit(
+      run([
+        process.execPath,
+        "--enable-source-maps",
+        path.join(root, "dist", "test", "load", passThrough.includes("--soak") ? "soak.js" : "load.js"),
+      ]),
+    );
     break;
   default:
     console.error("usage: node server/bootstrap/cli.mjs start|test|test:unit|lint|format|image|schemas|coverage|bench|load [args]");
