@@ -4,6 +4,8 @@ import { prepareSources } from "../../server/sources/inline-sources.js";
 import { isWithin } from "../../server/common/paths.js";
 import { resolveTarget } from "../../server/sources/target-path.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
+import { EXECUTOR_PATH } from "../../server/sandbox/docker/image.js";
+import { reservedPlaceOf } from "../../server/sandbox/layout.js";
 
 describe("source targets", () => {
   const accepted: Array<[string, string]> = [
@@ -74,6 +76,20 @@ describe("source targets", () => {
       if (!check.ok) assert.match(check.reason, reason);
     });
   }
+});
+
+describe("the executor's path (issue 29)", () => {
+  it("is refused, and so is every folder on its way, to a source target and by the one rule every input uses", () => {
+    const parts = EXECUTOR_PATH.split("/").filter(Boolean);
+    for (let depth = 1; depth <= parts.length; depth += 1) {
+      const place = parts.slice(0, depth).join("/");
+      const check = resolveTarget(place);
+      assert.equal(check.ok, false, `${place} is accepted as a target`);
+      assert.notEqual(reservedPlaceOf(place), null, `${place} is clear by reservedPlaceOf`);
+      assert.notEqual(reservedPlaceOf(`/${place}/`), null);
+    }
+    assert.notEqual(reservedPlaceOf("/"), null, "the root holds it");
+  });
 });
 
 describe("inline sources", () => {
