@@ -215,8 +215,11 @@ def stage(entry):
     canonical = parent + [parts[-1]]
     key = "/".join(canonical)
     for folder in forbidden:
-        if under(join(real_dest, canonical), folder):
+        landing = join(real_dest, canonical)
+        if under(landing, folder):
             refuse("escape", "entry " + json.dumps(entry.name) + " lands in " + folder + ", a system folder")
+        if under(folder, landing):
+            refuse("escape", "entry " + json.dumps(entry.name) + " lands on " + landing + ", which holds " + folder + ", a system folder")
     if entry.kind == "symlink" and entry.link.startswith("/"):
         refuse("escape", "symlink " + json.dumps(entry.name) + " points to the absolute path " + json.dumps(entry.link))
     link_key = None

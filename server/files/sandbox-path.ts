@@ -7,7 +7,7 @@
 import path from "node:path/posix";
 import { InvalidArgumentError, PermissionDeniedError } from "../common/errors.js";
 import { isWithin } from "../common/paths.js";
-import { PSEUDO_FOLDERS, reservedFolderOf } from "../sandbox/layout.js";
+import { describeReservedPlace, PSEUDO_FOLDERS, reservedPlaceOf } from "../sandbox/layout.js";
 
 export type Access = "read" | "write";
 
@@ -40,11 +40,14 @@ export function checkReach(realPath: string, access: Access, shown: string): voi
       `path "${shown}"${via} is under ${pseudo}, which the files API does not serve; use code_execution to inspect it.`,
     );
   }
-  if (access === "write") {
-    const reserved = reservedFolderOf(realPath);
+  // On, under or above a reserved folder (reservedPlaceOf), as for a source's target. The root itself,
+  // which holds every one, is written only into (an archive unpacked at ""), each entry refused by the
+  // same rule (UNWRITABLE_FOLDERS in extract-script.ts).
+  if (access === "write" && realPath !== "/") {
+    const reserved = reservedPlaceOf(realPath);
     if (reserved) {
       throw new PermissionDeniedError(
-        `path "${shown}"${via} is under ${reserved}, a system folder; put files under workspace/ or another folder of your own.`,
+        `path "${shown}"${via} ${describeReservedPlace(reserved)}; put files under workspace/ or another folder of your own.`,
       );
     }
   }

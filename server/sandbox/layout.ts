@@ -3,6 +3,7 @@
 // API and the tools all decide against this one description, so a folder reserved here is reserved
 // everywhere.
 
+import path from "node:path/posix";
 import { isWithin } from "../common/paths.js";
 
 /** Where tools and hook commands run, and what relative paths resolve against. */
@@ -10,8 +11,17 @@ export const SANDBOX_WORKDIR = "/workspace";
 
 /** Top-level folders of the operating system or the emulator (docs/environments-and-files.md#reserved-folders). */
 export const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
-/** Folders below the top level that the emulator's executor uses. */
-export const RESERVED_PREFIXES = ["opt/emulator"];
+/**
+ * Where the executor lives in every sandbox (sandbox-image/Dockerfile puts it there; the emulator
+ * `docker exec`s it as root). Inside /usr, so that every folder on its way (/, /usr, /usr/libexec) is
+ * refused as a place for anything a request brings: see reservedPlaceOf.
+ */
+export const EXECUTOR_FOLDER = "/usr/libexec/interactions-emulator";
+/**
+ * Folders below the top level that belong to the emulator: its executor's, and /opt/emulator, where
+ * the executors of earlier versions lived (kept reserved, so that nothing placed there passes for one).
+ */
+export const RESERVED_PREFIXES = [EXECUTOR_FOLDER.slice(1), "opt/emulator"];
 
 /** Pseudo file systems: never listed into, read or counted (endless, or not files at all). */
 export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
@@ -31,7 +41,7 @@ export const UNWRITABLE_FOLDERS = [
   "/lib32",
   "/lib64",
   "/libx32",
-  "/opt/emulator",
+  ...RESERVED_PREFIXES.map((prefix) => `/${prefix}`),
 ];
 
 /** Whether a top-level folder name (no slashes) is a system folder: the fixed list and lib, lib32, lib64, libx32. */
@@ -39,14 +49,49 @@ export function isReservedTopLevel(top: string): boolean {
   return RESERVED_TOP_LEVEL.includes(top) || /^lib(32|64|x32)?$/.test(top);
 }
 
+/** The reserved place a path runs into: the folder, and whether the path is that folder or inside it, or holds it. */
+export interface ReservedPlace {
+  /** The reserved folder, absolute: "/etc", "/opt/emulator". */
+  folder: string;
+  relation: "within" | "above";
+}
+
+/**
+ * The one rule every input that places a file (a source's target or mount, a saved file of a state
+ * file, an upload, an export's entries) is decided by: whether `place` lands on, within or above a
+ * reserved folder. Above counts because a mount or a replaced folder there would hide or swap what
+ * the reserved folder holds ("opt" over /opt hides /opt/emulator; "/" holds every one). `place` may be
+ * relative (to the sandbox root) or absolute, in any spelling: it is normalised first ("/opt/",
+ * "./opt", "opt/../opt" and "opt//." are all /opt), and a path that climbs above the root stays at it.
+ * Null when the place is clear.
+ */
+export function reservedPlaceOf(place: string): ReservedPlace | null {
+  const absolute = path.normalize(`/${place}`).replace(/\/+$/, "") || "/";
+  const within = reservedFolderOf(absolute);
+  if (within) return { folder: within, relation: "within" };
+  // Above: the emulator's own folders first, so that "/" and "usr" name the executor's.
+  const reserved = [...RESERVED_PREFIXES, ...RESERVED_TOP_LEVEL].map((folder) => `/${folder}`);
+  const above = reserved.find((folder) => isWithin(folder, absolute));
+  return above ? { folder: above, relation: "above" } : null;
+}
+
+/** How a refusal says which reserved folder a place runs into, and why that folder is reserved. */
+export function describeReservedPlace(place: ReservedPlace): string {
+  const why = RESERVED_PREFIXES.some((prefix) => place.folder === `/${prefix}`) ? "which the emulator's executor uses" : "a system folder";
+  return place.relation === "within"
+    ? `is under ${place.folder}, ${why}`
+    : `holds ${place.folder}, ${why}, and nothing may be placed over it`;
+}
+
 /**
  * The system or emulator folder an absolute, normalised path lies in ("/etc", "/lib64", "/opt/emulator"),
- * or null: the places the environments files API never writes to, whatever symlink leads there.
+ * or null. reservedPlaceOf adds the folders above them; this alone is what reading code needs.
  */
 export function reservedFolderOf(absolute: string): string | null {
   const relative = absolute.replace(/^\/+/, "");
-  const top = relative.split("/")[0] ?? "";
-  if (isReservedTopLevel(top)) return `/${top}`;
+  // The emulator's own first, so that the executor's folder is named rather than /usr.
   const reserved = RESERVED_PREFIXES.find((prefix) => isWithin(relative, prefix));
-  return reserved ? `/${reserved}` : null;
+  if (reserved) return `/${reserved}`;
+  const top = relative.split("/")[0] ?? "";
+  return isReservedTopLevel(top) ? `/${top}` : null;
 }

@@ -1,5 +1,7 @@
 // Which folders of one sandbox a state file saves: the image's writable places (SAVED_FOLDERS), and
-// the top-level folder of each of the environment's sources. A source may land anywhere outside the
+// the top-level folder of each of the environment's sources, or, where that folder holds a reserved one
+// ("opt/app/run.sh" in /opt, which holds /opt/emulator), the shallowest folder on the way to the source
+// that does not (/opt/app): a saved folder never holds the executor. A source may land anywhere outside the
 // system and executor folders ("src/app.py" lands at /src/app.py), and its parents are created for the
 // sandbox user, so what the agent later writes beside it lives there too; without them an imported
 // environment would lose its own repository files.
@@ -8,6 +10,7 @@
 // by the same rule a request's source is (resolveTarget), so a record claiming a source at
 // "opt/emulator" or "etc" widens nothing.
 
+import { reservedPlaceOf } from "../sandbox/layout.js";
 import { resolveTarget } from "../sources/target-path.js";
 import { SAVED_FOLDERS } from "./state-format.js";
 
@@ -19,7 +22,10 @@ export function savedFoldersOf(sources: unknown): string[] {
     if (typeof target !== "string") continue;
     const resolved = resolveTarget(target);
     if (!resolved.ok) continue;
-    const top = `/${resolved.path.split("/")[1]}`;
+    const parts = resolved.path.split("/").slice(1);
+    let depth = 1;
+    while (depth < parts.length && reservedPlaceOf(parts.slice(0, depth).join("/"))) depth += 1;
+    const top = `/${parts.slice(0, depth).join("/")}`;
     if (![...folders].some((folder) => top === folder || top.startsWith(`${folder}/`))) folders.add(top);
   }
   return [...folders];

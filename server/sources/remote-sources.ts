@@ -1,7 +1,6 @@
 // Fetches the repository and gcs sources of a request, after their shape was checked and before any
 // container exists, so a source that cannot be fetched is a 400 that leaves nothing behind.
 
-import path from "node:path/posix";
 import { InvalidArgumentError } from "../common/errors.js";
 import type { ReadOnlyTree, SandboxFile } from "../sandbox/runtime.js";
 import type { SourceSummary } from "./source-summary.js";
@@ -44,7 +43,8 @@ export async function fetchRemoteSources(
           const placed =
             object.relativePath === ""
               ? { ok: true as const, path: remote.path }
-              : resolveTarget(path.join(remote.target, object.relativePath));
+              : // Joined as written, not normalised: an object name with ".." is refused, never folded away.
+                resolveTarget(`${remote.target}/${object.relativePath}`);
           if (!placed.ok)
             throw new GcsSourceError(`object "${object.relativePath}" would land outside the allowed places: ${placed.reason}`);
           files.push({ path: placed.path, content: object.content, mode: 0o644 });

@@ -1,11 +1,11 @@
 // Where a source lands. `target` is relative to the sandbox root: ".agents/hooks.json" becomes
 // "/.agents/hooks.json". Sources are written with more privilege than the agent has (the container's
 // files are created by the Docker engine), so a target must never reach outside the places a user may
-// put files: no "..", no absolute paths, nothing under the system's own folders.
+// put files: no "..", no absolute paths, nothing on, under or above the system's or the executor's
+// folders (reservedPlaceOf: a target "opt" would mount over /opt/emulator).
 
 import path from "node:path/posix";
-import { isWithin } from "../common/paths.js";
-import { isReservedTopLevel, RESERVED_PREFIXES } from "../sandbox/layout.js";
+import { describeReservedPlace, reservedPlaceOf } from "../sandbox/layout.js";
 
 export type TargetCheck = { ok: true; path: string } | { ok: false; reason: string };
 
@@ -13,6 +13,13 @@ export function resolveTarget(target: string): TargetCheck {
   if (target.trim() === "") return { ok: false, reason: "is empty; give a path relative to the sandbox root, e.g. workspace/data.json" };
   if (target.includes("\0")) return { ok: false, reason: "contains a NUL character" };
   if (target.includes("\\")) return { ok: false, reason: "contains a backslash; use / to separate folders" };
+  // Before the other checks, so that every spelling of a reserved place ("/opt", "opt/", "./opt",
+  // "opt/../opt") is refused naming the reserved folder. The root itself, which holds them all, is
+  // refused below as what it is (".", "/", "workspace/..").
+  const reserved = path.normalize(`/${target}`).replace(/\/+$/, "") === "" ? null : reservedPlaceOf(target);
+  if (reserved) {
+    return { ok: false, reason: `${describeReservedPlace(reserved)}; put files under workspace/ or another folder of your own` };
+  }
   if (target.startsWith("/")) {
     return { ok: false, reason: `is absolute; targets are relative to the sandbox root (write "${target.replace(/^\/+/, "")}")` };
   }
@@ -27,11 +34,5 @@ export function resolveTarget(target: string): TargetCheck {
   }
   // "a/" and "a/." both name a folder (found by the property tests: "a/." used to be taken as "a").
   if (target.endsWith("/") || target.endsWith("/.")) return { ok: false, reason: "ends with / or /.; give the path of a file" };
-  const top = normalised.split("/")[0]!;
-  if (isReservedTopLevel(top)) {
-    return { ok: false, reason: `is under /${top}, a system folder; put files under workspace/ or another folder of your own` };
-  }
-  const reserved = RESERVED_PREFIXES.find((prefix) => isWithin(normalised, prefix));
-  if (reserved) return { ok: false, reason: `is under /${reserved}, which the emulator's executor uses` };
   return { ok: true, path: `/${normalised}` };
 }

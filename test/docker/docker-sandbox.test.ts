@@ -100,7 +100,7 @@ describe("a Docker sandbox", () => {
       "SETUID",
       "SETGID",
       ...(runtime.pinsOomAdjustment ? ["SYS_RESOURCE"] : []),
-      ...(runtime.guardSeesLockedFolders ? ["DAC_READ_SEARCH"] : []),
+      ...(runtime.guardSeesLockedFolders ? ["DAC_OVERRIDE"] : []),
     ]);
     assert.deepEqual(info.HostConfig.SecurityOpt, ["no-new-privileges"]);
     assert.equal(info.HostConfig.Memory, 1024 * 1024 * 1024);

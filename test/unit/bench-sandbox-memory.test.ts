@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { containerMemoryOf, parseProcessList, rssByRole } from "../bench/sandbox-memory.js";
 
-const EXECUTOR = "/opt/emulator/sandbox-executor";
+const EXECUTOR = "/usr/libexec/interactions-emulator/sandbox-executor";
 const MIB = 1048576;
 
 /** One block of LIST_PROCESSES_SCRIPT's output: `== /proc/<pid>`, the status, the command line, a newline. */

@@ -15,10 +15,23 @@ describe("the folders a state file saves of one sandbox", () => {
     assert.deepEqual(folders, [...SAVED_FOLDERS, "/src", "/notes.txt"]);
   });
 
+  it("never saves a folder that holds a reserved one: a source under /opt saves its own folder, not /opt (issue 29)", () => {
+    const folders = savedFoldersOf([
+      { type: "inline", target: "opt/app/run.sh" },
+      { type: "inline", target: "opt/tool.sh" },
+      { type: "repository", target: "opt/repo" },
+      { type: "inline", target: "opt/emulator2/x" },
+    ]);
+    assert.deepEqual(folders, [...SAVED_FOLDERS, "/opt/app", "/opt/tool.sh", "/opt/repo", "/opt/emulator2"]);
+  });
+
   it("widens nothing for a hand-made record naming system or executor folders, or a malformed one", () => {
     const hostile = [
       { target: "etc/passwd" },
       { target: "opt/emulator/executor.js" },
+      { target: "opt" },
+      { target: "opt/../opt" },
+      { target: "usr/libexec/interactions-emulator/sandbox-executor" },
       { target: "/usr/bin/x" },
       { target: "../root" },
       { target: 42 },

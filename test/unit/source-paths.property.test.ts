@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { InvalidArgumentError, PermissionDeniedError } from "../../server/common/errors.js";
 import { apiPathOf, checkReach, parseFilePath } from "../../server/files/sandbox-path.js";
 import { isWithin } from "../../server/common/paths.js";
-import { isReservedTopLevel, PSEUDO_FOLDERS, RESERVED_PREFIXES, reservedFolderOf } from "../../server/sandbox/layout.js";
+import { isReservedTopLevel, PSEUDO_FOLDERS, RESERVED_PREFIXES, reservedPlaceOf } from "../../server/sandbox/layout.js";
 import { prepareSources } from "../../server/sources/inline-sources.js";
 import { RepositorySourceError, resolveRepositoryLocation } from "../../server/sources/repository-source.js";
 import { resolveTarget } from "../../server/sources/target-path.js";
@@ -22,7 +22,25 @@ const RUNS = runs(2000);
 /** Path pieces that matter to the checks, mixed with arbitrary text. */
 const segment = fc.oneof(
   fc.constantFrom("", ".", "..", "...", "workspace", ".agents", "etc", "proc", "dev", "sys", "lib", "lib64", "libx", "opt", "emulator"),
-  fc.constantFrom("usr", "tmp", "home", "a b", "-", "~", "%2e%2e", "\\", "\0", " ", "\t", "\n", "é", "😀", "\u202e"),
+  fc.constantFrom(
+    "usr",
+    "libexec",
+    "interactions-emulator",
+    "tmp",
+    "home",
+    "a b",
+    "-",
+    "~",
+    "%2e%2e",
+    "\\",
+    "\0",
+    " ",
+    "\t",
+    "\n",
+    "é",
+    "😀",
+    "\u202e",
+  ),
   fc.string({ maxLength: 8 }),
   fc.string({ unit: "grapheme", maxLength: 4 }),
 );
@@ -64,6 +82,7 @@ describe("resolveTarget (where a source lands), for any input", () => {
         const relative = result.path.slice(1);
         assert.ok(!isReservedTopLevel(relative.split("/")[0]!), `${result.path} is not in a system folder`);
         assert.ok(!RESERVED_PREFIXES.some((prefix) => isWithin(relative, prefix)), `${result.path} is not the executor's`);
+        assert.equal(reservedPlaceOf(result.path), null, `${result.path} is not on, under or above a reserved folder`);
         // Stable: the place it names is accepted as itself.
         assert.deepEqual(resolveTarget(relative), result);
       }),
@@ -116,7 +135,8 @@ describe("parseFilePath and checkReach (the files API's paths), for any input", 
     fc.assert(
       fc.property(absolute, fc.constantFrom("read" as const, "write" as const), pathLike, (realPath, access, shown) => {
         const mustRefuse =
-          PSEUDO_FOLDERS.some((folder) => isWithin(realPath, folder)) || (access === "write" && reservedFolderOf(realPath) !== null);
+          PSEUDO_FOLDERS.some((folder) => isWithin(realPath, folder)) ||
+          (access === "write" && realPath !== "/" && reservedPlaceOf(realPath) !== null);
         let refused = false;
         try {
           assert.equal(checkReach(realPath, access, shown), undefined);

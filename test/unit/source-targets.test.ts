@@ -4,6 +4,8 @@ import { prepareSources } from "../../server/sources/inline-sources.js";
 import { isWithin } from "../../server/common/paths.js";
 import { resolveTarget } from "../../server/sources/target-path.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
+import { EXECUTOR_PATH } from "../../server/sandbox/docker/image.js";
+import { reservedPlaceOf } from "../../server/sandbox/layout.js";
 
 describe("source targets", () => {
   const accepted: Array<[string, string]> = [
@@ -14,6 +16,8 @@ describe("source targets", () => {
     ["tmp/scratch.txt", "/tmp/scratch.txt"],
     ["home/sandbox/.bashrc", "/home/sandbox/.bashrc"],
     ["library/x", "/library/x"],
+    ["opt/app/run.sh", "/opt/app/run.sh"],
+    ["opt/emulator2", "/opt/emulator2"],
   ];
   for (const [target, resolved] of accepted) {
     it(`places "${target}" at ${resolved}`, () => {
@@ -25,13 +29,13 @@ describe("source targets", () => {
     ["", /empty/],
     ["   ", /empty/],
     ["/workspace/a.txt", /absolute/],
-    ["//etc/passwd", /absolute/],
+    ["//etc/passwd", /is under \/etc, a system folder/],
     ["../escape", /\.\./],
     // Found by the property tests (source-paths.property.test.ts): each used to be accepted.
     ["workspace/.", /ends with \/ or \/\./],
     [" /.", /empty/],
     ["./\t", /empty/],
-    ["workspace/../../etc/passwd", /\.\./],
+    ["workspace/../../etc/passwd", /is under \/etc, a system folder/],
     ["workspace/..", /\.\./],
     ["etc/passwd", /system folder/],
     ["usr/bin/python3", /system folder/],
@@ -44,6 +48,21 @@ describe("source targets", () => {
     ["lib64/ld.so", /system folder/],
     ["./etc/hosts", /system folder/],
     ["opt/emulator/executor/main.js", /executor/],
+    // Issue 29: on or above a reserved folder, in every spelling ("opt" mounted over /opt hid the executor's).
+    ["opt", /holds \/opt\/emulator, which the emulator's executor uses, and nothing may be placed over it/],
+    ["/opt", /holds \/opt\/emulator/],
+    ["opt/", /holds \/opt\/emulator/],
+    ["./opt", /holds \/opt\/emulator/],
+    ["opt/.", /holds \/opt\/emulator/],
+    ["opt//", /holds \/opt\/emulator/],
+    ["opt/../opt", /holds \/opt\/emulator/],
+    ["workspace/../opt", /holds \/opt\/emulator/],
+    ["opt/emulator", /is under \/opt\/emulator, which the emulator's executor uses/],
+    ["opt/emulator/sandbox-executor", /is under \/opt\/emulator/],
+    ["usr", /is under \/usr, a system folder/],
+    ["usr/libexec", /is under \/usr, a system folder/],
+    ["usr/libexec/interactions-emulator/sandbox-executor", /is under \/usr\/libexec\/interactions-emulator/],
+    ["/", /absolute/],
     [".", /root itself/],
     ["./", /root itself/],
     ["workspace/dir/", /ends with \//],
@@ -57,6 +76,20 @@ describe("source targets", () => {
       if (!check.ok) assert.match(check.reason, reason);
     });
   }
+});
+
+describe("the executor's path (issue 29)", () => {
+  it("is refused, and so is every folder on its way, to a source target and by the one rule every input uses", () => {
+    const parts = EXECUTOR_PATH.split("/").filter(Boolean);
+    for (let depth = 1; depth <= parts.length; depth += 1) {
+      const place = parts.slice(0, depth).join("/");
+      const check = resolveTarget(place);
+      assert.equal(check.ok, false, `${place} is accepted as a target`);
+      assert.notEqual(reservedPlaceOf(place), null, `${place} is clear by reservedPlaceOf`);
+      assert.notEqual(reservedPlaceOf(`/${place}/`), null);
+    }
+    assert.notEqual(reservedPlaceOf("/"), null, "the root holds it");
+  });
 });
 
 describe("inline sources", () => {

@@ -138,7 +138,11 @@ describe("state file format", () => {
       ]);
       assert.equal(bytes, 5);
       const refusals: Array<[Array<{ header: Record<string, unknown> & { name: string }; content?: Buffer }>, RegExp]> = [
-        [[{ header: { name: "opt/emulator/executor/main.js" }, content: Buffer.from("x") }], /outside the folders a sandbox saves/],
+        [
+          [{ header: { name: "opt/emulator/executor/main.js" }, content: Buffer.from("x") }],
+          /is under \/opt\/emulator, which the emulator's executor uses/,
+        ],
+        [[{ header: { name: "srv/x" }, content: Buffer.from("x") }], /outside the folders a sandbox saves/],
         [[{ header: { name: "workspace/../etc/passwd" }, content: Buffer.from("x") }], /climbs out/],
         [
           [
@@ -147,7 +151,14 @@ describe("state file format", () => {
           ],
           /leads through the symlink \/workspace\/link/,
         ],
-        [[{ header: { name: "workspace/shadow", type: "link", linkname: "etc/shadow" } }], /hard link to a file outside/],
+        [[{ header: { name: "workspace/shadow", type: "link", linkname: "etc/shadow" } }], /hard link to a file that is under \/etc/],
+        [[{ header: { name: "workspace/other", type: "link", linkname: "srv/other" } }], /hard link to a file outside/],
+        // Issue 29: on or above a reserved folder, even inside a saved folder a hand-made record claims.
+        [[{ header: { name: "opt/", type: "directory" } }], /holds \/opt\/emulator/],
+        [
+          [{ header: { name: "usr/libexec/interactions-emulator/sandbox-executor" }, content: Buffer.from("x") }],
+          /is under \/usr\/libexec\/interactions-emulator/,
+        ],
         [[{ header: { name: "workspace/null", type: "character-device", devmajor: 1, devminor: 3 } }], /is a character-device/],
       ];
       for (const [entries, why] of refusals) {

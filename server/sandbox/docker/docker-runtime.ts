@@ -83,8 +83,11 @@ const OOM_PIN_CAPABILITY = "SYS_RESOURCE";
 /**
  * For the executor's disk guard (engines without storage quotas): reads every folder of the sandbox's,
  * one its user locked with a chmod included, so that nothing written can hide from the measurement.
+ * CAP_DAC_OVERRIDE (in Docker's default set) lets root read and search any folder; never
+ * CAP_DAC_READ_SEARCH, which would do the same and also lets open_by_handle_at() open any file of the
+ * host's through a bind-mounted file such as /etc/hostname ("shocker"; docs/security.md#capabilities).
  */
-const DISK_GUARD_CAPABILITY = "DAC_READ_SEARCH";
+const DISK_GUARD_CAPABILITY = "DAC_OVERRIDE";
 /**
  * Ends an executor whose channel was declared broken (it missed a deadline), so that it cannot hold
  * the egress port or a command forever: TERM (it kills its commands and exits), KILL if it is still
@@ -235,7 +238,7 @@ export class DockerRuntime implements SandboxRuntime {
     return this.engineRuntime.gvisor;
   }
 
-  /** Whether the executor's disk guard runs and may read folders sandbox code locked (CAP_DAC_READ_SEARCH). */
+  /** Whether the executor's disk guard runs and may read folders sandbox code locked (CAP_DAC_OVERRIDE). */
   get guardSeesLockedFolders(): boolean {
     return this.capabilities.includes(DISK_GUARD_CAPABILITY);
   }

@@ -9,6 +9,7 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { Readable } from "node:stream";
 import { executorBinaryPath, sandboxImageDir } from "../../common/paths.js";
+import { EXECUTOR_FOLDER } from "../layout.js";
 import { LABEL_IMAGE_HASH, LABEL_MANAGED } from "./labels.js";
 import { tarBuffer } from "../../common/tar.js";
 
@@ -33,8 +34,12 @@ interface ContextFile {
   mode: number;
 }
 
-/** Where the Dockerfile puts the executor (COPY sandbox-executor /opt/emulator/sandbox-executor). */
-export const EXECUTOR_PATH = "/opt/emulator/sandbox-executor";
+/**
+ * Where the Dockerfile puts the executor (COPY sandbox-executor /usr/libexec/interactions-emulator/), and
+ * what the emulator `docker exec`s as root. Every folder on its way is root's and refused to every input
+ * that places a file (layout.ts, reservedPlaceOf): see docs/security.md#the-executors-own-place.
+ */
+export const EXECUTOR_PATH = `${EXECUTOR_FOLDER}/sandbox-executor`;
 /** Root's, executable by everyone (the executor starts as root; nothing else needs to write it). */
 const EXECUTOR_MODE = 0o755;
 
@@ -50,8 +55,8 @@ function readContext(): ContextFile[] {
 
 /**
  * This version's executor as a tar to unpack at the container's root: the binary the image build
- * copies to EXECUTOR_PATH, root's, as the image has it. An older container (a Node.js executor in
- * /opt/emulator/executor/) gets it beside its old files, which nothing runs any more.
+ * copies to EXECUTOR_PATH, root's, as the image has it. An older container (its executor in
+ * /opt/emulator/, a Node.js one or a binary) gets it beside its old files, which nothing runs any more.
  */
 export function executorArchive(): Promise<Buffer> {
   const executor = readContext().find((file) => file.name === "sandbox-executor")!;

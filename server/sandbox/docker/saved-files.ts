@@ -2,12 +2,15 @@
 // may write (the container's own changes that matter), joined into one tar with paths from "/", so that
 // putting it back at "/" of a fresh container restores them with their owners and modes. The engine
 // names an archive's entries from the folder's own name ("sandbox/…" for /home/sandbox): they are
-// re-rooted here. Read as root by the engine, from outside the sandbox: nothing in it runs.
+// re-rooted here. Read as root by the engine, from outside the sandbox: nothing in it runs. Nothing on,
+// under or above a reserved folder is kept (reservedPlaceOf): a state file never carries the executor,
+// whatever folder an environment's sources made saved.
 
 import path from "node:path/posix";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { extract, pack, type Header } from "tar-stream";
+import { reservedPlaceOf } from "../layout.js";
 import { SandboxFilesTooLargeError } from "../runtime.js";
 
 export async function savedFilesTar(container: Docker.Container, folders: readonly string[], maxBytes: number): Promise<Buffer> {
@@ -54,6 +57,11 @@ function reRoot(source: Readable, parent: string, target: ReturnType<typeof pack
         return;
       }
       const name = path.join(parent, header.name).replace(/^\/+/, "");
+      const link = header.type === "link" ? (header.linkname ?? "") : null;
+      if (reservedPlaceOf(name) || (link !== null && (reservedPlaceOf(link) || reservedPlaceOf(path.join(parent, link))))) {
+        body.on("end", () => next()).resume();
+        return;
+      }
       const copy = target.entry({ ...header, name }, (error) => next(error ?? null));
       body.pipe(copy);
     });
