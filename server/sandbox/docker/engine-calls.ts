@@ -13,7 +13,15 @@
 export type EngineCallKind = "lookup" | "change" | "transfer" | "build";
 
 /** Each kind's deadline, in engine timeouts (EMULATOR_ENGINE_TIMEOUT_SECONDS): 10 s, 30 s, 5 min and 10 min by default. */
-export const DEADLINE_FACTOR: Readonly<Record<EngineCallKind, number>> = { lookup: 1, change: 3, transfer: 30, build: 60 };
+const DEADLINE_FACTOR: Readonly<Record<EngineCallKind, number>> = { lookup: 1, change: 3, transfer: 30, build: 60 };
+/** A build or pull fetches packages and layers from the network: never given less than this, however short the engine timeout. */
+const BUILD_FLOOR_MS = 30 * 60 * 1000;
+
+/** How long a call of `kind` may take, given the engine timeout. */
+export function deadlineOf(kind: EngineCallKind, timeoutMs: number): number {
+  const deadline = timeoutMs * DEADLINE_FACTOR[kind];
+  return kind === "build" ? Math.max(deadline, BUILD_FLOOR_MS) : deadline;
+}
 
 export interface EngineCall {
   kind: EngineCallKind;

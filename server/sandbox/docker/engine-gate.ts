@@ -20,7 +20,7 @@
 
 import type Docker from "dockerode";
 import { RuntimeUnreachableError, type RuntimeHealth } from "../runtime.js";
-import { DEADLINE_FACTOR, engineCall, type EngineCall } from "./engine-calls.js";
+import { deadlineOf, engineCall, type EngineCall } from "./engine-calls.js";
 
 export interface EngineGateSettings {
   /** EMULATOR_ENGINE_TIMEOUT_SECONDS in ms: a look-up's deadline; other kinds get a multiple of it. */
@@ -169,7 +169,7 @@ export class EngineGate {
       return { ok: true, detail: `Docker engine ${version.Version} (API ${version.ApiVersion})` };
     } catch (error) {
       if (error instanceof DeadlineMissed) {
-        this.markStuck(started, `${error.doing} got no answer within ${Math.round(deadlineMs / 1000)} s`);
+        this.markStuck(started, `${error.doing} got no answer within ${seconds(deadlineMs)} s`);
         return { ok: false, hung: true, detail: error.message };
       }
       return { ok: false, hung: false, detail: `Docker engine unreachable: ${(error as Error).message}` };
@@ -268,7 +268,7 @@ export class EngineGate {
             : `${this.inFlight} calls in flight (EMULATOR_ENGINE_MAX_CALLS ${this.settings.maxCalls})`;
         reject(
           new RuntimeUnreachableError(
-            `the Docker engine has ${bound} and none ended within ${Math.round(waitMs / 1000)} s while waiting for ${call.doing}`,
+            `the Docker engine has ${bound} and none ended within ${seconds(waitMs)} s while waiting for ${call.doing}`,
           ),
         );
       }, waitMs);
@@ -300,7 +300,7 @@ export class EngineGate {
   }
 
   private deadlineOf(call: EngineCall): number {
-    return this.settings.timeoutMs * DEADLINE_FACTOR[call.kind];
+    return deadlineOf(call.kind, this.settings.timeoutMs);
   }
 
   /** The call, aborted at its deadline; its place is held until the engine's answer (or a stream's body) ends. */
@@ -321,7 +321,7 @@ export class EngineGate {
     };
     const timer = setTimeout(() => {
       if (call.kind === "lookup" || call.kind === "change") {
-        this.markStuck(started, `${call.doing} got no answer within ${Math.round(deadlineMs / 1000)} s`);
+        this.markStuck(started, `${call.doing} got no answer within ${seconds(deadlineMs)} s`);
       }
       const name = call.doing === "creating a container" ? options.options?.name : undefined;
       if (typeof name === "string") this.remember(this.cleanUps, name);
@@ -372,12 +372,15 @@ export class EngineGate {
   }
 }
 
+/** A duration in seconds as messages show it: 3, 0.3. */
+const seconds = (ms: number): number => Number((ms / 1000).toFixed(1));
+
 /** A call past its deadline: the engine did not answer. */
 class DeadlineMissed extends RuntimeUnreachableError {
   constructor(
     deadlineMs: number,
     readonly doing: string,
   ) {
-    super(`the Docker engine did not answer within ${Math.round(deadlineMs / 1000)} s while ${doing}`);
+    super(`the Docker engine did not answer within ${seconds(deadlineMs)} s while ${doing}`);
   }
 }
