@@ -76,6 +76,8 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean; pro
     cpus: config.EMULATOR_SANDBOX_CPUS,
     pids: config.EMULATOR_SANDBOX_PIDS,
     engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
+    engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,
+    engineMaxChanges: config.EMULATOR_ENGINE_MAX_CONTAINER_CHANGES,
     ...(options.probeInBackground ? { probeInBackground: true } : {}),
     ...(options.lease
       ? {

@@ -85,6 +85,12 @@ export const configSchema = z.object({
   EMULATOR_ENGINE_TIMEOUT_SECONDS: positiveInt(10).describe(
     "How long the Docker engine may take to answer a look-up (or to start an exec; three times this to start a container) before it counts as not answering: the request is then a 503 UNAVAILABLE and the environment is kept",
   ),
+  EMULATOR_ENGINE_MAX_CALLS: positiveInt(16).describe(
+    "Calls to the Docker engine in flight at once; a call beyond them waits for a place, at most its own deadline, then is a 503 UNAVAILABLE (docs/security.md#availability-faults-of-docker-are-never-the-users-loss)",
+  ),
+  EMULATOR_ENGINE_MAX_CONTAINER_CHANGES: positiveInt(4).describe(
+    "Of those, container (and volume, image) creates, starts and removals at once: the calls that take the engine's network locks, which Docker 20.10 deadlocked on under churn",
+  ),
   EMULATOR_SANDBOX_LEASE_SECONDS: positiveInt(300).describe(
     "This emulator's lease on its sandboxes, renewed every third of it while it runs. Any emulator on the same engine and machine removes the containers, volumes and fork images of one whose lease expired and whose data folder no longer holds its store",
   ),

@@ -185,6 +185,10 @@ export interface SandboxHandle {
 export interface RuntimeHealth {
   ok: boolean;
   detail: string;
+  /** The Docker engine's: answering, not answering (it takes connections but its answers stopped), or unreachable. */
+  state?: "answering" | "not answering" | "unreachable";
+  /** Since when it has not answered (ISO 8601), while not answering. */
+  since?: string;
 }
 
 export interface SandboxRuntime {

@@ -9,6 +9,7 @@ import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxFilesTooLargeError, SandboxUnavailableError } from "../runtime.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js";
+import { type EngineGate, gateEngine } from "./engine-gate.js";
 import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
 import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
@@ -48,6 +49,10 @@ export interface DockerRuntimeOptions {
    * by default). Calls that move data (create, commit, archives, builds) wait for the engine.
    */
   engineTimeoutMs?: number;
+  /** Engine calls in flight at once (EMULATOR_ENGINE_MAX_CALLS; engine-gate.ts). */
+  engineMaxCalls?: number;
+  /** Of those, container creates, starts and removals at once (EMULATOR_ENGINE_MAX_CONTAINER_CHANGES). */
+  engineMaxChanges?: number;
   /**
    * prepare() and trustCertificate() return before their probe containers have run (what the engine can
    * grant, the image's CA bundle); every sandbox waits for them instead (background-step.ts). The
@@ -107,6 +112,11 @@ const FORK_REPOSITORY = "iemu-fork";
 const ENGINE_TIMEOUT_MS = 10_000;
 /** Starting a stopped container takes longer on a busy engine: this many look-ups' time. */
 const START_TIMEOUT_FACTOR = 3;
+/** Engine calls in flight at once, and of those creates, starts and removals, by default (engine-gate.ts). */
+const ENGINE_MAX_CALLS = 16;
+const ENGINE_MAX_CHANGES = 4;
+/** How long /health waits for the engine's answer before it reports the engine not answering (at most the engine timeout). */
+const HEALTH_WAIT_MS = 3000;
 
 type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true };
 
@@ -115,6 +125,8 @@ export class DockerRuntime implements SandboxRuntime {
   private readonly docker: Docker;
   private readonly lease: InstanceLease | null;
   private readonly engineTimeoutMs: number;
+  /** Every call to the engine passes it: deadlines, bounds, and the engine's state (engine-gate.ts). */
+  private readonly gate: EngineGate;
   private image: string | null = null;
   /** Whether the engine enforces a storage quota per container; probed in prepare(). */
   private storageQuota: StorageQuota = "unsupported";
@@ -134,17 +146,22 @@ export class DockerRuntime implements SandboxRuntime {
   constructor(private readonly options: DockerRuntimeOptions) {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
     this.docker = options.docker ?? new DockerClient();
-    this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
     this.engineTimeoutMs = options.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
+    this.gate = gateEngine(this.docker, {
+      timeoutMs: this.engineTimeoutMs,
+      maxCalls: options.engineMaxCalls ?? ENGINE_MAX_CALLS,
+      maxChanges: options.engineMaxChanges ?? ENGINE_MAX_CHANGES,
+    });
+    this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
   }
 
+  /**
+   * The engine's version and an inspect of a container it answered for before (which takes the locks a
+   * deadlocked engine holds, where /_ping and /version do not): "not answering" when no answer comes
+   * within a few seconds.
+   */
   async health(): Promise<RuntimeHealth> {
-    try {
-      const version = await withEngineTimeout(this.docker.version(), 3000, "asking its version");
-      return { ok: true, detail: `Docker engine ${version.Version} (API ${version.ApiVersion})` };
-    } catch (error) {
-      return { ok: false, detail: `Docker engine unreachable: ${(error as Error).message}` };
-    }
+    return this.gate.health(Math.min(HEALTH_WAIT_MS, this.engineTimeoutMs));
   }
 
   async prepare(progress: (line: string) => void): Promise<void> {
@@ -721,9 +738,16 @@ export class DockerRuntime implements SandboxRuntime {
         AttachStderr: true,
       });
       const stream = await exec.start({ hijack: true, stdin: false });
+      // The script ends within about 2 s; a stream the engine never ends is given up after a container start's deadline.
       await new Promise<void>((resolve) => {
-        stream.on("end", resolve);
-        stream.on("error", () => resolve());
+        const timer = setTimeout(() => stream.destroy(), this.engineTimeoutMs * START_TIMEOUT_FACTOR);
+        const ended = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        stream.on("end", ended);
+        stream.on("close", ended);
+        stream.on("error", ended);
         stream.resume();
       });
     } catch {

@@ -69,12 +69,14 @@ function contextHash(files: ContextFile[], baseImage: string): string {
   return hash.digest("hex").slice(0, 16);
 }
 
+/** Whether the engine has the image; an engine that fails or does not answer is an error, not a missing image (which would start a build). */
 export async function imageExists(docker: Docker, name: string): Promise<boolean> {
   try {
     await docker.getImage(name).inspect();
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return false;
+    throw error;
   }
 }
 

@@ -7,7 +7,14 @@ import type Docker from "dockerode";
 import { extract } from "tar-stream";
 
 export async function readImageFile(docker: Docker, image: string, filePath: string, labels: Record<string, string>): Promise<Buffer> {
-  const container = await docker.createContainer({ Image: image, Cmd: ["true"], NetworkDisabled: true, Labels: labels });
+  const container = await docker.createContainer({
+    Image: image,
+    Cmd: ["true"],
+    NetworkDisabled: true,
+    Labels: labels,
+    // Never started, so never on a network; said outright all the same (docs/security.md#availability-faults-of-docker-are-never-the-users-loss).
+    HostConfig: { NetworkMode: "none" },
+  });
   try {
     const archive = (await container.getArchive({ path: filePath })) as NodeJS.ReadableStream;
     return await firstFileOf(archive);

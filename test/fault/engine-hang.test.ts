@@ -1,0 +1,165 @@
+// Fault: the Docker engine takes connections but stops answering some calls, the shape of Debian's
+// Docker 20.10 deadlock in libnetwork (seen on this project's machine: `docker version` and `docker ps`
+// answered, every create, inspect and remove hung for 13 minutes). The emulator reaches the machine's
+// engine through a relay that reads each request and holds the chosen ones unanswered; the real dockerd
+// is never touched. What must hold: /health says "not answering" (not fooled by /version and /_ping
+// answering), new work fails at once with a 503 UNAVAILABLE naming the engine, the engine is never
+// asked more than the bounds at once however many requests come, and once it answers again the
+// emulator recovers by itself.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import Docker from "dockerode";
+import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { DEADLOCK_SHAPE, startDockerHttpRelay, type DockerHttpRelay } from "../support/docker-http-relay.js";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import {
+  AGENT,
+  assertGoogleError,
+  bash,
+  type Interaction,
+  resultsOf,
+  rest,
+  runIn,
+  script,
+  sdk,
+  waitFor,
+} from "../support/fault-harness.js";
+
+/** Kept small so that the hang is noticed in seconds. */
+const ENGINE_TIMEOUT_SECONDS = 3;
+const MAX_CALLS = 4;
+const MAX_CHANGES = 2;
+/** More creates at once than the bounds let through. */
+const BURST = 12;
+const [CREATE] = DEADLOCK_SHAPE;
+
+let relay: DockerHttpRelay;
+let emulator: EmulatorProcess;
+/** An environment made before the hang: its container is one the engine answered for. */
+let environmentId: string;
+
+interface Health {
+  status: string;
+  docker: { ok: boolean; state?: string; since?: string; detail: string };
+}
+
+const health = async (): Promise<{ status: number; body: Health }> => {
+  const response = await fetch(`${emulator.url}/health`);
+  return { status: response.status, body: (await response.json()) as Health };
+};
+
+before(async () => {
+  relay = await startDockerHttpRelay();
+  emulator = await startEmulatorProcess({
+    DOCKER_HOST: relay.dockerHost,
+    EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS),
+    EMULATOR_ENGINE_MAX_CALLS: String(MAX_CALLS),
+    EMULATOR_ENGINE_MAX_CONTAINER_CHANGES: String(MAX_CHANGES),
+    EMULATOR_POOL_SIZE: "0",
+  });
+  const made = await rest(emulator, "POST", "/v1beta/environments", {});
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  environmentId = made.body.id as string;
+});
+
+after(async () => {
+  relay?.answer();
+  await emulator?.destroy();
+  await relay?.close();
+});
+
+describe("a Docker engine that takes connections but does not answer creates, inspects and removals", () => {
+  it("is reported by /health, refused at once, never asked past the bounds, and recovered from by itself", {
+    timeout: 180_000,
+  }, async () => {
+    const before = await health();
+    assert.equal(before.status, 200, JSON.stringify(before.body));
+
+    const hangStarted = Date.now();
+    relay.hang(DEADLOCK_SHAPE);
+    let burst: Array<Promise<{ status: number; body: Record<string, unknown> }>> = [];
+    try {
+      // A burst of new environments while the engine hangs: each would hold a call at the engine.
+      burst = Array.from({ length: BURST }, () => rest(emulator, "POST", "/v1beta/environments", {}));
+
+      // /version and /_ping still answer; /health must not be fooled by them.
+      const noticed = await waitFor(
+        "/health to say the Docker engine is not answering",
+        async () => {
+          const now = await health();
+          return now.body.docker.state === "not answering" ? now : undefined;
+        },
+        4 * ENGINE_TIMEOUT_SECONDS * 1000,
+      );
+      assert.equal(noticed.status, 503);
+      assert.equal(noticed.body.status, "unavailable");
+      const since = Date.parse(noticed.body.docker.since ?? "");
+      assert.ok(since >= hangStarted - 1000 && since <= Date.now(), `since ${noticed.body.docker.since}`);
+      assert.match(noticed.body.docker.detail, /Docker engine has not answered since/);
+      assert.ok((relay.relayed.get("GET /version") ?? 0) > 0, "the engine's version was asked, and answered, meanwhile");
+
+      for (const answer of await Promise.all(burst)) assertGoogleError(answer, 503, "UNAVAILABLE", /Docker engine/);
+      assert.ok(
+        relay.maxPending <= MAX_CALLS + 1,
+        `${relay.maxPending} calls held at the engine at once (bound ${MAX_CALLS}, and the probe)`,
+      );
+      assert.ok(relay.maxPendingOf(CREATE!) <= MAX_CHANGES, `${relay.maxPendingOf(CREATE!)} creates held at once (bound ${MAX_CHANGES})`);
+
+      // New work now fails without asking the engine: nothing more is held there.
+      const heldBefore = relay.held;
+      const refused = await rest(emulator, "POST", "/v1beta/environments", {});
+      assertGoogleError(refused, 503, "UNAVAILABLE", /Docker engine has not answered since/);
+      const interaction = await rest(emulator, "POST", "/v1beta/interactions", {
+        agent: AGENT,
+        input: script([bash("true")]),
+        environment: { type: "remote" },
+      });
+      assertGoogleError(interaction, 503, "UNAVAILABLE", /Docker engine has not answered since/);
+      assert.equal(relay.held, heldBefore, "refused without a call to the engine");
+      // What needs no engine call goes on: the environment made before talks to its executor over its open channel.
+      const meanwhile = await rest(emulator, "POST", "/v1beta/interactions", {
+        agent: AGENT,
+        input: script([bash("echo meanwhile")]),
+        environment: environmentId,
+      });
+      assert.equal(meanwhile.status, 200, JSON.stringify(meanwhile.body));
+      assert.deepEqual(resultsOf(meanwhile.body as unknown as Interaction), ["meanwhile\n"]);
+      assert.ok(relay.pending <= MAX_CALLS + 1, `${relay.pending} calls still held`);
+    } finally {
+      relay.answer();
+      await Promise.allSettled(burst);
+    }
+
+    // Nobody asks: the emulator finds out by itself that the engine answers again.
+    const recovered = await waitFor(
+      "/health to say the engine answers again",
+      async () => {
+        const now = await health();
+        return now.status === 200 ? now : undefined;
+      },
+      30_000,
+    );
+    assert.equal(recovered.body.docker.state, "answering");
+    const ai = sdk(emulator);
+    const fresh = (await ai.interactions.create({
+      agent: AGENT,
+      input: script([bash("echo back")]),
+      environment: { type: "remote" },
+    })) as Interaction;
+    assert.equal(fresh.status, "completed", JSON.stringify(fresh.errors));
+    assert.deepEqual(resultsOf(fresh), ["back\n"]);
+    const old = await runIn(ai, environmentId, "echo still here");
+    assert.equal(old.status, "completed", JSON.stringify(old.errors));
+    assert.deepEqual(resultsOf(old), ["still here\n"]);
+
+    for (const id of [environmentId, fresh.environment_id!])
+      assert.equal((await rest(emulator, "DELETE", `/v1beta/environments/${id}`)).status, 200);
+    await emulator.destroy();
+    const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${emulator.instance}`] } });
+    assert.deepEqual(
+      left.map((container) => container.Names),
+      [],
+    );
+  });
+});
