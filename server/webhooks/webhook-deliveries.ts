@@ -14,7 +14,7 @@ import type { Scheduler } from "../common/scheduler.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { nextAttemptAt } from "./retry-policy.js";
 import { DeliverySlots, type SlotBounds } from "./delivery-slots.js";
-import { type DeliveryReach, whyNotDeliverable } from "./webhook-hosts.js";
+import { type DeliveryReach, loopbackGuard, portOf, whyNotDeliverable } from "./webhook-hosts.js";
 import { sendDelivery, type SendBounds } from "./webhook-sender.js";
 import { signatureHeader } from "./signing-secret.js";
 import type { DeliveryAttempt, DeliveryRecord, WebhookStore } from "./webhook-store.js";
@@ -168,7 +168,8 @@ export class WebhookDeliveries {
     // After the refusal: a fault stands in for a receiver the delivery may reach, never for a refused host.
     const fault =
       this.options.faults?.take({ owner: delivery.owner, environmentId: null, site: { kind: "webhook", uri: delivery.uri } }) ?? null;
-    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal, fault?.effect ?? null);
+    const lookup = loopbackGuard(this.options.reach.loopbackPorts, portOf(new URL(delivery.uri)));
+    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal, fault?.effect ?? null, lookup);
     if (this.closed) return; // cut off by the shutdown: sent again after the next start
     this.record(delivery, { startedMs, ...outcome, injectedFault: fault }, delivery.retries);
   }

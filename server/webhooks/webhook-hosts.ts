@@ -6,6 +6,8 @@
 // ports of the emulator's host that only the host reaches). Other hosts only when EMULATOR_WEBHOOK_HOSTS
 // names them (the same entry forms as EMULATOR_MCP_HOSTS: "host", "host:port", "[v6]:port", or "*").
 
+import dns from "node:dns";
+import { isIP, type LookupFunction } from "node:net";
 import { hostAllowed } from "../common/host-allowlist.js";
 
 /** Loopback ports deliveries may go to: any, or these inclusive ranges (none when empty). */
@@ -21,7 +23,8 @@ export interface DeliveryReach {
 const LOOPBACK_NAMES = new Set(["localhost", "[::1]", "0.0.0.0", "[::]"]);
 
 /** Loopback as a URL's host is written (the URL parser has already normalized 127.1 and the like). */
-function isLoopback(hostname: string): boolean {
+function isLoopback(written: string): boolean {
+  const hostname = written.endsWith(".") ? written.slice(0, -1) : written;
   return (
     LOOPBACK_NAMES.has(hostname) ||
     hostname.endsWith(".localhost") ||
@@ -56,14 +59,47 @@ export function loopbackPortsFor(setting: string, host: string): LoopbackPorts {
   });
 }
 
-function portOf(url: URL): number {
+/** An address a name resolved to that is the emulator's own host. */
+function isLoopbackAddress(address: string): boolean {
+  return isLoopback(isIP(address) === 6 ? `[${address.toLowerCase()}]` : address);
+}
+
+function portAllowed(ports: LoopbackPorts, port: number): boolean {
+  return ports === "any" || ports.some(([low, high]) => port >= low && port <= high);
+}
+
+/**
+ * For a delivery to a name (not an address) on `port`: a DNS look-up that fails when the name
+ * resolves to a loopback address on a port EMULATOR_WEBHOOK_LOOPBACK_PORTS does not allow, so a name
+ * allowed by EMULATOR_WEBHOOK_HOSTS (or "*") cannot lead to the host's own ports. Undefined when any
+ * loopback port is allowed.
+ */
+export function loopbackGuard(ports: LoopbackPorts, port: number): LookupFunction | undefined {
+  if (portAllowed(ports, port)) return undefined;
+  const guard = (hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      const loopback = addresses.find((entry) => isLoopbackAddress(entry.address));
+      if (loopback) {
+        return callback(
+          new Error(
+            `${hostname} resolves to ${loopback.address}, a loopback address, and port ${port} is not in EMULATOR_WEBHOOK_LOOPBACK_PORTS`,
+          ),
+        );
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0]?.address, addresses[0]?.family);
+    });
+  };
+  return guard as unknown as LookupFunction;
+}
+
+export function portOf(url: URL): number {
   if (url.port !== "") return Number(url.port);
   return url.protocol === "https:" ? 443 : 80;
 }
 
-function describePorts(ports: LoopbackPorts): string {
-  if (ports === "any") return "any port";
-  if (ports.length === 0) return "no port";
+function describePorts(ports: readonly (readonly [number, number])[]): string {
   return `ports ${ports.map(([low, high]) => (low === high ? String(low) : `${low}-${high}`)).join(", ")}`;
 }
 
@@ -82,8 +118,11 @@ export function whyNotDeliverable(uri: string, reach: DeliveryReach): string | n
   const { allowedHosts, loopbackPorts } = reach;
   if (isLoopback(url.hostname.toLowerCase())) {
     const port = portOf(url);
-    if (loopbackPorts === "any" || loopbackPorts.some(([low, high]) => port >= low && port <= high)) return null;
+    if (loopbackPorts === "any" || portAllowed(loopbackPorts, port)) return null;
     // [choice] Checked before EMULATOR_WEBHOOK_HOSTS: "*" there does not open the host's loopback ports.
+    if (loopbackPorts.length === 0) {
+      return `this emulator delivers no webhooks to loopback ports of its host (EMULATOR_WEBHOOK_LOOPBACK_PORTS: none, the default when HOST is not a loopback address), so not to port ${port}; ask the emulator's operator to list the receiver's port`;
+    }
     return `this emulator delivers webhooks to loopback on ${describePorts(loopbackPorts)} only (EMULATOR_WEBHOOK_LOOPBACK_PORTS), not to port ${port}; run the receiver on one of them or ask the emulator's operator to add its port`;
   }
   if (hostAllowed(url, allowedHosts)) return null;

@@ -11,6 +11,7 @@
 
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 import { faultDelay } from "../faults/fault-delay.js";
 import type { FaultEffect } from "../faults/fault-rules.js";
 
@@ -34,6 +35,8 @@ export async function sendDelivery(
   stop: AbortSignal,
   /** An injected fault (docs/faults.md#webhooks): it takes the receiver's place inside the same deadline. */
   fault: FaultEffect | null = null,
+  /** The DNS look-up of the receiver's name (webhook-hosts.ts loopbackGuard); Node's own when absent. */
+  lookup?: LookupFunction,
 ): Promise<SendOutcome> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -49,7 +52,7 @@ export async function sendDelivery(
   const signal = attempt.signal;
   try {
     const injectedStatus = fault === null ? null : await standInForReceiver(fault, bounds, signal);
-    const status = injectedStatus ?? (await post(uri, headers, body, bounds, signal));
+    const status = injectedStatus ?? (await post(uri, headers, body, bounds, signal, lookup));
     const ok = status >= 200 && status < 300;
     return {
       ok,
@@ -80,14 +83,27 @@ export async function sendDelivery(
  * `maxResponseBytes` of it were read, the rest dropped with the connection). The signal's abort (the
  * deadline, the shutdown) destroys the connection at any stage, and rejects.
  */
-function post(uri: string, headers: Record<string, string>, body: string, bounds: SendBounds, signal: AbortSignal): Promise<number> {
+function post(
+  uri: string,
+  headers: Record<string, string>,
+  body: string,
+  bounds: SendBounds,
+  signal: AbortSignal,
+  lookup: LookupFunction | undefined,
+): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const url = new URL(uri);
     const payload = Buffer.from(body, "utf8");
     const client = url.protocol === "https:" ? https : http;
     const request = client.request(
       url,
-      { method: "POST", headers: { ...headers, "content-length": String(payload.length) }, agent: false, signal },
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(payload.length) },
+        agent: false,
+        signal,
+        ...(lookup ? { lookup } : {}),
+      },
       (response) => {
         const status = response.statusCode ?? 0;
         let seen = 0;
