@@ -40,6 +40,7 @@ import { TriggerService } from "./triggers/trigger-service.js";
 import { TriggerStore } from "./triggers/trigger-store.js";
 import { WebhookStore } from "./webhooks/webhook-store.js";
 import { WebhookDeliveries } from "./webhooks/webhook-deliveries.js";
+import { loopbackPortsFor } from "./webhooks/webhook-hosts.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { InteractionWebhooks } from "./webhooks/interaction-events.js";
 import { StateService } from "./snapshots/state-service.js";
@@ -198,13 +199,27 @@ export async function startEmulator(
   });
   const webhookStore = new WebhookStore(db);
   webhookStore.dropExpiredSecrets(clock.now());
-  const webhookDeliveries = new WebhookDeliveries(webhookStore, clock, scheduler, {
+  const webhookReach = {
     allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
+    loopbackPorts: loopbackPortsFor(config.EMULATOR_WEBHOOK_LOOPBACK_PORTS, config.HOST),
+  };
+  const webhookDeliveries = new WebhookDeliveries(webhookStore, clock, scheduler, {
+    reach: webhookReach,
     timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
     maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
+    slots: {
+      total: config.EMULATOR_WEBHOOK_CONCURRENCY,
+      perKey: config.EMULATOR_WEBHOOK_CONCURRENCY_PER_KEY,
+      queue: config.EMULATOR_WEBHOOK_QUEUE,
+      queuePerKey: config.EMULATOR_WEBHOOK_QUEUE_PER_KEY,
+    },
+    keptPerKey: config.EMULATOR_WEBHOOK_DELIVERIES_KEPT,
     faults,
   });
-  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, config.EMULATOR_WEBHOOK_HOSTS);
+  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, {
+    reach: webhookReach,
+    maxPerKey: config.EMULATOR_MAX_WEBHOOKS_PER_KEY,
+  });
   const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
   const resumed = webhookDeliveries.resume();
   if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
@@ -230,6 +245,7 @@ export async function startEmulator(
       timeoutMs: config.EMULATOR_SCHEMA_TIMEOUT_SECONDS * 1000,
     },
     maxInteractionOutputBytes: config.EMULATOR_MAX_INTERACTION_OUTPUT_BYTES,
+    maxWebhookMetadataBytes: config.EMULATOR_WEBHOOK_METADATA_BYTES,
     agentModel: await agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
     onHookEvaluated: (owner, trace, configs) => coverage.record(owner, trace, configs),

@@ -220,6 +220,44 @@ export const configSchema = z.object({
   EMULATOR_WEBHOOK_RESPONSE_BYTES: positiveInt(64 * 1024).describe(
     "Bytes of a webhook receiver's answer the emulator reads at most (the answer's status decides the attempt; the rest is dropped)",
   ),
+  // Webhook bounds (issue 29, docs/webhooks.md#bounds): kept together so that they merge on their own.
+  EMULATOR_WEBHOOK_LOOPBACK_PORTS: z
+    .string()
+    .trim()
+    .default("auto")
+    .refine(
+      (value) =>
+        /^(auto|any|none)$/i.test(value) ||
+        value.split(",").every((entry) => {
+          const [low, high = low] = entry.trim().split("-").map(Number);
+          return /^\d{1,5}(-\d{1,5})?$/.test(entry.trim()) && low! >= 1 && high! <= 65535 && low! <= high!;
+        }),
+      { message: 'must be "auto", "any", "none", or ports (1-65535) and ranges, comma-separated (e.g. 9000,9100-9199)' },
+    )
+    .describe(
+      'Loopback ports of the emulator\'s host that webhook deliveries may go to: ports and ranges ("9000,9100-9199"), "any" or "none"; auto (the default) is any when HOST is a loopback address, none otherwise (docs/webhooks.md#where-deliveries-may-go)',
+    ),
+  EMULATOR_WEBHOOK_CONCURRENCY: positiveInt(32).describe(
+    "Webhook delivery attempts in flight at once, all API keys together; more wait their turn (each attempt holds one connection)",
+  ),
+  EMULATOR_WEBHOOK_CONCURRENCY_PER_KEY: positiveInt(8).describe(
+    "Webhook delivery attempts of one API key in flight at once; more wait their turn, keys served in turn",
+  ),
+  EMULATOR_WEBHOOK_QUEUE: positiveInt(10_000).describe(
+    "Webhook delivery attempts that may wait for their turn, all API keys together; one more is not sent, is listed as a failed attempt saying so, and is retried on the usual schedule",
+  ),
+  EMULATOR_WEBHOOK_QUEUE_PER_KEY: positiveInt(1000).describe(
+    "Webhook delivery attempts of one API key that may wait for their turn; one more is not sent, is listed as a failed attempt saying so, and is retried on the usual schedule",
+  ),
+  EMULATOR_MAX_WEBHOOKS_PER_KEY: positiveInt(20).describe(
+    "Webhooks one API key may have (each takes a delivery of every event it subscribes to); one more is a 400 FAILED_PRECONDITION",
+  ),
+  EMULATOR_WEBHOOK_METADATA_BYTES: positiveInt(16 * 1024).describe(
+    "Bytes of JSON an interaction's webhook_config.user_metadata may have (it goes out with every delivery of the interaction's event); a larger one is a 400",
+  ),
+  EMULATOR_WEBHOOK_DELIVERIES_KEPT: positiveInt(1000).describe(
+    "Finished webhook deliveries (delivered or given up) kept per API key in GET /emulator/webhooks/deliveries; older ones are deleted. Pending ones are always kept",
+  ),
   // Bounded work (docs/security.md#bounded-work): what one request may make the server do, charged
   // before the work is done; past a bound the request is a 400 naming the setting (MCP: an is_error result).
   EMULATOR_MAX_SCHEMA_BYTES: positiveInt(256 * 1024).describe(

@@ -15,6 +15,13 @@ const listQuery = z.looseObject({
   page_token: z.string().optional(),
 });
 const updateQuery = z.looseObject({ update_mask: z.string().optional() });
+/**
+ * [choice] Stored bytes (payload and attempts) of one page of the deliveries list, about: a page stops
+ * before the delivery that would pass it (it always holds one), so the answer's size is bounded
+ * whatever page_size asks for, and next_page_token goes on from there.
+ */
+export const DELIVERIES_PAGE_BYTES = 1024 * 1024;
+
 const deliveriesQuery = z.looseObject({
   webhook_id: z.string().optional(),
   page_size: z.coerce.number().int().min(1).max(1000).default(100),
@@ -91,11 +98,10 @@ export function webhookDeliveriesRouter(store: WebhookStore): Router {
     const before = query.page_token === undefined ? null : Number(query.page_token);
     if (before !== null && !Number.isSafeInteger(before)) throw new InvalidArgumentError("page_token is out of range.");
     const filter = query.webhook_id !== undefined ? { webhookId: query.webhook_id } : {};
-    const page = store.listDeliveries(ownerOfRequest(req), filter, query.page_size, before);
-    const full = page.length === query.page_size;
+    const { page, more } = store.listDeliveries(ownerOfRequest(req), filter, query.page_size, before, DELIVERIES_PAGE_BYTES);
     res.status(200).json({
       deliveries: page.map((entry) => renderDelivery(entry.delivery)),
-      ...(full ? { next_page_token: String(page[page.length - 1]!.seq) } : {}),
+      ...(more && page.length > 0 ? { next_page_token: String(page[page.length - 1]!.seq) } : {}),
     });
   });
   return router;

@@ -21,6 +21,7 @@ import { readInput, type ReadInput } from "../api/interaction-input.js";
 import { generationConfigSchema } from "../api/generation-config.js";
 import { declaredFunctions } from "../api/function-tools.js";
 import { mcpServersOf } from "../api/mcp-server-tools.js";
+import { checkWebhookMetadata } from "../api/webhook-metadata.js";
 import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
 import type { McpServerConfig } from "../mcp/mcp-server-config.js";
 import { lazyMcpServers } from "../mcp/lazy-mcp-servers.js";
@@ -72,6 +73,8 @@ export interface InteractionServiceOptions {
   mcp?: McpOptions;
   /** Result bytes one interaction may store in all (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES). Default: no bound. */
   maxInteractionOutputBytes?: number;
+  /** Bytes of JSON webhook_config.user_metadata may have (EMULATOR_WEBHOOK_METADATA_BYTES). Default: no bound. */
+  maxWebhookMetadataBytes?: number;
   /** How far a live stream's reader may fall behind its run before it is cut off. Default STREAM_LAG_BYTES. */
   streamLagBytes?: number;
   /** Who plans a request without a script (EMULATOR_AGENT_MODEL). Default: scripted. */
@@ -310,6 +313,7 @@ export class InteractionService {
     const request = customAgent?.request ?? sent;
     checkAgentOrModel(request);
     checkModes(request);
+    if (this.options.maxWebhookMetadataBytes !== undefined) checkWebhookMetadata(request, this.options.maxWebhookMetadataBytes);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
     // Function results must answer exactly the calls the previous interaction waits on (a 400 otherwise).
     const functionResults = functionResultsFor(previous, request.input);

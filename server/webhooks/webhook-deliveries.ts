@@ -2,7 +2,10 @@
 // its first attempt and after every attempt, and sent again on the emulator's clock (retry-policy.ts)
 // until a 2xx or the end of its window, when it is given up and its webhook set to
 // disabled_due_to_failed_deliveries. Attempts run outside the scheduler's pass (a slow receiver holds
-// up no trigger); settled() waits for them, for tests that move the clock.
+// up no trigger); settled() waits for them, for tests that move the clock. Attempts run in bounded
+// numbers, in total and per key, keys served in turn (delivery-slots.ts); one that finds the waiting
+// lines full is not sent and is recorded as a failed attempt saying so, retried on the usual schedule.
+// Each key keeps its newest EMULATOR_WEBHOOK_DELIVERIES_KEPT finished deliveries; older ones are pruned.
 
 import { randomBytes } from "node:crypto";
 import type { FaultPlan, InjectedFault } from "../faults/fault-plan.js";
@@ -10,14 +13,19 @@ import type { Clock } from "../common/clock.js";
 import type { Scheduler } from "../common/scheduler.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { nextAttemptAt } from "./retry-policy.js";
-import { whyNotDeliverable } from "./webhook-hosts.js";
+import { DeliverySlots, type SlotBounds } from "./delivery-slots.js";
+import { type DeliveryReach, loopbackGuard, portOf, whyNotDeliverable } from "./webhook-hosts.js";
 import { sendDelivery, type SendBounds } from "./webhook-sender.js";
 import { signatureHeader } from "./signing-secret.js";
 import type { DeliveryAttempt, DeliveryRecord, WebhookStore } from "./webhook-store.js";
 
 export interface DeliveryOptions extends SendBounds {
-  /** Hosts besides loopback that deliveries may go to (EMULATOR_WEBHOOK_HOSTS). */
-  allowedHosts: readonly string[];
+  /** Where deliveries may go (EMULATOR_WEBHOOK_HOSTS, EMULATOR_WEBHOOK_LOOPBACK_PORTS). */
+  reach: DeliveryReach;
+  /** Attempts at once and waiting (EMULATOR_WEBHOOK_CONCURRENCY, _CONCURRENCY_PER_KEY, _QUEUE, _QUEUE_PER_KEY). */
+  slots: SlotBounds;
+  /** Finished deliveries kept per key (EMULATOR_WEBHOOK_DELIVERIES_KEPT); older ones are deleted. */
+  keptPerKey: number;
   /** Faults on demand (docs/faults.md#webhooks), asked once per attempt after the host is allowed. */
   faults?: FaultPlan;
 }
@@ -36,6 +44,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class WebhookDeliveries {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stop = new AbortController();
+  private readonly slots: DeliverySlots;
   private closed = false;
 
   constructor(
@@ -43,7 +52,14 @@ export class WebhookDeliveries {
     private readonly clock: Clock,
     private readonly scheduler: Scheduler,
     private readonly options: DeliveryOptions,
-  ) {}
+  ) {
+    this.slots = new DeliverySlots(options.slots);
+  }
+
+  /** Attempts holding a slot now (all keys, or one key's). */
+  running(owner?: string): number {
+    return this.slots.inFlight(owner);
+  }
 
   /** At start: every delivery still pending is due again at its time (at once if that passed while down). */
   resume(): number {
@@ -64,7 +80,7 @@ export class WebhookDeliveries {
   async sendNow(request: NewDelivery): Promise<DeliveryRecord> {
     const delivery = this.newRecord(request);
     this.store.insertDelivery(delivery);
-    await this.track(this.attempt(delivery.id));
+    await this.track(this.attemptInSlot(delivery.id));
     return this.store.getDelivery(delivery.id) ?? delivery;
   }
 
@@ -81,6 +97,7 @@ export class WebhookDeliveries {
   async close(): Promise<void> {
     this.closed = true;
     this.stop.abort();
+    this.slots.close();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -105,7 +122,7 @@ export class WebhookDeliveries {
   private schedule(id: string, atMs: number): void {
     if (this.closed) return;
     this.scheduler.at(atMs, () => {
-      void this.track(this.attempt(id));
+      void this.track(this.attemptInSlot(id));
     });
   }
 
@@ -117,12 +134,28 @@ export class WebhookDeliveries {
     return tracked;
   }
 
+  /** The attempt, once a slot is free; when the waiting lines are full, a failed attempt saying so. */
+  private async attemptInSlot(id: string): Promise<void> {
+    const delivery = this.store.getDelivery(id);
+    if (delivery?.status !== "pending" || this.closed) return;
+    const full = await this.slots.run(delivery.owner, () => this.attempt(id));
+    if (full === null) return;
+    const error = `not sent: ${full}; the emulator sends at most ${this.options.slots.perKey} attempts of one API key at once (EMULATOR_WEBHOOK_CONCURRENCY_PER_KEY)`;
+    this.record(
+      delivery,
+      { startedMs: this.clock.now(), ok: false, responseCode: null, latencyMs: 0, error, sent: false },
+      delivery.retries,
+    );
+  }
+
   private async attempt(id: string): Promise<void> {
     const delivery = this.store.getDelivery(id);
     if (delivery?.status !== "pending" || this.closed) return;
     const startedMs = this.clock.now();
     const refusal = this.refusal(delivery);
-    if (refusal !== null) return this.record(delivery, { startedMs, ok: false, responseCode: null, latencyMs: 0, error: refusal }, false);
+    if (refusal !== null) {
+      return this.record(delivery, { startedMs, ok: false, responseCode: null, latencyMs: 0, error: refusal, sent: false }, false);
+    }
     const timestamp = new Date(); // the wall clock, so a standard verifier's 5-minute tolerance holds
     const secrets = this.secretsFor(delivery, startedMs);
     const headers: Record<string, string> = {
@@ -135,14 +168,15 @@ export class WebhookDeliveries {
     // After the refusal: a fault stands in for a receiver the delivery may reach, never for a refused host.
     const fault =
       this.options.faults?.take({ owner: delivery.owner, environmentId: null, site: { kind: "webhook", uri: delivery.uri } }) ?? null;
-    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal, fault?.effect ?? null);
+    const lookup = loopbackGuard(this.options.reach.loopbackPorts, portOf(new URL(delivery.uri)));
+    const outcome = await sendDelivery(delivery.uri, headers, delivery.body, this.options, this.stop.signal, fault?.effect ?? null, lookup);
     if (this.closed) return; // cut off by the shutdown: sent again after the next start
     this.record(delivery, { startedMs, ...outcome, injectedFault: fault }, delivery.retries);
   }
 
   /** Why this delivery cannot be attempted at all (it is then given up at once), or null. */
   private refusal(delivery: DeliveryRecord): string | null {
-    const notAllowed = whyNotDeliverable(delivery.uri, this.options.allowedHosts);
+    const notAllowed = whyNotDeliverable(delivery.uri, this.options.reach);
     if (notAllowed !== null) return notAllowed;
     if (delivery.webhookId === null) return null;
     const webhook = this.store.get(delivery.owner, delivery.webhookId);
@@ -175,6 +209,8 @@ export class WebhookDeliveries {
       latencyMs: number;
       error?: string;
       injectedFault?: InjectedFault | null;
+      /** false: no request left (refused, or the waiting lines were full); such an attempt never disables the webhook. */
+      sent?: boolean;
     },
     retries: boolean,
   ): void {
@@ -199,10 +235,12 @@ export class WebhookDeliveries {
       nextAttemptMs: next,
     };
     this.store.saveDelivery(updated);
+    if (updated.status !== "pending") this.store.pruneDeliveries(delivery.owner, this.options.keptPerKey);
     if (next !== null) this.schedule(delivery.id, next);
     // [choice] Only a delivery that used its whole retry window disables its webhook; one refused
-    // before any request (host not allowed, webhook disabled or deleted) or a ping never does.
-    if (updated.status === "given_up" && retries && delivery.webhookId !== null && this.refusal(delivery) === null) {
+    // before any request (host not allowed, webhook disabled or deleted, the lines full) or a ping never does.
+    const sent = outcome.sent !== false;
+    if (updated.status === "given_up" && retries && sent && delivery.webhookId !== null && this.refusal(delivery) === null) {
       this.store.setState(delivery.owner, delivery.webhookId, "disabled_due_to_failed_deliveries", nowTimestamp());
     }
   }

@@ -4,13 +4,13 @@
 
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../common/clock.js";
-import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { pageById } from "../common/page-token.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { newSigningSecret, truncateSecret } from "./signing-secret.js";
 import type { WebhookDeliveries } from "./webhook-deliveries.js";
-import { whyNotDeliverable } from "./webhook-hosts.js";
+import { type DeliveryReach, whyNotDeliverable } from "./webhook-hosts.js";
 import {
   UPDATABLE_FIELDS,
   type CreateWebhookRequest,
@@ -35,12 +35,19 @@ export interface WebhookResource {
   new_signing_secret?: string;
 }
 
+export interface WebhookServiceOptions {
+  /** Where deliveries may go (EMULATOR_WEBHOOK_HOSTS, EMULATOR_WEBHOOK_LOOPBACK_PORTS). */
+  reach: DeliveryReach;
+  /** Webhooks one API key may have (EMULATOR_MAX_WEBHOOKS_PER_KEY): each takes a delivery of every event. */
+  maxPerKey: number;
+}
+
 export class WebhookService {
   constructor(
     private readonly store: WebhookStore,
     private readonly deliveries: WebhookDeliveries,
     private readonly clock: Clock,
-    private readonly allowedHosts: readonly string[],
+    private readonly options: WebhookServiceOptions,
   ) {}
 
   render(record: WebhookRecord): WebhookResource {
@@ -66,6 +73,11 @@ export class WebhookService {
 
   create(owner: string, request: CreateWebhookRequest): WebhookResource {
     this.checkUri(request.uri);
+    if (this.store.count(owner) >= this.options.maxPerKey) {
+      throw new FailedPreconditionError(
+        `this API key has ${this.options.maxPerKey} webhooks, the most one key may have (EMULATOR_MAX_WEBHOOKS_PER_KEY); delete one it no longer needs first.`,
+      );
+    }
     const now = nowTimestamp();
     const record: WebhookRecord = {
       owner,
@@ -161,7 +173,7 @@ export class WebhookService {
   }
 
   private checkUri(uri: string): void {
-    const why = whyNotDeliverable(uri, this.allowedHosts);
+    const why = whyNotDeliverable(uri, this.options.reach);
     if (why !== null) throw new InvalidArgumentError(`uri: ${why}.`);
   }
 }

@@ -177,6 +177,11 @@ export class WebhookStore {
     return this.db.prepare("DELETE FROM webhooks WHERE owner = ? AND id = ?").run(owner, id).changes === 1;
   }
 
+  /** How many webhooks the owner has. */
+  count(owner: string): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM webhooks WHERE owner = ?").get(owner) as { n: number }).n;
+  }
+
   /** Oldest first; expired ones included (the caller decides against its clock). */
   secrets(owner: string, webhookId: string): SecretRecord[] {
     const rows = this.db
@@ -248,17 +253,54 @@ export class WebhookStore {
     return rows.map(deliveryFromRow);
   }
 
-  /** The owner's deliveries, newest first, a page before `beforeSeq`; with each its seq for the next page. */
+  /**
+   * The owner's deliveries, newest first, a page before `beforeSeq` of at most `limit` rows and about
+   * `maxBytes` of stored body and attempts (one row when it alone is larger: a page always moves on);
+   * `more` says whether any are left after it. Sizes are measured in SQL, so rows past the page are
+   * never read.
+   */
   listDeliveries(
     owner: string,
     filter: { webhookId?: string },
     limit: number,
     beforeSeq: number | null,
-  ): { seq: number; delivery: DeliveryRecord }[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM webhook_deliveries WHERE owner = ? AND seq < ? AND (? IS NULL OR webhook_id = ?) ORDER BY seq DESC LIMIT ?`)
-      .all(owner, beforeSeq ?? Number.MAX_SAFE_INTEGER, filter.webhookId ?? null, filter.webhookId ?? null, limit) as DeliveryRow[];
-    return rows.map((row) => ({ seq: row.seq, delivery: deliveryFromRow(row) }));
+    maxBytes: number,
+  ): { page: { seq: number; delivery: DeliveryRecord }[]; more: boolean } {
+    const sizes = this.db
+      .prepare(
+        `SELECT seq, length(CAST(body AS BLOB)) + length(CAST(attempts AS BLOB)) AS bytes FROM webhook_deliveries
+         WHERE owner = ? AND seq < ? AND (? IS NULL OR webhook_id = ?) ORDER BY seq DESC LIMIT ?`,
+      )
+      .all(owner, beforeSeq ?? Number.MAX_SAFE_INTEGER, filter.webhookId ?? null, filter.webhookId ?? null, limit + 1) as {
+      seq: number;
+      bytes: number;
+    }[];
+    const taken: number[] = [];
+    let bytes = 0;
+    for (const row of sizes.slice(0, limit)) {
+      if (taken.length > 0 && bytes + row.bytes > maxBytes) break;
+      taken.push(row.seq);
+      bytes += row.bytes;
+    }
+    const read = this.db.prepare("SELECT * FROM webhook_deliveries WHERE seq = ?");
+    const page = taken.map((seq) => {
+      const row = read.get(seq) as DeliveryRow;
+      return { seq, delivery: deliveryFromRow(row) };
+    });
+    return { page, more: sizes.length > taken.length };
+  }
+
+  /**
+   * Deletes the owner's finished (delivered or given up) deliveries but the newest `keep`; pending
+   * ones stay, as they are still to be sent.
+   */
+  pruneDeliveries(owner: string, keep: number): void {
+    this.db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE owner = ? AND status != 'pending' AND seq <= (
+           SELECT seq FROM webhook_deliveries WHERE owner = ? AND status != 'pending' ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+      )
+      .run(owner, owner, keep);
   }
 
   /**
