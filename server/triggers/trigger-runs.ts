@@ -13,9 +13,8 @@
 // a run really took, which no clock move can shorten.
 
 import { ApiError } from "../common/errors.js";
-import { nowTimestamp } from "../common/timestamps.js";
-import type { Clock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
+import { timestampOf } from "../common/timestamps.js";
+import type { OwnerScheduler } from "../common/test-clocks.js";
 import type { CreateInteractionRequest } from "../api/create-interaction.js";
 import type { InteractionStatus } from "../agent/steps.js";
 import { newExecutionId } from "./trigger-ids.js";
@@ -55,8 +54,8 @@ export class TriggerRuns {
   constructor(
     private readonly store: TriggerStore,
     private readonly interactions: TriggeredInteractions,
-    private readonly clock: Clock,
-    private readonly scheduler: Scheduler,
+    /** Each owner's clock: a run's stamps and its timeout are on its trigger owner's. */
+    private readonly clocks: OwnerScheduler,
     /** Called once an execution has ended (not for skipped ones). */
     private readonly onEnd: (triggerId: string, outcome: ExecutionOutcome) => void,
     /** EMULATOR_TRIGGER_CATCH_UP_SECONDS, in ms: the longest real wait of endsBy. */
@@ -75,15 +74,35 @@ export class TriggerRuns {
 
   /** Records an execution that did not run because the previous one was still going. */
   skip(trigger: TriggerRecord, scheduledMs: number): ExecutionRecord {
-    const now = nowTimestamp(new Date(scheduledMs));
+    const now = timestampOf(scheduledMs);
     const execution: ExecutionRecord = {
       id: newExecutionId(),
       triggerId: trigger.id,
       status: "skipped",
-      scheduledTime: nowTimestamp(new Date(scheduledMs)),
+      scheduledTime: timestampOf(scheduledMs),
       startTime: now,
       endTime: now,
       error: "The previous execution of this trigger was still running when this one was due.",
+    };
+    this.store.insertExecution(execution);
+    return execution;
+  }
+
+  /**
+   * Records the runs a clock move did not make up (from `fromMs`, the first of them, until `nowMs`) as
+   * one skipped execution that names the span and the bound, as a cron service records missed starts.
+   */
+  missed(trigger: TriggerRecord, fromMs: number, nowMs: number, nextMs: number | null, bound: string): ExecutionRecord {
+    const execution: ExecutionRecord = {
+      id: newExecutionId(),
+      triggerId: trigger.id,
+      status: "skipped",
+      scheduledTime: timestampOf(fromMs),
+      startTime: timestampOf(nowMs),
+      endTime: timestampOf(nowMs),
+      error: `The runs due from ${timestampOf(fromMs)} until ${timestampOf(nowMs)} were missed: ${bound}. ${
+        nextMs !== null ? `The schedule goes on at ${timestampOf(nextMs)}.` : "The schedule names no later run."
+      }`,
     };
     this.store.insertExecution(execution);
     return execution;
@@ -98,8 +117,8 @@ export class TriggerRuns {
       id: newExecutionId(),
       triggerId: trigger.id,
       status: "in_progress",
-      scheduledTime: nowTimestamp(new Date(scheduledMs)),
-      startTime: nowTimestamp(new Date(startMs)),
+      scheduledTime: timestampOf(scheduledMs),
+      startTime: timestampOf(startMs),
     };
     const { environment_id: environmentId, interaction } = trigger.config;
     // [choice] The trigger's environment_id, when given, is the environment every execution reuses.
@@ -113,7 +132,7 @@ export class TriggerRuns {
       run = await this.interactions.create(trigger.owner, request);
     } catch (error) {
       execution.status = "failed";
-      execution.endTime = this.stamp();
+      execution.endTime = this.stamp(trigger.owner);
       execution.error =
         error instanceof ApiError
           ? `The interaction was refused: ${error.message}`
@@ -144,7 +163,7 @@ export class TriggerRuns {
     set.add(running);
     const timeoutSeconds = trigger.config.execution_timeout_seconds;
     if (timeoutSeconds !== undefined) {
-      this.scheduler.at(running.startedEmulatedMs + timeoutSeconds * 1000, () => this.timeOut(running, timeoutSeconds));
+      this.clocks.at(trigger.owner, running.startedEmulatedMs + timeoutSeconds * 1000, () => this.timeOut(running, timeoutSeconds));
     }
     return execution;
   }
@@ -168,7 +187,7 @@ export class TriggerRuns {
         ? "failed"
         : "completed";
     execution.status = outcome;
-    execution.endTime = this.stamp();
+    execution.endTime = this.stamp(running.owner);
     if (outcome === "timed_out") {
       execution.error = `The interaction was still running after execution_timeout_seconds and was cancelled.`;
     } else if (outcome === "failed") {
@@ -197,7 +216,7 @@ export class TriggerRuns {
     return running.hasEnded;
   }
 
-  private stamp(): string {
-    return nowTimestamp(new Date(this.clock.now()));
+  private stamp(owner: string): string {
+    return timestampOf(this.clocks.now(owner));
   }
 }

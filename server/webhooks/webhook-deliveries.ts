@@ -6,9 +6,8 @@
 
 import { randomBytes } from "node:crypto";
 import type { FaultPlan, InjectedFault } from "../faults/fault-plan.js";
-import type { Clock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
-import { nowTimestamp } from "../common/timestamps.js";
+import type { OwnerScheduler } from "../common/test-clocks.js";
+import { isoOf, nowTimestamp, timestampOf } from "../common/timestamps.js";
 import { nextAttemptAt } from "./retry-policy.js";
 import { whyNotDeliverable } from "./webhook-hosts.js";
 import { sendDelivery, type SendBounds } from "./webhook-sender.js";
@@ -31,7 +30,6 @@ export interface NewDelivery {
   retries: boolean;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export class WebhookDeliveries {
   private readonly inFlight = new Set<Promise<void>>();
@@ -40,15 +38,15 @@ export class WebhookDeliveries {
 
   constructor(
     private readonly store: WebhookStore,
-    private readonly clock: Clock,
-    private readonly scheduler: Scheduler,
+    /** Each owner's clock: a delivery's retries and its window are on its owner's (docs/clock.md). */
+    private readonly clocks: OwnerScheduler,
     private readonly options: DeliveryOptions,
   ) {}
 
   /** At start: every delivery still pending is due again at its time (at once if that passed while down). */
   resume(): number {
     const pending = this.store.pendingDeliveries();
-    for (const delivery of pending) this.schedule(delivery.id, delivery.nextAttemptMs ?? this.clock.now());
+    for (const delivery of pending) this.schedule(delivery.owner, delivery.id, delivery.nextAttemptMs ?? Date.now());
     return pending.length;
   }
 
@@ -56,7 +54,7 @@ export class WebhookDeliveries {
   enqueue(request: NewDelivery): DeliveryRecord {
     const delivery = this.newRecord(request);
     this.store.insertDelivery(delivery);
-    this.schedule(delivery.id, delivery.firstAttemptMs);
+    this.schedule(delivery.owner, delivery.id, delivery.firstAttemptMs);
     return delivery;
   }
 
@@ -68,10 +66,10 @@ export class WebhookDeliveries {
     return this.store.getDelivery(delivery.id) ?? delivery;
   }
 
-  /** Resolves once no attempt is running and none is due on the clock as it stands. */
+  /** Resolves once no attempt is running and none is due on any owner's clock as it stands. */
   async settled(): Promise<void> {
     for (;;) {
-      await this.scheduler.runDue();
+      await this.clocks.runDue();
       if (this.inFlight.size === 0) return;
       await Promise.allSettled([...this.inFlight]);
     }
@@ -85,7 +83,7 @@ export class WebhookDeliveries {
   }
 
   private newRecord(request: NewDelivery): DeliveryRecord {
-    const now = this.clock.now();
+    const now = this.clocks.now(request.owner);
     return {
       id: `msg_${randomBytes(16).toString("hex")}`,
       owner: request.owner,
@@ -98,13 +96,13 @@ export class WebhookDeliveries {
       firstAttemptMs: now,
       nextAttemptMs: now,
       attempts: [],
-      createTime: nowTimestamp(new Date(now)),
+      createTime: timestampOf(now),
     };
   }
 
-  private schedule(id: string, atMs: number): void {
+  private schedule(owner: string, id: string, atMs: number): void {
     if (this.closed) return;
-    this.scheduler.at(atMs, () => {
+    this.clocks.at(owner, atMs, () => {
       void this.track(this.attempt(id));
     });
   }
@@ -120,7 +118,7 @@ export class WebhookDeliveries {
   private async attempt(id: string): Promise<void> {
     const delivery = this.store.getDelivery(id);
     if (delivery?.status !== "pending" || this.closed) return;
-    const startedMs = this.clock.now();
+    const startedMs = this.clocks.now(delivery.owner);
     const refusal = this.refusal(delivery);
     if (refusal !== null) return this.record(delivery, { startedMs, ok: false, responseCode: null, latencyMs: 0, error: refusal }, false);
     const timestamp = new Date(); // the wall clock, so a standard verifier's 5-minute tolerance holds
@@ -180,7 +178,7 @@ export class WebhookDeliveries {
   ): void {
     const attempt: DeliveryAttempt = {
       attempt: delivery.attempts.length + 1,
-      time: iso(outcome.startedMs),
+      time: isoOf(outcome.startedMs),
       status: outcome.ok ? "delivered" : "failed",
       response_code: outcome.responseCode,
       latency_ms: outcome.latencyMs,
@@ -191,7 +189,7 @@ export class WebhookDeliveries {
     // an emulator that was down) makes each of them in turn, as the schedule had them.
     const dueMs = delivery.nextAttemptMs ?? outcome.startedMs;
     const next = outcome.ok || !retries ? null : nextAttemptAt(delivery.firstAttemptMs, attempt.attempt, dueMs);
-    if (next !== null) attempt.next_retry_time = iso(next);
+    if (next !== null) attempt.next_retry_time = isoOf(next);
     const updated: DeliveryRecord = {
       ...delivery,
       attempts: [...delivery.attempts, attempt],
@@ -199,7 +197,7 @@ export class WebhookDeliveries {
       nextAttemptMs: next,
     };
     this.store.saveDelivery(updated);
-    if (next !== null) this.schedule(delivery.id, next);
+    if (next !== null) this.schedule(delivery.owner, delivery.id, next);
     // [choice] Only a delivery that used its whole retry window disables its webhook; one refused
     // before any request (host not allowed, webhook disabled or deleted) or a ping never does.
     if (updated.status === "given_up" && retries && delivery.webhookId !== null && this.refusal(delivery) === null) {
