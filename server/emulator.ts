@@ -250,6 +250,7 @@ export async function startEmulator(
   const triggers = new TriggerService(triggerStore, interactions, clocks, {
     catchUpWaitMs: config.EMULATOR_TRIGGER_CATCH_UP_SECONDS * 1000,
     maxCatchUpRuns: config.EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS,
+    maxRunning: config.EMULATOR_TRIGGER_MAX_RUNNING,
   });
   triggers.resume();
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });

@@ -263,6 +263,9 @@ export const configSchema = z.object({
   EMULATOR_CLOCK_MAX_RUNS_PER_MOVE: positiveInt(1000).describe(
     "Trigger runs one move of a key's test clock may make, all its triggers together; the runs due past it are recorded as skipped",
   ),
+  EMULATOR_TRIGGER_MAX_RUNNING: positiveInt(1000).describe(
+    "Trigger executions in progress at once, all keys together; a scheduled run due past it is recorded as skipped (with the runs still due) and the schedule goes on",
+  ),
   EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS: positiveInt(100).describe(
     "Missed runs of one trigger a move of the test clock makes up; the runs due past them are recorded as one skipped execution and the schedule goes on after the clock's new time",
   ),

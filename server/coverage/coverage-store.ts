@@ -143,7 +143,9 @@ export class CoverageStore {
         .all(owner, cutoffMs) as CountRow[];
       if (rows.length === 0) return;
       // Deleted first, so a minute bucket that starts its day is not added to itself.
-      this.db.prepare(`DELETE FROM hook_coverage_counts WHERE owner = ? AND bucket_span_ms < ${DAY_MS} AND bucket_ms < ?`).run(owner, cutoffMs);
+      this.db
+        .prepare(`DELETE FROM hook_coverage_counts WHERE owner = ? AND bucket_span_ms < ${DAY_MS} AND bucket_ms < ?`)
+        .run(owner, cutoffMs);
       const upsert = this.db.prepare(
         `INSERT INTO hook_coverage_counts (${COUNT_COLUMNS}, bucket_span_ms, count)
          VALUES (@owner, @environment_id, @bucket_ms, @sha256, @path, @group_name, @event, @rule_index, @handler_index, @tool_name, @outcome, ${DAY_MS}, @count)

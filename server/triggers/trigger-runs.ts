@@ -48,6 +48,8 @@ export type ExecutionOutcome = "success" | "failure";
 export class TriggerRuns {
   /** Executions in progress, by trigger ID (a trigger's manual runs may overlap its scheduled ones). */
   private readonly running = new Map<string, Set<Running>>();
+  /** How many executions are in progress, all triggers of all keys together. */
+  private runningCount = 0;
   /** Set at shutdown: runs the emulator itself stops are recorded as failed but count against no trigger. */
   private closed = false;
 
@@ -161,6 +163,7 @@ export class TriggerRuns {
     const set = this.running.get(trigger.id) ?? new Set<Running>();
     this.running.set(trigger.id, set);
     set.add(running);
+    this.runningCount += 1;
     const timeoutSeconds = trigger.config.execution_timeout_seconds;
     if (timeoutSeconds !== undefined) {
       this.clocks.at(trigger.owner, running.startedEmulatedMs + timeoutSeconds * 1000, () => this.timeOut(running, timeoutSeconds));
@@ -179,7 +182,7 @@ export class TriggerRuns {
     running.hasEnded = true;
     const { execution } = running;
     const set = this.running.get(execution.triggerId);
-    set?.delete(running);
+    if (set?.delete(running)) this.runningCount -= 1;
     if (set?.size === 0) this.running.delete(execution.triggerId);
     const outcome: ExecutionStatus = running.timedOut
       ? "timed_out"
@@ -196,6 +199,11 @@ export class TriggerRuns {
     // Saved only if the trigger still exists (deleting a trigger deletes its executions).
     if (this.store.saveExecution(execution) && !this.closed)
       this.onEnd(execution.triggerId, outcome === "completed" ? "success" : "failure");
+  }
+
+  /** Executions in progress, all triggers of all keys together. */
+  get inProgress(): number {
+    return this.runningCount;
   }
 
   close(): void {

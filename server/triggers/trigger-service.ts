@@ -29,6 +29,8 @@ export class TriggerService {
       catchUpWaitMs: number;
       /** EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS: runs of one trigger one clock move makes up. */
       maxCatchUpRuns: number;
+      /** EMULATOR_TRIGGER_MAX_RUNNING: scheduled executions in progress at once, all keys together. */
+      maxRunning: number;
     },
   ) {
     this.runs = new TriggerRuns(store, interactions, clocks, (id, outcome) => this.count(id, outcome), options.catchUpWaitMs);
@@ -185,7 +187,8 @@ export class TriggerService {
   /**
    * A scheduled run is due: the next one is scheduled first (from this one's time), then this one runs
    * or is skipped. A move of the clock makes up at most EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS runs of one
-   * trigger and EMULATOR_CLOCK_MAX_RUNS_PER_MOVE of its owner's triggers together; past either, the runs
+   * trigger and EMULATOR_CLOCK_MAX_RUNS_PER_MOVE of its owner's triggers together, and no scheduled run
+   * starts while EMULATOR_TRIGGER_MAX_RUNNING executions are in progress; past any of them, the runs
    * still due are recorded as one skipped execution and the schedule goes on after the clock's now.
    */
   private async fire(id: string, scheduledMs: number, nextFromNow: boolean, caughtUp: number): Promise<void> {
@@ -198,7 +201,9 @@ export class TriggerService {
         ? `one move of the test clock makes up at most ${this.options.maxCatchUpRuns} runs of a trigger (EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS)`
         : !this.clocks.takeMoveRun(record.owner, scheduledMs)
           ? `one move of the test clock makes at most ${this.clocks.maxRunsPerMove} runs of a key's triggers together (EMULATOR_CLOCK_MAX_RUNS_PER_MOVE)`
-          : null;
+          : this.runs.inProgress >= this.options.maxRunning
+            ? `the emulator already has ${this.runs.inProgress} trigger executions in progress, the most it runs at once (EMULATOR_TRIGGER_MAX_RUNNING)`
+            : null;
     if (bound !== null) {
       record.nextRunMs = this.nextAfter(record.config, nowMs);
       this.store.save(record);

@@ -30,7 +30,6 @@ export interface NewDelivery {
   retries: boolean;
 }
 
-
 export class WebhookDeliveries {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stop = new AbortController();

@@ -212,3 +212,41 @@ describe("trigger catch-up on a move of the clock", () => {
     assert.equal(ran, 8);
   });
 });
+
+describe("trigger executions in progress in total", () => {
+  let emulator: FakeRuntimeEmulator;
+  before(async () => {
+    emulator = await startFakeRuntimeEmulator({ EMULATOR_TRIGGER_CATCH_UP_SECONDS: "0.3", EMULATOR_TRIGGER_MAX_RUNNING: "1" });
+  });
+  after(() => emulator.close());
+
+  it("starts no scheduled run past EMULATOR_TRIGGER_MAX_RUNNING, recording it as skipped", async () => {
+    const [a, b] = ["running-a", "running-b"];
+    // A's run holds its sandbox until it is cancelled.
+    const environment = await call(emulator, a, "POST", "/v1beta/environments", { sources: [] });
+    emulator.runtime.channels.get(environment.json.id)!.onRun = (request) =>
+      new Promise((resolve) => request.signal?.addEventListener("abort", () => resolve({ exitCode: 137 }), { once: true }));
+    const held = await call(emulator, a, "POST", "/v1beta/triggers", {
+      schedule: "*/5 * * * *",
+      time_zone: "UTC",
+      environment_id: environment.json.id,
+      interaction: { agent: AGENT, input: '```tool_calls\n[{"name": "code_execution", "args": {"code": "sleep 1000"}}]\n```' },
+    });
+    assert.equal(held.status, 200, JSON.stringify(held.json));
+    await advance(emulator, a, 300);
+    const running = (await call(emulator, a, "GET", `/v1beta/triggers/${held.json.id}/executions`)).json.trigger_executions;
+    assert.deepEqual(
+      running.map((execution: any) => execution.status),
+      ["in_progress"],
+    );
+
+    const trigger = await createTrigger(emulator, b, "*/5 * * * *");
+    await advance(emulator, b, 300);
+    const [skipped, ...rest] = await settledExecutions(emulator, b, trigger.id);
+    assert.equal(rest.length, 0);
+    assert.equal(skipped.status, "skipped");
+    assert.match(skipped.error, /1 trigger executions in progress, the most it runs at once \(EMULATOR_TRIGGER_MAX_RUNNING\)/);
+    await call(emulator, a, "DELETE", `/v1beta/triggers/${held.json.id}`);
+    await call(emulator, a, "POST", `/v1beta/interactions/${running[0].interaction_id}/cancel`);
+  });
+});
