@@ -34,8 +34,7 @@ import { reconcileSandboxes } from "./environments/reconcile.js";
 import { keepLease } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
 import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
-import { EmulatorClock } from "./common/clock.js";
-import { Scheduler } from "./common/scheduler.js";
+import { TestClocks } from "./common/test-clocks.js";
 import { TriggerService } from "./triggers/trigger-service.js";
 import { TriggerStore } from "./triggers/trigger-store.js";
 import { WebhookStore } from "./webhooks/webhook-store.js";
@@ -49,9 +48,8 @@ export interface RunningEmulator {
   url: string;
   port: number;
   runtime: SandboxRuntime;
-  /** The emulator's one clock (docs/clock.md): what tests move with POST /emulator/clock; and the scheduler on it. */
-  clock: EmulatorClock;
-  scheduler: Scheduler;
+  /** Each key's test clock and its scheduled work (docs/clock.md): what POST /emulator/clock moves. */
+  clocks: TestClocks;
   /** Webhook deliveries; settled() waits until no attempt runs and none is due (for tests that move the clock). */
   webhookDeliveries: Pick<WebhookDeliveries, "settled">;
   /** State snapshots (docs/state-snapshots.md): what `startEmulator({ state })` imports through. */
@@ -106,7 +104,6 @@ export async function startEmulator(
   options: {
     runtime?: SandboxRuntime;
     progress?: (line: string) => void;
-    clock?: EmulatorClock;
     /** The fault rules in force (docs/faults.md); tests hand in their own to add rules directly. */
     faults?: FaultPlan;
   } = {},
@@ -131,10 +128,13 @@ export async function startEmulator(
     storeFilesIn(config.EMULATOR_DATA_DIR),
   );
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
-  // One clock and one scheduler for the whole emulator: everything that schedules (trigger runs,
-  // webhook retries, environment TTLs) reads this clock, so one POST /emulator/clock moves them all.
-  const clock = options.clock ?? new EmulatorClock();
-  const scheduler = new Scheduler(clock);
+  // A clock per key (docs/clock.md): what a key owns (trigger runs, webhook retries, environment TTLs,
+  // coverage) is on its clock, and POST /emulator/clock moves the caller's only.
+  const clocks = new TestClocks({
+    maxOffsetMs: config.EMULATOR_CLOCK_MAX_OFFSET_DAYS * 86_400_000,
+    maxMovedOwners: config.EMULATOR_CLOCK_MAX_KEYS,
+    maxRunsPerMove: config.EMULATOR_CLOCK_MAX_RUNS_PER_MOVE,
+  });
   // The fault rules tests set (docs/faults.md): in memory, so a restart starts with none; empty until asked.
   const faults = options.faults ?? new FaultPlan();
   const environmentStore = new EnvironmentStore(db);
@@ -184,26 +184,27 @@ export async function startEmulator(
     },
     egress,
     idleTtlMs: config.EMULATOR_ENVIRONMENT_TTL_SECONDS * 1000,
-    clock,
+    clock: clocks,
     limits: { perKey: config.EMULATOR_MAX_ENVIRONMENTS_PER_KEY, total: config.EMULATOR_MAX_ENVIRONMENTS },
     ...(pool ? { pool } : {}),
   });
   // Filled in the background, after the CA is trusted (pool sandboxes carry it like any other).
   pool?.start();
   const stopIdleSweep = environments.startIdleSweep((error) => console.error("idle environment sweep failed:", error));
-  // A move of the clock sweeps at once, in the scheduler's pass, so POST /emulator/clock answers after it.
-  const stopClockSweep = clock.onMove(() => {
-    scheduler.at(clock.now(), async () => {
-      await environments?.expireIdle().catch((error: unknown) => console.error("idle environment sweep failed:", error));
+  // A move of a key's clock sweeps that key's environments at once, in its scheduler's pass, so POST
+  // /emulator/clock answers after it.
+  const stopClockSweep = clocks.onMove((owner) => {
+    clocks.at(owner, clocks.now(owner), async () => {
+      await environments?.expireIdle(owner).catch((error: unknown) => console.error("idle environment sweep failed:", error));
     });
   });
   const webhookStore = new WebhookStore(db);
-  webhookStore.dropExpiredSecrets(clock.now());
+  webhookStore.dropExpiredSecrets(Date.now());
   const webhookReach = {
     allowedHosts: config.EMULATOR_WEBHOOK_HOSTS,
     loopbackPorts: loopbackPortsFor(config.EMULATOR_WEBHOOK_LOOPBACK_PORTS, config.HOST),
   };
-  const webhookDeliveries = new WebhookDeliveries(webhookStore, clock, scheduler, {
+  const webhookDeliveries = new WebhookDeliveries(webhookStore, clocks, {
     reach: webhookReach,
     timeoutMs: config.EMULATOR_WEBHOOK_TIMEOUT_SECONDS * 1000,
     maxResponseBytes: config.EMULATOR_WEBHOOK_RESPONSE_BYTES,
@@ -216,14 +217,14 @@ export async function startEmulator(
     keptPerKey: config.EMULATOR_WEBHOOK_DELIVERIES_KEPT,
     faults,
   });
-  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clock, {
+  const webhooks = new WebhookService(webhookStore, webhookDeliveries, clocks, {
     reach: webhookReach,
     maxPerKey: config.EMULATOR_MAX_WEBHOOKS_PER_KEY,
   });
-  const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clock);
+  const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clocks);
   const resumed = webhookDeliveries.resume();
   if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
-  const coverage = new CoverageService(new CoverageStore(db), clock, (owner, id) => environmentStore.get(id, owner) !== null);
+  const coverage = new CoverageService(new CoverageStore(db), clocks, (owner, id) => environmentStore.get(id, owner) !== null);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore, (record) => interactionWebhooks.interactionEnded(record));
@@ -264,8 +265,10 @@ export async function startEmulator(
   const credentials = new CredentialService(credentialStore);
   // After interaction recovery, so the executions that were running see their interactions closed.
   const triggerStore = new TriggerStore(db);
-  const triggers = new TriggerService(triggerStore, interactions, clock, scheduler, {
+  const triggers = new TriggerService(triggerStore, interactions, clocks, {
     catchUpWaitMs: config.EMULATOR_TRIGGER_CATCH_UP_SECONDS * 1000,
+    maxCatchUpRuns: config.EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS,
+    maxRunning: config.EMULATOR_TRIGGER_MAX_RUNNING,
   });
   triggers.resume();
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });
@@ -283,7 +286,7 @@ export async function startEmulator(
     {
       environments,
       triggers,
-      clock,
+      clock: clocks,
       maxBytes: config.EMULATOR_STATE_MAX_BYTES,
       diskLimitBytes: config.EMULATOR_SANDBOX_DISK_MB * 1024 * 1024,
     },
@@ -298,7 +301,7 @@ export async function startEmulator(
     files,
     uploads,
     triggers,
-    time: { clock, scheduler },
+    clocks,
     webhooks: { service: webhooks, store: webhookStore },
     faults,
     debug: { interactions, environments: environmentStore, egressLog },
@@ -334,7 +337,7 @@ export async function startEmulator(
     await interactions.shutdown(5000);
     // After the shutdown's interaction.failed events are stored: what is in flight goes out at the next start.
     await webhookDeliveries.close();
-    scheduler.close();
+    clocks.close();
     if (server) {
       // Requests still running (a long code_execution) get a short grace period, then are cut off.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -370,8 +373,7 @@ export async function startEmulator(
     url: `http://${host}:${port}`,
     port,
     runtime,
-    clock,
-    scheduler,
+    clocks,
     webhookDeliveries,
     state,
     close: () => shutDown(server),

@@ -1,8 +1,8 @@
-// The emulator's clock (docs/clock.md): the wall clock, plus however far a test has moved it forward
-// with POST /emulator/clock. Everything the emulator schedules (trigger runs, webhook retries and their
-// window, environment TTLs) reads this clock instead of Date.now(), so a test can skip ten minutes in a
-// call instead of waiting for them, as Stripe's test clocks and Temporal's time-skipping server allow.
-// Off unless a test moves it: the offset is 0 and now() is Date.now().
+// One owner's clock (docs/clock.md; test-clocks.ts keeps one per API key): the wall clock, plus however
+// far that key's tests have moved it forward with POST /emulator/clock. What the key owns and schedules
+// (trigger runs, webhook retries and their window, environment TTLs) reads it instead of Date.now(), so
+// a test can skip ten minutes in a call instead of waiting for them, as Stripe's test clocks and
+// Temporal's time-skipping server allow. Off unless moved: the offset is 0 and now() is Date.now().
 
 export interface Clock {
   /** Milliseconds since the epoch, as the emulator sees time. */

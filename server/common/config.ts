@@ -291,6 +291,28 @@ export const configSchema = z.object({
     .describe(
       "When a move of the test clock makes a trigger's run due while its previous run is still going, how many real seconds at most the new run waits for it to end before it is skipped (an execution timeout made due by a move waits as long before it cancels)",
     ),
+  // The test clock's bounds (issue 29, docs/clock.md#bounds): kept in its own entry so that it merges on its own.
+  EMULATOR_CLOCK_MAX_OFFSET_DAYS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(100_000, "at most 100000 days (about 273 years), so every time the emulator stamps stays one a Date can hold")
+    .default(36_525)
+    .describe(
+      "How far ahead of real time one key's test clock may be, in days (default about 100 years); a move past it is a 400 that suggests a reset",
+    ),
+  EMULATOR_CLOCK_MAX_KEYS: positiveInt(10_000).describe(
+    "How many keys may have a test clock ahead of real time at once; a move of one more key's clock is a 400 until one resets",
+  ),
+  EMULATOR_CLOCK_MAX_RUNS_PER_MOVE: positiveInt(1000).describe(
+    "Trigger runs one move of a key's test clock may make, all its triggers together; the runs due past it are recorded as skipped",
+  ),
+  EMULATOR_TRIGGER_MAX_RUNNING: positiveInt(1000).describe(
+    "Trigger executions in progress at once, all keys together; a scheduled run due past it is recorded as skipped (with the runs still due) and the schedule goes on",
+  ),
+  EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS: positiveInt(100).describe(
+    "Missed runs of one trigger a move of the test clock makes up; the runs due past them are recorded as one skipped execution and the schedule goes on after the clock's new time",
+  ),
   // Strict request bodies (issue 17): kept in its own entry so that it merges on its own.
   EMULATOR_LOOSE: z
     .enum(["true", "false"], { error: 'must be "true" or "false"' })

@@ -29,7 +29,11 @@ export class Scheduler {
   private drain: Promise<void> | null = null;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly clock: Clock) {
+  constructor(
+    private readonly clock: Clock,
+    /** Called whenever the scheduler has no job left and no pass running (its owner may then drop it). */
+    private readonly onIdle: () => void = () => undefined,
+  ) {
     this.unsubscribe = clock.onMove(() => this.runDue());
   }
 
@@ -97,7 +101,11 @@ export class Scheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const next = this.jobs[0];
-    if (!next || this.closed) return;
+    if (this.closed) return;
+    if (!next) {
+      if (!this.draining) this.onIdle();
+      return;
+    }
     const wait = Math.min(Math.max(0, next.at - this.clock.now()), MAX_TIMER_MS);
     this.timer = setTimeout(() => void this.runDue(), wait);
     // Scheduled work never keeps the process alive on its own (a stopping emulator closes it anyway).

@@ -3,7 +3,7 @@
 // caller picks. The interaction service knows nothing of it: it tells its onHookEvaluated listener,
 // wired to record() in emulator.ts.
 
-import type { Clock } from "../common/clock.js";
+import type { OwnerClock } from "../common/test-clocks.js";
 import { NotFoundError } from "../common/errors.js";
 import type { HookConfigContent } from "../hooks/engine.js";
 import type { HookTrace } from "../hooks/trace.js";
@@ -11,30 +11,36 @@ import { countsOfTrace } from "./coverage-counts.js";
 import { coverageReport, type CoverageReport } from "./coverage-report.js";
 import { DAY_MS, type CoverageScope, type CoverageStore } from "./coverage-store.js";
 
-/** How often old minute buckets are folded into days (at most; checked as evaluations are recorded). */
+/** How often an owner's old minute buckets are folded into days (at most; checked as evaluations are recorded). */
 const COMPACT_EVERY_MS = 60 * 60_000;
+/** Owners whose last compaction is remembered; past it the memory is dropped (an extra compaction is harmless). */
+const MAX_REMEMBERED_OWNERS = 1024;
 
 export interface CoverageQuery extends CoverageScope {
   includeText?: boolean;
 }
 
 export class CoverageService {
-  private lastCompactionMs = Number.NEGATIVE_INFINITY;
+  /** Owner → when (on its clock) its buckets were last compacted. */
+  private readonly lastCompactionMs = new Map<string, number>();
 
   constructor(
     private readonly store: CoverageStore,
-    private readonly clock: Clock,
+    /** Each owner's clock: its buckets are stamped and compacted on its owner's (a move by one key folds no other key's). */
+    private readonly clocks: OwnerClock,
     /** Whether the owner has this environment now (a deleted one still has its coverage). */
     private readonly environmentExists: (owner: string, environmentId: string) => boolean,
   ) {}
 
   /** Counts one evaluation. A failure is the caller's to log: coverage never changes a hook's decision. */
   record(owner: string, trace: HookTrace, configs: readonly HookConfigContent[]): void {
-    const nowMs = this.clock.now();
+    const nowMs = this.clocks.now(owner);
     this.store.record(owner, trace.environment_id, nowMs, countsOfTrace(trace), configs);
-    if (nowMs - this.lastCompactionMs >= COMPACT_EVERY_MS) {
-      this.lastCompactionMs = nowMs;
-      this.store.compactBefore(nowMs - DAY_MS);
+    const last = this.lastCompactionMs.get(owner);
+    if (last === undefined || nowMs - last >= COMPACT_EVERY_MS || nowMs < last) {
+      if (this.lastCompactionMs.size >= MAX_REMEMBERED_OWNERS) this.lastCompactionMs.clear();
+      this.lastCompactionMs.set(owner, nowMs);
+      this.store.compactBefore(owner, nowMs - DAY_MS);
     }
   }
 

@@ -131,19 +131,21 @@ export class CoverageStore {
   }
 
   /** Folds the minute buckets that began before `cutoffMs` into one bucket per day. */
-  compactBefore(cutoffMs: number): void {
+  compactBefore(owner: string, cutoffMs: number): void {
     this.db.transaction(() => {
       const rows = this.db
         .prepare(
           `SELECT owner, environment_id, (bucket_ms / ${DAY_MS}) * ${DAY_MS} AS bucket_ms, sha256, path, group_name, event,
                   rule_index, handler_index, tool_name, outcome, SUM(count) AS count
-           FROM hook_coverage_counts WHERE bucket_span_ms < ${DAY_MS} AND bucket_ms < ?
+           FROM hook_coverage_counts WHERE owner = ? AND bucket_span_ms < ${DAY_MS} AND bucket_ms < ?
            GROUP BY owner, environment_id, bucket_ms / ${DAY_MS}, sha256, path, group_name, event, rule_index, handler_index, tool_name, outcome`,
         )
-        .all(cutoffMs) as CountRow[];
+        .all(owner, cutoffMs) as CountRow[];
       if (rows.length === 0) return;
       // Deleted first, so a minute bucket that starts its day is not added to itself.
-      this.db.prepare(`DELETE FROM hook_coverage_counts WHERE bucket_span_ms < ${DAY_MS} AND bucket_ms < ?`).run(cutoffMs);
+      this.db
+        .prepare(`DELETE FROM hook_coverage_counts WHERE owner = ? AND bucket_span_ms < ${DAY_MS} AND bucket_ms < ?`)
+        .run(owner, cutoffMs);
       const upsert = this.db.prepare(
         `INSERT INTO hook_coverage_counts (${COUNT_COLUMNS}, bucket_span_ms, count)
          VALUES (@owner, @environment_id, @bucket_ms, @sha256, @path, @group_name, @event, @rule_index, @handler_index, @tool_name, @outcome, ${DAY_MS}, @count)

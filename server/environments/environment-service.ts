@@ -14,8 +14,8 @@ import { prepareSources } from "../sources/inline-sources.js";
 import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote-sources.js";
 import { EnvironmentQuota, type EnvironmentLimits } from "./environment-quota.js";
 import type { EnvironmentRecord, EnvironmentStore } from "./environment-store.js";
-import { nowTimestamp } from "../common/timestamps.js";
-import type { Clock } from "../common/clock.js";
+import { nowTimestamp, timestampOf } from "../common/timestamps.js";
+import type { OwnerClock } from "../common/test-clocks.js";
 import { resolveTarget } from "../sources/target-path.js";
 import { isWithin } from "../common/paths.js";
 import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
@@ -38,8 +38,8 @@ export interface EnvironmentServiceOptions {
   limits?: EnvironmentLimits;
   /** Warm sandboxes new environments are taken from when they can be (docs/environments-and-files.md#the-warm-pool). */
   pool?: SandboxPool;
-  /** The emulator's clock (docs/clock.md), which idle time is measured on; default the wall clock. */
-  clock?: Clock;
+  /** Each owner's clock (docs/clock.md): an environment's idle time is on its owner's; default the wall clock. */
+  clock?: OwnerClock;
 }
 
 export class EnvironmentService {
@@ -138,7 +138,7 @@ export class EnvironmentService {
         config: { sources: sources.summary, env, ...(network !== undefined ? { network } : {}) },
         created: now,
         updated: now,
-        lastAccessed: this.clockTimestamp(),
+        lastAccessed: this.clockTimestamp(owner),
       };
       try {
         await this.insertOrRemove(record, handle);
@@ -252,7 +252,7 @@ export class EnvironmentService {
         config,
         created: now,
         updated: now,
-        lastAccessed: this.clockTimestamp(),
+        lastAccessed: this.clockTimestamp(owner),
       };
       return this.insertOrRemove(record, handle);
     }).finally(release);
@@ -355,13 +355,17 @@ export class EnvironmentService {
     this.store.update(id, { config: { ...record.config, uploads } });
   }
 
-  /** Now on the emulator's clock: idle time is measured on it, so a test that moves it expires environments. */
-  private clockTimestamp(): string {
-    return nowTimestamp(new Date(this.options.clock?.now() ?? Date.now()));
+  /** Now on the owner's clock: idle time is measured on it, so a test that moves its key's clock expires its environments. */
+  private clockTimestamp(owner: string): string {
+    return timestampOf(this.nowOf(owner));
+  }
+
+  private nowOf(owner: string): number {
+    return this.options.clock?.now(owner) ?? Date.now();
   }
 
   private touch(record: EnvironmentRecord): EnvironmentRecord {
-    record.lastAccessed = this.clockTimestamp();
+    record.lastAccessed = this.clockTimestamp(record.owner);
     this.store.update(record.id, { lastAccessed: record.lastAccessed });
     return record;
   }
@@ -435,12 +439,16 @@ export class EnvironmentService {
     }
   }
 
-  /** Removes the sandboxes of environments idle longer than the TTL; returns how many expired. */
-  async expireIdle(now = this.options.clock?.now() ?? Date.now()): Promise<number> {
+  /**
+   * Removes the sandboxes of environments idle longer than the TTL, each judged on its owner's clock;
+   * only `owner`'s when given (after a move of that owner's clock). Returns how many expired.
+   */
+  async expireIdle(owner?: string): Promise<number> {
     let expired = 0;
     for (const record of this.store.listLive()) {
+      if (owner !== undefined && record.owner !== owner) continue;
       if (this.inUse.has(record.id)) continue;
-      if (now - Date.parse(record.lastAccessed) <= this.options.idleTtlMs) continue;
+      if (this.nowOf(record.owner) - Date.parse(record.lastAccessed) <= this.options.idleTtlMs) continue;
       if (record.sandboxId) {
         try {
           await this.runtime.remove({ sandboxId: record.sandboxId, environmentId: record.id });

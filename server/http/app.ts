@@ -11,8 +11,7 @@ import type { FileService } from "../files/file-service.js";
 import type { UploadService } from "../files/upload-service.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import type { TriggerService } from "../triggers/trigger-service.js";
-import type { EmulatorClock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
+import type { TestClocks } from "../common/test-clocks.js";
 import { allowedHostsFrom, requireAllowedHost } from "./allowed-hosts.js";
 import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
@@ -51,8 +50,8 @@ export interface AppDependencies {
   files: FileService;
   uploads: UploadService;
   triggers: TriggerService;
-  /** The emulator's one clock and the scheduler on it, behind /emulator/clock (docs/clock.md). */
-  time: { clock: EmulatorClock; scheduler: Scheduler };
+  /** Each key's test clock, behind /emulator/clock (docs/clock.md). */
+  clocks: TestClocks;
   webhooks: { service: WebhookService; store: WebhookStore };
   /** State snapshots behind /emulator/state (docs/state-snapshots.md). */
   state: StateService;
@@ -114,7 +113,7 @@ export function createApp(deps: AppDependencies): Express {
     webhookDeliveriesRouter(deps.webhooks.store),
     emulatorRouter(deps.debug),
     coverageRouter(deps.coverage),
-    clockRouter(deps.time.clock, deps.time.scheduler),
+    clockRouter(deps.clocks),
     faultsRouter(deps.faults),
   );
 

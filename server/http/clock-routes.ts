@@ -1,16 +1,17 @@
-// The emulator's test clock (docs/clock.md), emulator-only: GET /emulator/clock says what time the
-// emulator thinks it is; POST moves it forward ({"advance_seconds": N}) or back to real time
-// ({"reset": true}) and answers once what the move made due has run (trigger runs, webhook retries,
-// the idle sweep). [choice] One clock for the whole emulator, so any API key may move it.
+// The test clock (docs/clock.md), emulator-only: GET /emulator/clock says what time the caller's key
+// sees; POST moves that key's clock forward ({"advance_seconds": N}) or back to real time
+// ({"reset": true}) and answers once what the move made due has run (that key's trigger runs, webhook
+// retries, idle sweep). [choice] A clock per key: a move never touches another key's world.
 
 import { Router } from "express";
 import { z } from "zod";
-import type { EmulatorClock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
+import type { TestClocks } from "../common/test-clocks.js";
 import { InvalidArgumentError } from "../common/errors.js";
+import { isoOf } from "../common/timestamps.js";
+import { ownerOfRequest } from "./auth.js";
 import { parseOrThrow } from "./zod-errors.js";
 
-/** [choice] At most ten years per move: a bound no test needs to reach, and far from overflowing a Date. */
+/** [choice] At most ten years per move; the total is bounded by EMULATOR_CLOCK_MAX_OFFSET_DAYS. */
 const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 3600;
 
 const moveSchema = z.strictObject({
@@ -22,27 +23,26 @@ const moveSchema = z.strictObject({
   reset: z.literal(true, "reset can only be true (back to real time)").optional(),
 });
 
-export function clockRouter(clock: EmulatorClock, scheduler: Scheduler): Router {
+export function clockRouter(clocks: TestClocks): Router {
   const router = Router();
 
-  router.get("/clock", (_req, res) => {
-    res.status(200).json(clockView(clock));
+  router.get("/clock", (req, res) => {
+    res.status(200).json(clockView(clocks, ownerOfRequest(req)));
   });
 
   router.post("/clock", async (req, res) => {
+    const owner = ownerOfRequest(req);
     const move = parseOrThrow(moveSchema, req.body ?? {});
     if ((move.advance_seconds === undefined) === (move.reset === undefined)) {
       throw new InvalidArgumentError('Give either {"advance_seconds": N} (move forward N seconds) or {"reset": true} (back to real time).');
     }
-    if (move.reset) clock.reset();
-    else clock.advance(Math.round(move.advance_seconds! * 1000));
-    await scheduler.runDue();
-    res.status(200).json(clockView(clock));
+    await (move.reset ? clocks.reset(owner) : clocks.advance(owner, Math.round(move.advance_seconds! * 1000)));
+    res.status(200).json(clockView(clocks, owner));
   });
 
   return router;
 }
 
-function clockView(clock: EmulatorClock): { now: string; offset_seconds: number } {
-  return { now: new Date(clock.now()).toISOString(), offset_seconds: clock.offset / 1000 };
+function clockView(clocks: TestClocks, owner: string): { now: string; offset_seconds: number } {
+  return { now: isoOf(clocks.now(owner)), offset_seconds: clocks.offsetMs(owner) / 1000 };
 }

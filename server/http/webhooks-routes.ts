@@ -4,6 +4,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { isoOf } from "../common/timestamps.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { WebhookStore, DeliveryRecord } from "../webhooks/webhook-store.js";
 import { createWebhookSchema, rotateSigningSecretSchema, updateWebhookSchema } from "../webhooks/webhook-schemas.js";
@@ -84,7 +85,7 @@ function renderDelivery(delivery: DeliveryRecord) {
     event_type: delivery.eventType,
     status: delivery.status,
     create_time: delivery.createTime,
-    next_attempt_time: delivery.nextAttemptMs !== null ? new Date(delivery.nextAttemptMs).toISOString() : null,
+    next_attempt_time: delivery.nextAttemptMs !== null ? isoOf(delivery.nextAttemptMs) : null,
     attempts: delivery.attempts,
     payload: JSON.parse(delivery.body) as unknown,
   };

@@ -7,9 +7,9 @@
 import fs from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import type { AgentStore } from "../agents/agent-store.js";
-import type { Clock } from "../common/clock.js";
+import type { OwnerClock } from "../common/test-clocks.js";
 import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError } from "../common/errors.js";
-import { nowTimestamp } from "../common/timestamps.js";
+import { isoOf, nowTimestamp } from "../common/timestamps.js";
 import { SECRET_FIELDS } from "../credentials/credential-service.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -50,7 +50,8 @@ export interface StateStores {
 export interface StateServiceOptions {
   environments: EnvironmentService;
   triggers: TriggerService;
-  clock: Clock;
+  /** Each owner's clock: what an import stamps is on the importing owner's. */
+  clock: OwnerClock;
   /** EMULATOR_STATE_MAX_BYTES: the file, compressed and not. */
   maxBytes: number;
   /** EMULATOR_SANDBOX_DISK_MB in bytes: one environment's saved files, as an upload counts. */
@@ -190,7 +191,7 @@ export class StateService {
         );
       }
     }
-    const now = new Date(this.options.clock.now()).toISOString();
+    const now = isoOf(this.options.clock.now(owner));
     const webhookSecrets: StoredRow[] = [];
     const shownSecrets = new Map<string, string>();
     if (secrets) {

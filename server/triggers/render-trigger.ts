@@ -1,6 +1,6 @@
 // The wire shapes of the SDK's Trigger and TriggerExecution (@google/genai 3.3, triggers namespace).
 
-import { nowTimestamp } from "../common/timestamps.js";
+import { timestampOf } from "../common/timestamps.js";
 import type { ExecutionRecord, TriggerRecord } from "./trigger-store.js";
 
 export function renderTrigger(record: TriggerRecord): Record<string, unknown> {
@@ -16,7 +16,7 @@ export function renderTrigger(record: TriggerRecord): Record<string, unknown> {
     ...(config.max_consecutive_failures !== undefined ? { max_consecutive_failures: config.max_consecutive_failures } : {}),
     status: record.status,
     consecutive_failure_count: record.consecutiveFailures,
-    ...(record.nextRunMs !== null ? { next_run_time: nowTimestamp(new Date(record.nextRunMs)) } : {}),
+    ...(record.nextRunMs !== null ? { next_run_time: timestampOf(record.nextRunMs) } : {}),
     ...(record.lastRunTime ? { last_run_time: record.lastRunTime } : {}),
     ...(record.lastPauseTime ? { last_pause_time: record.lastPauseTime } : {}),
     ...(record.lastResumeTime ? { last_resume_time: record.lastResumeTime } : {}),

@@ -13,9 +13,8 @@
 // a run really took, which no clock move can shorten.
 
 import { ApiError } from "../common/errors.js";
-import { nowTimestamp } from "../common/timestamps.js";
-import type { Clock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
+import { timestampOf } from "../common/timestamps.js";
+import type { OwnerScheduler } from "../common/test-clocks.js";
 import type { CreateInteractionRequest } from "../api/create-interaction.js";
 import type { InteractionStatus } from "../agent/steps.js";
 import { newExecutionId } from "./trigger-ids.js";
@@ -49,14 +48,16 @@ export type ExecutionOutcome = "success" | "failure";
 export class TriggerRuns {
   /** Executions in progress, by trigger ID (a trigger's manual runs may overlap its scheduled ones). */
   private readonly running = new Map<string, Set<Running>>();
+  /** How many executions are in progress, all triggers of all keys together. */
+  private runningCount = 0;
   /** Set at shutdown: runs the emulator itself stops are recorded as failed but count against no trigger. */
   private closed = false;
 
   constructor(
     private readonly store: TriggerStore,
     private readonly interactions: TriggeredInteractions,
-    private readonly clock: Clock,
-    private readonly scheduler: Scheduler,
+    /** Each owner's clock: a run's stamps and its timeout are on its trigger owner's. */
+    private readonly clocks: OwnerScheduler,
     /** Called once an execution has ended (not for skipped ones). */
     private readonly onEnd: (triggerId: string, outcome: ExecutionOutcome) => void,
     /** EMULATOR_TRIGGER_CATCH_UP_SECONDS, in ms: the longest real wait of endsBy. */
@@ -75,15 +76,35 @@ export class TriggerRuns {
 
   /** Records an execution that did not run because the previous one was still going. */
   skip(trigger: TriggerRecord, scheduledMs: number): ExecutionRecord {
-    const now = nowTimestamp(new Date(scheduledMs));
+    const now = timestampOf(scheduledMs);
     const execution: ExecutionRecord = {
       id: newExecutionId(),
       triggerId: trigger.id,
       status: "skipped",
-      scheduledTime: nowTimestamp(new Date(scheduledMs)),
+      scheduledTime: timestampOf(scheduledMs),
       startTime: now,
       endTime: now,
       error: "The previous execution of this trigger was still running when this one was due.",
+    };
+    this.store.insertExecution(execution);
+    return execution;
+  }
+
+  /**
+   * Records the runs a clock move did not make up (from `fromMs`, the first of them, until `nowMs`) as
+   * one skipped execution that names the span and the bound, as a cron service records missed starts.
+   */
+  missed(trigger: TriggerRecord, fromMs: number, nowMs: number, nextMs: number | null, bound: string): ExecutionRecord {
+    const execution: ExecutionRecord = {
+      id: newExecutionId(),
+      triggerId: trigger.id,
+      status: "skipped",
+      scheduledTime: timestampOf(fromMs),
+      startTime: timestampOf(nowMs),
+      endTime: timestampOf(nowMs),
+      error: `The runs due from ${timestampOf(fromMs)} until ${timestampOf(nowMs)} were missed: ${bound}. ${
+        nextMs !== null ? `The schedule goes on at ${timestampOf(nextMs)}.` : "The schedule names no later run."
+      }`,
     };
     this.store.insertExecution(execution);
     return execution;
@@ -98,8 +119,8 @@ export class TriggerRuns {
       id: newExecutionId(),
       triggerId: trigger.id,
       status: "in_progress",
-      scheduledTime: nowTimestamp(new Date(scheduledMs)),
-      startTime: nowTimestamp(new Date(startMs)),
+      scheduledTime: timestampOf(scheduledMs),
+      startTime: timestampOf(startMs),
     };
     const { environment_id: environmentId, interaction } = trigger.config;
     // [choice] The trigger's environment_id, when given, is the environment every execution reuses.
@@ -113,7 +134,7 @@ export class TriggerRuns {
       run = await this.interactions.create(trigger.owner, request);
     } catch (error) {
       execution.status = "failed";
-      execution.endTime = this.stamp();
+      execution.endTime = this.stamp(trigger.owner);
       execution.error =
         error instanceof ApiError
           ? `The interaction was refused: ${error.message}`
@@ -142,9 +163,10 @@ export class TriggerRuns {
     const set = this.running.get(trigger.id) ?? new Set<Running>();
     this.running.set(trigger.id, set);
     set.add(running);
+    this.runningCount += 1;
     const timeoutSeconds = trigger.config.execution_timeout_seconds;
     if (timeoutSeconds !== undefined) {
-      this.scheduler.at(running.startedEmulatedMs + timeoutSeconds * 1000, () => this.timeOut(running, timeoutSeconds));
+      this.clocks.at(trigger.owner, running.startedEmulatedMs + timeoutSeconds * 1000, () => this.timeOut(running, timeoutSeconds));
     }
     return execution;
   }
@@ -160,7 +182,7 @@ export class TriggerRuns {
     running.hasEnded = true;
     const { execution } = running;
     const set = this.running.get(execution.triggerId);
-    set?.delete(running);
+    if (set?.delete(running)) this.runningCount -= 1;
     if (set?.size === 0) this.running.delete(execution.triggerId);
     const outcome: ExecutionStatus = running.timedOut
       ? "timed_out"
@@ -168,7 +190,7 @@ export class TriggerRuns {
         ? "failed"
         : "completed";
     execution.status = outcome;
-    execution.endTime = this.stamp();
+    execution.endTime = this.stamp(running.owner);
     if (outcome === "timed_out") {
       execution.error = `The interaction was still running after execution_timeout_seconds and was cancelled.`;
     } else if (outcome === "failed") {
@@ -177,6 +199,11 @@ export class TriggerRuns {
     // Saved only if the trigger still exists (deleting a trigger deletes its executions).
     if (this.store.saveExecution(execution) && !this.closed)
       this.onEnd(execution.triggerId, outcome === "completed" ? "success" : "failure");
+  }
+
+  /** Executions in progress, all triggers of all keys together. */
+  get inProgress(): number {
+    return this.runningCount;
   }
 
   close(): void {
@@ -197,7 +224,7 @@ export class TriggerRuns {
     return running.hasEnded;
   }
 
-  private stamp(): string {
-    return nowTimestamp(new Date(this.clock.now()));
+  private stamp(owner: string): string {
+    return timestampOf(this.clocks.now(owner));
   }
 }

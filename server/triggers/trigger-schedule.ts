@@ -24,12 +24,18 @@ export function whyNotSchedule(schedule: string): string | null {
   if (!trimmed.startsWith("@") && trimmed.split(/\s+/).length !== 5) {
     return `"${schedule}" is not standard cron: give five fields (minute hour day-of-month month day-of-week), e.g. "*/5 * * * *", or a nickname such as "@hourly"`;
   }
+  let cron: Cron;
   try {
-    cronOf(trimmed, "UTC");
-    return null;
+    cron = cronOf(trimmed, "UTC");
   } catch (error) {
     return `"${schedule}" is not a valid cron schedule: ${(error as Error).message}`;
   }
+  // A date that never comes (February 30, April 31) parses, but a trigger on it would be active and
+  // never run. [choice] Standard cron has no year field, so no run after now means no run ever.
+  if (cron.nextRun(new Date()) === null) {
+    return `"${schedule}" names no date that ever comes (such as February 30 or April 31), so the trigger would never run; give a day that exists in the month, e.g. "0 0 28 2 *" or "0 0 L 2 *" for the last day of February`;
+  }
+  return null;
 }
 
 /** The first time after `afterMs` (ms since the epoch) the schedule names in the time zone; null if none. */

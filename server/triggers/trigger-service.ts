@@ -5,9 +5,8 @@
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { decodePageToken, encodePageToken, pageById } from "../common/page-token.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
-import { nowTimestamp } from "../common/timestamps.js";
-import type { Clock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
+import { nowTimestamp, timestampOf } from "../common/timestamps.js";
+import type { OwnerScheduler } from "../common/test-clocks.js";
 import { newTriggerId } from "./trigger-ids.js";
 import { TriggerRuns, type ExecutionOutcome, type TriggeredInteractions } from "./trigger-runs.js";
 import { nextRunAfter } from "./trigger-schedule.js";
@@ -24,11 +23,17 @@ export class TriggerService {
   constructor(
     private readonly store: TriggerStore,
     interactions: TriggeredInteractions,
-    private readonly clock: Clock,
-    private readonly scheduler: Scheduler,
-    options: { catchUpWaitMs: number },
+    /** Each owner's clock (docs/clock.md): a trigger runs on its owner's, and only its owner moves it. */
+    private readonly clocks: OwnerScheduler,
+    private readonly options: {
+      catchUpWaitMs: number;
+      /** EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS: runs of one trigger one clock move makes up. */
+      maxCatchUpRuns: number;
+      /** EMULATOR_TRIGGER_MAX_RUNNING: scheduled executions in progress at once, all keys together. */
+      maxRunning: number;
+    },
   ) {
-    this.runs = new TriggerRuns(store, interactions, clock, scheduler, (id, outcome) => this.count(id, outcome), options.catchUpWaitMs);
+    this.runs = new TriggerRuns(store, interactions, clocks, (id, outcome) => this.count(id, outcome), options.catchUpWaitMs);
   }
 
   /**
@@ -40,7 +45,7 @@ export class TriggerService {
   resume(): void {
     for (const execution of this.store.inProgressExecutions()) {
       execution.status = "failed";
-      execution.endTime = this.stamp();
+      execution.endTime = nowTimestamp();
       execution.error = "The emulator stopped while this execution was running.";
       this.store.saveExecution(execution);
     }
@@ -48,7 +53,7 @@ export class TriggerService {
   }
 
   create(owner: string, request: CreateTriggerRequest): TriggerRecord {
-    const now = this.stamp();
+    const now = this.stamp(owner);
     const { display_name: displayName, ...config } = request;
     const record: TriggerRecord = {
       owner,
@@ -57,7 +62,7 @@ export class TriggerService {
       ...(displayName !== undefined ? { displayName } : {}),
       status: "active",
       consecutiveFailures: 0,
-      nextRunMs: this.nextAfter(config, this.clock.now()),
+      nextRunMs: this.nextAfter(config, this.clocks.now(owner)),
       createTime: now,
       updateTime: now,
     };
@@ -85,7 +90,7 @@ export class TriggerService {
     const wrong = masked.filter((field) => !(UPDATABLE as readonly string[]).includes(field));
     if (wrong.length > 0)
       throw new InvalidArgumentError(`Cannot update ${wrong.join(", ")} on a trigger; updatable fields: ${UPDATABLE.join(", ")}.`);
-    const now = this.stamp();
+    const now = this.stamp(owner);
     if (masked.includes("display_name")) {
       if (changes.display_name === undefined) delete record.displayName;
       else record.displayName = changes.display_name;
@@ -96,7 +101,7 @@ export class TriggerService {
         record.status = "active";
         record.consecutiveFailures = 0;
         record.lastResumeTime = now;
-        record.nextRunMs = this.nextAfter(record.config, this.clock.now());
+        record.nextRunMs = this.nextAfter(record.config, this.clocks.now(owner));
       } else if (changes.status === "paused") {
         record.status = "paused";
         record.lastPauseTime = now;
@@ -121,7 +126,7 @@ export class TriggerService {
    */
   async runNow(owner: string, id: string): Promise<ExecutionRecord> {
     const record = this.get(owner, id);
-    const now = this.clock.now();
+    const now = this.clocks.now(owner);
     return this.startRun(record, now, now);
   }
 
@@ -146,7 +151,7 @@ export class TriggerService {
     for (const id of ids) {
       const record = this.store.byId(id);
       if (record?.status !== "active") continue;
-      record.nextRunMs = this.nextAfter(record.config, this.clock.now());
+      record.nextRunMs = this.nextAfter(record.config, this.clocks.now(record.owner));
       this.store.save(record);
       this.arm(record);
     }
@@ -158,15 +163,19 @@ export class TriggerService {
     this.jobs.clear();
   }
 
-  /** Schedules the trigger's next run (or nothing, if it is not active); replaces any job it had. */
-  private arm(record: TriggerRecord, options: { missedRunsFromNow?: boolean } = {}): void {
+  /**
+   * Schedules the trigger's next run (or nothing, if it is not active); replaces any job it had.
+   * `caughtUp`: how many runs of this trigger the current catch-up has made (0 when not catching up).
+   */
+  private arm(record: TriggerRecord, options: { missedRunsFromNow?: boolean; caughtUp?: number } = {}): void {
     this.disarm(record.id);
     if (record.status !== "active" || record.nextRunMs === null) return;
     const scheduledMs = record.nextRunMs;
-    const nextFromNow = options.missedRunsFromNow === true && scheduledMs < this.clock.now();
+    const nextFromNow = options.missedRunsFromNow === true && scheduledMs < this.clocks.now(record.owner);
+    const caughtUp = options.caughtUp ?? 0;
     this.jobs.set(
       record.id,
-      this.scheduler.at(scheduledMs, () => this.fire(record.id, scheduledMs, nextFromNow)),
+      this.clocks.at(record.owner, scheduledMs, () => this.fire(record.id, scheduledMs, nextFromNow, caughtUp)),
     );
   }
 
@@ -175,14 +184,37 @@ export class TriggerService {
     this.jobs.delete(id);
   }
 
-  /** A scheduled run is due: the next one is scheduled first (from this one's time), then this one runs or is skipped. */
-  private async fire(id: string, scheduledMs: number, nextFromNow: boolean): Promise<void> {
+  /**
+   * A scheduled run is due: the next one is scheduled first (from this one's time), then this one runs
+   * or is skipped. A move of the clock makes up at most EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS runs of one
+   * trigger and EMULATOR_CLOCK_MAX_RUNS_PER_MOVE of its owner's triggers together, and no scheduled run
+   * starts while EMULATOR_TRIGGER_MAX_RUNNING executions are in progress; past any of them, the runs
+   * still due are recorded as one skipped execution and the schedule goes on after the clock's now.
+   */
+  private async fire(id: string, scheduledMs: number, nextFromNow: boolean, caughtUp: number): Promise<void> {
     this.jobs.delete(id);
     const record = this.store.byId(id);
     if (record?.status !== "active" || record.nextRunMs !== scheduledMs) return;
-    record.nextRunMs = this.nextAfter(record.config, nextFromNow ? Math.max(scheduledMs, this.clock.now()) : scheduledMs);
+    const nowMs = this.clocks.now(record.owner);
+    const bound =
+      caughtUp >= this.options.maxCatchUpRuns
+        ? `one move of the test clock makes up at most ${this.options.maxCatchUpRuns} runs of a trigger (EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS)`
+        : !this.clocks.takeMoveRun(record.owner, scheduledMs)
+          ? `one move of the test clock makes at most ${this.clocks.maxRunsPerMove} runs of a key's triggers together (EMULATOR_CLOCK_MAX_RUNS_PER_MOVE)`
+          : this.runs.inProgress >= this.options.maxRunning
+            ? `the emulator already has ${this.runs.inProgress} trigger executions in progress, the most it runs at once (EMULATOR_TRIGGER_MAX_RUNNING)`
+            : null;
+    if (bound !== null) {
+      record.nextRunMs = this.nextAfter(record.config, nowMs);
+      this.store.save(record);
+      this.arm(record);
+      this.runs.missed(record, scheduledMs, nowMs, record.nextRunMs, bound);
+      return;
+    }
+    record.nextRunMs = this.nextAfter(record.config, nextFromNow ? Math.max(scheduledMs, nowMs) : scheduledMs);
     this.store.save(record);
-    this.arm(record);
+    // Still catching up while the next run is already due too.
+    this.arm(record, { caughtUp: record.nextRunMs !== null && record.nextRunMs <= nowMs ? caughtUp + 1 : 0 });
     const idle = await this.runs.idleBy(id, scheduledMs);
     // While it waited, the trigger may have been paused, deleted, or failed into error.
     const current = this.store.byId(id);
@@ -192,13 +224,13 @@ export class TriggerService {
       return;
     }
     // While catching up the run starts at its scheduled time; a run missed while the emulator was down, now.
-    const startMs = nextFromNow ? this.clock.now() : scheduledMs;
+    const startMs = nextFromNow ? this.clocks.now(current.owner) : scheduledMs;
     await this.startRun(current, scheduledMs, startMs);
   }
 
   /** Starts an execution, noting on the trigger when it ran and which interaction it made. */
   private async startRun(record: TriggerRecord, scheduledMs: number, startMs: number): Promise<ExecutionRecord> {
-    record.lastRunTime = nowTimestamp(new Date(startMs));
+    record.lastRunTime = timestampOf(startMs);
     this.store.save(record);
     const execution = await this.runs.start(record, scheduledMs, startMs);
     // Read again: a refusal has already counted against the trigger (and may have stopped it).
@@ -225,7 +257,7 @@ export class TriggerService {
         this.disarm(id);
       }
     }
-    record.updateTime = this.stamp();
+    record.updateTime = this.stamp(record.owner);
     this.store.save(record);
   }
 
@@ -233,8 +265,8 @@ export class TriggerService {
     return nextRunAfter(config.schedule, config.time_zone, afterMs);
   }
 
-  private stamp(): string {
-    return nowTimestamp(new Date(this.clock.now()));
+  private stamp(owner: string): string {
+    return timestampOf(this.clocks.now(owner));
   }
 }
 

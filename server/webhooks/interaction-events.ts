@@ -5,7 +5,7 @@
 // every stored interaction as it ends ([choice]: background or not; a store: false one has nothing
 // to GET, so no event).
 
-import type { Clock } from "../common/clock.js";
+import type { OwnerClock } from "../common/test-clocks.js";
 import { eventPayload } from "./webhook-payload.js";
 import type { WebhookDeliveries } from "./webhook-deliveries.js";
 import type { WebhookStore } from "./webhook-store.js";
@@ -44,14 +44,14 @@ export class InteractionWebhooks {
   constructor(
     private readonly store: WebhookStore,
     private readonly deliveries: WebhookDeliveries,
-    private readonly clock: Clock,
+    private readonly clocks: OwnerClock,
   ) {}
 
   interactionEnded(interaction: EndedInteraction): void {
     const type = EVENT_OF_STATUS[interaction.status];
     if (type === undefined) return;
     const config = webhookConfigOf(interaction.echo);
-    const payload = eventPayload(type, this.clock.now(), {
+    const payload = eventPayload(type, this.clocks.now(interaction.owner), {
       id: interaction.id,
       ...(config.userMetadata !== null ? { user_metadata: config.userMetadata } : {}),
     });

@@ -9,9 +9,8 @@
 
 import { randomBytes } from "node:crypto";
 import type { FaultPlan, InjectedFault } from "../faults/fault-plan.js";
-import type { Clock } from "../common/clock.js";
-import type { Scheduler } from "../common/scheduler.js";
-import { nowTimestamp } from "../common/timestamps.js";
+import type { OwnerScheduler } from "../common/test-clocks.js";
+import { isoOf, nowTimestamp, timestampOf } from "../common/timestamps.js";
 import { nextAttemptAt } from "./retry-policy.js";
 import { DeliverySlots, type SlotBounds } from "./delivery-slots.js";
 import { type DeliveryReach, loopbackGuard, portOf, whyNotDeliverable } from "./webhook-hosts.js";
@@ -39,8 +38,6 @@ export interface NewDelivery {
   retries: boolean;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 export class WebhookDeliveries {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stop = new AbortController();
@@ -49,8 +46,8 @@ export class WebhookDeliveries {
 
   constructor(
     private readonly store: WebhookStore,
-    private readonly clock: Clock,
-    private readonly scheduler: Scheduler,
+    /** Each owner's clock: a delivery's retries and its window are on its owner's (docs/clock.md). */
+    private readonly clocks: OwnerScheduler,
     private readonly options: DeliveryOptions,
   ) {
     this.slots = new DeliverySlots(options.slots);
@@ -64,7 +61,7 @@ export class WebhookDeliveries {
   /** At start: every delivery still pending is due again at its time (at once if that passed while down). */
   resume(): number {
     const pending = this.store.pendingDeliveries();
-    for (const delivery of pending) this.schedule(delivery.id, delivery.nextAttemptMs ?? this.clock.now());
+    for (const delivery of pending) this.schedule(delivery.owner, delivery.id, delivery.nextAttemptMs ?? Date.now());
     return pending.length;
   }
 
@@ -72,7 +69,7 @@ export class WebhookDeliveries {
   enqueue(request: NewDelivery): DeliveryRecord {
     const delivery = this.newRecord(request);
     this.store.insertDelivery(delivery);
-    this.schedule(delivery.id, delivery.firstAttemptMs);
+    this.schedule(delivery.owner, delivery.id, delivery.firstAttemptMs);
     return delivery;
   }
 
@@ -84,10 +81,10 @@ export class WebhookDeliveries {
     return this.store.getDelivery(delivery.id) ?? delivery;
   }
 
-  /** Resolves once no attempt is running and none is due on the clock as it stands. */
+  /** Resolves once no attempt is running and none is due on any owner's clock as it stands. */
   async settled(): Promise<void> {
     for (;;) {
-      await this.scheduler.runDue();
+      await this.clocks.runDue();
       if (this.inFlight.size === 0) return;
       await Promise.allSettled([...this.inFlight]);
     }
@@ -102,7 +99,7 @@ export class WebhookDeliveries {
   }
 
   private newRecord(request: NewDelivery): DeliveryRecord {
-    const now = this.clock.now();
+    const now = this.clocks.now(request.owner);
     return {
       id: `msg_${randomBytes(16).toString("hex")}`,
       owner: request.owner,
@@ -115,13 +112,13 @@ export class WebhookDeliveries {
       firstAttemptMs: now,
       nextAttemptMs: now,
       attempts: [],
-      createTime: nowTimestamp(new Date(now)),
+      createTime: timestampOf(now),
     };
   }
 
-  private schedule(id: string, atMs: number): void {
+  private schedule(owner: string, id: string, atMs: number): void {
     if (this.closed) return;
-    this.scheduler.at(atMs, () => {
+    this.clocks.at(owner, atMs, () => {
       void this.track(this.attemptInSlot(id));
     });
   }
@@ -143,7 +140,7 @@ export class WebhookDeliveries {
     const error = `not sent: ${full}; the emulator sends at most ${this.options.slots.perKey} attempts of one API key at once (EMULATOR_WEBHOOK_CONCURRENCY_PER_KEY)`;
     this.record(
       delivery,
-      { startedMs: this.clock.now(), ok: false, responseCode: null, latencyMs: 0, error, sent: false },
+      { startedMs: this.clocks.now(delivery.owner), ok: false, responseCode: null, latencyMs: 0, error, sent: false },
       delivery.retries,
     );
   }
@@ -151,7 +148,7 @@ export class WebhookDeliveries {
   private async attempt(id: string): Promise<void> {
     const delivery = this.store.getDelivery(id);
     if (delivery?.status !== "pending" || this.closed) return;
-    const startedMs = this.clock.now();
+    const startedMs = this.clocks.now(delivery.owner);
     const refusal = this.refusal(delivery);
     if (refusal !== null) {
       return this.record(delivery, { startedMs, ok: false, responseCode: null, latencyMs: 0, error: refusal, sent: false }, false);
@@ -216,7 +213,7 @@ export class WebhookDeliveries {
   ): void {
     const attempt: DeliveryAttempt = {
       attempt: delivery.attempts.length + 1,
-      time: iso(outcome.startedMs),
+      time: isoOf(outcome.startedMs),
       status: outcome.ok ? "delivered" : "failed",
       response_code: outcome.responseCode,
       latency_ms: outcome.latencyMs,
@@ -227,7 +224,7 @@ export class WebhookDeliveries {
     // an emulator that was down) makes each of them in turn, as the schedule had them.
     const dueMs = delivery.nextAttemptMs ?? outcome.startedMs;
     const next = outcome.ok || !retries ? null : nextAttemptAt(delivery.firstAttemptMs, attempt.attempt, dueMs);
-    if (next !== null) attempt.next_retry_time = iso(next);
+    if (next !== null) attempt.next_retry_time = isoOf(next);
     const updated: DeliveryRecord = {
       ...delivery,
       attempts: [...delivery.attempts, attempt],
@@ -236,7 +233,7 @@ export class WebhookDeliveries {
     };
     this.store.saveDelivery(updated);
     if (updated.status !== "pending") this.store.pruneDeliveries(delivery.owner, this.options.keptPerKey);
-    if (next !== null) this.schedule(delivery.id, next);
+    if (next !== null) this.schedule(delivery.owner, delivery.id, next);
     // [choice] Only a delivery that used its whole retry window disables its webhook; one refused
     // before any request (host not allowed, webhook disabled or deleted, the lines full) or a ping never does.
     const sent = outcome.sent !== false;

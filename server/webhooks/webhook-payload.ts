@@ -2,6 +2,8 @@
 // type, the payload's version, when the event happened on the emulator's clock, and data naming the
 // resource, with an interaction's own webhook_config.user_metadata beside its id.
 
+import { isoOf } from "../common/timestamps.js";
+
 export const PAYLOAD_VERSION = "v1";
 
 export interface EventPayload {
@@ -12,5 +14,5 @@ export interface EventPayload {
 }
 
 export function eventPayload(type: string, atMs: number, data: EventPayload["data"]): EventPayload {
-  return { type, version: PAYLOAD_VERSION, timestamp: new Date(atMs).toISOString(), data };
+  return { type, version: PAYLOAD_VERSION, timestamp: isoOf(atMs), data };
 }

@@ -3,11 +3,11 @@
 // in the rotation's answer); afterwards signing_secrets lists each truncated with its expire_time.
 
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../common/clock.js";
+import type { OwnerClock } from "../common/test-clocks.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { pageById } from "../common/page-token.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
-import { nowTimestamp } from "../common/timestamps.js";
+import { nowTimestamp, timestampOf } from "../common/timestamps.js";
 import { newSigningSecret, truncateSecret } from "./signing-secret.js";
 import type { WebhookDeliveries } from "./webhook-deliveries.js";
 import { type DeliveryReach, whyNotDeliverable } from "./webhook-hosts.js";
@@ -46,18 +46,19 @@ export class WebhookService {
   constructor(
     private readonly store: WebhookStore,
     private readonly deliveries: WebhookDeliveries,
-    private readonly clock: Clock,
+    /** Each owner's clock: a rotated secret's overlap is on its owner's. */
+    private readonly clocks: OwnerClock,
     private readonly options: WebhookServiceOptions,
   ) {}
 
   render(record: WebhookRecord): WebhookResource {
-    const now = this.clock.now();
+    const now = this.clocks.now(record.owner);
     const secrets = this.store
       .secrets(record.owner, record.id)
       .filter((secret) => secret.expireMs === null || secret.expireMs > now)
       .map((secret) => ({
         truncated_secret: truncateSecret(secret.secret),
-        ...(secret.expireMs !== null ? { expire_time: nowTimestamp(new Date(secret.expireMs)) } : {}),
+        ...(secret.expireMs !== null ? { expire_time: timestampOf(secret.expireMs) } : {}),
       }));
     return {
       id: record.id,
@@ -152,7 +153,7 @@ export class WebhookService {
     this.get(owner, id);
     const secret = newSigningSecret();
     const immediately = request.revocation_behavior === "revoke_previous_secrets_immediately";
-    this.store.rotate(owner, id, secret, immediately ? null : this.clock.now() + ROTATION_OVERLAP_MS, nowTimestamp());
+    this.store.rotate(owner, id, secret, immediately ? null : this.clocks.now(owner) + ROTATION_OVERLAP_MS, nowTimestamp());
     return { secret };
   }
 
@@ -167,7 +168,7 @@ export class WebhookService {
       webhookId: webhook.id,
       uri: webhook.uri,
       eventType: "webhook.ping",
-      payload: eventPayload("webhook.ping", this.clock.now(), { id: webhook.id }),
+      payload: eventPayload("webhook.ping", this.clocks.now(owner), { id: webhook.id }),
       retries: false,
     });
   }

@@ -221,8 +221,8 @@ describe("hook coverage", () => {
   });
 
   it("is scoped by since: only buckets that end after it count", async () => {
-    emulator.clock.advance(5 * 60_000);
-    const since = new Date(emulator.clock.now()).toISOString();
+    await emulator.clockOf(KEY).advance(5 * 60_000);
+    const since = new Date(emulator.clockOf(KEY).now()).toISOString();
     assert.deepEqual((await coverage(`?since=${since}`)).json.configs, []);
     await run(gateEnvironment, rmRf);
     const later = (await coverage(`?since=${since}`)).json;

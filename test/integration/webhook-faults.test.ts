@@ -117,7 +117,7 @@ describe("webhook faults", () => {
     assert.equal(delivery.attempts[0].response_code, 500);
     assert.ok(delivery.attempts[0].next_retry_time);
     const before = received;
-    emulator.clock.advance(61_000);
+    emulator.clockOf(KEY).advance(61_000);
     await emulator.webhooksSettled();
     delivery = (await deliveries()).find((candidate) => candidate.id === delivery.id);
     assert.equal(delivery.status, "delivered");

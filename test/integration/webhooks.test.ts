@@ -199,7 +199,7 @@ describe("webhooks", () => {
     assert.equal(during.signing_secrets?.length, 2);
     assert.equal(during.signing_secrets?.filter((secret) => secret.expire_time !== undefined).length, 1);
 
-    emulator.clock.advance(24 * HOUR + 1000);
+    emulator.clockOf("wh-rotate-key").advance(24 * HOUR + 1000);
     ping = await lastPing();
     assert.ok(!verifies(first, ping) && verifies(second, ping), "the old secret ends after 24 h of the emulator's clock");
 
@@ -226,10 +226,10 @@ describe("webhooks", () => {
       const firstRetry = Date.parse(delivery.attempts[0].next_retry_time);
       assert.ok(Math.abs(firstRetry - Date.parse(delivery.attempts[0].time) - 60_000) < 1000, "the first retry is a minute later");
 
-      emulator.clock.advance(30_000);
+      emulator.clockOf("wh-failing-key").advance(30_000);
       await emulator.webhooksSettled();
       assert.equal(failing.received.length, 1, "not before its time");
-      emulator.clock.advance(31_000);
+      emulator.clockOf("wh-failing-key").advance(31_000);
       await emulator.webhooksSettled();
       assert.equal(failing.received.length, 2, "retried once the clock reaches it");
       [delivery] = await deliveries(emulator, "wh-failing-key");
@@ -241,7 +241,7 @@ describe("webhooks", () => {
         "one webhook-id for all attempts",
       );
 
-      emulator.clock.advance(25 * HOUR);
+      emulator.clockOf("wh-failing-key").advance(25 * HOUR);
       await emulator.webhooksSettled();
       [delivery] = await deliveries(emulator, "wh-failing-key");
       assert.equal(delivery.status, "given_up");
@@ -283,7 +283,7 @@ describe("webhooks across a restart", () => {
         assert.equal(kept.signing_secrets?.[0]?.truncated_secret?.slice(6, 10), rotated.slice(6, 10), "the rotated secret is kept");
         let [delivery] = await deliveries(emulator, key);
         assert.equal(delivery.status, "pending");
-        emulator.clock.advance(2 * 60_000);
+        emulator.clockOf(key).advance(2 * 60_000);
         await emulator.webhooksSettled();
         assert.equal(receiver.received.length, 2);
         assert.ok(verifies(rotated, receiver.received[1]!), "signed with the rotated secret");

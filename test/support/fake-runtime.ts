@@ -10,7 +10,8 @@ import type { Duplex } from "node:stream";
 import { loadConfig } from "../../server/common/config.js";
 import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
 import type { FaultPlan } from "../../server/faults/fault-plan.js";
-import type { EmulatorClock } from "../../server/common/clock.js";
+import type { TestClocks } from "../../server/common/test-clocks.js";
+import { ownerOf } from "../../server/common/ids.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
 import { tarBuffer } from "../../server/common/tar.js";
@@ -117,8 +118,10 @@ export interface FakeRuntimeEmulator {
   runtime: FakeRuntime;
   /** What the emulator printed while starting (its progress lines and warnings). */
   output: string[];
-  /** The emulator's clock: a test moves it with advance(). */
-  clock: EmulatorClock;
+  /** Every key's test clock (docs/clock.md). */
+  clocks: TestClocks;
+  /** One key's test clock: a test moves it with advance(ms), as POST /emulator/clock with that key does. */
+  clockOf(apiKey: string): { advance(ms: number): Promise<void>; now(): number };
   /** Waits until no webhook delivery attempt runs and none is due on the clock. */
   webhooksSettled(): Promise<void>;
   close(): Promise<void>;
@@ -162,7 +165,11 @@ export async function startFakeRuntimeEmulator(
     dataDir,
     runtime,
     output,
-    clock: emulator.clock,
+    clocks: emulator.clocks,
+    clockOf: (apiKey) => ({
+      advance: (ms) => emulator.clocks.advance(ownerOf(apiKey), ms),
+      now: () => emulator.clocks.now(ownerOf(apiKey)),
+    }),
     webhooksSettled: () => emulator.webhookDeliveries.settled(),
     close: async () => {
       await emulator.close();

@@ -27,6 +27,17 @@ describe("configuration", () => {
     assert.throws(() => loadConfig({ EMULATOR_MAX_ENVIRONMENTS: "0" }), /EMULATOR_MAX_ENVIRONMENTS/);
   });
 
+  it("bounds the test clock and trigger catch-up (docs/clock.md#bounds)", () => {
+    const config = loadConfig({ HOME: "/home/u" });
+    assert.equal(config.EMULATOR_CLOCK_MAX_OFFSET_DAYS, 36_525);
+    assert.equal(config.EMULATOR_CLOCK_MAX_KEYS, 10_000);
+    assert.equal(config.EMULATOR_CLOCK_MAX_RUNS_PER_MOVE, 1000);
+    assert.equal(config.EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS, 100);
+    assert.equal(config.EMULATOR_TRIGGER_MAX_RUNNING, 1000);
+    // A bound that would let a clock pass what a Date holds is refused.
+    assert.throws(() => loadConfig({ EMULATOR_CLOCK_MAX_OFFSET_DAYS: "100000000" }), /EMULATOR_CLOCK_MAX_OFFSET_DAYS/);
+  });
+
   it("bounds MCP servers by default and lets them be anywhere unless EMULATOR_MCP_HOSTS names hosts", () => {
     const config = loadConfig({ HOME: "/home/u" });
     assert.equal(config.EMULATOR_MCP_TIMEOUT_SECONDS, 60);

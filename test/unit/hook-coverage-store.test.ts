@@ -52,9 +52,12 @@ describe("the hook coverage store", () => {
     for (const at of [day, day + 5 * MINUTE_MS, day + 7 * 60 * MINUTE_MS, day + DAY_MS + MINUTE_MS]) {
       store.record("owner", "env-1", at, [matchedKey(file.sha256)], [file]);
     }
-    assert.equal(rows(db), 4);
-    store.compactBefore(day + DAY_MS);
-    assert.equal(rows(db), 2);
+    // Another owner's minute, in the same day: an owner's compaction (on its own clock) leaves it be.
+    store.record("other", "env-2", day + 5 * MINUTE_MS, [matchedKey(file.sha256)], [file]);
+    assert.equal(rows(db), 5);
+    store.compactBefore("owner", day + DAY_MS);
+    assert.equal(rows(db), 3);
+    assert.equal(store.scopedCounts("other", { sinceMs: day + 6 * MINUTE_MS }).length, 0, "the other owner's minute bucket is kept");
     assert.equal(store.scopedCounts("owner", {})[0]?.count, 4);
     // A time inside the folded day still counts the whole day; one after it only the next minute.
     assert.equal(store.scopedCounts("owner", { sinceMs: day + 60 * MINUTE_MS })[0]?.count, 4);
