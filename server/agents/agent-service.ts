@@ -3,6 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import { isEmulatedAgent, KNOWN_AGENTS } from "../api/agent-names.js";
+import { environmentRef, idOf } from "../api/resource-names.js";
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { pageById } from "../common/page-token.js";
 import { nowTimestamp } from "../common/timestamps.js";
@@ -91,7 +92,8 @@ export class AgentService {
         `id "${id}" names an agent the emulator runs itself (antigravity-*), so interactions could not tell them apart; choose an id that does not start with "antigravity-".`,
       );
     }
-    const baseAgent = request.base_agent === undefined || request.base_agent === "" ? DEFAULT_BASE_AGENT : request.base_agent;
+    const baseAgent =
+      request.base_agent === undefined || request.base_agent === "" ? DEFAULT_BASE_AGENT : idOf("agents", request.base_agent);
     if (!isEmulatedAgent(baseAgent)) {
       throw new InvalidArgumentError(
         `base_agent "${baseAgent}" is not an agent this emulator runs; extend an antigravity-* agent (e.g. ${KNOWN_AGENTS.join(", ")}), or leave base_agent out for ${DEFAULT_BASE_AGENT}. A custom agent cannot extend another custom agent.`,
@@ -99,8 +101,10 @@ export class AgentService {
     }
     const environment = request.base_environment;
     if (typeof environment === "string") {
-      // Forked by every interaction: it must be usable now (a 404 names it), and is checked again then.
-      this.environments.getUsable(environment, owner);
+      // "remote": a fresh sandbox each time. Another ID is forked by every interaction: it must be usable
+      // now (a 404 names it), and is checked again then.
+      const ref = environmentRef(environment);
+      if (!ref.fresh) this.environments.getUsable(ref.id, owner);
     } else if (environment?.environment_id !== undefined) {
       throw new InvalidArgumentError(
         `base_environment.environment_id: a base environment is copied for each interaction, never updated in place; to start from environment ${environment.environment_id}, give its ID as base_environment ("base_environment": "${environment.environment_id}"), which each interaction forks.`,

@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { environmentObjectSchema, networkSchema, sourceSchema } from "./create-interaction.js";
+import { idOf } from "./resource-names.js";
 
 export const createEnvironmentSchema = z.looseObject({
   from_environment: z.string().min(1).optional().describe('"environments/{id}" or "{id}": copy that environment'),
@@ -15,5 +16,5 @@ export type CreateEnvironmentRequest = z.infer<typeof createEnvironmentSchema>;
 
 /** "environments/env_x" and "env_x" both name env_x (the SDK and the REST forms use both). */
 export function environmentIdOf(name: string): string {
-  return name.startsWith("environments/") ? name.slice("environments/".length) : name;
+  return idOf("environments", name);
 }

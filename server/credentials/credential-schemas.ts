@@ -38,12 +38,19 @@ export const environmentVariableSchema = z.looseObject({
   trusted_domains: z.array(z.string().min(1)).optional(),
 });
 
+// OAuth2Config and OAuth2UpdateConfig (the SDK's and the OpenAPI document's): where the token is
+// refreshed, and the scopes asked for. Stored and shown; the egress proxy does not refresh tokens yet.
+const oauth2TokenUrl = z.string().min(1);
+const oauth2Scopes = z.array(z.string().min(1));
+
 export const oauth2Schema = z.looseObject({
   type: z.literal("oauth2"),
   id: credentialId,
   client_id: z.string().min(1),
   client_secret: z.string().min(1),
   refresh_token: z.string().min(1),
+  token_url: oauth2TokenUrl.optional(),
+  scopes: oauth2Scopes.optional(),
 });
 
 export const createCredentialSchema = z.discriminatedUnion("type", [bearerTokenSchema, environmentVariableSchema, oauth2Schema], {
@@ -62,5 +69,7 @@ export const updateCredentialSchema = z.looseObject({
   client_id: z.string().min(1).optional(),
   client_secret: z.string().min(1).optional(),
   refresh_token: z.string().min(1).optional(),
+  token_url: oauth2TokenUrl.optional(),
+  scopes: oauth2Scopes.optional(),
 });
 export type UpdateCredentialRequest = z.infer<typeof updateCredentialSchema>;

@@ -20,6 +20,8 @@ export interface CredentialResource {
   injection_location?: unknown;
   trusted_domains?: string[];
   client_id?: string;
+  token_url?: string;
+  scopes?: string[];
 }
 
 export const SECRET_FIELDS = new Set(["token", "value", "client_secret", "refresh_token"]);
@@ -32,7 +34,7 @@ const REQUIRED_SECRETS: Record<CreateCredentialRequest["type"], readonly string[
 const UPDATABLE: Record<CreateCredentialRequest["type"], readonly string[]> = {
   bearer_token: ["token", "header_name", "prefix"],
   environment_variable: ["value", "injection_location", "trusted_domains"],
-  oauth2: ["client_id", "client_secret", "refresh_token"],
+  oauth2: ["client_id", "client_secret", "refresh_token", "token_url", "scopes"],
 };
 
 export function renderCredential(record: CredentialRecord): CredentialResource {

@@ -2,6 +2,7 @@
 // open per live sandbox.
 
 import type { EnvironmentInput } from "../api/create-interaction.js";
+import { environmentRef, idOf } from "../api/resource-names.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
 import { newEnvironmentId } from "../common/ids.js";
 import { RuntimeUnreachableError, SandboxUnavailableError } from "../sandbox/runtime.js";
@@ -73,16 +74,19 @@ export class EnvironmentService {
    * Validates the request's environment before anything is created, so a refusal leaves nothing behind.
    * Returns a function that then creates or updates the environment.
    */
-  async plan(owner: string, input: string | EnvironmentInput | undefined): Promise<() => Promise<EnvironmentRecord>> {
-    if (typeof input === "string") {
-      const record = this.getUsable(input, owner);
+  async plan(owner: string, given: string | EnvironmentInput | undefined): Promise<() => Promise<EnvironmentRecord>> {
+    // "remote" is a fresh sandbox, as {"type": "remote"} is; any other string names an environment to reuse.
+    const ref = typeof given === "string" ? environmentRef(given) : null;
+    if (ref && !ref.fresh) {
+      const record = this.getUsable(ref.id, owner);
       return async () => this.touch(record);
     }
+    const input = typeof given === "string" ? undefined : given;
     const prepared = prepareSources(input?.sources, this.options.maxSourcesBytes);
     const env = prepareEnvVars(input?.env);
     const network = input?.network;
     checkNetwork(network, owner, this.options.credentials);
-    const existing = input?.environment_id ? this.getUsable(input.environment_id, owner) : null;
+    const existing = input?.environment_id ? this.getUsable(idOf("environments", input.environment_id), owner) : null;
     // A new environment needs room (refused before any source is fetched); checked again when it is made.
     if (!existing) this.quota.check(owner);
     if (existing && prepared.remote.some((source) => source.type === "repository")) {

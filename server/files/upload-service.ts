@@ -144,6 +144,11 @@ export class UploadService {
     });
   }
 
+  /** Whether the owner's upload goes on: started, and neither finished, cancelled nor failed. */
+  isActive(owner: string, uploadId: string): boolean {
+    return this.sessions.get(uploadId)?.owner === owner;
+  }
+
   /** One request to the upload URL. `body` is the request stream (read only for an upload command). */
   async chunk(
     owner: string,

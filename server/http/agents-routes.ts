@@ -4,6 +4,7 @@ import { Router } from "express";
 import { z } from "zod";
 import { createAgentSchema } from "../agents/agent-schemas.js";
 import { renderAgent, type AgentService } from "../agents/agent-service.js";
+import { idOf } from "../api/resource-names.js";
 import { ownerOfRequest } from "./auth.js";
 import { parseOrThrow } from "./zod-errors.js";
 
@@ -27,11 +28,11 @@ export function agentsRouter(service: AgentService): Router {
   });
 
   router.get("/agents/:id", (req, res) => {
-    res.status(200).json(renderAgent(service.get(ownerOfRequest(req), req.params.id)));
+    res.status(200).json(renderAgent(service.get(ownerOfRequest(req), idOf("agents", req.params.id))));
   });
 
   router.delete("/agents/:id", (req, res) => {
-    service.delete(ownerOfRequest(req), req.params.id);
+    service.delete(ownerOfRequest(req), idOf("agents", req.params.id));
     res.status(200).json({});
   });
 

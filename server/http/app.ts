@@ -16,6 +16,7 @@ import { allowedHostsFrom, requireAllowedHost } from "./allowed-hosts.js";
 import { requireApiKey } from "./auth.js";
 import { stripBasePath, VERSION_SEGMENT } from "./base-path.js";
 import { errorHandler, notFoundHandler } from "./error-handler.js";
+import { servedPaths } from "./served-paths.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
 import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
@@ -71,20 +72,21 @@ export function createApp(deps: AppDependencies): Express {
   // Upload chunks are raw bytes (the SDK labels them application/json): served before the JSON parser.
   const upload = express.Router({ mergeParams: true });
   upload.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
-  upload.use(uploadRouter(deps.uploads));
+  const uploads = uploadRouter(deps.uploads);
+  upload.use(uploads);
   app.use("/upload/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");
     upload(req, res, next);
   });
   // A state file is the body's raw bytes, streamed: served before the JSON parser (state-routes.ts).
-  app.use("/emulator/state", requireApiKey(deps.config.EMULATOR_API_KEYS), stateRouter(deps.state));
+  const state = stateRouter(deps.state);
+  app.use("/emulator/state", requireApiKey(deps.config.EMULATOR_API_KEYS), state);
   // The SDK sends content-type: application/json even on GET; parse JSON whatever the charset says.
   app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
   app.use(refuseDeepJson);
-  app.use(healthRouter(deps.health));
-  app.use(schemaRouter());
-  // The dashboard's page and modules: no API key (the page asks the API with the user's key).
-  app.use(uiRouter());
+  const open = [healthRouter(deps.health), schemaRouter(), uiRouter()];
+  // The health check, the hooks schema, and the dashboard's page and modules: no API key (the page asks the API with the user's key).
+  for (const router of open) app.use(router);
 
   const api = express.Router({ mergeParams: true });
   api.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
@@ -106,18 +108,27 @@ export function createApp(deps: AppDependencies): Express {
     api(req, res, next);
   });
 
-  app.use(
-    "/emulator",
-    requireApiKey(deps.config.EMULATOR_API_KEYS),
+  const emulator = [
     interactionListRouter(deps.interactions),
     webhookDeliveriesRouter(deps.webhooks.store),
     emulatorRouter(deps.debug),
     coverageRouter(deps.coverage),
     clockRouter(deps.clocks),
     faultsRouter(deps.faults),
-  );
+  ];
+  app.use("/emulator", requireApiKey(deps.config.EMULATOR_API_KEYS), ...emulator);
 
-  app.use(notFoundHandler);
+  app.use(
+    notFoundHandler(() =>
+      servedPaths([
+        { at: "/{version}", routers: [api] },
+        { at: "/upload/{version}", routers: [uploads] },
+        { at: "/emulator", routers: emulator },
+        { at: "/emulator/state", routers: [state] },
+        { at: "", routers: open },
+      ]),
+    ),
+  );
   app.use(errorHandler);
   return app;
 }

@@ -1,13 +1,13 @@
 import type { NextFunction, Request, Response } from "express";
 import { ApiError, InternalError, InvalidArgumentError, NotFoundError, PayloadTooLargeError } from "../common/errors.js";
 
-/** Unknown paths answer in Google's error shape too, naming what exists. */
-export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {
-  next(
-    new NotFoundError(
-      `No route for ${req.method} ${req.path}. The emulator serves /{version}/interactions, /{version}/environments (with /files), /{version}/credentials, /upload/{version}/environments/{env}/files/{path}, /emulator/…, GET /health and the dashboard at /ui.`,
-    ),
-  );
+/** Unknown paths answer in Google's error shape too, naming what exists (`served`: servedPaths, read when the first such request comes). */
+export function notFoundHandler(served: () => readonly string[]): (req: Request, res: Response, next: NextFunction) => void {
+  let list: string | undefined;
+  return (req, _res, next) => {
+    list ??= served().join(", ");
+    next(new NotFoundError(`No route for ${req.method} ${req.path}. The emulator serves ${list}.`));
+  };
 }
 
 export function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {

@@ -3,6 +3,7 @@
 
 import { Router, type Request } from "express";
 import { createInteractionSchema } from "../api/create-interaction.js";
+import { idOf } from "../api/resource-names.js";
 import { InvalidArgumentError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
@@ -42,24 +43,29 @@ export function interactionsRouter(service: InteractionService): Router {
   router.get("/interactions/:id", async (req, res) => {
     const owner = ownerOfRequest(req);
     if (streamRequested(req)) {
-      sendEventStream(res, service.openEvents(req.params.id, owner, req.query.last_event_id));
+      sendEventStream(res, service.openEvents(interactionId(req), owner, req.query.last_event_id));
       return;
     }
     const includeInput = req.query.include_input === "true";
-    await sendInteraction(res, service.read(req.params.id, owner, { includeInput }), { includeInput });
+    await sendInteraction(res, service.read(interactionId(req), owner, { includeInput }), { includeInput });
   });
 
   router.post("/interactions/:id/cancel", async (req, res) => {
-    const record = await service.cancel(req.params.id, ownerOfRequest(req));
+    const record = await service.cancel(interactionId(req), ownerOfRequest(req));
     await sendInteraction(res, { record, steps: () => record.steps });
   });
 
   router.delete("/interactions/:id", async (req, res) => {
-    await service.delete(req.params.id, ownerOfRequest(req));
+    await service.delete(interactionId(req), ownerOfRequest(req));
     res.status(200).json({});
   });
 
   return router;
+}
+
+/** The path's interaction, named by its ID or as "interactions/{id}" (the SDK percent-encodes either). */
+function interactionId(req: Request): string {
+  return idOf("interactions", req.params.id as string);
 }
 
 function streamRequested(req: Request): boolean {

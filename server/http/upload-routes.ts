@@ -2,7 +2,7 @@
 // before the JSON body parser: chunk bodies are raw bytes (which the SDK labels application/json), and
 // they are streamed into the sandbox rather than read whole.
 
-import { Router, type Request } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import { z } from "zod";
 import { environmentIdOf } from "../api/create-environment.js";
 import type { ChunkOutcome, UploadService } from "../files/upload-service.js";
@@ -58,6 +58,17 @@ export function uploadRouter(uploads: UploadService): Router {
     throw new InvalidArgumentError(
       `${req.method} is not part of the upload protocol: start with PUT, then POST the bytes to the X-Goog-Upload-URL.`,
     );
+  });
+
+  // Every answer of the protocol says where the upload stands, refusals too: both SDKs resend a chunk
+  // whose answer lacks X-Goog-Upload-Status (the Python SDK three times), and only on a status that is
+  // not "active" do they stop and raise the error. "active" when the upload goes on (a chunk sent at
+  // the wrong offset), "final" when it is over (refused at the start, failed, finished or unknown).
+  router.use(route, (error: unknown, req: Request, res: Response, next: NextFunction) => {
+    const uploadId = typeof req.query.upload_id === "string" ? req.query.upload_id : null;
+    const active = uploadId !== null && uploads.isActive(ownerOfRequest(req), uploadId);
+    res.set("X-Goog-Upload-Status", active ? "active" : "final");
+    next(error);
   });
 
   return router;

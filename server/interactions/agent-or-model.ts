@@ -6,7 +6,7 @@
 import type { CreateInteractionRequest } from "../api/create-interaction.js";
 import { checkGenerationConfig } from "../api/generation-config.js";
 import { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "../api/agent-names.js";
-import { InvalidArgumentError } from "../common/errors.js";
+import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS };
 
@@ -35,7 +35,8 @@ export function checkAgentOrModel(request: CreateInteractionRequest): void {
   }
   if (model !== undefined) {
     if (!model.startsWith(EMULATED_MODEL_PREFIX)) {
-      throw new InvalidArgumentError(
+      // A 404, as the service's API errors page lists it (model_not_found: "the specified model was not found").
+      throw new NotFoundError(
         `model "${model}" is not emulated; this emulator runs any model named gemini-*, e.g. ${EXAMPLE_MODELS.join(", ")} (or, with agent instead of model, the antigravity-* agents, e.g. ${KNOWN_AGENTS[0]}).`,
       );
     }

@@ -14,6 +14,7 @@
 
 import type { AgentDefinition } from "../agents/agent-schemas.js";
 import type { CreateInteractionRequest, EnvironmentInput } from "../api/create-interaction.js";
+import { environmentRef, idOf } from "../api/resource-names.js";
 import { InvalidArgumentError } from "../common/errors.js";
 
 export interface CustomAgentRun {
@@ -33,15 +34,17 @@ export function applyCustomAgent(sent: CreateInteractionRequest, definition: Age
   if (definition.agent_config !== undefined || sent.agent_config !== undefined) {
     request.agent_config = { ...definition.agent_config, ...sent.agent_config } as NonNullable<CreateInteractionRequest["agent_config"]>;
   }
-  const base = definition.base_environment;
-  const reuses = typeof sent.environment === "string" || sent.environment?.environment_id !== undefined;
-  const continues = sent.previous_interaction_id !== undefined && sent.environment === undefined;
+  // "remote" (a fresh sandbox) is the config {"type": "remote"}, as a request's or as the base's.
+  const base = asConfig(definition.base_environment);
+  const sentEnvironment = asConfig(sent.environment);
+  const reuses = typeof sentEnvironment === "string" || sentEnvironment?.environment_id !== undefined;
+  const continues = sent.previous_interaction_id !== undefined && sentEnvironment === undefined;
   if (base === undefined || reuses || continues) return { definition, request, fork: null };
   if (typeof base === "object") {
-    request.environment = sent.environment === undefined ? base : addedTo(base, sent.environment as EnvironmentInput);
+    request.environment = sentEnvironment === undefined ? base : addedTo(base, sentEnvironment as EnvironmentInput);
     return { definition, request, fork: null };
   }
-  const own = sent.environment as EnvironmentInput | undefined;
+  const own = sentEnvironment as EnvironmentInput | undefined;
   if (own?.sources !== undefined || own?.env !== undefined) {
     throw new InvalidArgumentError(
       `environment: agent ${definition.id} starts from a fork of environment ${base}, which cannot take sources or env at the same time; ` +
@@ -49,7 +52,11 @@ export function applyCustomAgent(sent: CreateInteractionRequest, definition: Age
     );
   }
   delete request.environment;
-  return { definition, request, fork: { from: base, network: own?.network } };
+  return { definition, request, fork: { from: idOf("environments", base), network: own?.network } };
+}
+
+function asConfig<T extends string | EnvironmentInput | undefined>(environment: T): T | EnvironmentInput {
+  return typeof environment === "string" && environmentRef(environment).fresh ? { type: "remote" } : environment;
 }
 
 /** The base environment config with the request's own config added to it. */

@@ -26,6 +26,7 @@ import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
 import type { McpServerConfig } from "../mcp/mcp-server-config.js";
 import { lazyMcpServers } from "../mcp/lazy-mcp-servers.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
+import { idOf } from "../api/resource-names.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { copyJson } from "../common/json-copy.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
@@ -307,7 +308,8 @@ export class InteractionService {
   }
 
   /** Everything that can be refused is refused here, before a record exists or anything runs. */
-  private async prepare(owner: string, sent: CreateInteractionRequest): Promise<PreparedRun> {
+  private async prepare(owner: string, given: CreateInteractionRequest): Promise<PreparedRun> {
+    const sent = withBareNames(given);
     // A custom agent is resolved first: from here on the request is the one its base agent runs.
     const customAgent = this.customAgentOf(owner, sent);
     const request = customAgent?.request ?? sent;
@@ -556,6 +558,18 @@ function generationOf(request: CreateInteractionRequest): { generation?: Generat
   const { temperature, top_p, seed, max_output_tokens, stop_sequences, thinking_level } = parsed.data;
   const picked = { temperature, top_p, seed, max_output_tokens, stop_sequences, thinking_level };
   return { generation: Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as GenerationSettings };
+}
+
+/**
+ * The request with its agent, model and previous interaction named by ID: "agents/x", "models/x" and
+ * "interactions/x" name x (resource-names.ts). The interaction echoes the bare names.
+ */
+function withBareNames(request: CreateInteractionRequest): CreateInteractionRequest {
+  const named: CreateInteractionRequest = { ...request };
+  if (request.agent !== undefined) named.agent = idOf("agents", request.agent);
+  if (request.model !== undefined) named.model = idOf("models", request.model);
+  if (request.previous_interaction_id !== undefined) named.previous_interaction_id = idOf("interactions", request.previous_interaction_id);
+  return named;
 }
 
 /** [choice] code_execution is available unless `tools` is given without it; file tools always are. */

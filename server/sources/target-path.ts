@@ -1,8 +1,10 @@
-// Where a source lands. `target` is relative to the sandbox root: ".agents/hooks.json" becomes
-// "/.agents/hooks.json". Sources are written with more privilege than the agent has (the container's
-// files are created by the Docker engine), so a target must never reach outside the places a user may
-// put files: no "..", no absolute paths, nothing on, under or above the system's or the executor's
-// folders (reservedPlaceOf: a target "opt" would mount over /opt/emulator).
+// Where a source lands. `target` is read from the sandbox root, with or without a leading "/":
+// ".agents/hooks.json" becomes "/.agents/hooks.json", and "/workspace/notes.txt" and
+// "workspace/notes.txt" both land at "/workspace/notes.txt". Sources are written with more privilege
+// than the agent has (the container's files are created by the Docker engine), so a target must never
+// reach outside the places a user may put files: no "..", not the root itself, nothing on, under or
+// above the system's or the executor's folders (reservedPlaceOf: a target "opt" or "/opt" would mount
+// over /opt/emulator).
 
 import path from "node:path/posix";
 import { describeReservedPlace, reservedPlaceOf } from "../sandbox/layout.js";
@@ -20,11 +22,11 @@ export function resolveTarget(target: string): TargetCheck {
   if (reserved) {
     return { ok: false, reason: `${describeReservedPlace(reserved)}; put files under workspace/ or another folder of your own` };
   }
-  if (target.startsWith("/")) {
-    return { ok: false, reason: `is absolute; targets are relative to the sandbox root (write "${target.replace(/^\/+/, "")}")` };
-  }
-  if (target.split("/").includes("..")) return { ok: false, reason: 'contains ".."; targets cannot leave the sandbox root' };
-  const normalised = path.normalize(target).replace(/\/+$/, "");
+  // An absolute target names the same place as the relative one: "/workspace/a" is "workspace/a" (the
+  // service's own examples write both).
+  const relative = target.replace(/^\/+/, "");
+  if (relative.split("/").includes("..")) return { ok: false, reason: 'contains ".."; targets cannot leave the sandbox root' };
+  const normalised = path.normalize(relative).replace(/\/+$/, "");
   if (normalised === "." || normalised === "") return { ok: false, reason: "names the sandbox root itself; give a file path" };
   // "./ " is as empty as " " once "./" is gone.
   if (normalised.trim() === "")

@@ -86,11 +86,11 @@ describe("REST API", () => {
     ["a body that is not an object", "POST", "/v1/interactions", [1, 2], 400, /JSON object/],
     ["neither agent nor model", "POST", "/v1/interactions", { input: "hi" }, 400, /agent or model is required/],
     [
-      "a model that is not gemini-*",
+      "a model that is not gemini-* (a 404: model_not_found)",
       "POST",
       "/v1/interactions",
       { model: "gpt-4o", input: "hi" },
-      400,
+      404,
       /model "gpt-4o" is not emulated.*gemini-\*/,
     ],
     [

@@ -172,7 +172,8 @@ describe("interactions through the official SDK", () => {
 describe("bad sources are refused with a 400 that leaves nothing behind", () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ["a target with ..", { type: "inline", target: "workspace/../../etc/passwd", content: "x" }, /contains "\.\."/],
-    ["an absolute target", { type: "inline", target: "/workspace/a.txt", content: "x" }, /is absolute/],
+    // An absolute target is the relative one (issue 30), but not where it reaches a reserved folder.
+    ["an absolute target on a reserved folder", { type: "inline", target: "/opt", content: "x" }, /holds \/opt\/emulator/],
     ["a target under a system folder", { type: "inline", target: "etc/profile.d/x.sh", content: "x" }, /system folder/],
     ["invalid base64", { type: "inline", target: "workspace/b.bin", content: "%%%", encoding: "base64" }, /not valid base64/],
     [

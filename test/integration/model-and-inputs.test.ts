@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createInteractionSchema, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
-import { InvalidArgumentError } from "../../server/common/errors.js";
+import { InvalidArgumentError, NotFoundError } from "../../server/common/errors.js";
 import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
 import { renderInteraction } from "../../server/interactions/interaction-view.js";
 import { parseOrThrow } from "../../server/http/zod-errors.js";
@@ -124,7 +124,11 @@ describe("model interactions", () => {
     const h = harness();
     assert.match(await refusal(create(h, { agent: AGENT, model: MODEL, input: "hi" })), /both given.*not both.*antigravity-\*.*gemini-\*/);
     assert.match(await refusal(create(h, { input: "hi" })), /agent or model is required, and neither was given.*antigravity-\*.*gemini-\*/);
-    assert.match(await refusal(create(h, { model: "gpt-4o", input: "hi" })), /model "gpt-4o" is not emulated.*gemini-\*.*antigravity-\*/);
+    // Issue 30: an unknown model is a 404 (the API errors page: model_not_found), not a 400.
+    await assert.rejects(
+      create(h, { model: "gpt-4o", input: "hi" }),
+      (error: unknown) => error instanceof NotFoundError && /model "gpt-4o" is not emulated.*gemini-\*.*antigravity-\*/.test(error.message),
+    );
     assert.match(await refusal(create(h, { agent: "deep-research", input: "hi" })), /agent "deep-research" is not emulated.*antigravity/);
     assert.deepEqual(h.planned, [], "a refusal leaves nothing behind");
   });

@@ -12,10 +12,10 @@ import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
 import type { FaultPlan } from "../../server/faults/fault-plan.js";
 import type { TestClocks } from "../../server/common/test-clocks.js";
 import { ownerOf } from "../../server/common/ids.js";
-import type { SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
+import type { FileInfo, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
 import { tarBuffer } from "../../server/common/tar.js";
-import { SandboxFilesTooLargeError } from "../../server/sandbox/runtime.js";
+import { SandboxFileError, SandboxFilesTooLargeError } from "../../server/sandbox/runtime.js";
 import { extract } from "tar-stream";
 import type { Readable } from "node:stream";
 
@@ -44,6 +44,38 @@ async function readTar(stream: Readable): Promise<Array<{ name: string; type: st
 class FakeEnvironmentChannel extends FakeSandboxChannel {
   override async usage(): Promise<{ files: number; bytes: number }> {
     return { files: this.files.size, bytes: [...this.files.values()].reduce((sum, text) => sum + Buffer.byteLength(text), 0) };
+  }
+
+  // Enough of the files API for the resumable upload: a file or a folder (a prefix of files), appends and a move.
+  override async stat(path: string): Promise<{ info: FileInfo | null; realPath: string }> {
+    const text = this.files.get(path);
+    const prefix = path.endsWith("/") ? path : `${path}/`;
+    const isFolder = text === undefined && [...this.files.keys()].some((name) => name.startsWith(prefix));
+    const info: FileInfo | null =
+      text !== undefined
+        ? { type: "file", size: Buffer.byteLength(text), mtimeMs: 0, birthtimeMs: 0 }
+        : isFolder
+          ? { type: "directory", size: 0, mtimeMs: 0, birthtimeMs: 0 }
+          : null;
+    return { info, realPath: path };
+  }
+
+  override async appendFile(path: string, offset: number, content: Buffer, options?: { create?: boolean }): Promise<number> {
+    const text = this.files.get(path) ?? (options?.create ? "" : undefined);
+    if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, open '${path}'`);
+    if (Buffer.byteLength(text) !== offset)
+      throw new SandboxFileError("EINVAL", `${path} has ${Buffer.byteLength(text)} bytes, not ${offset}`);
+    const next = text + content.toString("utf8");
+    this.files.set(path, next);
+    return Buffer.byteLength(next);
+  }
+
+  override async moveFile(from: string, to: string, overwrite: boolean): Promise<void> {
+    const text = this.files.get(from);
+    if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, rename '${from}'`);
+    if (!overwrite && this.files.has(to)) throw new SandboxFileError("EEXIST", `EEXIST: file already exists, rename '${to}'`);
+    this.files.set(to, text);
+    this.files.delete(from);
   }
 
   override async listenEgress(): Promise<number> {

@@ -132,7 +132,7 @@ export class FakeSandboxChannel implements SandboxChannel {
     return { version: 1, pid: 1, uid: 1000 };
   }
 
-  stat(): Promise<{ info: FileInfo | null; realPath: string }> {
+  stat(_path: string): Promise<{ info: FileInfo | null; realPath: string }> {
     return notInFake("stat");
   }
 
@@ -148,11 +148,11 @@ export class FakeSandboxChannel implements SandboxChannel {
     return notInFake("readFileChunk");
   }
 
-  appendFile(): Promise<number> {
+  appendFile(_path: string, _offset: number, _content: Buffer, _options?: { create?: boolean }): Promise<number> {
     return notInFake("appendFile");
   }
 
-  moveFile(): Promise<void> {
+  moveFile(_from: string, _to: string, _overwrite: boolean): Promise<void> {
     return notInFake("moveFile");
   }
 

@@ -18,6 +18,11 @@ describe("source targets", () => {
     ["library/x", "/library/x"],
     ["opt/app/run.sh", "/opt/app/run.sh"],
     ["opt/emulator2", "/opt/emulator2"],
+    // Issue 30: absolute targets, as the service's OpenAPI examples and the SDK's trigger sample write them.
+    ["/workspace/notes.txt", "/workspace/notes.txt"],
+    ["/workspace/data", "/workspace/data"],
+    ["//workspace/a.txt", "/workspace/a.txt"],
+    ["/.agents/AGENTS.md", "/.agents/AGENTS.md"],
   ];
   for (const [target, resolved] of accepted) {
     it(`places "${target}" at ${resolved}`, () => {
@@ -28,7 +33,11 @@ describe("source targets", () => {
   const refused: Array<[string, RegExp]> = [
     ["", /empty/],
     ["   ", /empty/],
-    ["/workspace/a.txt", /absolute/],
+    ["/workspace/../../etc/passwd", /is under \/etc, a system folder/],
+    ["/workspace/..", /\.\./],
+    ["/workspace/dir/", /ends with \//],
+    ["/usr/bin/python3", /is under \/usr, a system folder/],
+    ["/usr/libexec/interactions-emulator/sandbox-executor", /is under \/usr\/libexec\/interactions-emulator/],
     ["//etc/passwd", /is under \/etc, a system folder/],
     ["../escape", /\.\./],
     // Found by the property tests (source-paths.property.test.ts): each used to be accepted.
@@ -62,7 +71,9 @@ describe("source targets", () => {
     ["usr", /is under \/usr, a system folder/],
     ["usr/libexec", /is under \/usr, a system folder/],
     ["usr/libexec/interactions-emulator/sandbox-executor", /is under \/usr\/libexec\/interactions-emulator/],
-    ["/", /absolute/],
+    ["/", /root itself/],
+    ["//", /root itself/],
+    ["/.", /root itself/],
     [".", /root itself/],
     ["./", /root itself/],
     ["workspace/dir/", /ends with \//],
