@@ -27,6 +27,7 @@ import { readStateFile, removeReadState, UnreadableStateError, type ReadStateFil
 import { writeStateFile } from "./state-file-writer.js";
 import { checkSavedFiles } from "./saved-files-check.js";
 import { savedFoldersOf, sourcesOfRow } from "./saved-folders.js";
+import { refuseMismatchedIdentity } from "./record-identity.js";
 import {
   STATE_FORMAT,
   STATE_TABLES,
@@ -172,6 +173,7 @@ export class StateService {
     const secrets = this.openSecrets(read, options.passphrase);
     this.refuseTakenIds(owner, tables);
     refuseLooseRows(tables);
+    refuseMismatchedIdentity(tables);
     const sourcesById = new Map(tables.environments.map((row) => [String(row.id), sourcesOfRow(row.config)]));
     for (const [id, file] of read.environmentFiles) {
       let size: number;

@@ -1,0 +1,132 @@
+// Hand-made state files against a whole emulator with fake sandboxes (issue 29): a record whose JSON
+// names another key's trigger (or another identity than its row's) is refused and the other key's
+// trigger is untouched; a small file that expands into millions of rows is refused naming the bound,
+// without holding the event loop; passphrase sealing runs off the event loop.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { readTar, tarGz } from "../support/archives.js";
+
+const AGENT = "antigravity-preview-05-2026";
+const VICTIM = "victim-key";
+const ATTACKER = "attacker-key";
+
+let emulator: FakeRuntimeEmulator;
+
+type Tables = Record<string, Array<Record<string, string | number | null>>>;
+
+async function call(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers: { "x-goog-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === "" ? null : JSON.parse(text) };
+}
+
+async function exportState(key: string, passphrase?: string): Promise<Buffer> {
+  const response = await fetch(`${emulator.url}/emulator/state${passphrase ? "?include_secrets=true" : ""}`, {
+    headers: { "x-goog-api-key": key, ...(passphrase ? { "x-emulator-passphrase": passphrase } : {}) },
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  return Buffer.from(await response.arrayBuffer());
+}
+
+async function importState(key: string, file: Buffer): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${emulator.url}/emulator/state`, {
+    method: "POST",
+    headers: { "x-goog-api-key": key, "content-type": "application/gzip" },
+    body: new Uint8Array(file),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** The file with its records.json changed by `edit` (the other entries as they were). */
+async function edited(file: Buffer, edit: (tables: Tables) => void): Promise<Buffer> {
+  const entries = await readTar(gunzipSync(file));
+  const records = JSON.parse(entries.get("records.json")!.content) as { tables: Tables };
+  edit(records.tables);
+  return tarGz([...entries].map(([name, entry]) => ({ name, content: name === "records.json" ? JSON.stringify(records) : entry.content })));
+}
+
+before(async () => {
+  emulator = await startFakeRuntimeEmulator();
+});
+
+after(async () => {
+  await emulator?.close();
+});
+
+describe("state import: identities", () => {
+  it("refuses a trigger record naming another key's trigger, and that trigger stays its owner's", async () => {
+    const victim = await call("POST", "/v1beta/triggers", VICTIM, {
+      schedule: "*/5 * * * *",
+      time_zone: "UTC",
+      interaction: { agent: AGENT, input: "the victim's tick" },
+    });
+    assert.equal(victim.status, 200, JSON.stringify(victim.body));
+    const victimId = String(victim.body.id);
+    const own = await call("POST", "/v1beta/triggers", ATTACKER, {
+      schedule: "* * * * *",
+      time_zone: "UTC",
+      interaction: { agent: AGENT, input: "the attacker's tick" },
+    });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    const file = await exportState(ATTACKER);
+    const hostile = await edited(file, (tables) => {
+      const row = tables.triggers![0]!;
+      // A fresh row ID (so the ID check passes) whose record names the victim's trigger.
+      row.id = `${String(row.id)}0`;
+      row.record = JSON.stringify({ ...JSON.parse(String(row.record)), id: victimId });
+    });
+    const imported = await importState(ATTACKER, hostile);
+    assert.equal(imported.status, 400, JSON.stringify(imported.body));
+    assert.match(imported.body.error.message, /triggers row .* its record says id .*a record's identity must be the row's own/);
+    assert.match(imported.body.error.message, /Nothing was imported/);
+
+    const read = await call("GET", `/v1beta/triggers/${victimId}`, VICTIM);
+    assert.equal(read.status, 200, `the victim's trigger is still the victim's: ${JSON.stringify(read.body)}`);
+    assert.equal(read.body.interaction.input, "the victim's tick");
+    assert.equal((await call("GET", `/v1beta/triggers/${victimId}`, ATTACKER)).status, 404);
+  });
+
+  it("refuses agents and credentials whose JSON names another identity than their row", async () => {
+    const agent = await call("POST", "/v1beta/agents", ATTACKER, { id: "helper", base_agent: AGENT, system_instruction: "be brief" });
+    assert.equal(agent.status, 200, JSON.stringify(agent.body));
+    const credential = await call("POST", "/v1beta/credentials", ATTACKER, { id: "gh", type: "bearer_token", token: "t-1" });
+    assert.equal(credential.status, 200, JSON.stringify(credential.body));
+    const file = await exportState(ATTACKER);
+    const cases: Array<[string, (tables: Tables) => void, RegExp]> = [
+      [
+        "agent",
+        (tables) => {
+          const row = tables.agents!.find((candidate) => candidate.id === "helper")!;
+          row.id = "helper2";
+        },
+        /agents row "helper2" says id "helper2" but its definition says id "helper"/,
+      ],
+      [
+        "credential",
+        (tables) => {
+          const row = tables.credentials!.find((candidate) => candidate.id === "gh")!;
+          row.id = "gh2";
+        },
+        /credentials row "gh2" says id "gh2" but its config says id "gh"/,
+      ],
+    ];
+    for (const [what, edit, message] of cases) {
+      // Under a fresh key, without the triggers (their IDs are global), so that no ID of the file is taken.
+      const hostile = await edited(file, (tables) => {
+        tables.triggers = [];
+        tables.trigger_executions = [];
+        edit(tables);
+      });
+      const refused = await importState(`fresh-key-${what}`, hostile);
+      assert.equal(refused.status, 400, `${what}: ${JSON.stringify(refused.body)}`);
+      assert.match(refused.body.error.message, message);
+    }
+  });
+});
