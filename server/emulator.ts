@@ -268,6 +268,7 @@ export async function startEmulator(
       clock,
       maxBytes: config.EMULATOR_STATE_MAX_BYTES,
       diskLimitBytes: config.EMULATOR_SANDBOX_DISK_MB * 1024 * 1024,
+      keyDerivations: config.EMULATOR_STATE_KEY_DERIVATIONS,
     },
   );
   const app = createApp({

@@ -174,6 +174,9 @@ export const configSchema = z.object({
   EMULATOR_STATE_MAX_BYTES: positiveInt(2 * 1024 * 1024 * 1024).describe(
     "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not",
   ),
+  EMULATOR_STATE_KEY_DERIVATIONS: positiveInt(2).describe(
+    "Passphrase key derivations (scrypt, about 0.1 s and 32 MiB each, off the event loop) that state exports and imports run at once; up to 16 times as many wait their turn, and one more is a 429 RESOURCE_EXHAUSTED",
+  ),
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",
   ),

@@ -22,7 +22,7 @@ import type { TriggerService } from "../triggers/trigger-service.js";
 import type { TriggerStore } from "../triggers/trigger-store.js";
 import { newSigningSecret } from "../webhooks/signing-secret.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
-import { SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-box.js";
+import { KeyDerivations, SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-box.js";
 import { readStateFile, removeReadState, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
 import { writeStateFile } from "./state-file-writer.js";
 import { checkSavedFiles } from "./saved-files-check.js";
@@ -56,6 +56,8 @@ export interface StateServiceOptions {
   maxBytes: number;
   /** EMULATOR_SANDBOX_DISK_MB in bytes: one environment's saved files, as an upload counts. */
   diskLimitBytes: number;
+  /** EMULATOR_STATE_KEY_DERIVATIONS: passphrase key derivations (scrypt) run at once. */
+  keyDerivations: number;
 }
 
 export interface ImportReport {
@@ -77,10 +79,14 @@ function checkPassphrase(passphrase: string): void {
 }
 
 export class StateService {
+  private readonly derivations: KeyDerivations;
+
   constructor(
     private readonly stores: StateStores,
     private readonly options: StateServiceOptions,
-  ) {}
+  ) {
+    this.derivations = new KeyDerivations(options.keyDerivations);
+  }
 
   /**
    * The owner's state as a state file, written to `out` once everything is gathered (so a refusal is
@@ -134,7 +140,8 @@ export class StateService {
       secrets: options.passphrase === undefined ? "left_out" : "sealed",
       environments: [...environmentFiles.keys()],
     };
-    const sealedSecrets = options.passphrase === undefined ? null : seal(Buffer.from(JSON.stringify(secrets)), options.passphrase);
+    const sealedSecrets =
+      options.passphrase === undefined ? null : await seal(Buffer.from(JSON.stringify(secrets)), options.passphrase, this.derivations);
     return (out) => writeStateFile({ manifest, tables, sealedSecrets, environmentFiles }, out);
   }
 
@@ -170,7 +177,7 @@ export class StateService {
 
   private async importRead(owner: string, read: ReadStateFile, options: { passphrase?: string }): Promise<ImportReport> {
     const tables = read.tables;
-    const secrets = this.openSecrets(read, options.passphrase);
+    const secrets = await this.openSecrets(read, options.passphrase);
     this.refuseTakenIds(owner, tables);
     refuseLooseRows(tables);
     refuseMismatchedIdentity(tables);
@@ -254,7 +261,7 @@ export class StateService {
     };
   }
 
-  private openSecrets(read: ReadStateFile, passphrase: string | undefined): SealedSecrets | null {
+  private async openSecrets(read: ReadStateFile, passphrase: string | undefined): Promise<SealedSecrets | null> {
     if (read.manifest.secrets === "left_out") return null;
     if (passphrase === undefined) {
       throw new InvalidArgumentError(
@@ -263,7 +270,7 @@ export class StateService {
     }
     let opened: Buffer;
     try {
-      opened = unseal(read.sealedSecrets!, passphrase);
+      opened = await unseal(read.sealedSecrets!, passphrase, this.derivations);
     } catch (error) {
       if (error instanceof WrongPassphraseError) {
         throw new InvalidArgumentError(

@@ -8,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
 import { readTar, tarGz } from "../support/archives.js";
+import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
 const AGENT = "antigravity-preview-05-2026";
 const VICTIM = "victim-key";
@@ -128,5 +129,35 @@ describe("state import: identities", () => {
       assert.equal(refused.status, 400, `${what}: ${JSON.stringify(refused.body)}`);
       assert.match(refused.body.error.message, message);
     }
+  });
+});
+
+describe("state export: passphrase sealing", () => {
+  it("64 sealed exports at once keep /health answering: two derive at once, 32 wait, the rest are refused", async () => {
+    const key = "sealing-key";
+    assert.equal((await call("POST", "/v1beta/credentials", key, { id: "gh", type: "bearer_token", token: "t-1" })).status, 200);
+    const { result: statuses } = await withoutStalls(
+      emulator.url,
+      HOSTILE_INPUT_BOUNDS,
+      async () =>
+        Promise.all(
+          Array.from({ length: 64 }, async () => {
+            const response = await fetch(`${emulator.url}/emulator/state?include_secrets=true`, {
+              headers: { "x-goog-api-key": key, "x-emulator-passphrase": "a long passphrase" },
+            });
+            await response.arrayBuffer();
+            return response.status;
+          }),
+        ),
+      { inProcess: true, what: "64 sealed exports" },
+    );
+    // Before the fix each derived its key on the event loop, one after another: /health waited for all
+    // of them (1.8 s for 32). Two derive at once and 32 wait (EMULATOR_STATE_KEY_DERIVATIONS = 2).
+    const served = statuses.filter((status) => status === 200).length;
+    assert.ok(served >= 34, `only ${served} of 64 exports were served`);
+    assert.deepEqual(
+      statuses.filter((status) => status !== 200),
+      Array.from({ length: 64 - served }, () => 429),
+    );
   });
 });

@@ -8,7 +8,7 @@ import { PassThrough, Readable } from "node:stream";
 import { describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { tarBuffer } from "../../server/common/tar.js";
-import { seal, unseal, WrongPassphraseError } from "../../server/snapshots/secret-box.js";
+import { KeyDerivations, seal, unseal, WrongPassphraseError } from "../../server/snapshots/secret-box.js";
 import { checkSavedFiles } from "../../server/snapshots/saved-files-check.js";
 import os from "node:os";
 import path from "node:path";
@@ -111,14 +111,27 @@ describe("state file format", () => {
     assert.match(await refusal(bomb, 1024 * 1024), /passes 1048576 bytes \(EMULATOR_STATE_MAX_BYTES\)/);
   });
 
-  it("seals secrets with a passphrase and opens them with it only", () => {
-    const sealed = seal(Buffer.from('{"token":"tok-1"}'), "a long passphrase");
+  it("seals secrets with a passphrase and opens them with it only", async () => {
+    const derivations = new KeyDerivations(2);
+    const sealed = await seal(Buffer.from('{"token":"tok-1"}'), "a long passphrase", derivations);
     assert.equal(sealed.includes(Buffer.from("tok-1")), false);
-    assert.equal(unseal(sealed, "a long passphrase").toString(), '{"token":"tok-1"}');
-    assert.throws(() => unseal(sealed, "another passphrase"), WrongPassphraseError);
+    assert.equal((await unseal(sealed, "a long passphrase", derivations)).toString(), '{"token":"tok-1"}');
+    await assert.rejects(unseal(sealed, "another passphrase", derivations), WrongPassphraseError);
     const tampered = Buffer.from(sealed);
     tampered[tampered.length - 1]! ^= 1;
-    assert.throws(() => unseal(tampered, "a long passphrase"), WrongPassphraseError);
+    await assert.rejects(unseal(tampered, "a long passphrase", derivations), WrongPassphraseError);
+  });
+
+  it("derives keys at most N at once, and refuses past the waiting bound", async () => {
+    const derivations = new KeyDerivations(1);
+    const salt = Buffer.alloc(16);
+    // One runs, 16 wait: the 18th is refused at once, naming the setting; the others all finish.
+    const accepted = Array.from({ length: 17 }, () => derivations.derive("a long passphrase", salt));
+    await assert.rejects(derivations.derive("a long passphrase", salt), /EMULATOR_STATE_KEY_DERIVATIONS = 1/);
+    const keys = await Promise.all(accepted);
+    assert.equal(new Set(keys.map((key) => key.toString("hex"))).size, 1);
+    // The turns were all given back: the next one runs.
+    assert.equal((await derivations.derive("a long passphrase", salt)).length, 32);
   });
 
   it("lets saved files through only inside the saved folders, never through a link the archive made", async () => {
