@@ -267,6 +267,11 @@ export async function startEmulator(
       triggers,
       clock,
       maxBytes: config.EMULATOR_STATE_MAX_BYTES,
+      records: {
+        maxRecordsBytes: config.EMULATOR_STATE_MAX_RECORDS_BYTES,
+        maxRecords: config.EMULATOR_STATE_MAX_RECORDS,
+        maxResourcesPerKind: config.EMULATOR_STATE_MAX_RESOURCES_PER_KIND,
+      },
       diskLimitBytes: config.EMULATOR_SANDBOX_DISK_MB * 1024 * 1024,
       keyDerivations: config.EMULATOR_STATE_KEY_DERIVATIONS,
     },

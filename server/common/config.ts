@@ -174,6 +174,15 @@ export const configSchema = z.object({
   EMULATOR_STATE_MAX_BYTES: positiveInt(2 * 1024 * 1024 * 1024).describe(
     "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not",
   ),
+  EMULATOR_STATE_MAX_RECORDS_BYTES: positiveInt(512 * 1024 * 1024).describe(
+    "Largest records.json (the stored rows, expanded) a state file may hold; a larger one is refused before it is read",
+  ),
+  EMULATOR_STATE_MAX_RECORDS: positiveInt(200_000).describe(
+    "Rows (interactions, their steps and events, triggers, executions, …) one state file may hold, all tables together; the import is refused at the first row past it, before it is parsed",
+  ),
+  EMULATOR_STATE_MAX_RESOURCES_PER_KIND: positiveInt(10_000).describe(
+    "Environments, interactions, agents, credentials, triggers or webhooks one state file may hold, each kind on its own; the import is refused at the first one past it",
+  ),
   EMULATOR_STATE_KEY_DERIVATIONS: positiveInt(2).describe(
     "Passphrase key derivations (scrypt, about 0.1 s and 32 MiB each, off the event loop) that state exports and imports run at once; up to 16 times as many wait their turn, and one more is a 429 RESOURCE_EXHAUSTED",
   ),

@@ -23,7 +23,7 @@ import type { TriggerStore } from "../triggers/trigger-store.js";
 import { newSigningSecret } from "../webhooks/signing-secret.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { KeyDerivations, SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-box.js";
-import { readStateFile, removeReadState, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
+import { readStateFile, removeReadState, StateBoundError, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
 import { writeStateFile } from "./state-file-writer.js";
 import { checkSavedFiles } from "./saved-files-check.js";
 import { savedFoldersOf, sourcesOfRow } from "./saved-folders.js";
@@ -54,6 +54,8 @@ export interface StateServiceOptions {
   clock: Clock;
   /** EMULATOR_STATE_MAX_BYTES: the file, compressed and not. */
   maxBytes: number;
+  /** EMULATOR_STATE_MAX_RECORDS_BYTES, _MAX_RECORDS, _MAX_RESOURCES_PER_KIND: what records.json may hold. */
+  records: { maxRecordsBytes: number; maxRecords: number; maxResourcesPerKind: number };
   /** EMULATOR_SANDBOX_DISK_MB in bytes: one environment's saved files, as an upload counts. */
   diskLimitBytes: number;
   /** EMULATOR_STATE_KEY_DERIVATIONS: passphrase key derivations (scrypt) run at once. */
@@ -149,8 +151,11 @@ export class StateService {
   async import(owner: string, input: Readable, options: { passphrase?: string }): Promise<ImportReport> {
     let read: ReadStateFile;
     try {
-      read = await readStateFile(input, this.options.maxBytes);
+      read = await readStateFile(input, { maxBytes: this.options.maxBytes, ...this.options.records });
     } catch (error) {
+      if (error instanceof StateBoundError) {
+        throw new InvalidArgumentError(`This state file passes a bound of this emulator: ${error.message}. Nothing was imported.`);
+      }
       if (error instanceof UnreadableStateError) {
         throw new InvalidArgumentError(`This is not a state file this emulator can read: ${error.message}. Nothing was imported.`);
       }

@@ -132,6 +132,55 @@ describe("state import: identities", () => {
   });
 });
 
+describe("state import: record bounds", () => {
+  /** A file whose records.json holds `count` empty step rows: tens of KB compressed. */
+  const emptyRows = async (count: number) => {
+    const tables = ["environments", "interactions", "agents", "agent_uses", "credentials", "triggers", "trigger_executions"]
+      .concat(["hook_traces", "interaction_events", "webhooks", "webhook_secrets"])
+      .map((table) => `"${table}":[]`);
+    const records = `{"tables":{${tables.join(",")},"steps":[${"{},".repeat(count - 1)}{}]}}`;
+    const manifest = {
+      format: "interactions-emulator-state",
+      version: 1,
+      created: "2026-01-01T00:00:00Z",
+      secrets: "left_out",
+      environments: [],
+    };
+    return tarGz([
+      { name: "manifest.json", content: JSON.stringify(manifest) },
+      { name: "records.json", content: records },
+    ]);
+  };
+
+  it("refuses ten million empty rows at once, naming the bound, with /health answering", async () => {
+    const file = await emptyRows(10_000_000);
+    assert.ok(file.length < 100_000, `the file is ${file.length} bytes`);
+    const { result: refused } = await withoutStalls(emulator.url, HOSTILE_INPUT_BOUNDS, () => importState("rows-key", file), {
+      inProcess: true,
+      what: "a state file of ten million rows",
+    });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(
+      refused.body.error.message,
+      /passes a bound of this emulator: it holds more than 200000 records in all \(EMULATOR_STATE_MAX_RECORDS\)/,
+    );
+  });
+
+  it("reads 200,000 rows (the bound) in slices, then refuses them for what they lack", async () => {
+    const { result: refused } = await withoutStalls(
+      emulator.url,
+      HOSTILE_INPUT_BOUNDS,
+      async () => importState("rows-key", await emptyRows(200_000)),
+      {
+        inProcess: true,
+        what: "a state file of 200,000 rows",
+      },
+    );
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(refused.body.error.message, /steps name interaction_id undefined, which the file does not hold/);
+  });
+});
+
 describe("state export: passphrase sealing", () => {
   it("64 sealed exports at once keep /health answering: two derive at once, 32 wait, the rest are refused", async () => {
     const key = "sealing-key";

@@ -12,7 +12,13 @@ import { KeyDerivations, seal, unseal, WrongPassphraseError } from "../../server
 import { checkSavedFiles } from "../../server/snapshots/saved-files-check.js";
 import os from "node:os";
 import path from "node:path";
-import { readStateFile, removeReadState, UnreadableStateError } from "../../server/snapshots/state-file-reader.js";
+import {
+  readStateFile,
+  removeReadState,
+  StateBoundError,
+  UnreadableStateError,
+  type StateReadLimits,
+} from "../../server/snapshots/state-file-reader.js";
 import { writeStateFile } from "../../server/snapshots/state-file-writer.js";
 import { STATE_FORMAT, STATE_TABLES, STATE_VERSION, type StateManifest, type StateTables } from "../../server/snapshots/state-format.js";
 
@@ -39,8 +45,16 @@ async function handMade(entries: Array<[string, string]>): Promise<Buffer> {
   return gzipSync(await tarBuffer(entries.map(([name, text]) => ({ header: { name }, content: Buffer.from(text) }))));
 }
 
-async function refusal(file: Buffer, maxBytes = 1024 * 1024): Promise<string> {
-  const error = await readStateFile(Readable.from([file]), maxBytes).then(
+const limits = (maxBytes = 1024 * 1024, changes: Partial<StateReadLimits> = {}): StateReadLimits => ({
+  maxBytes,
+  maxRecordsBytes: maxBytes,
+  maxRecords: 1000,
+  maxResourcesPerKind: 100,
+  ...changes,
+});
+
+async function refusal(file: Buffer, maxBytes = 1024 * 1024, changes: Partial<StateReadLimits> = {}): Promise<string> {
+  const error = await readStateFile(Readable.from([file]), limits(maxBytes, changes)).then(
     () => assert.fail("expected a refusal"),
     (caught: unknown) => caught,
   );
@@ -59,7 +73,7 @@ describe("state file format", () => {
       sealedSecrets: Buffer.from("sealed"),
       environmentFiles: new Map([["env_1", files]]),
     });
-    const read = await readStateFile(Readable.from([file]), 1024 * 1024);
+    const read = await readStateFile(Readable.from([file]), limits());
     try {
       assert.equal(read.manifest.version, STATE_VERSION);
       assert.deepEqual(read.tables.interactions, tables.interactions);
@@ -97,6 +111,58 @@ describe("state file format", () => {
       ["records.json", JSON.stringify({ tables: { ...emptyTables(), secrets_of_others: [] } })],
     ]);
     assert.match(await refusal(badTable), /records.json does not have the expected shape/);
+  });
+
+  it("bounds the records before parsing them, and checks every row and the tables around them", async () => {
+    const withRecords = (records: string) =>
+      handMade([
+        ["manifest.json", JSON.stringify(manifest())],
+        ["records.json", records],
+      ]);
+    const tables = (changes: Record<string, string>) =>
+      `{"tables":{${STATE_TABLES.map((table) => `"${table}":${changes[table] ?? "[]"}`).join(",")}}}`;
+    const rows = (count: number) => `[${Array.from({ length: count }, () => "{}").join(",")}]`;
+    const bound = async (file: Buffer, changes: Partial<StateReadLimits>) => {
+      const error = await readStateFile(Readable.from([file]), limits(1024 * 1024, changes)).then(
+        () => assert.fail("expected a refusal"),
+        (caught: unknown) => caught,
+      );
+      assert.ok(error instanceof StateBoundError, String(error));
+      return error.message;
+    };
+    assert.match(
+      await bound(await withRecords(tables({ steps: rows(1001) })), {}),
+      /more than 1000 records in all \(EMULATOR_STATE_MAX_RECORDS\)/,
+    );
+    assert.match(
+      await bound(await withRecords(tables({ triggers: rows(101) })), {}),
+      /more than 100 triggers \(EMULATOR_STATE_MAX_RESOURCES_PER_KIND\)/,
+    );
+    assert.match(
+      await bound(await withRecords(tables({})), { maxRecordsBytes: 100 }),
+      /records.json has \d+ bytes, past 100 \(EMULATOR_STATE_MAX_RECORDS_BYTES\)/,
+    );
+    // Within the bounds: read back as written, strings with brackets and escapes included.
+    const row = { id: 'a "quoted" } ] [ { \\', n: 1, none: null, text: "é ✓" };
+    const file = await withRecords(tables({ interactions: JSON.stringify([row, row]), steps: rows(5) }));
+    const read = await readStateFile(Readable.from([file]), limits());
+    try {
+      assert.deepEqual(read.tables.interactions, [row, row]);
+      assert.equal(read.tables.steps.length, 5);
+    } finally {
+      removeReadState(read);
+    }
+    const shapes: Array<[string, RegExp]> = [
+      [tables({ steps: "[1]" }), /tables.steps: each row is an object/],
+      [tables({ steps: '[{"a":{"b":1}}]' }), /a row's values are strings, numbers or null/],
+      [tables({ steps: '[{"a":true}]' }), /a row maps columns to strings, numbers or null/],
+      [tables({ steps: "{}" }), /each table is an array of rows/],
+      [`{"junk":"${"x".repeat(70_000)}",${tables({}).slice(1)}`, /holds something besides the tables/],
+      [`{"tables":{"steps":[],"steps":[]}}`, /steps is given twice/],
+      [tables({}).slice(0, -3), /cut short/],
+      [`${tables({}).slice(0, -1)},"more":1}`, /expected shape/],
+    ];
+    for (const [records, reason] of shapes) assert.match(await refusal(await withRecords(records)), reason, records.slice(0, 80));
   });
 
   it("refuses a corrupt, a truncated and an oversized file", async () => {
