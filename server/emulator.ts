@@ -16,7 +16,7 @@ import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
 import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
 import { egressFaultLookup } from "./egress/egress-faults.js";
-import { FaultPlan } from "./faults/fault-plan.js";
+import { FaultPlan, MAX_FAULT_RULES_PER_KEY } from "./faults/fault-plan.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { FileService } from "./files/file-service.js";
 import { UploadService } from "./files/upload-service.js";
@@ -133,7 +133,13 @@ export async function startEmulator(
   const clock = options.clock ?? new EmulatorClock();
   const scheduler = new Scheduler(clock);
   // The fault rules tests set (docs/faults.md): in memory, so a restart starts with none; empty until asked.
-  const faults = options.faults ?? new FaultPlan();
+  const faults =
+    options.faults ??
+    new FaultPlan({
+      perKey: MAX_FAULT_RULES_PER_KEY,
+      total: config.EMULATOR_MAX_FAULT_RULES,
+      ruleBytes: config.EMULATOR_FAULT_RULE_MAX_BYTES,
+    });
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);

@@ -251,6 +251,11 @@ export const configSchema = z.object({
   EMULATOR_MCP_MAX_LIST_BYTES: positiveInt(16 * 1024 * 1024).describe(
     "Bytes the MCP servers of one interaction may send together while their tool lists are read; past it the calls are error results",
   ),
+  // Fault rules (docs/faults.md#bounds): their own entry, so that they merge on their own.
+  EMULATOR_MAX_FAULT_RULES: positiveInt(1000).describe(
+    "Fault rules the emulator holds over all API keys together (each key holds at most 100); one more is a 429 RESOURCE_EXHAUSTED naming this setting",
+  ),
+  EMULATOR_FAULT_RULE_MAX_BYTES: positiveInt(8192).describe("Largest fault rule, as compact JSON; a larger one is a 400 INVALID_ARGUMENT"),
   // Triggers (issue 19, docs/triggers.md#catching-up): kept in its own entry so that it merges on its own.
   EMULATOR_TRIGGER_CATCH_UP_SECONDS: z.coerce
     .number()
