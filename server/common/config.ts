@@ -308,6 +308,9 @@ export const configSchema = z.object({
     .positive()
     .default(120)
     .describe("Deadline of one model turn (the whole streamed answer); past it the interaction fails, naming the backend"),
+  EMULATOR_MODEL_ANSWER_BYTES: positiveInt(8 * 1024 * 1024).describe(
+    "Bytes one model turn may read from the model's server (its streamed answer as sent, or its error answer); past it the connection is cut and the interaction fails with RESOURCE_EXHAUSTED naming this setting",
+  ),
   EMULATOR_MODEL_MODE: z
     .enum(["live", "record", "replay"], { error: 'must be "live", "record" or "replay"' })
     .default("live")
