@@ -86,12 +86,12 @@ export class TriggerStore {
     return record && record.owner === owner ? record : null;
   }
 
-  /** A page in id order after `afterId`, optionally of one status. */
-  list(owner: string, limit: number, afterId: string | null, status: TriggerStatus | null): TriggerRecord[] {
+  /** A page in id order after `afterId`, optionally of one status, read one row at a time. */
+  *list(owner: string, limit: number, afterId: string | null, status: TriggerStatus | null): Generator<TriggerRecord> {
     const rows = this.db
       .prepare("SELECT id, owner, record FROM triggers WHERE owner = ? AND id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?")
-      .all(owner, afterId ?? "", status, status, limit) as TriggerRow[];
-    return rows.map(triggerOf);
+      .iterate(owner, afterId ?? "", status, status, limit);
+    for (const row of rows) yield triggerOf(row as TriggerRow);
   }
 
   active(): TriggerRecord[] {
