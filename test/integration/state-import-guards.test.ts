@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { createGzip } from "node:zlib";
+import { pack } from "tar-stream";
 import { readTar, tarGz } from "../support/archives.js";
 import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
@@ -134,22 +136,40 @@ describe("state import: identities", () => {
 
 describe("state import: record bounds", () => {
   /** A file whose records.json holds `count` empty step rows: tens of KB compressed. */
-  const emptyRows = async (count: number) => {
+  /**
+   * A file whose records.json holds `count` empty step rows: tens of KB compressed. Packed and gzip'd
+   * as a stream of 64 KiB pieces, so the test itself never holds the 30 MB text nor gzips it at once.
+   */
+  const emptyRows = async (count: number): Promise<Buffer> => {
     const tables = ["environments", "interactions", "agents", "agent_uses", "credentials", "triggers", "trigger_executions"]
       .concat(["hook_traces", "interaction_events", "webhooks", "webhook_secrets"])
       .map((table) => `"${table}":[]`);
-    const records = `{"tables":{${tables.join(",")},"steps":[${"{},".repeat(count - 1)}{}]}}`;
-    const manifest = {
+    const head = `{"tables":{${tables.join(",")},"steps":[`;
+    const tail = "{}]}}";
+    const manifest = JSON.stringify({
       format: "interactions-emulator-state",
       version: 1,
       created: "2026-01-01T00:00:00Z",
       secrets: "left_out",
       environments: [],
-    };
-    return tarGz([
-      { name: "manifest.json", content: JSON.stringify(manifest) },
-      { name: "records.json", content: records },
-    ]);
+    });
+    const archive = pack();
+    const gzipped = (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of archive.pipe(createGzip())) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    })();
+    archive.entry({ name: "manifest.json" }, manifest);
+    const entry = archive.entry({ name: "records.json", size: head.length + 3 * (count - 1) + tail.length });
+    const piece = "{},".repeat(64 * 1024);
+    const write = (text: string) =>
+      entry.write(text) ? Promise.resolve() : new Promise<void>((resolve) => entry.once("drain", () => resolve()));
+    await write(head);
+    for (let left = count - 1; left > 0; left -= 64 * 1024) await write(left >= 64 * 1024 ? piece : "{},".repeat(left));
+    await write(tail);
+    entry.end("");
+    archive.finalize();
+    return gzipped;
   };
 
   it("refuses ten million empty rows at once, naming the bound, with /health answering", async () => {
