@@ -258,7 +258,7 @@ export const configSchema = z.object({
   EMULATOR_FAULT_RULE_MAX_BYTES: positiveInt(8192).describe("Largest fault rule, as compact JSON; a larger one is a 400 INVALID_ARGUMENT"),
   // Lists (issue 29): its own entry, so that it merges on its own.
   EMULATOR_LIST_PAGE_BYTES: positiveInt(16 * 1024 * 1024).describe(
-    "About how many bytes of JSON one page of a list of agents, triggers or credentials holds: a page ends before the item that would pass it (a page holds at least one), with a next_page_token; pages are written piece by piece",
+    "About how many bytes of JSON one page of a list of agents, triggers, credentials or environments holds: a page ends before the item that would pass it (a page holds at least one), with a next_page_token; pages are written piece by piece",
   ),
   // Triggers (issue 19, docs/triggers.md#catching-up): kept in its own entry so that it merges on its own.
   EMULATOR_TRIGGER_CATCH_UP_SECONDS: z.coerce

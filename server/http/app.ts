@@ -102,7 +102,7 @@ export function createApp(deps: AppDependencies): Express {
   const pageBytes = deps.config.EMULATOR_LIST_PAGE_BYTES;
   api.use(credentialsRouter(deps.credentials, { pageBytes }));
   api.use(agentsRouter(deps.agents, { pageBytes }));
-  api.use(environmentsRouter(deps.environments));
+  api.use(environmentsRouter(deps.environments, { pageBytes }));
   api.use(filesRouter(deps.files));
   api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE, pageBytes }));
   api.use(webhooksRouter(deps.webhooks.service));

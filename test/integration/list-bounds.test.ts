@@ -81,4 +81,36 @@ describe("lists are paged within a byte bound", () => {
     assert.ok(pageLengths.length >= 2, `${pageLengths.length} pages`);
     for (const length of pageLengths) assert.ok(length <= PAGE_BYTES + LARGE + 1024, `a page of ${length} characters`);
   });
+
+  it("pages environments within the bound too (here one per page)", async () => {
+    const small = await startFakeRuntimeEmulator({ EMULATOR_LIST_PAGE_BYTES: "100" });
+    try {
+      const headers = { "x-goog-api-key": KEY, "content-type": "application/json" };
+      const made: string[] = [];
+      for (let index = 0; index < 3; index++) {
+        const response = await fetch(`${small.url}/v1beta/environments`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ sources: [] }),
+        });
+        const body = (await response.json()) as { id: string };
+        assert.equal(response.status, 200, JSON.stringify(body));
+        made.push(body.id);
+      }
+      const seen: string[] = [];
+      let token = "";
+      let pages = 0;
+      do {
+        const response = await fetch(`${small.url}/v1beta/environments?page_size=50${token ? `&page_token=${token}` : ""}`, { headers });
+        const body = (await response.json()) as { environments: Array<{ id: string }>; next_page_token: string };
+        assert.equal(body.environments.length, 1, "each environment's JSON passes 100 bytes: one per page");
+        seen.push(...body.environments.map((environment) => environment.id));
+        token = body.next_page_token;
+        pages += 1;
+      } while (token !== "" && pages < 10);
+      assert.deepEqual(seen.sort(), made.sort());
+    } finally {
+      await small.close();
+    }
+  });
 });
