@@ -16,7 +16,7 @@ import { EgressLogStore } from "./egress/egress-log-store.js";
 import { parseRepoMap } from "./sources/repository-source.js";
 import { connectEgressProxy } from "./egress/egress-proxy-connection.js";
 import { egressFaultLookup } from "./egress/egress-faults.js";
-import { FaultPlan } from "./faults/fault-plan.js";
+import { FaultPlan, MAX_FAULT_RULES_PER_KEY } from "./faults/fault-plan.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { FileService } from "./files/file-service.js";
 import { UploadService } from "./files/upload-service.js";
@@ -136,7 +136,13 @@ export async function startEmulator(
     maxRunsPerMove: config.EMULATOR_CLOCK_MAX_RUNS_PER_MOVE,
   });
   // The fault rules tests set (docs/faults.md): in memory, so a restart starts with none; empty until asked.
-  const faults = options.faults ?? new FaultPlan();
+  const faults =
+    options.faults ??
+    new FaultPlan({
+      perKey: MAX_FAULT_RULES_PER_KEY,
+      total: config.EMULATOR_MAX_FAULT_RULES,
+      ruleBytes: config.EMULATOR_FAULT_RULE_MAX_BYTES,
+    });
   const environmentStore = new EnvironmentStore(db);
   await reconcileSandboxes(environmentStore, runtime, progress);
   const credentialStore = new CredentialStore(db);
@@ -288,7 +294,13 @@ export async function startEmulator(
       triggers,
       clock: clocks,
       maxBytes: config.EMULATOR_STATE_MAX_BYTES,
+      records: {
+        maxRecordsBytes: config.EMULATOR_STATE_MAX_RECORDS_BYTES,
+        maxRecords: config.EMULATOR_STATE_MAX_RECORDS,
+        maxResourcesPerKind: config.EMULATOR_STATE_MAX_RESOURCES_PER_KIND,
+      },
       diskLimitBytes: config.EMULATOR_SANDBOX_DISK_MB * 1024 * 1024,
+      keyDerivations: config.EMULATOR_STATE_KEY_DERIVATIONS,
     },
   );
   const app = createApp({

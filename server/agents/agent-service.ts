@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { isEmulatedAgent, KNOWN_AGENTS } from "../api/agent-names.js";
 import { environmentRef, idOf } from "../api/resource-names.js";
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { redactNetwork } from "../egress/redact-network.js";
@@ -57,8 +58,12 @@ export class AgentService {
     return record;
   }
 
-  list(owner: string, pageSize: number, pageToken: string | undefined): { agents: AgentRecord[]; nextPageToken: string } {
-    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId));
+  /** A page of at most pageSize agents and, past the first, about maxBytes of their JSON (EMULATOR_LIST_PAGE_BYTES). */
+  list(owner: string, pageSize: number, pageToken: string | undefined, maxBytes: number): { agents: AgentRecord[]; nextPageToken: string } {
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId), {
+      maxBytes,
+      sizeOf: (record) => jsonLengthAtMost(renderAgent(record), maxBytes),
+    });
     return { agents: items, nextPageToken };
   }
 

@@ -46,12 +46,12 @@ export class AgentStore {
     return row ? fromRow(row) : null;
   }
 
-  /** A page in id order, starting after `afterId`. */
-  list(owner: string, limit: number, afterId: string | null): AgentRecord[] {
+  /** A page in id order, starting after `afterId`, read one row at a time (a caller that stops early reads no more). */
+  *list(owner: string, limit: number, afterId: string | null): Generator<AgentRecord> {
     const rows = this.db
       .prepare("SELECT * FROM agents WHERE owner = ? AND id > ? ORDER BY id LIMIT ?")
-      .all(owner, afterId ?? "", limit) as Row[];
-    return rows.map(fromRow);
+      .iterate(owner, afterId ?? "", limit);
+    for (const row of rows) yield fromRow(row as Row);
   }
 
   delete(owner: string, id: string): boolean {

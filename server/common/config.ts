@@ -180,6 +180,18 @@ export const configSchema = z.object({
   EMULATOR_STATE_MAX_BYTES: positiveInt(2 * 1024 * 1024 * 1024).describe(
     "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not",
   ),
+  EMULATOR_STATE_MAX_RECORDS_BYTES: positiveInt(512 * 1024 * 1024).describe(
+    "Largest records.json (the stored rows, expanded) a state file may hold; a larger one is refused before it is read",
+  ),
+  EMULATOR_STATE_MAX_RECORDS: positiveInt(200_000).describe(
+    "Rows (interactions, their steps and events, triggers, executions, …) one state file may hold, all tables together; the import is refused at the first row past it, before it is parsed",
+  ),
+  EMULATOR_STATE_MAX_RESOURCES_PER_KIND: positiveInt(10_000).describe(
+    "Environments, interactions, agents, credentials, triggers or webhooks one state file may hold, each kind on its own; the import is refused at the first one past it",
+  ),
+  EMULATOR_STATE_KEY_DERIVATIONS: positiveInt(2).describe(
+    "Passphrase key derivations (scrypt, about 0.1 s and 32 MiB each, off the event loop) that state exports and imports run at once; up to 16 times as many wait their turn, and one more is a 429 RESOURCE_EXHAUSTED",
+  ),
   EMULATOR_MAX_UPLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe(
     "Largest file (or archive) the environments files API accepts in one upload",
   ),
@@ -283,6 +295,15 @@ export const configSchema = z.object({
   EMULATOR_MCP_MAX_LIST_BYTES: positiveInt(16 * 1024 * 1024).describe(
     "Bytes the MCP servers of one interaction may send together while their tool lists are read; past it the calls are error results",
   ),
+  // Fault rules (docs/faults.md#bounds): their own entry, so that they merge on their own.
+  EMULATOR_MAX_FAULT_RULES: positiveInt(1000).describe(
+    "Fault rules the emulator holds over all API keys together (each key holds at most 100); one more is a 429 RESOURCE_EXHAUSTED naming this setting",
+  ),
+  EMULATOR_FAULT_RULE_MAX_BYTES: positiveInt(8192).describe("Largest fault rule, as compact JSON; a larger one is a 400 INVALID_ARGUMENT"),
+  // Lists (issue 29): its own entry, so that it merges on its own.
+  EMULATOR_LIST_PAGE_BYTES: positiveInt(16 * 1024 * 1024).describe(
+    "About how many bytes of JSON one page of a list of agents, triggers, credentials or environments holds: a page ends before the item that would pass it (a page holds at least one), with a next_page_token; pages are written piece by piece",
+  ),
   // Triggers (issue 19, docs/triggers.md#catching-up): kept in its own entry so that it merges on its own.
   EMULATOR_TRIGGER_CATCH_UP_SECONDS: z.coerce
     .number()
@@ -357,6 +378,9 @@ export const configSchema = z.object({
     .positive()
     .default(120)
     .describe("Deadline of one model turn (the whole streamed answer); past it the interaction fails, naming the backend"),
+  EMULATOR_MODEL_ANSWER_BYTES: positiveInt(8 * 1024 * 1024).describe(
+    "Bytes one model turn may read from the model's server (its streamed answer as sent, or its error answer); past it the connection is cut and the interaction fails with RESOURCE_EXHAUSTED naming this setting",
+  ),
   EMULATOR_MODEL_MODE: z
     .enum(["live", "record", "replay"], { error: 'must be "live", "record" or "replay"' })
     .default("live")

@@ -2,6 +2,7 @@
 // identity and state only; secret fields are write-only.
 
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
 import { nowTimestamp } from "../common/timestamps.js";
@@ -78,8 +79,17 @@ export class CredentialService {
     return record;
   }
 
-  list(owner: string, pageSize: number, pageToken: string | undefined): { credentials: CredentialRecord[]; nextPageToken: string } {
-    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId));
+  /** A page of at most pageSize credentials and, past the first, about maxBytes of their JSON (EMULATOR_LIST_PAGE_BYTES). */
+  list(
+    owner: string,
+    pageSize: number,
+    pageToken: string | undefined,
+    maxBytes: number,
+  ): { credentials: CredentialRecord[]; nextPageToken: string } {
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId), {
+      maxBytes,
+      sizeOf: (record) => jsonLengthAtMost(renderCredential(record), maxBytes),
+    });
     return { credentials: items, nextPageToken };
   }
 

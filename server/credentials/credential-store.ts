@@ -57,12 +57,12 @@ export class CredentialStore {
     return row ? fromRow(row) : null;
   }
 
-  /** A page in id order, starting after `afterId`. */
-  list(owner: string, limit: number, afterId: string | null): CredentialRecord[] {
+  /** A page in id order, starting after `afterId`, read one row at a time (a caller that stops early reads no more). */
+  *list(owner: string, limit: number, afterId: string | null): Generator<CredentialRecord> {
     const rows = this.db
       .prepare("SELECT * FROM credentials WHERE owner = ? AND id > ? ORDER BY id LIMIT ?")
-      .all(owner, afterId ?? "", limit) as Row[];
-    return rows.map(fromRow);
+      .iterate(owner, afterId ?? "", limit);
+    for (const row of rows) yield fromRow(row as Row);
   }
 
   replaceConfig(owner: string, id: string, config: CreateCredentialRequest, updateTime: string): void {

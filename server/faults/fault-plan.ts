@@ -7,6 +7,7 @@
 // hits on every run and on every machine.
 
 import { randomBytes } from "node:crypto";
+import { InvalidArgumentError, ResourceExhaustedError } from "../common/errors.js";
 import type { FaultEffect, FaultRuleInput, FaultSite, FaultTarget } from "./fault-rules.js";
 import { effectFitsSite, targetMatches } from "./fault-rules.js";
 
@@ -41,6 +42,22 @@ export interface FaultQuery {
 /** More than any test needs; a bound so that one key cannot grow the plan without end. */
 export const MAX_FAULT_RULES_PER_KEY = 100;
 
+/**
+ * What the plan may hold. Keys are free (any non-empty key is one unless EMULATOR_API_KEYS is set), so
+ * the per-key bound alone let 60 invented keys add 6000 rules and 135 MB in 4 s (issue 29): the rules
+ * of all keys together, and each rule's size, are bounded too.
+ */
+export interface FaultLimits {
+  /** Rules of one key. */
+  perKey: number;
+  /** EMULATOR_MAX_FAULT_RULES: rules of all keys together. */
+  total: number;
+  /** EMULATOR_FAULT_RULE_MAX_BYTES: one rule as compact JSON. */
+  ruleBytes: number;
+}
+
+export const DEFAULT_FAULT_LIMITS: Readonly<FaultLimits> = Object.freeze({ perKey: MAX_FAULT_RULES_PER_KEY, total: 1000, ruleBytes: 8192 });
+
 interface Rule {
   view: FaultRuleView;
   owner: string;
@@ -51,13 +68,37 @@ interface Rule {
 export class FaultPlan {
   private readonly rulesByOwner = new Map<string, Rule[]>();
   private readonly listeners = new Set<() => void>();
+  /** Rules of all keys, spent ones included (they hold memory until deleted). */
+  private count = 0;
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly limits: FaultLimits = DEFAULT_FAULT_LIMITS,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
-  /** Adds a rule for this key; the caller has validated it (faultRuleSchema). Null when the key has MAX rules. */
-  add(owner: string, input: FaultRuleInput): FaultRuleView | null {
+  /**
+   * Adds a rule for this key; the caller has validated its shape (faultRuleSchema). Refuses a rule past
+   * EMULATOR_FAULT_RULE_MAX_BYTES (400), and one past the key's or the emulator's count (429).
+   */
+  add(owner: string, input: FaultRuleInput): FaultRuleView {
+    const bytes = Buffer.byteLength(JSON.stringify(input));
+    if (bytes > this.limits.ruleBytes) {
+      throw new InvalidArgumentError(
+        `This fault rule has ${bytes} bytes as JSON, more than the ${this.limits.ruleBytes} a rule may have (EMULATOR_FAULT_RULE_MAX_BYTES); name its target with shorter fields, or shorten the error message.`,
+      );
+    }
     const rules = this.rulesByOwner.get(owner) ?? [];
-    if (rules.length >= MAX_FAULT_RULES_PER_KEY) return null;
+    // [choice] 429: the bound is lifted by deleting rules, and this route is not the SDK's, so its retries do not apply.
+    if (rules.length >= this.limits.perKey) {
+      throw new ResourceExhaustedError(
+        `This API key already has ${this.limits.perKey} fault rules, the most it may have; delete some (DELETE /emulator/faults/{id}, or DELETE /emulator/faults for all) and add this one again.`,
+      );
+    }
+    if (this.count >= this.limits.total) {
+      throw new ResourceExhaustedError(
+        `This emulator already holds ${this.limits.total} fault rules over all API keys, the most it may hold (EMULATOR_MAX_FAULT_RULES); delete rules no longer needed (DELETE /emulator/faults with each key) and add this one again, or raise the setting.`,
+      );
+    }
     const view: FaultRuleView = {
       id: `fault_${randomBytes(8).toString("hex")}`,
       target: input.target,
@@ -69,6 +110,7 @@ export class FaultPlan {
     };
     rules.push({ view, owner, state: (input.seed ?? 0) >>> 0 });
     this.rulesByOwner.set(owner, rules);
+    this.count += 1;
     this.changed();
     return structuredClone(view);
   }
@@ -83,6 +125,7 @@ export class FaultPlan {
     const index = rules.findIndex((rule) => rule.view.id === id);
     if (index < 0) return false;
     rules.splice(index, 1);
+    this.count -= 1;
     if (rules.length === 0) this.rulesByOwner.delete(owner);
     this.changed();
     return true;
@@ -92,6 +135,7 @@ export class FaultPlan {
   clear(owner: string): number {
     const count = this.rulesByOwner.get(owner)?.length ?? 0;
     this.rulesByOwner.delete(owner);
+    this.count -= count;
     if (count > 0) this.changed();
     return count;
   }

@@ -6,6 +6,7 @@ import { createAgentSchema } from "../agents/agent-schemas.js";
 import { renderAgent, type AgentService } from "../agents/agent-service.js";
 import { idOf } from "../api/resource-names.js";
 import { ownerOfRequest } from "./auth.js";
+import { sendJson } from "./json-stream-writer.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 const listQuery = z.looseObject({
@@ -13,7 +14,7 @@ const listQuery = z.looseObject({
   page_token: z.string().optional(),
 });
 
-export function agentsRouter(service: AgentService): Router {
+export function agentsRouter(service: AgentService, options: { pageBytes: number }): Router {
   const router = Router();
 
   router.post("/agents", (req, res) => {
@@ -21,10 +22,11 @@ export function agentsRouter(service: AgentService): Router {
     res.status(200).json(renderAgent(record));
   });
 
-  router.get("/agents", (req, res) => {
+  // Pages bounded in bytes (EMULATOR_LIST_PAGE_BYTES), written piece by piece: never one string.
+  router.get("/agents", async (req, res) => {
     const query = parseOrThrow(listQuery, req.query);
-    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token);
-    res.status(200).json({ agents: page.agents.map(renderAgent), next_page_token: page.nextPageToken });
+    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token, options.pageBytes);
+    await sendJson(res, { agents: page.agents.map(renderAgent), next_page_token: page.nextPageToken });
   });
 
   router.get("/agents/:id", (req, res) => {

@@ -43,7 +43,10 @@ import type { CoverageService } from "../coverage/coverage-service.js";
 import { coverageRouter } from "./coverage-routes.js";
 
 export interface AppDependencies {
-  config: Pick<Config, "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE">;
+  config: Pick<
+    Config,
+    "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE" | "EMULATOR_LIST_PAGE_BYTES"
+  >;
   interactions: InteractionService;
   credentials: CredentialService;
   agents: AgentService;
@@ -97,11 +100,12 @@ export function createApp(deps: AppDependencies): Express {
   api.post("/credentials", declaredFieldsOnly("credentials.create", fieldsPolicy));
   api.patch("/credentials/:id", declaredFieldsOnly("credentials.update", fieldsPolicy));
   api.use(interactionsRouter(deps.interactions));
-  api.use(credentialsRouter(deps.credentials));
-  api.use(agentsRouter(deps.agents));
-  api.use(environmentsRouter(deps.environments));
+  const pageBytes = deps.config.EMULATOR_LIST_PAGE_BYTES;
+  api.use(credentialsRouter(deps.credentials, { pageBytes }));
+  api.use(agentsRouter(deps.agents, { pageBytes }));
+  api.use(environmentsRouter(deps.environments, { pageBytes }));
   api.use(filesRouter(deps.files));
-  api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE }));
+  api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE, pageBytes }));
   api.use(webhooksRouter(deps.webhooks.service));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createCredentialSchema, updateCredentialSchema } from "../credentials/credential-schemas.js";
 import { renderCredential, type CredentialService } from "../credentials/credential-service.js";
 import { ownerOfRequest } from "./auth.js";
+import { sendJson } from "./json-stream-writer.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 const listQuery = z.looseObject({
@@ -11,7 +12,7 @@ const listQuery = z.looseObject({
 });
 const updateQuery = z.looseObject({ update_mask: z.string().optional() });
 
-export function credentialsRouter(service: CredentialService): Router {
+export function credentialsRouter(service: CredentialService, options: { pageBytes: number }): Router {
   const router = Router();
 
   router.post("/credentials", (req, res) => {
@@ -19,10 +20,11 @@ export function credentialsRouter(service: CredentialService): Router {
     res.status(200).json(renderCredential(record));
   });
 
-  router.get("/credentials", (req, res) => {
+  // Pages bounded in bytes (EMULATOR_LIST_PAGE_BYTES), written piece by piece: never one string.
+  router.get("/credentials", async (req, res) => {
     const query = parseOrThrow(listQuery, req.query);
-    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token);
-    res.status(200).json({ credentials: page.credentials.map(renderCredential), next_page_token: page.nextPageToken });
+    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token, options.pageBytes);
+    await sendJson(res, { credentials: page.credentials.map(renderCredential), next_page_token: page.nextPageToken });
   });
 
   router.get("/credentials/:id", (req, res) => {

@@ -8,7 +8,9 @@ import { createEnvironment } from "../environments/create-environment.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import { renderEnvironment, type EnvironmentResource } from "../environments/render-environment.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
+import { jsonLengthAtMost } from "../common/json-size.js";
 import { ownerOfRequest } from "./auth.js";
+import { sendJson } from "./json-stream-writer.js";
 import { decodePageToken, encodePageToken } from "../common/page-token.js";
 import { parseOrThrow } from "./zod-errors.js";
 import { UnavailableError } from "../common/errors.js";
@@ -21,7 +23,7 @@ const listQuery = z.looseObject({
 /** How many sandboxes are asked for their usage at once when a page is listed. */
 const USAGE_CONCURRENCY = 8;
 
-export function environmentsRouter(service: EnvironmentService): Router {
+export function environmentsRouter(service: EnvironmentService, options: { pageBytes: number }): Router {
   const router = Router();
 
   /**
@@ -50,8 +52,19 @@ export function environmentsRouter(service: EnvironmentService): Router {
     const position = query.page_token ? decodePageToken(query.page_token, isListPosition) : null;
     const after = position ? { created: position[0], id: position[1] } : null;
     const page = service.listPage(ownerOfRequest(req), query.page_size + 1, after);
-    const more = page.length > query.page_size;
+    let more = page.length > query.page_size;
     const shown = page.slice(0, query.page_size);
+    // The page also ends before the environment that would take its JSON past about
+    // EMULATOR_LIST_PAGE_BYTES (at least one is shown): a record's sources and network can be large.
+    let bytes = 0;
+    const fits = shown.findIndex((record, index) => {
+      bytes += jsonLengthAtMost(renderEnvironment(record, { files: 0, bytes: 0 }), options.pageBytes);
+      return index > 0 && bytes > options.pageBytes;
+    });
+    if (fits > 0) {
+      shown.length = fits;
+      more = true;
+    }
     const environments: EnvironmentResource[] = new Array(shown.length);
     for (let start = 0; start < shown.length; start += USAGE_CONCURRENCY) {
       const batch = shown.slice(start, start + USAGE_CONCURRENCY);
@@ -59,7 +72,7 @@ export function environmentsRouter(service: EnvironmentService): Router {
         environments[start + index] = resource;
     }
     const last = shown.at(-1);
-    res.status(200).json({ environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" });
+    await sendJson(res, { environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" });
   });
 
   router.get("/environments/:id", async (req, res) => {

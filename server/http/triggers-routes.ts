@@ -9,6 +9,7 @@ import { renderExecution, renderTrigger } from "../triggers/render-trigger.js";
 import { createTriggerSchema, updateTriggerSchema } from "../triggers/trigger-schemas.js";
 import type { TriggerService } from "../triggers/trigger-service.js";
 import { ownerOfRequest } from "./auth.js";
+import { sendJson } from "./json-stream-writer.js";
 import { violationOf } from "./declared-fields-only.js";
 import { parseOrThrow } from "./zod-errors.js";
 
@@ -19,7 +20,7 @@ const listQuery = z.looseObject({
 });
 const updateQuery = z.looseObject({ update_mask: z.string().optional() });
 
-export function triggersRouter(service: TriggerService, options: { loose: boolean }): Router {
+export function triggersRouter(service: TriggerService, options: { loose: boolean; pageBytes: number }): Router {
   const router = Router();
 
   router.post("/triggers", (req, res) => {
@@ -35,10 +36,11 @@ export function triggersRouter(service: TriggerService, options: { loose: boolea
     res.status(200).json(renderTrigger(service.create(ownerOfRequest(req), request)));
   });
 
-  router.get("/triggers", (req, res) => {
+  // Pages bounded in bytes (EMULATOR_LIST_PAGE_BYTES), written piece by piece: never one string.
+  router.get("/triggers", async (req, res) => {
     const query = parseOrThrow(listQuery, req.query);
-    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token, query.filter);
-    res.status(200).json({ triggers: page.triggers.map(renderTrigger), next_page_token: page.nextPageToken });
+    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token, query.filter, options.pageBytes);
+    await sendJson(res, { triggers: page.triggers.map(renderTrigger), next_page_token: page.nextPageToken });
   });
 
   router.get("/triggers/:id", (req, res) => {
@@ -60,10 +62,10 @@ export function triggersRouter(service: TriggerService, options: { loose: boolea
     res.status(200).json(renderExecution(await service.runNow(ownerOfRequest(req), req.params.id)));
   });
 
-  router.get("/triggers/:id/executions", (req, res) => {
+  router.get("/triggers/:id/executions", async (req, res) => {
     const query = parseOrThrow(listQuery, req.query);
     const page = service.executions(ownerOfRequest(req), req.params.id, query.page_size, query.page_token);
-    res.status(200).json({ trigger_executions: page.executions.map(renderExecution), next_page_token: page.nextPageToken });
+    await sendJson(res, { trigger_executions: page.executions.map(renderExecution), next_page_token: page.nextPageToken });
   });
 
   return router;

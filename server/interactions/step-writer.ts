@@ -8,8 +8,9 @@
 //   model_output:                       step.start(content []) → step.delta(text)… → step.stop
 //   thought:                            step.start(thought, no summary) → step.delta(thought_summary) → step.stop
 //
-// The results of one interaction share a budget (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES): past it, what a
-// result would add is dropped, and the result ends with a note of what was kept, as a tool's own output
+// The results and the model's streamed text of one interaction share a budget
+// (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES): past it, what a result or text would add is dropped, and it
+// ends with a note of what was kept, as a tool's own output
 // bound does, so no stored interaction grows past what can be read back (docs/security.md#bounded-work).
 // The events are the stored steps, so the bound holds for both.
 
@@ -74,12 +75,15 @@ export class StepWriter implements StepSink {
 
   /**
    * A model_output step whose text streams in as a model writes it: pieces are coalesced for flushMs,
-   * as a command's output is. Not counted against the results' budget: a model's text is bounded by
-   * its own output limit.
+   * as a command's output is. Counted against the same budget as the results: a model's own output
+   * limit is the model server's word, and a hostile server streamed 537 MB into one interaction
+   * (issue 29); past the budget the text is cut and ends with a note saying so.
    */
   startText(): TextWriter {
     const index = this.begin({ type: "model_output", content: [] });
     let pending = "";
+    let keptBytes = 0;
+    let offeredBytes = 0;
     let timer: NodeJS.Timeout | null = null;
     let finished = false;
     const flush = () => {
@@ -97,6 +101,7 @@ export class StepWriter implements StepSink {
       finished = true;
       if (timer !== null) clearTimeout(timer);
       timer = null;
+      if (offeredBytes > keptBytes) pending += textTruncationNote(keptBytes, offeredBytes, this.maxResultBytes);
       flush();
       this.emit({ event_type: "step.stop", index });
       this.open = null;
@@ -106,7 +111,11 @@ export class StepWriter implements StepSink {
       append: (text: string) => {
         if (finished) throw new Error("text after the model_output step finished");
         if (text === "") return;
-        pending += text;
+        const admitted = this.admit(text);
+        keptBytes += admitted.keptBytes;
+        offeredBytes += admitted.bytes;
+        if (admitted.kept === "") return;
+        pending += admitted.kept;
         if (timer === null) timer = setTimeout(flush, this.flushMs);
       },
       finish,
@@ -191,6 +200,11 @@ export class StepWriter implements StepSink {
 /** Ends a result cut at the interaction's bound; in the style of a tool's own truncation notes. */
 export function interactionTruncationNote(kept: number, total: number, max: number): string {
   return `\n[truncated: kept ${kept} of ${total} bytes; this interaction's results reached ${max} bytes in all (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES)]`;
+}
+
+/** Ends a model's text cut at the interaction's bound. */
+export function textTruncationNote(kept: number, total: number, max: number): string {
+  return `\n[truncated: kept ${kept} of ${total} bytes of the model's text; this interaction's output reached ${max} bytes in all (EMULATOR_MAX_INTERACTION_OUTPUT_BYTES)]`;
 }
 
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never half a character. */

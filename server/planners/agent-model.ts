@@ -19,6 +19,8 @@ export interface AgentModelSettings {
   EMULATOR_GEMINI_API_KEY?: string | undefined;
   EMULATOR_GEMINI_BASE_URL?: string | undefined;
   EMULATOR_MODEL_TIMEOUT_SECONDS: number;
+  /** Absent: the backends' default (DEFAULT_MODEL_ANSWER_BYTES). */
+  EMULATOR_MODEL_ANSWER_BYTES?: number;
   EMULATOR_MODEL_MODE: "live" | "record" | "replay";
   EMULATOR_MODEL_CASSETTE?: string | undefined;
 }
@@ -59,6 +61,7 @@ async function liveBackend(name: string, settings: AgentModelSettings, timeoutMs
       baseUrl: settings.EMULATOR_OPENAI_BASE_URL,
       ...(settings.EMULATOR_OPENAI_API_KEY ? { apiKey: settings.EMULATOR_OPENAI_API_KEY } : {}),
       timeoutMs,
+      ...(settings.EMULATOR_MODEL_ANSWER_BYTES !== undefined ? { maxAnswerBytes: settings.EMULATOR_MODEL_ANSWER_BYTES } : {}),
     });
   }
   const { geminiBackend } = await import("./model/gemini-backend.js");
@@ -66,5 +69,6 @@ async function liveBackend(name: string, settings: AgentModelSettings, timeoutMs
     apiKey: settings.EMULATOR_GEMINI_API_KEY ?? "",
     ...(settings.EMULATOR_GEMINI_BASE_URL ? { baseUrl: settings.EMULATOR_GEMINI_BASE_URL } : {}),
     timeoutMs,
+    ...(settings.EMULATOR_MODEL_ANSWER_BYTES !== undefined ? { maxAnswerBytes: settings.EMULATOR_MODEL_ANSWER_BYTES } : {}),
   });
 }

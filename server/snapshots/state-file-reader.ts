@@ -12,6 +12,8 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { extract, type Header } from "tar-stream";
 import type { z } from "zod";
+import { readRecords, type RecordsBounds } from "./records-reader.js";
+import { StateBoundError, UnreadableStateError } from "./state-errors.js";
 import {
   ENVIRONMENT_ENTRY,
   MANIFEST_ENTRY,
@@ -20,13 +22,19 @@ import {
   STATE_FORMAT,
   STATE_VERSION,
   manifestSchema,
-  recordsSchema,
   type StateManifest,
   type StateTables,
 } from "./state-format.js";
 
-/** The file cannot be read: not a state file, another version, corrupt, truncated or too large. */
-export class UnreadableStateError extends Error {}
+export { StateBoundError, UnreadableStateError } from "./state-errors.js";
+
+/** What a file may hold (the settings named in each refusal). */
+export interface StateReadLimits extends RecordsBounds {
+  /** EMULATOR_STATE_MAX_BYTES: the file, compressed and not. */
+  maxBytes: number;
+  /** EMULATOR_STATE_MAX_RECORDS_BYTES: records.json, expanded. */
+  maxRecordsBytes: number;
+}
 
 export interface ReadStateFile {
   manifest: StateManifest;
@@ -54,9 +62,16 @@ function byteLimit(maxBytes: number, what: string): Transform {
   });
 }
 
-async function collect(body: Readable): Promise<Buffer> {
+/** The entry's bytes; past `maxBytes` (EMULATOR_STATE_MAX_RECORDS_BYTES) refused as they arrive. */
+async function collect(body: Readable, maxBytes = Number.POSITIVE_INFINITY, what = ""): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += (chunk as Buffer).length;
+    if (seen > maxBytes)
+      throw new StateBoundError(`${what} passes ${maxBytes} bytes (EMULATOR_STATE_MAX_RECORDS_BYTES); raise the setting to import it`);
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks);
 }
 
@@ -75,7 +90,11 @@ function parseJson<T>(schema: z.ZodType<T>, bytes: Buffer, entry: string): T {
   return parsed.data;
 }
 
-export async function readStateFile(input: Readable, maxBytes: number): Promise<ReadStateFile> {
+/** [choice] A manifest is a few lines (its environments' IDs): 1 MiB is far more than any needs. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+export async function readStateFile(input: Readable, limits: StateReadLimits): Promise<ReadStateFile> {
+  const { maxBytes } = limits;
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "emulator-state-"));
   fs.chmodSync(folder, 0o700);
   let manifest: StateManifest | null = null;
@@ -89,7 +108,11 @@ export async function readStateFile(input: Readable, maxBytes: number): Promise<
       const name = header.name;
       if (manifest === null) {
         if (name !== MANIFEST_ENTRY) throw new UnreadableStateError(`its first entry is ${JSON.stringify(name)}, not ${MANIFEST_ENTRY}`);
-        const raw = parseJson(manifestSchema.pick({ format: true, version: true }).loose(), await collect(body), name);
+        const raw = parseJson(
+          manifestSchema.pick({ format: true, version: true }).loose(),
+          await collect(body, MAX_MANIFEST_BYTES, `its ${name}`),
+          name,
+        );
         if (raw.version !== STATE_VERSION) {
           throw new UnreadableStateError(
             `it is version ${raw.version} of ${STATE_FORMAT}; this emulator reads version ${STATE_VERSION}${raw.version > STATE_VERSION ? " (upgrade the emulator)" : ""}`,
@@ -99,11 +122,17 @@ export async function readStateFile(input: Readable, maxBytes: number): Promise<
         return;
       }
       if (name === RECORDS_ENTRY && tables === null) {
-        tables = parseJson(recordsSchema, await collect(body), name).tables as StateTables;
+        // Bounded before it is read (the header says its size), then read in slices (records-reader.ts).
+        if ((header.size ?? 0) > limits.maxRecordsBytes) {
+          throw new StateBoundError(
+            `its ${name} has ${header.size} bytes, past ${limits.maxRecordsBytes} (EMULATOR_STATE_MAX_RECORDS_BYTES); raise the setting to import it`,
+          );
+        }
+        tables = await readRecords(await collect(body, limits.maxRecordsBytes, `its ${name}`), limits, name);
         return;
       }
       if (name === SECRETS_ENTRY && sealedSecrets === null) {
-        sealedSecrets = await collect(body);
+        sealedSecrets = await collect(body, limits.maxRecordsBytes, `its ${name}`);
         return;
       }
       const environment = ENVIRONMENT_ENTRY.exec(name)?.[1];

@@ -54,11 +54,6 @@ export const manifestSchema = z.object({
 export type StateManifest = z.infer<typeof manifestSchema>;
 
 const row = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));
-export const recordsSchema = z.strictObject({
-  tables: z.strictObject(
-    Object.fromEntries(STATE_TABLES.map((table) => [table, z.array(row)])) as Record<StateTable, z.ZodArray<typeof row>>,
-  ),
-});
 export type StateTables = Record<StateTable, Array<Record<string, string | number | null>>>;
 
 /** What secrets.sealed holds once opened: the credentials' secret fields by ID, and the webhooks' secrets as rows. */

@@ -22,11 +22,12 @@ import type { TriggerService } from "../triggers/trigger-service.js";
 import type { TriggerStore } from "../triggers/trigger-store.js";
 import { newSigningSecret } from "../webhooks/signing-secret.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
-import { SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-box.js";
-import { readStateFile, removeReadState, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
+import { KeyDerivations, SealedDataError, WrongPassphraseError, seal, unseal } from "./secret-box.js";
+import { readStateFile, removeReadState, StateBoundError, UnreadableStateError, type ReadStateFile } from "./state-file-reader.js";
 import { writeStateFile } from "./state-file-writer.js";
 import { checkSavedFiles } from "./saved-files-check.js";
 import { savedFoldersOf, sourcesOfRow } from "./saved-folders.js";
+import { refuseMismatchedIdentity } from "./record-identity.js";
 import {
   STATE_FORMAT,
   STATE_TABLES,
@@ -54,8 +55,12 @@ export interface StateServiceOptions {
   clock: OwnerClock;
   /** EMULATOR_STATE_MAX_BYTES: the file, compressed and not. */
   maxBytes: number;
+  /** EMULATOR_STATE_MAX_RECORDS_BYTES, _MAX_RECORDS, _MAX_RESOURCES_PER_KIND: what records.json may hold. */
+  records: { maxRecordsBytes: number; maxRecords: number; maxResourcesPerKind: number };
   /** EMULATOR_SANDBOX_DISK_MB in bytes: one environment's saved files, as an upload counts. */
   diskLimitBytes: number;
+  /** EMULATOR_STATE_KEY_DERIVATIONS: passphrase key derivations (scrypt) run at once. */
+  keyDerivations: number;
 }
 
 export interface ImportReport {
@@ -77,10 +82,14 @@ function checkPassphrase(passphrase: string): void {
 }
 
 export class StateService {
+  private readonly derivations: KeyDerivations;
+
   constructor(
     private readonly stores: StateStores,
     private readonly options: StateServiceOptions,
-  ) {}
+  ) {
+    this.derivations = new KeyDerivations(options.keyDerivations);
+  }
 
   /**
    * The owner's state as a state file, written to `out` once everything is gathered (so a refusal is
@@ -134,7 +143,8 @@ export class StateService {
       secrets: options.passphrase === undefined ? "left_out" : "sealed",
       environments: [...environmentFiles.keys()],
     };
-    const sealedSecrets = options.passphrase === undefined ? null : seal(Buffer.from(JSON.stringify(secrets)), options.passphrase);
+    const sealedSecrets =
+      options.passphrase === undefined ? null : await seal(Buffer.from(JSON.stringify(secrets)), options.passphrase, this.derivations);
     return (out) => writeStateFile({ manifest, tables, sealedSecrets, environmentFiles }, out);
   }
 
@@ -142,8 +152,11 @@ export class StateService {
   async import(owner: string, input: Readable, options: { passphrase?: string }): Promise<ImportReport> {
     let read: ReadStateFile;
     try {
-      read = await readStateFile(input, this.options.maxBytes);
+      read = await readStateFile(input, { maxBytes: this.options.maxBytes, ...this.options.records });
     } catch (error) {
+      if (error instanceof StateBoundError) {
+        throw new InvalidArgumentError(`This state file passes a bound of this emulator: ${error.message}. Nothing was imported.`);
+      }
       if (error instanceof UnreadableStateError) {
         throw new InvalidArgumentError(`This is not a state file this emulator can read: ${error.message}. Nothing was imported.`);
       }
@@ -170,9 +183,10 @@ export class StateService {
 
   private async importRead(owner: string, read: ReadStateFile, options: { passphrase?: string }): Promise<ImportReport> {
     const tables = read.tables;
-    const secrets = this.openSecrets(read, options.passphrase);
+    const secrets = await this.openSecrets(read, options.passphrase);
     this.refuseTakenIds(owner, tables);
     refuseLooseRows(tables);
+    refuseMismatchedIdentity(tables);
     const sourcesById = new Map(tables.environments.map((row) => [String(row.id), sourcesOfRow(row.config)]));
     for (const [id, file] of read.environmentFiles) {
       let size: number;
@@ -253,7 +267,7 @@ export class StateService {
     };
   }
 
-  private openSecrets(read: ReadStateFile, passphrase: string | undefined): SealedSecrets | null {
+  private async openSecrets(read: ReadStateFile, passphrase: string | undefined): Promise<SealedSecrets | null> {
     if (read.manifest.secrets === "left_out") return null;
     if (passphrase === undefined) {
       throw new InvalidArgumentError(
@@ -262,7 +276,7 @@ export class StateService {
     }
     let opened: Buffer;
     try {
-      opened = unseal(read.sealedSecrets!, passphrase);
+      opened = await unseal(read.sealedSecrets!, passphrase, this.derivations);
     } catch (error) {
       if (error instanceof WrongPassphraseError) {
         throw new InvalidArgumentError(

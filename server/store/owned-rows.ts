@@ -3,6 +3,7 @@
 // trusted into SQL: insertRows takes only the table's real columns (PRAGMA table_info) and only plain
 // values, and refuses anything else rather than dropping it silently.
 
+import type { Statement } from "better-sqlite3";
 import type { Db } from "./database.js";
 
 export type RowValue = string | number | null;
@@ -21,13 +22,20 @@ function columnsOf(db: Db, table: string): Set<string> {
 /** Inserts the rows into `table`, each with `overrides` set (the importing key's owner); call inside a transaction. */
 export function insertRows(db: Db, table: string, rows: readonly StoredRow[], overrides: StoredRow = {}): void {
   const known = columnsOf(db, table);
+  // One statement per set of columns (a file's rows of one table share theirs), not one per row.
+  const statements = new Map<string, Statement<RowValue[]>>();
   for (const row of rows) {
     const full = { ...row, ...overrides };
     const names = Object.keys(full);
     const unknown = names.filter((name) => !known.has(name));
     if (unknown.length > 0) throw new Error(`${table} has no column ${unknown.join(", ")}`);
     const quoted = names.map((name) => `"${name}"`).join(", ");
-    db.prepare(`INSERT INTO "${table}" (${quoted}) VALUES (${names.map(() => "?").join(", ")})`).run(...names.map((name) => full[name]!));
+    let statement = statements.get(quoted);
+    if (!statement) {
+      statement = db.prepare<RowValue[]>(`INSERT INTO "${table}" (${quoted}) VALUES (${names.map(() => "?").join(", ")})`);
+      statements.set(quoted, statement);
+    }
+    statement.run(...names.map((name) => full[name]!));
   }
 }
 

@@ -3,7 +3,9 @@
 // scheduler, for its next run time, which is stored so a restart schedules it again.
 
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { jsonLengthAtMost } from "../common/json-size.js";
 import { decodePageToken, encodePageToken, pageById } from "../common/page-token.js";
+import { renderTrigger } from "./render-trigger.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
 import { nowTimestamp, timestampOf } from "../common/timestamps.js";
 import type { OwnerScheduler } from "../common/test-clocks.js";
@@ -77,9 +79,13 @@ export class TriggerService {
     return record;
   }
 
-  list(owner: string, pageSize: number, pageToken: string | undefined, filter: string | undefined) {
+  /** A page of at most pageSize triggers and, past the first, about maxBytes of their JSON (EMULATOR_LIST_PAGE_BYTES). */
+  list(owner: string, pageSize: number, pageToken: string | undefined, filter: string | undefined, maxBytes: number) {
     const status = statusFilter(filter);
-    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId, status));
+    const { items, nextPageToken } = pageById(pageSize, pageToken, (limit, afterId) => this.store.list(owner, limit, afterId, status), {
+      maxBytes,
+      sizeOf: (record) => jsonLengthAtMost(renderTrigger(record), maxBytes),
+    });
     return { triggers: items, nextPageToken };
   }
 

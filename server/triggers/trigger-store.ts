@@ -38,6 +38,27 @@ export interface ExecutionRecord {
   endTime?: string;
 }
 
+interface TriggerRow {
+  id: string;
+  owner: string;
+  record: string;
+}
+
+interface ExecutionRow {
+  id: string;
+  trigger_id: string;
+  record: string;
+}
+
+// A record's identity is its row's (the columns every lookup and update goes by), never what its JSON
+// repeats: a record whose JSON named another row could otherwise be saved over that row (issue 29).
+const triggerOf = (row: TriggerRow): TriggerRecord => ({ ...(JSON.parse(row.record) as TriggerRecord), id: row.id, owner: row.owner });
+const executionOf = (row: ExecutionRow): ExecutionRecord => ({
+  ...(JSON.parse(row.record) as ExecutionRecord),
+  id: row.id,
+  triggerId: row.trigger_id,
+});
+
 export class TriggerStore {
   constructor(private readonly db: Db) {}
 
@@ -47,14 +68,17 @@ export class TriggerStore {
       .run(record.id, record.owner, record.status, JSON.stringify(record));
   }
 
+  /** Writes the record back over its own row only: the row of its id and its owner. */
   save(record: TriggerRecord): void {
-    this.db.prepare("UPDATE triggers SET status = ?, record = ? WHERE id = ?").run(record.status, JSON.stringify(record), record.id);
+    this.db
+      .prepare("UPDATE triggers SET status = ?, record = ? WHERE id = ? AND owner = ?")
+      .run(record.status, JSON.stringify(record), record.id, record.owner);
   }
 
-  /** Any owner's trigger (for the scheduler); routes use get(owner, id). */
+  /** Any owner's trigger (for the scheduler); routes use get(owner, id). Its identity is the row's, whatever its JSON says. */
   byId(id: string): TriggerRecord | null {
-    const row = this.db.prepare("SELECT record FROM triggers WHERE id = ?").get(id) as { record: string } | undefined;
-    return row ? (JSON.parse(row.record) as TriggerRecord) : null;
+    const row = this.db.prepare("SELECT id, owner, record FROM triggers WHERE id = ?").get(id) as TriggerRow | undefined;
+    return row ? triggerOf(row) : null;
   }
 
   get(owner: string, id: string): TriggerRecord | null {
@@ -62,17 +86,17 @@ export class TriggerStore {
     return record && record.owner === owner ? record : null;
   }
 
-  /** A page in id order after `afterId`, optionally of one status. */
-  list(owner: string, limit: number, afterId: string | null, status: TriggerStatus | null): TriggerRecord[] {
+  /** A page in id order after `afterId`, optionally of one status, read one row at a time. */
+  *list(owner: string, limit: number, afterId: string | null, status: TriggerStatus | null): Generator<TriggerRecord> {
     const rows = this.db
-      .prepare("SELECT record FROM triggers WHERE owner = ? AND id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?")
-      .all(owner, afterId ?? "", status, status, limit) as Array<{ record: string }>;
-    return rows.map((row) => JSON.parse(row.record) as TriggerRecord);
+      .prepare("SELECT id, owner, record FROM triggers WHERE owner = ? AND id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?")
+      .iterate(owner, afterId ?? "", status, status, limit);
+    for (const row of rows) yield triggerOf(row as TriggerRow);
   }
 
   active(): TriggerRecord[] {
-    const rows = this.db.prepare("SELECT record FROM triggers WHERE status = 'active'").all() as Array<{ record: string }>;
-    return rows.map((row) => JSON.parse(row.record) as TriggerRecord);
+    const rows = this.db.prepare("SELECT id, owner, record FROM triggers WHERE status = 'active'").all() as TriggerRow[];
+    return rows.map(triggerOf);
   }
 
   /** Deletes the trigger and its executions. */
@@ -90,22 +114,24 @@ export class TriggerStore {
   saveExecution(record: ExecutionRecord): boolean {
     return (
       this.db
-        .prepare("UPDATE trigger_executions SET status = ?, record = ? WHERE id = ?")
-        .run(record.status, JSON.stringify(record), record.id).changes === 1
+        .prepare("UPDATE trigger_executions SET status = ?, record = ? WHERE id = ? AND trigger_id = ?")
+        .run(record.status, JSON.stringify(record), record.id, record.triggerId).changes === 1
     );
   }
 
   /** A page of the trigger's executions, newest first, before `beforeSeq`; with each one's position. */
   executions(triggerId: string, limit: number, beforeSeq: number | null): Array<{ seq: number; execution: ExecutionRecord }> {
     const rows = this.db
-      .prepare("SELECT seq, record FROM trigger_executions WHERE trigger_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")
-      .all(triggerId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as Array<{ seq: number; record: string }>;
-    return rows.map((row) => ({ seq: row.seq, execution: JSON.parse(row.record) as ExecutionRecord }));
+      .prepare("SELECT seq, id, trigger_id, record FROM trigger_executions WHERE trigger_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")
+      .all(triggerId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as Array<ExecutionRow & { seq: number }>;
+    return rows.map((row) => ({ seq: row.seq, execution: executionOf(row) }));
   }
 
   inProgressExecutions(): ExecutionRecord[] {
-    const rows = this.db.prepare("SELECT record FROM trigger_executions WHERE status = 'in_progress'").all() as Array<{ record: string }>;
-    return rows.map((row) => JSON.parse(row.record) as ExecutionRecord);
+    const rows = this.db
+      .prepare("SELECT id, trigger_id, record FROM trigger_executions WHERE status = 'in_progress'")
+      .all() as ExecutionRow[];
+    return rows.map(executionOf);
   }
 
   /** The owner's triggers and their executions (without the store's own sequence numbers), for a snapshot. */

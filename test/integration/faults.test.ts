@@ -149,6 +149,41 @@ describe("the faults API", () => {
   });
 });
 
+describe("the faults API's bounds over all keys", () => {
+  it("refuses a rule past EMULATOR_MAX_FAULT_RULES over all keys (invented keys cannot grow memory) and one past the size bound", async () => {
+    const bounded = await startFakeRuntimeEmulator({ EMULATOR_MAX_FAULT_RULES: "150" });
+    try {
+      const add = async (key: string, body: unknown) => {
+        const response = await fetch(`${bounded.url}/emulator/faults`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": key },
+          body: JSON.stringify(body),
+        });
+        return { status: response.status, body: (await response.json()) as Json };
+      };
+      const rule = { target: { kind: "tool", name: "read_file" }, effect: { kind: "latency", ms: 1 }, times: 1 };
+      const statuses: number[] = [];
+      for (let keyIndex = 0; keyIndex < 3; keyIndex++) {
+        for (let index = 0; index < 60; index++) statuses.push((await add(`invented-${keyIndex}`, rule)).status);
+      }
+      assert.equal(statuses.filter((status) => status === 200).length, 150, "150 rules in all, whoever's keys");
+      const past = await add("invented-9", rule);
+      assert.equal(past.status, 429);
+      assert.match(past.body.error.message, /holds 150 fault rules over all API keys.*EMULATOR_MAX_FAULT_RULES/);
+      // The largest rule the fields allow is past the 8 KiB bound on one rule.
+      const large = {
+        target: { kind: "hook", command: "c".repeat(4096), group: "g".repeat(1000), matcher: "m".repeat(1000) },
+        effect: { kind: "error", message: "e".repeat(2000) },
+      };
+      const refused = await add("another-key", large);
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.match(refused.body.error.message, /more than the 8192 a rule may have \(EMULATOR_FAULT_RULE_MAX_BYTES\)/);
+    } finally {
+      await bounded.close();
+    }
+  });
+});
+
 describe("faults in interactions", () => {
   let environmentId: string;
 

@@ -45,7 +45,12 @@ export type FakeOpenAiStep =
   /** The socket is destroyed: before any answer, or after these text deltas. */
   | { kind: "close"; textBefore?: string[] }
   /** A 200 event stream of whatever `data:` payloads are given, sent as they are, then [DONE] unless told not to. */
-  | { kind: "raw"; data: unknown[]; done?: boolean };
+  | { kind: "raw"; data: unknown[]; done?: boolean }
+  /**
+   * A hostile server: text deltas of `piece` without end, as fast as the client reads them, until the
+   * client closes the connection (or `giveUpBytes`, default 2 GiB, have been sent, so a test never runs forever).
+   */
+  | { kind: "endless"; piece: string; giveUpBytes?: number; sent?: { bytes: number } };
 
 export interface RecordedRequest {
   method: string;
@@ -181,6 +186,24 @@ async function answer(step: FakeOpenAiStep, body: any, response: http.ServerResp
       if (step.done !== false) response.write("data: [DONE]\n\n");
       response.end();
       return;
+    case "endless": {
+      startEventStream(response);
+      const frame = `data: ${JSON.stringify(chunk(body.model, { content: step.piece }, null))}\n\n`;
+      const giveUp = step.giveUpBytes ?? 2 * 1024 * 1024 * 1024;
+      let sent = 0;
+      while (!response.destroyed && !response.writableEnded && sent < giveUp) {
+        sent += frame.length;
+        if (step.sent) step.sent.bytes = sent;
+        if (!response.write(frame)) {
+          await new Promise((resolve) => {
+            response.once("drain", resolve);
+            response.once("close", resolve);
+          });
+        }
+      }
+      response.end();
+      return;
+    }
     case "answer":
       if (!streaming) return sendCompletion(step, body, response);
       return streamAnswer(step, body.model, includeUsage, response);

@@ -119,11 +119,24 @@ describe("FaultPlan", () => {
     assert.equal(plan.remove("alice", "fault_nope"), false);
     assert.equal(plan.remove("alice", first.id), true);
     for (let index = 0; index < MAX_FAULT_RULES_PER_KEY; index++) assert.ok(plan.add("alice", input));
-    assert.equal(plan.add("alice", input), null, "past the bound nothing is added");
+    assert.throws(() => plan.add("alice", input), /already has 100 fault rules/, "past the bound nothing is added");
     assert.ok(plan.add("bob", input), "the bound is per key");
     assert.equal(plan.clear("alice"), MAX_FAULT_RULES_PER_KEY);
     assert.equal(plan.hasRules("alice"), false);
     assert.equal(plan.activeCount(), 1);
     assert.ok(changes >= MAX_FAULT_RULES_PER_KEY + 3);
+  });
+
+  it("bounds the rules of all keys together and each rule's size", () => {
+    const plan = new FaultPlan({ perKey: 100, total: 150, ruleBytes: 300 });
+    const input = rule({ target: { kind: "sandbox_channel" }, effect: { kind: "drop" }, times: 1 });
+    for (let index = 0; index < 100; index++) plan.add("alice", input);
+    for (let index = 0; index < 50; index++) plan.add(`key-${index}`, input);
+    assert.throws(() => plan.add("bob", input), /holds 150 fault rules over all API keys.*\(EMULATOR_MAX_FAULT_RULES\)/);
+    // Deleting frees room: a cleared key's rules no longer count.
+    plan.clear("alice");
+    assert.ok(plan.add("bob", input));
+    const long = rule({ target: { kind: "tool", name: "read_file" }, effect: { kind: "error", message: "x".repeat(400) } });
+    assert.throws(() => plan.add("bob", long), /bytes as JSON, more than the 300 a rule may have \(EMULATOR_FAULT_RULE_MAX_BYTES\)/);
   });
 });

@@ -8,11 +8,17 @@ import { PassThrough, Readable } from "node:stream";
 import { describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { tarBuffer } from "../../server/common/tar.js";
-import { seal, unseal, WrongPassphraseError } from "../../server/snapshots/secret-box.js";
+import { KeyDerivations, seal, unseal, WrongPassphraseError } from "../../server/snapshots/secret-box.js";
 import { checkSavedFiles } from "../../server/snapshots/saved-files-check.js";
 import os from "node:os";
 import path from "node:path";
-import { readStateFile, removeReadState, UnreadableStateError } from "../../server/snapshots/state-file-reader.js";
+import {
+  readStateFile,
+  removeReadState,
+  StateBoundError,
+  UnreadableStateError,
+  type StateReadLimits,
+} from "../../server/snapshots/state-file-reader.js";
 import { writeStateFile } from "../../server/snapshots/state-file-writer.js";
 import { STATE_FORMAT, STATE_TABLES, STATE_VERSION, type StateManifest, type StateTables } from "../../server/snapshots/state-format.js";
 
@@ -39,8 +45,16 @@ async function handMade(entries: Array<[string, string]>): Promise<Buffer> {
   return gzipSync(await tarBuffer(entries.map(([name, text]) => ({ header: { name }, content: Buffer.from(text) }))));
 }
 
-async function refusal(file: Buffer, maxBytes = 1024 * 1024): Promise<string> {
-  const error = await readStateFile(Readable.from([file]), maxBytes).then(
+const limits = (maxBytes = 1024 * 1024, changes: Partial<StateReadLimits> = {}): StateReadLimits => ({
+  maxBytes,
+  maxRecordsBytes: maxBytes,
+  maxRecords: 1000,
+  maxResourcesPerKind: 100,
+  ...changes,
+});
+
+async function refusal(file: Buffer, maxBytes = 1024 * 1024, changes: Partial<StateReadLimits> = {}): Promise<string> {
+  const error = await readStateFile(Readable.from([file]), limits(maxBytes, changes)).then(
     () => assert.fail("expected a refusal"),
     (caught: unknown) => caught,
   );
@@ -59,7 +73,7 @@ describe("state file format", () => {
       sealedSecrets: Buffer.from("sealed"),
       environmentFiles: new Map([["env_1", files]]),
     });
-    const read = await readStateFile(Readable.from([file]), 1024 * 1024);
+    const read = await readStateFile(Readable.from([file]), limits());
     try {
       assert.equal(read.manifest.version, STATE_VERSION);
       assert.deepEqual(read.tables.interactions, tables.interactions);
@@ -99,6 +113,58 @@ describe("state file format", () => {
     assert.match(await refusal(badTable), /records.json does not have the expected shape/);
   });
 
+  it("bounds the records before parsing them, and checks every row and the tables around them", async () => {
+    const withRecords = (records: string) =>
+      handMade([
+        ["manifest.json", JSON.stringify(manifest())],
+        ["records.json", records],
+      ]);
+    const tables = (changes: Record<string, string>) =>
+      `{"tables":{${STATE_TABLES.map((table) => `"${table}":${changes[table] ?? "[]"}`).join(",")}}}`;
+    const rows = (count: number) => `[${Array.from({ length: count }, () => "{}").join(",")}]`;
+    const bound = async (file: Buffer, changes: Partial<StateReadLimits>) => {
+      const error = await readStateFile(Readable.from([file]), limits(1024 * 1024, changes)).then(
+        () => assert.fail("expected a refusal"),
+        (caught: unknown) => caught,
+      );
+      assert.ok(error instanceof StateBoundError, String(error));
+      return error.message;
+    };
+    assert.match(
+      await bound(await withRecords(tables({ steps: rows(1001) })), {}),
+      /more than 1000 records in all \(EMULATOR_STATE_MAX_RECORDS\)/,
+    );
+    assert.match(
+      await bound(await withRecords(tables({ triggers: rows(101) })), {}),
+      /more than 100 triggers \(EMULATOR_STATE_MAX_RESOURCES_PER_KIND\)/,
+    );
+    assert.match(
+      await bound(await withRecords(tables({})), { maxRecordsBytes: 100 }),
+      /records.json has \d+ bytes, past 100 \(EMULATOR_STATE_MAX_RECORDS_BYTES\)/,
+    );
+    // Within the bounds: read back as written, strings with brackets and escapes included.
+    const row = { id: 'a "quoted" } ] [ { \\', n: 1, none: null, text: "é ✓" };
+    const file = await withRecords(tables({ interactions: JSON.stringify([row, row]), steps: rows(5) }));
+    const read = await readStateFile(Readable.from([file]), limits());
+    try {
+      assert.deepEqual(read.tables.interactions, [row, row]);
+      assert.equal(read.tables.steps.length, 5);
+    } finally {
+      removeReadState(read);
+    }
+    const shapes: Array<[string, RegExp]> = [
+      [tables({ steps: "[1]" }), /tables.steps: each row is an object/],
+      [tables({ steps: '[{"a":{"b":1}}]' }), /a row's values are strings, numbers or null/],
+      [tables({ steps: '[{"a":true}]' }), /a row maps columns to strings, numbers or null/],
+      [tables({ steps: "{}" }), /each table is an array of rows/],
+      [`{"junk":"${"x".repeat(70_000)}",${tables({}).slice(1)}`, /holds something besides the tables/],
+      [`{"tables":{"steps":[],"steps":[]}}`, /steps is given twice/],
+      [tables({}).slice(0, -3), /cut short/],
+      [`${tables({}).slice(0, -1)},"more":1}`, /expected shape/],
+    ];
+    for (const [records, reason] of shapes) assert.match(await refusal(await withRecords(records)), reason, records.slice(0, 80));
+  });
+
   it("refuses a corrupt, a truncated and an oversized file", async () => {
     const file = await written({ manifest: manifest(), tables: emptyTables(), sealedSecrets: null, environmentFiles: new Map() });
     assert.match(await refusal(Buffer.from("plain text, not gzip")), /corrupt or truncated/);
@@ -111,14 +177,27 @@ describe("state file format", () => {
     assert.match(await refusal(bomb, 1024 * 1024), /passes 1048576 bytes \(EMULATOR_STATE_MAX_BYTES\)/);
   });
 
-  it("seals secrets with a passphrase and opens them with it only", () => {
-    const sealed = seal(Buffer.from('{"token":"tok-1"}'), "a long passphrase");
+  it("seals secrets with a passphrase and opens them with it only", async () => {
+    const derivations = new KeyDerivations(2);
+    const sealed = await seal(Buffer.from('{"token":"tok-1"}'), "a long passphrase", derivations);
     assert.equal(sealed.includes(Buffer.from("tok-1")), false);
-    assert.equal(unseal(sealed, "a long passphrase").toString(), '{"token":"tok-1"}');
-    assert.throws(() => unseal(sealed, "another passphrase"), WrongPassphraseError);
+    assert.equal((await unseal(sealed, "a long passphrase", derivations)).toString(), '{"token":"tok-1"}');
+    await assert.rejects(unseal(sealed, "another passphrase", derivations), WrongPassphraseError);
     const tampered = Buffer.from(sealed);
     tampered[tampered.length - 1]! ^= 1;
-    assert.throws(() => unseal(tampered, "a long passphrase"), WrongPassphraseError);
+    await assert.rejects(unseal(tampered, "a long passphrase", derivations), WrongPassphraseError);
+  });
+
+  it("derives keys at most N at once, and refuses past the waiting bound", async () => {
+    const derivations = new KeyDerivations(1);
+    const salt = Buffer.alloc(16);
+    // One runs, 16 wait: the 18th is refused at once, naming the setting; the others all finish.
+    const accepted = Array.from({ length: 17 }, () => derivations.derive("a long passphrase", salt));
+    await assert.rejects(derivations.derive("a long passphrase", salt), /EMULATOR_STATE_KEY_DERIVATIONS = 1/);
+    const keys = await Promise.all(accepted);
+    assert.equal(new Set(keys.map((key) => key.toString("hex"))).size, 1);
+    // The turns were all given back: the next one runs.
+    assert.equal((await derivations.derive("a long passphrase", salt)).length, 32);
   });
 
   it("lets saved files through only inside the saved folders, never through a link the archive made", async () => {

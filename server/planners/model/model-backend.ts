@@ -99,9 +99,21 @@ export interface ModelStreamSink {
  * to fix). `unreachable`: no connection; `auth`: the key was refused; `rate_limit`: 429; `timeout`:
  * EMULATOR_MODEL_TIMEOUT_SECONDS passed; `empty`: an answer with neither text nor calls; `refused`:
  * the server refused the request (another 4xx); `server`: a 5xx or an answer that is not the protocol's;
- * `replay`: the cassette has no answer for this turn (cassette.ts).
+ * `replay`: the cassette has no answer for this turn (cassette.ts); `too_large`: the server sent more
+ * than EMULATOR_MODEL_ANSWER_BYTES for one turn.
  */
-export type ModelFailureKind = "unreachable" | "auth" | "rate_limit" | "timeout" | "empty" | "refused" | "server" | "replay";
+export type ModelFailureKind = "unreachable" | "auth" | "rate_limit" | "timeout" | "empty" | "refused" | "server" | "replay" | "too_large";
+
+/** EMULATOR_MODEL_ANSWER_BYTES's default: far more than any answer's stream, far less than memory. */
+export const DEFAULT_MODEL_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** The failure of a turn whose server sent more than `maxBytes` (bounded-fetch.ts). */
+export function answerTooLarge(backend: string, server: string, maxBytes: number): ModelBackendError {
+  return new ModelBackendError(
+    "too_large",
+    `${backend} backend: ${server} sent more than ${maxBytes} bytes for one answer (EMULATOR_MODEL_ANSWER_BYTES), so the answer was cut off there; check the model (an answer that never ends?), lower max_output_tokens, or raise EMULATOR_MODEL_ANSWER_BYTES`,
+  );
+}
 
 export class ModelBackendError extends Error {
   constructor(

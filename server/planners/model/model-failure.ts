@@ -13,6 +13,7 @@ const CODES: Readonly<Record<ModelFailureKind, string>> = {
   refused: "FAILED_PRECONDITION",
   server: "UNAVAILABLE",
   replay: "FAILED_PRECONDITION",
+  too_large: "RESOURCE_EXHAUSTED",
 };
 
 export interface RunError {

@@ -4,7 +4,10 @@
 // openai-faults.ts; this file owns the turn's lifetime: one request, one deadline, one way to stop.
 
 import OpenAI, { APIError, type ClientOptions } from "openai";
+import { boundedFetch, type AnswerBound } from "./bounded-fetch.js";
 import {
+  answerTooLarge,
+  DEFAULT_MODEL_ANSWER_BYTES,
   type InjectedModelFailure,
   type ModelAnswer,
   type ModelBackend,
@@ -25,6 +28,8 @@ export interface OpenAiBackendOptions {
   timeoutMs: number;
   /** For tests and embedders; the global fetch otherwise. */
   fetch?: ClientOptions["fetch"];
+  /** EMULATOR_MODEL_ANSWER_BYTES: bytes one turn may read from the server (bounded-fetch.ts). */
+  maxAnswerBytes?: number;
 }
 
 /** Sent when no key is set: the client insists on one and local servers ignore it. */
@@ -38,7 +43,13 @@ export function openAiBackend(options: OpenAiBackendOptions): ModelBackend {
     );
   }
   const apiKey = options.apiKey === undefined || options.apiKey === "" ? undefined : options.apiKey;
-  const settings: TurnSettings = { ...options, baseUrl, apiKey, timeoutMs: Math.ceil(options.timeoutMs) };
+  const settings: TurnSettings = {
+    ...options,
+    baseUrl,
+    apiKey,
+    timeoutMs: Math.ceil(options.timeoutMs),
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MODEL_ANSWER_BYTES,
+  };
   return {
     name: "openai",
     timeoutMs: settings.timeoutMs,
@@ -65,6 +76,7 @@ interface TurnSettings {
   baseUrl: URL;
   apiKey: string | undefined;
   timeoutMs: number;
+  maxAnswerBytes: number;
   fetch?: ClientOptions["fetch"];
 }
 
@@ -82,6 +94,8 @@ async function runTurn(settings: TurnSettings, request: ModelRequest, sink: Mode
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
   const stop = AbortSignal.any([signal, deadline.signal]);
+  const bound: AnswerBound = { maxBytes: settings.maxAnswerBytes, exceeded: false };
+  const tooLarge = () => answerTooLarge("openai", `the server at ${context.baseUrl}`, bound.maxBytes);
   const client = new OpenAI({
     baseURL: settings.baseUrl.href,
     apiKey: settings.apiKey ?? PLACEHOLDER_API_KEY,
@@ -93,7 +107,7 @@ async function runTurn(settings: TurnSettings, request: ModelRequest, sink: Mode
     timeout: settings.timeoutMs,
     // Faults are reported through the ModelBackendError; the client's console lines would repeat them.
     logLevel: "off",
-    fetch: errorBodyRecorder(settings.fetch ?? globalThis.fetch, context),
+    fetch: errorBodyRecorder(boundedFetch(settings.fetch ?? globalThis.fetch, bound), context),
   });
   try {
     const stream = await client.chat.completions.create(chatCompletionRequest(request), { signal: stop });
@@ -101,6 +115,7 @@ async function runTurn(settings: TurnSettings, request: ModelRequest, sink: Mode
     // the loop tell an abort from a finished answer.
     const answer = await readChatStream(stream, sink, `call_${request.messages.length}_`);
     signal.throwIfAborted();
+    if (bound.exceeded) throw tooLarge();
     if (deadline.signal.aborted) throw timeoutFailure(context);
     if (answer.finishReason === null) throw protocolFailure(context, "the stream ended before the answer did (no finish_reason)");
     if (answer.text === "" && answer.calls.length === 0) throw emptyFailure(context, answer.finishReason);
@@ -113,6 +128,7 @@ async function runTurn(settings: TurnSettings, request: ModelRequest, sink: Mode
   } catch (error) {
     signal.throwIfAborted();
     if (error instanceof SinkFailure) throw error.failure;
+    if (bound.exceeded) throw tooLarge();
     if (deadline.signal.aborted) throw timeoutFailure(context);
     if (error instanceof ModelBackendError) throw error;
     throw turnFailure(error, context);
