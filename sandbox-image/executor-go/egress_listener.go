@@ -83,11 +83,14 @@ func (egress *EgressListener) listen(host string, port int) (int, *FileOpError) 
 		if egress.isStopped() {
 			return 0, &FileOpError{"ECANCELED", "the executor is shutting down"}
 		}
-		if port != 0 && time.Now().Before(deadline) {
-			if resolved, err := net.ResolveTCPAddr("tcp", address); err == nil && listeningAt(resolved) {
-				time.Sleep(listenRetryInterval)
-				continue
+		// Joining a listener that is still there would split the sandbox's connections between us and an
+		// executor that is ending: wait for it as for a port in use, and give up the same way.
+		if resolved, err := net.ResolveTCPAddr("tcp", address); err == nil && port != 0 && listeningAt(resolved) {
+			if time.Now().After(deadline) {
+				return 0, &FileOpError{"EADDRINUSE", "listen EADDRINUSE: another process still listens on " + address}
 			}
+			time.Sleep(listenRetryInterval)
+			continue
 		}
 		listener, err := listenConfig.Listen(context.Background(), "tcp", address)
 		if err == nil {

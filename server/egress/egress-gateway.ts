@@ -77,8 +77,9 @@ export function joinToProxy(proxy: ProxyEndpoint, identity: string, policy: Egre
 
 function portTaken(environmentId: string): FailedPreconditionError {
   return new FailedPreconditionError(
-    `Environment ${environmentId} cannot be used: a process inside its sandbox holds the egress proxy port ` +
-      `127.0.0.1:${SANDBOX_PROXY_PORT}, so its executor cannot listen there, and neither tools nor file calls can run. ` +
+    `Environment ${environmentId} cannot be used: a process inside its sandbox (code it ran, or an earlier executor that ` +
+      `did not end) holds the egress proxy port 127.0.0.1:${SANDBOX_PROXY_PORT}, so its executor cannot listen there, ` +
+      "and neither tools nor file calls can run. " +
       "Retrying will not help. Delete the environment and create a new one: sandboxes created by this version of the " +
       "emulator keep the port reserved for the executor.",
   );
