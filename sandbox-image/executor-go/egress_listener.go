@@ -18,7 +18,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -50,7 +52,9 @@ func newEgressListener(send func(frame any, body []byte), identities map[string]
 }
 
 // listenConfig binds with SO_REUSEPORT: the way to join the keep-alive's hold on the port, which the
-// kernel grants to sockets of the same uid (root) only.
+// kernel grants to sockets of the same uid (root) only. Used only where the keep-alive holds the port:
+// gVisor's kernel grants SO_REUSEPORT to any user, so there (the keep-alive is a plain sleep) a listener
+// with it could be joined by sandbox code, and one without it cannot.
 var listenConfig = net.ListenConfig{Control: func(network, address string, raw syscall.RawConn) error {
 	var optionErr error
 	err := raw.Control(func(fd uintptr) {
@@ -92,7 +96,11 @@ func (egress *EgressListener) listen(host string, port int) (int, *FileOpError) 
 			time.Sleep(listenRetryInterval)
 			continue
 		}
-		listener, err := listenConfig.Listen(context.Background(), "tcp", address)
+		joining := net.ListenConfig{}
+		if keepAliveHoldsPort() {
+			joining = listenConfig
+		}
+		listener, err := joining.Listen(context.Background(), "tcp", address)
 		if err == nil {
 			egress.lock.Lock()
 			if egress.stopped {
@@ -119,6 +127,36 @@ func (egress *EgressListener) listen(host string, port int) (int, *FileOpError) 
 		}
 		time.Sleep(listenRetryInterval)
 	}
+}
+
+// keepAliveHoldsPort tells whether a root process started with HoldPortFlag runs in the container (sandbox
+// code can start no root process).
+func keepAliveHoldsPort() bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, entry := range entries {
+		pid := entry.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		info, err := os.Stat("/proc/" + pid)
+		if err != nil {
+			continue
+		}
+		if stat, ok := info.Sys().(*syscall.Stat_t); !ok || stat.Uid != 0 {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + pid + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if argv := strings.Split(string(cmdline), "\x00"); len(argv) > 1 && argv[1] == HoldPortFlag {
+			return true
+		}
+	}
+	return false
 }
 
 func (egress *EgressListener) isStopped() bool {

@@ -100,9 +100,12 @@ kill -KILL "$1"`;
 /**
  * The container's keep-alive: the executor's binary holding the egress port bound as root for the
  * container's life, so that no sandbox process can bind it, even between two executors
- * (sandbox-image/executor-go/egress_port_holder.go; docs/security.md#network).
+ * (sandbox-image/executor-go/egress_port_holder.go; docs/security.md#network). Not under gVisor, whose
+ * kernel lets any user join a port bound with SO_REUSEPORT: there the keep-alive is `sleep infinity`
+ * and the executor's listener takes the port alone, as it did before.
  */
 const KEEP_ALIVE_CMD = [EXECUTOR_PATH, HOLD_PORT_FLAG, `127.0.0.1:${SANDBOX_PROXY_PORT}`];
+const GVISOR_KEEP_ALIVE_CMD = ["sleep", "infinity"];
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
@@ -522,7 +525,7 @@ export class DockerRuntime implements SandboxRuntime {
       // The keep-alive: root's, so that no `pkill` of the sandbox user's can end the container.
       User: CONTAINER_USER,
       WorkingDir: "/workspace",
-      Cmd: KEEP_ALIVE_CMD,
+      Cmd: this.engineRuntime.gvisor ? GVISOR_KEEP_ALIVE_CMD : KEEP_ALIVE_CMD,
       Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
         ([name, value]) => `${name}=${value}`,
       ),
