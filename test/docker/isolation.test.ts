@@ -228,7 +228,11 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
 
   it("keeps the container up through a pkill of its keep-alive and kill -9 -1, and the call says what happened", async () => {
     const pid = (await channel.ping()).pid;
-    const pkill = await runTool(channel, bash('sleep 300 & sleep 0.2; pkill sleep; pkill -f -- "--hold-[p]ort"; echo "pkill exit $?"'), limits);
+    const pkill = await runTool(
+      channel,
+      bash('sleep 300 & sleep 0.2; pkill sleep; pkill -f -- "--hold-[p]ort"; echo "pkill exit $?"'),
+      limits,
+    );
     // The sandbox user's own sleep goes; the keep-alive (root's, holding the egress port) refuses.
     assert.match(pkill.result, /killing pid \d+ failed: Operation not permitted/);
     const killAll = await runTool(channel, bash("echo before; sleep 300 & sh -c 'kill -9 -1'; echo never"), limits);
@@ -467,7 +471,9 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
       request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
       request.on("end", () => {
         response.writeHead(200, { "content-type": "application/json" });
-        response.end(JSON.stringify(body.includes("forbidden-marker") ? { decision: "deny", reason: "blocked over HTTP" } : { decision: "allow" }));
+        response.end(
+          JSON.stringify(body.includes("forbidden-marker") ? { decision: "deny", reason: "blocked over HTTP" } : { decision: "allow" }),
+        );
       });
     });
     await new Promise<void>((resolve) => httpGate.listen(0, "127.0.0.1", resolve));

@@ -277,7 +277,8 @@ describe("EgressStreams registry", () => {
     const hooks = { identity: "hooks" } as const;
     for (let id = 1; id <= EGRESS_MAX_STREAMS + 1; id++) registry.receive({ egress: "open", stream: id }, Buffer.alloc(0));
     let id = EGRESS_MAX_STREAMS + 1;
-    for (let count = 0; count < EGRESS_MAX_HOOK_STREAMS + 1; count++) registry.receive({ egress: "open", stream: ++id, ...hooks }, Buffer.alloc(0));
+    for (let count = 0; count < EGRESS_MAX_HOOK_STREAMS + 1; count++)
+      registry.receive({ egress: "open", stream: ++id, ...hooks }, Buffer.alloc(0));
     assert.equal(registry.size, EGRESS_MAX_STREAMS + EGRESS_MAX_HOOK_STREAMS);
     assert.deepEqual(
       frames("close").map((each) => [each.frame.stream, (each.frame as { error?: { message: string } }).error?.message]),
