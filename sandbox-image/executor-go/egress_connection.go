@@ -56,8 +56,8 @@ func newEgressConnection(streamID int64, socket *net.TCPConn, send func(frame an
 	return connection
 }
 
-func (connection *EgressConnection) run() {
-	connection.send(EgressOpenFrame{Egress: "open", Stream: connection.streamID}, nil)
+func (connection *EgressConnection) run(open EgressOpenFrame) {
+	connection.send(open, nil)
 	go connection.readProgram()
 	go connection.writeProgram()
 }

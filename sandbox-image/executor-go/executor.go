@@ -52,7 +52,7 @@ func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
 		running:    map[int64]*RunningCommand{},
 		waiting:    map[int64]*waitingExec{},
 	}
-	executor.egress = newEgressListener(executor.send)
+	executor.egress = newEgressListener(executor.send, identities)
 	isolated := len(identities) > 0
 	if isolated {
 		// With identities, file operations are the sandbox user's, done by a worker acting as that user.

@@ -35,6 +35,8 @@ type ExecutorArguments struct {
 	Identities    map[string]*Identity
 	FileWorkerFor string
 	DiskLimitMb   int64
+	// The address the keep-alive holds (egress_port_holder.go); nothing else may be asked with it.
+	HoldPort string
 }
 
 var identityPattern = regexp.MustCompile(`^([a-z]+)=(\d+):(\d+):(/.*)$`)
@@ -61,6 +63,8 @@ func parseExecutorArguments(argv []string) (*ExecutorArguments, error) {
 				return nil, err
 			}
 			parsed.FileWorkerFor = name
+		case HoldPortFlag:
+			parsed.HoldPort = value
 		case DiskLimitFlag:
 			if !diskLimitPattern.MatchString(value) {
 				return nil, fmt.Errorf("%s %s: expected a whole number of MiB", DiskLimitFlag, value)
@@ -69,6 +73,9 @@ func parseExecutorArguments(argv []string) (*ExecutorArguments, error) {
 		default:
 			return nil, fmt.Errorf("unknown argument %s", flag)
 		}
+	}
+	if parsed.HoldPort != "" && len(argv) != 2 {
+		return nil, fmt.Errorf("%s takes no other argument: the keep-alive only holds the port", HoldPortFlag)
 	}
 	if len(parsed.Identities) > 0 {
 		var missing []string

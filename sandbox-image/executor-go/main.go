@@ -5,7 +5,8 @@
 // In a sandbox it runs as root with only CAP_SETUID and CAP_SETGID, given the identities to act as
 // (identities.go): commands start as the user their request names, file operations go to a file worker
 // acting as the sandbox user (this same binary, started with --file-worker), and nothing the sandbox
-// user runs can signal, trace or stop either process.
+// user runs can signal, trace or stop either process. Started with --hold-port, it is the container's
+// keep-alive instead, holding the egress port for the executors to come (egress_port_holder.go).
 package main
 
 import "os"
@@ -27,6 +28,10 @@ func main() {
 		// Refusing to start is the only safe answer: running sandbox code as ourselves would undo the separation.
 		logDiagnostic("cannot start: %v", err)
 		os.Exit(exitRefused)
+	}
+	if parsed.HoldPort != "" {
+		holdPort(parsed.HoldPort)
+		return
 	}
 	if parsed.FileWorkerFor != "" {
 		runFileWorker(parsed.Identities[parsed.FileWorkerFor])

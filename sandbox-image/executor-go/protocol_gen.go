@@ -9,10 +9,12 @@ const (
 	DiskLimitFlag           = "--disk-limit-mb"
 	EgressListenRetryMs     = 5000
 	EgressMaxDataFrameBytes = 65536
+	EgressMaxHookStreams    = 32
 	EgressMaxStreams        = 256
 	EgressWindowBytes       = 262144
 	ExecMarkerVariable      = "EMULATOR_EXEC_ID"
 	FileWorkerFlag          = "--file-worker"
+	HoldPortFlag            = "--hold-port"
 	IdentityFlag            = "--identity"
 	MaxFileChunkBytes       = 8388608
 	MaxFramePartBytes       = 67108864
@@ -20,7 +22,7 @@ const (
 	MaxReadFiles            = 16
 	MaxReadFilesBytes       = 4194304
 	MaxWalkEntries          = 10000
-	ProtocolVersion         = 6
+	ProtocolVersion         = 7
 	UnavailableCode         = "EUNAVAILABLE"
 )
 
@@ -351,8 +353,9 @@ type ErrorMessage struct {
 }
 
 type EgressOpenFrame struct {
-	Egress string `json:"egress"`
-	Stream int64  `json:"stream"`
+	Egress   string  `json:"egress"`
+	Stream   int64   `json:"stream"`
+	Identity *string `json:"identity,omitempty"`
 }
 
 type EgressDataFrame struct {
@@ -529,7 +532,7 @@ var descriptor18 = &Field{Kind: "taggedUnion", Tag: "type", Common: []NamedField
 	{Value: "error", Label: "error", Object: descriptor45},
 }}
 
-var descriptor47 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor47 = &Field{Kind: "object", Shape: []NamedField{{"identity", &Field{Kind: "optional", Of: &Field{Kind: "oneOf", Values: []string{"sandbox", "hooks"}}}}}}
 
 var descriptor48 = &Field{Kind: "object", Shape: []NamedField{}}
 

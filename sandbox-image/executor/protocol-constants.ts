@@ -1,7 +1,7 @@
 // The protocol's version, limits and reserved names, in a file of their own so that the tables built
 // from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
 
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /**
  * The identities an exec may run as (the exec request's `runAs`): the sandbox user runs tools, the
@@ -18,6 +18,11 @@ export const IDENTITY_FLAG = "--identity";
 export const FILE_WORKER_FLAG = "--file-worker";
 /** The sandbox's disk limit in total, for an engine that cannot enforce one itself (disk_guard.go). */
 export const DISK_LIMIT_FLAG = "--disk-limit-mb";
+/**
+ * `--hold-port 127.0.0.1:3128`: the container's keep-alive, the same binary, which keeps the egress port
+ * bound as root for the container's whole life so that no other user can bind it (egress_port_holder.go).
+ */
+export const HOLD_PORT_FLAG = "--hold-port";
 
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
 export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
@@ -63,6 +68,12 @@ export const EGRESS_MAX_DATA_FRAME_BYTES = 64 * 1024;
 
 /** Concurrent streams per executor; connections beyond it are refused at the executor (and at the server). */
 export const EGRESS_MAX_STREAMS = 256;
+
+/**
+ * Concurrent streams of the hooks user's connections per executor, counted apart from EGRESS_MAX_STREAMS
+ * (which counts everyone else's): sandbox code cannot use up what a read-only hook needs to reach out.
+ */
+export const EGRESS_MAX_HOOK_STREAMS = 32;
 
 /** How long egressListen keeps retrying a port that is in use. */
 export const EGRESS_LISTEN_RETRY_MS = 5_000;

@@ -3,7 +3,7 @@
 // independent of request ids, with credit-based flow control per stream and direction.
 //
 // Lifecycle of stream N (N > 0, strictly increasing per executor, never reused):
-//   executor → server  open                       a sandbox program connected
+//   executor → server  open {identity?}           a sandbox program connected (as whom, when the hooks user)
 //   both ways          data (body = bytes)        at most the window unacknowledged, see below
 //   both ways          ack {bytes}                the receiver consumed `bytes`: the sender may send that many more
 //   both ways          end                        half-close: the sender sends no more data
@@ -24,6 +24,7 @@
 // stream.
 
 import { checkField, isPlainObject, type Checked } from "./protocol-check.js";
+import { IDENTITY_NAMES } from "./protocol-constants.js";
 import * as field from "./protocol-fields.js";
 import type { TypeOf } from "./protocol-fields.js";
 
@@ -36,7 +37,12 @@ export const egressStreamError = field.object({
 export const egressFrame = field.taggedUnion(
   "egress",
   {
-    open: field.object({}),
+    /**
+     * `identity: "hooks"` when the connection's socket belongs to the hooks user (the kernel's record of
+     * who made it): such streams are counted against EGRESS_MAX_HOOK_STREAMS, all others against
+     * EGRESS_MAX_STREAMS. Absent: not the hooks user's (or an executor without identities).
+     */
+    open: field.object({ identity: field.optional(field.oneOf(...IDENTITY_NAMES)) }),
     data: field.object({}),
     ack: field.object({ bytes: field.positiveInteger }),
     end: field.object({}),

@@ -257,8 +257,10 @@ export const operations = {
   /**
    * Makes the executor accept egress connections on host:port (one listener per executor). Port 0 picks
    * a free port; the result carries the port bound. A port still held (typically by the previous
-   * executor of the same container, still exiting) is retried for EGRESS_LISTEN_RETRY_MS before the
-   * request fails with EADDRINUSE; a second listener on one executor fails with EALREADY.
+   * executor of the same container, still exiting), or an address another socket still listens on
+   * (which SO_REUSEPORT would let the executor join: the keep-alive's hold, HOLD_PORT_FLAG), is retried
+   * for EGRESS_LISTEN_RETRY_MS before the request fails with EADDRINUSE; a second listener on one
+   * executor fails with EALREADY.
    */
   egressListen: {
     request: field.object({ host: field.path, port: field.integer(0, 65_535) }),

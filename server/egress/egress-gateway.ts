@@ -7,7 +7,8 @@
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import { encodePreamble } from "../../proxy/index.js";
-import type { SandboxChannel } from "../sandbox/runtime.js";
+import { FailedPreconditionError } from "../common/errors.js";
+import { SandboxEgressError, type SandboxChannel } from "../sandbox/runtime.js";
 import type { EgressPolicy } from "./network-config.js";
 import { SANDBOX_PROXY_PORT } from "../sandbox/egress-settings.js";
 
@@ -24,10 +25,20 @@ export class EgressGateway {
     private readonly policyFor: (environmentId: string) => EgressPolicy,
   ) {}
 
-  /** Starts the sandbox's proxy listener and routes what it accepts. */
+  /**
+   * Starts the sandbox's proxy listener and routes what it accepts. A port another process of the
+   * sandbox holds is a 400 FAILED_PRECONDITION saying what to do, never a 500 the SDK would retry: it
+   * stays taken however often the call is made. (Sandboxes made since the keep-alive holds the port
+   * cannot get there: docs/security.md#network.)
+   */
   async attach(channel: SandboxChannel, environmentId: string): Promise<void> {
     channel.onEgressStream((stream) => this.forward(stream, environmentId));
-    await channel.listenEgress(SANDBOX_PROXY_PORT);
+    try {
+      await channel.listenEgress(SANDBOX_PROXY_PORT);
+    } catch (error) {
+      if (error instanceof SandboxEgressError && error.code === "EADDRINUSE") throw portTaken(environmentId);
+      throw error;
+    }
   }
 
   private forward(sandboxSide: Duplex, environmentId: string): void {
@@ -62,4 +73,14 @@ export function joinToProxy(proxy: ProxyEndpoint, identity: string, policy: Egre
   clientSide.on("error", teardown);
   proxySide.on("error", teardown);
   return proxySide;
+}
+
+function portTaken(environmentId: string): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `Environment ${environmentId} cannot be used: a process inside its sandbox (code it ran, or an earlier executor that ` +
+      `did not end) holds the egress proxy port 127.0.0.1:${SANDBOX_PROXY_PORT}, so its executor cannot listen there, ` +
+      "and neither tools nor file calls can run. " +
+      "Retrying will not help. Delete the environment and create a new one: sandboxes created by this version of the " +
+      "emulator keep the port reserved for the executor.",
+  );
 }

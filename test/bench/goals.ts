@@ -201,7 +201,7 @@ export const GOALS: Goal[] = [
         FIGURE.idleSandboxOtherRss,
       ],
       explain: (used, anonymous, pageCache, executor, fileWorker, keepAlive, init, other) =>
-        `the container's ${mib(used)} is ${mib(anonymous)} of anonymous memory, ${mib(pageCache)} of page cache it holds (the files its processes read, the executor's binary among them) and ${mib(Math.max(0, used - anonymous - pageCache))} of kernel memory charged to it; RSS from /proc in the container: the executor ${mib(executor)}, its file worker ${mib(fileWorker)}, the keep-alive \`sleep\` ${mib(keepAlive)}, the engine's init ${mib(init)}${other > 0 ? `, other processes ${mib(other)}` : ""} (pages they share, the binary's, count in each RSS and once in the container)`,
+        `the container's ${mib(used)} is ${mib(anonymous)} of anonymous memory, ${mib(pageCache)} of page cache it holds (the files its processes read, the executor's binary among them) and ${mib(Math.max(0, used - anonymous - pageCache))} of kernel memory charged to it; RSS from /proc in the container: the executor ${mib(executor)}, its file worker ${mib(fileWorker)}, the keep-alive ${mib(keepAlive)}, the engine's init ${mib(init)}${other > 0 ? `, other processes ${mib(other)}` : ""} (pages they share, the binary's, count in each RSS and once in the container)`,
     },
   },
   {

@@ -4,6 +4,7 @@
 // (test/unit/bench-sandbox-memory.test.ts).
 
 import type Docker from "dockerode";
+import { HOLD_PORT_FLAG } from "../../sandbox-image/executor/protocol.js";
 import { dockerExec } from "./docker-floor.js";
 
 const MIB = 1048576;
@@ -71,6 +72,8 @@ export type SandboxRole = "executor" | "fileWorker" | "keepAlive" | "init" | "ot
 /** Which of a sandbox's own processes this is: the executor, its file worker (the same binary, `--file-worker`), … */
 export function roleOf(process: ContainerProcess, executorPath: string): SandboxRole {
   const [program, ...args] = process.argv;
+  // The keep-alive: the same binary holding the egress port (`--hold-port`), or `sleep infinity` (gVisor, older sandboxes).
+  if (program === executorPath && args[0] === HOLD_PORT_FLAG) return "keepAlive";
   if (program === executorPath) return args.includes("--file-worker") ? "fileWorker" : "executor";
   if (program !== undefined && /(^|\/)sleep$/.test(program) && args[0] === "infinity") return "keepAlive";
   // The engine's init (Init: true), PID 1: tini as docker-init.

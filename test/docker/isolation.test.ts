@@ -5,6 +5,8 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -58,6 +60,66 @@ const gateConfig = (scriptPath: string): string =>
 const START_KILLER = `printf 'while true; do pkill -KILL -f deny-%s; done\\n' gate > /tmp/killer.sh
 nohup bash /tmp/killer.sh >/dev/null 2>&1 &
 for _ in $(seq 50); do pgrep -f killer.sh >/dev/null && { echo hunting; exit 0; }; sleep 0.1; done; exit 1`;
+
+// ---- Sandbox code against the egress port (issue 29, items 7 and 13) ----
+
+/** A read-only gate whose handler is HTTP: curl as the hooks user, through the sandbox's egress port. */
+const HTTP_GATE_CONFIG = JSON.stringify({
+  gate: {
+    pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "http", url: "http://httpgate.example.com/check", timeout: 20 }] }],
+  },
+});
+/**
+ * Opens 400 connections to the egress port and leaves a process holding them, idle (the issue's 400):
+ * more than a sandbox may have open, so the executor closes the rest at once. Prints how many stay open.
+ */
+const HOLD_CONNECTIONS = `cat > /tmp/hold-connections.py <<'PY'
+import socket, time
+held = []
+for _ in range(400):
+    connection = socket.create_connection(("127.0.0.1", 3128))
+    held.append(connection)
+time.sleep(1)
+open_ = 0
+for connection in held:
+    connection.setblocking(False)
+    try:
+        open_ += connection.recv(1) != b""
+    except BlockingIOError:
+        open_ += 1
+    except OSError:
+        pass
+print("holding", open_, flush=True)
+time.sleep(600)
+PY
+nohup python3 /tmp/hold-connections.py > /tmp/hold-connections.out 2>&1 &
+for _ in $(seq 30); do grep -q holding /tmp/hold-connections.out && break; sleep 0.1; done; cat /tmp/hold-connections.out`;
+/**
+ * Tries to bind the egress port (the exact address and the wildcard one) every 20 ms, left running: it
+ * notes every failure's reason once, and "taken" when a bind succeeds, then keeps the port.
+ */
+const GRAB_PORT = `cat > /tmp/grab-port.py <<'PY'
+import socket, time
+seen = set()
+while True:
+    for host in ("127.0.0.1", "0.0.0.0"):
+        grab = socket.socket()
+        grab.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            grab.bind((host, 3128))
+            grab.listen(8)
+        except OSError as error:
+            grab.close()
+            if error.strerror not in seen:
+                seen.add(error.strerror)
+                print("refused:", error.strerror, flush=True)
+            continue
+        print("taken", host, flush=True)
+        time.sleep(600)
+    time.sleep(0.02)
+PY
+nohup python3 /tmp/grab-port.py > /tmp/grab-port.out 2>&1 &
+for _ in $(seq 30); do grep -q refused /tmp/grab-port.out && break; sleep 0.1; done; cat /tmp/grab-port.out`;
 
 async function readOnlyTree(
   folder: string,
@@ -164,10 +226,14 @@ describe("sandbox code against what guards it, in a Docker sandbox", { timeout: 
     }
   });
 
-  it("keeps the container up through pkill sleep and kill -9 -1, and the call says what happened", async () => {
+  it("keeps the container up through a pkill of its keep-alive and kill -9 -1, and the call says what happened", async () => {
     const pid = (await channel.ping()).pid;
-    const pkill = await runTool(channel, bash('sleep 300 & sleep 0.2; pkill sleep; echo "pkill exit $?"'), limits);
-    // The sandbox user's own sleep goes; the keep-alive (root's) refuses.
+    const pkill = await runTool(
+      channel,
+      bash('sleep 300 & sleep 0.2; pkill sleep; pkill -f -- "--hold-[p]ort"; echo "pkill exit $?"'),
+      limits,
+    );
+    // The sandbox user's own sleep goes; the keep-alive (root's, holding the egress port) refuses.
     assert.match(pkill.result, /killing pid \d+ failed: Operation not permitted/);
     const killAll = await runTool(channel, bash("echo before; sleep 300 & sh -c 'kill -9 -1'; echo never"), limits);
     assert.equal(killAll.isError, true);
@@ -360,6 +426,7 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
   let emulator: EmulatorProcess;
   let ai: GoogleGenAI;
   let work: string;
+  let httpGate: http.Server;
   const docker = new Docker();
 
   const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
@@ -396,16 +463,33 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
     fs.mkdirSync(gate);
     fs.writeFileSync(path.join(gate, "hooks.json"), gateConfig("/workspace/.agents/deny-gate.sh"));
     fs.writeFileSync(path.join(gate, "deny-gate.sh"), GATE_SCRIPT, { mode: 0o755 });
+    fs.mkdirSync(path.join(work, "httpgate"));
+    fs.writeFileSync(path.join(work, "httpgate", "hooks.json"), HTTP_GATE_CONFIG);
+    // The HTTP gate, on this machine's loopback, reached through the egress proxy as httpgate.example.com.
+    httpGate = http.createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify(body.includes("forbidden-marker") ? { decision: "deny", reason: "blocked over HTTP" } : { decision: "allow" }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => httpGate.listen(0, "127.0.0.1", resolve));
     emulator = await startEmulatorProcess({
       EMULATOR_TOOL_TIMEOUT_SECONDS: String(4 * SLOWER),
       EMULATOR_EXECUTOR_GRACE_SECONDS: String(2 * SLOWER),
       EMULATOR_EXECUTOR_FILE_SECONDS: String(4 * SLOWER),
       EMULATOR_REPO_MAP: `https://hooks.example.com/=${work}/`,
+      EMULATOR_EGRESS_HOST_MAP: `httpgate.example.com=127.0.0.1:${(httpGate.address() as AddressInfo).port}`,
     });
     ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
   });
   after(async () => {
     await emulator?.destroy();
+    httpGate?.closeAllConnections();
+    httpGate?.close();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
@@ -470,6 +554,62 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
     assert.ok(["cancelled", "failed"].includes(cancelled.status), `status ${cancelled.status}`);
     // Without deadlines this waited 10 s and cancelled nothing.
     assert.ok(tookMs < 8_000 * SLOWER, `cancel took ${tookMs} ms`);
+  });
+
+  it("lets a read-only HTTP gate deny while sandbox code holds hundreds of idle connections to the egress port", async () => {
+    const first = await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: HOLD_CONNECTIONS } }]),
+      environment: {
+        type: "remote",
+        sources: [{ type: "repository", source: "https://hooks.example.com/httpgate", target: "workspace/.agents" }],
+      },
+    });
+    // All the sandbox may have open: the executor closed the rest as it accepted them.
+    assert.equal(results(first.steps)[0]!.result, "holding 256\n");
+    const environment = first.environment_id!;
+    const denied = await runIn(environment, "touch /workspace/forbidden-marker");
+    const [result] = results(denied.steps);
+    assert.equal(result?.result, 'Tool call denied by hook "gate": blocked over HTTP');
+    assert.equal(result?.is_error, true);
+    const check = await runIn(environment, "ls -a /workspace; pgrep -fc hold-connections.py");
+    assert.doesNotMatch(results(check.steps)[0]!.result, /forbidden/, "the denied command ran");
+    assert.match(results(check.steps)[0]!.result, /\n[1-9]\d*\n$/, "the connections' holder had stopped");
+  });
+
+  it("keeps the egress port out of the sandbox's reach while its executor is replaced: files and tools go on", async (t) => {
+    const { environment, executorPid, container } = await environmentWithExecutor();
+    const grabbing = await runIn(environment, GRAB_PORT);
+    if (!UNDER_GVISOR) assert.equal(results(grabbing.steps)[0]!.result, "refused: Address already in use\n");
+    // The executor ends (as a reaped wedged executor, or an engine's hiccup, would): the next call starts
+    // another, which must get the port back while the loop above keeps trying to take it.
+    assert.equal((await execAsRoot(container, ["kill", "-KILL", executorPid])).exitCode, 0, "kill -KILL as root failed");
+    // Until the emulator has seen that executor end, a call can still meet it: a 503, which the SDK retries.
+    let listing: Response;
+    let body: string;
+    for (let attempt = 1; ; attempt++) {
+      listing = await fetch(`${emulator.url}/v1beta/environments/${environment}/files/tmp`, { headers: { "x-goog-api-key": KEY } });
+      body = await listing.text();
+      if (listing.status !== 503 || attempt === 20) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    if (UNDER_GVISOR) {
+      // gVisor's kernel lets any user join a port bound with SO_REUSEPORT, so the port is not held there
+      // (docs/security.md#gvisor): whoever binds first keeps it, and a taken port is a clear, final 400.
+      t.diagnostic(`under gVisor: ${listing.status} ${body.slice(0, 200)}`);
+      if (listing.status !== 200) {
+        assert.equal(listing.status, 400, body);
+        assert.match(body, /"status":"FAILED_PRECONDITION"/);
+        assert.match(body, /Retrying will not help/);
+        return;
+      }
+    }
+    assert.equal(listing.status, 200, body);
+    assert.match(body, /grab-port\.out/);
+    const next = await runIn(environment, "cat /tmp/grab-port.out; pgrep -fc grab-port.py");
+    assert.equal(next.status, "completed");
+    // Still trying, and never got it: a bind of the address or of the wildcard one is refused throughout.
+    if (!UNDER_GVISOR) assert.equal(results(next.steps)[0]!.result, "refused: Address already in use\n1\n");
   });
 
   it("lets a read-only gate deny through a pkill loop a previous call left behind: the denied command never runs", async () => {

@@ -201,7 +201,7 @@ describe("bench goals", () => {
     );
     assert.equal(
       memory.bound,
-      "the container's 9.5 MiB is 5.5 MiB of anonymous memory, 3.2 MiB of page cache it holds (the files its processes read, the executor's binary among them) and 0.8 MiB of kernel memory charged to it; RSS from /proc in the container: the executor 6.5 MiB, its file worker 5.2 MiB, the keep-alive `sleep` 0.5 MiB, the engine's init 0.7 MiB (pages they share, the binary's, count in each RSS and once in the container)",
+      "the container's 9.5 MiB is 5.5 MiB of anonymous memory, 3.2 MiB of page cache it holds (the files its processes read, the executor's binary among them) and 0.8 MiB of kernel memory charged to it; RSS from /proc in the container: the executor 6.5 MiB, its file worker 5.2 MiB, the keep-alive 0.5 MiB, the engine's init 0.7 MiB (pages they share, the binary's, count in each RSS and once in the container)",
     );
     // No bound blames Node.js now that the executor is one static binary (issue 22).
     for (const outcome of outcomes) assert.doesNotMatch(outcome.bound ?? "", /Node|node -e|60 MiB/);

@@ -54,6 +54,9 @@ describe("bench: an idle sandbox's memory", () => {
       init: 680,
       other: 0,
     });
+    // The keep-alive of a sandbox that holds its egress port is the executor's binary with --hold-port.
+    const holding = rssByRole(parseProcessList(block(7, "sandbox-executo", 3156, [EXECUTOR, "--hold-port", "127.0.0.1:3128"])), EXECUTOR);
+    assert.deepEqual([holding.keepAlive, holding.executor], [3156 / 1024, 0]);
     // A process that is neither (a command left running) is counted, as "other".
     const withCommand = rssByRole(parseProcessList(block(40, "python3", 9216, ["python3", "-c", "..."])), EXECUTOR);
     assert.equal(withCommand.other, 9);

@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   EGRESS_MAX_DATA_FRAME_BYTES,
+  EGRESS_MAX_HOOK_STREAMS,
   EGRESS_MAX_STREAMS,
   EGRESS_WINDOW_BYTES,
   type EgressFrame,
@@ -269,6 +270,38 @@ describe("EgressStreams registry", () => {
     registry.receive({ egress: "open", stream: 1000 }, Buffer.alloc(0));
     assert.equal(registry.size, EGRESS_MAX_STREAMS);
     assert.equal((streams.at(-1) as EgressStream).streamId, 1000);
+  });
+
+  it(`counts the hooks user's streams apart: ${EGRESS_MAX_STREAMS} of the sandbox's leave room for ${EGRESS_MAX_HOOK_STREAMS} of the hooks'`, async () => {
+    const { registry, frames, streams } = harness();
+    const hooks = { identity: "hooks" } as const;
+    for (let id = 1; id <= EGRESS_MAX_STREAMS + 1; id++) registry.receive({ egress: "open", stream: id }, Buffer.alloc(0));
+    let id = EGRESS_MAX_STREAMS + 1;
+    for (let count = 0; count < EGRESS_MAX_HOOK_STREAMS + 1; count++)
+      registry.receive({ egress: "open", stream: ++id, ...hooks }, Buffer.alloc(0));
+    assert.equal(registry.size, EGRESS_MAX_STREAMS + EGRESS_MAX_HOOK_STREAMS);
+    assert.deepEqual(
+      frames("close").map((each) => [each.frame.stream, (each.frame as { error?: { message: string } }).error?.message]),
+      [
+        [EGRESS_MAX_STREAMS + 1, `more than ${EGRESS_MAX_STREAMS} concurrent egress streams`],
+        [id, `more than ${EGRESS_MAX_HOOK_STREAMS} concurrent egress streams of the hooks user`],
+      ],
+    );
+    // A hooks stream that ends frees a hooks slot, not one of the sandbox's.
+    const hookStream = streams.at(-1) as EgressStream;
+    hookStream.destroy();
+    await once(hookStream, "close");
+    const closedBefore = frames("close").length;
+    registry.receive({ egress: "open", stream: ++id }, Buffer.alloc(0));
+    registry.receive({ egress: "open", stream: ++id, ...hooks }, Buffer.alloc(0));
+    assert.equal(registry.size, EGRESS_MAX_STREAMS + EGRESS_MAX_HOOK_STREAMS);
+    assert.deepEqual(
+      frames("close")
+        .slice(closedBefore)
+        .map((each) => each.frame.stream),
+      [id - 1],
+    );
+    assert.equal((streams.at(-1) as EgressStream).streamId, id);
   });
 
   it("resets a stream whose handler throws", () => {

@@ -4,7 +4,7 @@
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
 import { DockerClient } from "./dockerode.js";
-import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
+import { HOLD_PORT_FLAG, PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxFilesTooLargeError, SandboxUnavailableError } from "../runtime.js";
@@ -12,7 +12,7 @@ import { engineUnreachable, isGone, withEngineTimeout } from "./engine-errors.js
 import { type EngineGate, gateEngine } from "./engine-gate.js";
 import { removeAbandoned, type AbandonedSweep } from "./abandoned-sandboxes.js";
 import { InstanceLease, ownershipLabels, type LeaseSettings } from "./lease.js";
-import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
+import { EMULATOR_CA_PATH, SANDBOX_CA_ENV, SANDBOX_PROXY_ENV, SANDBOX_PROXY_PORT, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { diskLimitHostConfig, probeStorageQuota, type StorageQuota } from "./disk-limit.js";
 import { statxShimFiles } from "./gvisor-statx-shim.js";
 import { checkEngineHasRuntime, type EngineRuntime, processLimitHostConfig, runtimeHostConfig } from "./container-runtime.js";
@@ -105,6 +105,15 @@ is_executor "$1" || exit 0
 kill -CONT "$1"; kill -TERM "$1"
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do is_executor "$1" || exit 0; sleep 0.1; done
 kill -KILL "$1"`;
+/**
+ * The container's keep-alive: the executor's binary holding the egress port bound as root for the
+ * container's life, so that no sandbox process can bind it, even between two executors
+ * (sandbox-image/executor-go/egress_port_holder.go; docs/security.md#network). Not under gVisor, whose
+ * kernel lets any user join a port bound with SO_REUSEPORT: there the keep-alive is `sleep infinity`
+ * and the executor's listener takes the port alone, as it did before.
+ */
+const KEEP_ALIVE_CMD = [EXECUTOR_PATH, HOLD_PORT_FLAG, `127.0.0.1:${SANDBOX_PROXY_PORT}`];
+const GVISOR_KEEP_ALIVE_CMD = ["sleep", "infinity"];
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
@@ -533,10 +542,10 @@ export class DockerRuntime implements SandboxRuntime {
       name,
       Image: image,
       Labels: labels,
-      // The keep-alive: root's, so that no `pkill sleep` of the sandbox user's can end the container.
+      // The keep-alive: root's, so that no `pkill` of the sandbox user's can end the container.
       User: CONTAINER_USER,
       WorkingDir: "/workspace",
-      Cmd: ["sleep", "infinity"],
+      Cmd: this.engineRuntime.gvisor ? GVISOR_KEEP_ALIVE_CMD : KEEP_ALIVE_CMD,
       Env: Object.entries({ ...SANDBOX_PROXY_ENV, ...(this.trustFiles.length > 0 ? SANDBOX_CA_ENV : {}) }).map(
         ([name, value]) => `${name}=${value}`,
       ),
