@@ -54,7 +54,10 @@ describe("the official Python SDK and the emulator's answers", () => {
       result.output
         .split("\n")
         .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as { call: string; status?: number; raised?: Array<{ class: string; text: string }>; events?: string[] })
+        .map(
+          (line) =>
+            JSON.parse(line) as { call: string; status?: number; raised?: Array<{ class: string; text: string }>; events?: string[] },
+        )
         .map((outcome) => [outcome.call, outcome]),
     );
     for (const [call, status, outer, typed] of [
