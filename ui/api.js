@@ -60,7 +60,8 @@ export async function postJson(path, body = {}) {
 
 /**
  * Reads a server-sent event stream: `onOpen` once the server answered (from then on nothing is missed),
- * `onEvent` with each frame's JSON data. Resolves when the server ends the stream; rejects when it
+ * `onEvent` with each frame's JSON data. Resolves when the server ends the stream (`data: [DONE]` or
+ * the end of the body); rejects when it
  * breaks or `signal` aborts.
  */
 export async function readEventStream(path, { onEvent, onOpen, signal }) {
@@ -81,6 +82,8 @@ export async function readEventStream(path, { onEvent, onOpen, signal }) {
         .filter((line) => line.startsWith("data:"))
         .map((line) => line.slice(5).replace(/^ /, ""))
         .join("\n");
+      // The interaction streams end with the service's sentinel; the dashboard's own feed never ends.
+      if (data === "[DONE]") return reader.cancel().catch(() => undefined);
       if (data) onEvent(JSON.parse(data));
       end = buffer.indexOf("\n\n");
     }

@@ -1,5 +1,7 @@
-// Every refusal the API makes is one of these, rendered as Google's error JSON
-// {"error":{"code","message","status"}}. Messages say what to fix, not only what went wrong.
+// Every refusal the API makes is one of these, rendered as the service's error JSON
+// {"error":{"code","message","status"}}: `code` the documented string of its kind (ErrorCode below),
+// `status` Google's canonical status beside it (docs/fidelity.md). Messages say what to fix, not only
+// what went wrong.
 //
 // Client faults must stay 4xx: the official SDK retries 408/409/429/5xx up to four times, so a
 // misclassified 500 turns one bad request into five.
@@ -14,6 +16,52 @@ export type GoogleStatus =
   | "RESOURCE_EXHAUSTED"
   | "INTERNAL"
   | "UNAVAILABLE";
+
+/**
+ * The codes of the service's errors, as its documentation's API errors page lists them
+ * (ai.google.dev/gemini-api/docs/api-errors): `error.code` of an error answer, of a stream's `error`
+ * event and of an interaction's `errors[]`. The OpenAPI document and both SDKs type it as a string; the
+ * Python SDK cannot read a number there (docs/api.md#errors).
+ */
+export type ErrorCode =
+  | "invalid_request"
+  | "parameter_unknown"
+  | "failed_precondition"
+  | "authentication"
+  | "permission_denied"
+  | "not_found"
+  | "model_not_found"
+  | "already_exists"
+  | "aborted"
+  | "rate_limit_exceeded"
+  | "quota_exceeded"
+  | "too_many_requests"
+  | "cancelled"
+  | "api_error"
+  | "unimplemented"
+  | "service_unavailable"
+  | "deadline_exceeded"
+  | "malformed_function_call";
+
+/** The documented code of each canonical status, where an error names no more precise one. */
+const CODE_OF_STATUS: Readonly<Record<GoogleStatus, ErrorCode>> = {
+  INVALID_ARGUMENT: "invalid_request",
+  UNAUTHENTICATED: "authentication",
+  PERMISSION_DENIED: "permission_denied",
+  NOT_FOUND: "not_found",
+  ALREADY_EXISTS: "already_exists",
+  FAILED_PRECONDITION: "failed_precondition",
+  // [choice] The emulator's 429s are counts a key may have (fault rules), lifted by deleting: the
+  // documented "quota" code, not the per-minute rate one.
+  RESOURCE_EXHAUSTED: "quota_exceeded",
+  INTERNAL: "api_error",
+  UNAVAILABLE: "service_unavailable",
+};
+
+/** The documented code of an error of this canonical status that names no more precise one. */
+export function errorCodeOf(status: GoogleStatus): ErrorCode {
+  return CODE_OF_STATUS[status];
+}
 
 /**
  * The root of the server's errors: each class is named after itself in stack traces and logs. Below
@@ -39,22 +87,27 @@ export class CodedError extends EmulatorError {
 }
 
 export class ApiError extends EmulatorError {
+  /** The documented code: the status's own unless the error names a more precise one. */
+  readonly code: ErrorCode;
+
   constructor(
     readonly httpStatus: number,
     readonly status: GoogleStatus,
     message: string,
+    code?: ErrorCode,
   ) {
     super(message);
+    this.code = code ?? errorCodeOf(status);
   }
 
-  toBody(): { error: { code: number; message: string; status: GoogleStatus } } {
-    return { error: { code: this.httpStatus, message: this.message, status: this.status } };
+  toBody(): { error: { code: ErrorCode; message: string; status: GoogleStatus } } {
+    return { error: { code: this.code, message: this.message, status: this.status } };
   }
 }
 
 export class InvalidArgumentError extends ApiError {
-  constructor(message: string) {
-    super(400, "INVALID_ARGUMENT", message);
+  constructor(message: string, code?: "invalid_request" | "parameter_unknown") {
+    super(400, "INVALID_ARGUMENT", message, code);
   }
 }
 
@@ -71,8 +124,8 @@ export class PermissionDeniedError extends ApiError {
 }
 
 export class NotFoundError extends ApiError {
-  constructor(message: string) {
-    super(404, "NOT_FOUND", message);
+  constructor(message: string, code?: "not_found" | "model_not_found") {
+    super(404, "NOT_FOUND", message, code);
   }
 }
 
@@ -123,11 +176,15 @@ export interface FieldViolation {
 
 /**
  * A 400 that lists its problems field by field, as Google's APIs do: the message holds every
- * description (one per line) and `details` a google.rpc.BadRequest with the fieldViolations.
+ * description (one per line) and `details` a google.rpc.BadRequest with the fieldViolations. Fields
+ * the request may not have are `parameter_unknown`, as the service's errors page names them.
  */
 export class FieldViolationsError extends InvalidArgumentError {
-  constructor(readonly fieldViolations: readonly FieldViolation[]) {
-    super(fieldViolations.map((violation) => violation.description).join("\n"));
+  constructor(
+    readonly fieldViolations: readonly FieldViolation[],
+    code?: "invalid_request" | "parameter_unknown",
+  ) {
+    super(fieldViolations.map((violation) => violation.description).join("\n"), code);
   }
 
   override toBody(): ReturnType<ApiError["toBody"]> & { error: { details: unknown[] } } {

@@ -1,6 +1,7 @@
 // The first check of a request body, before its zod parse: every field must be one the pinned SDK's
 // types declare for that request (api/declared-fields.ts). An unknown one is refused as Google's APIs
-// refuse it, word for word, every such field listed in one 400 with a google.rpc.BadRequest detail:
+// refuse it, word for word, every such field listed in one 400 (code `parameter_unknown`) with a
+// google.rpc.BadRequest detail:
 //   Invalid JSON payload received. Unknown name "toolz": Cannot find field.
 //   Invalid JSON payload received. Unknown name "x" at 'environment.sources[0]': Cannot find field.
 // With EMULATOR_LOOSE=true the fields are let through and named in one warning line per request instead,
@@ -32,7 +33,7 @@ export function declaredFieldsOnly(request: RequestName, policy: DeclaredFieldsP
       );
       return next();
     }
-    next(new FieldViolationsError(unknown.map(violationOf)));
+    next(new FieldViolationsError(unknown.map(violationOf), "parameter_unknown"));
   };
 }
 

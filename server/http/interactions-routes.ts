@@ -1,10 +1,10 @@
 // /{v}/interactions: create (unary, stream, background), get (JSON or a resumable event stream),
 // cancel, delete (docs/api.md#interactions; shapes in docs/wire-protocol.md).
 
-import { Router, type Request } from "express";
+import { Router, type Request, type Response } from "express";
 import { createInteractionSchema } from "../api/create-interaction.js";
 import { idOf } from "../api/resource-names.js";
-import { InvalidArgumentError } from "../common/errors.js";
+import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import { ownerOfRequest } from "./auth.js";
@@ -50,9 +50,19 @@ export function interactionsRouter(service: InteractionService): Router {
     await sendInteraction(res, service.read(interactionId(req), owner, { includeInput }), { includeInput });
   });
 
-  router.post("/interactions/:id/cancel", async (req, res) => {
-    const record = await service.cancel(interactionId(req), ownerOfRequest(req));
+  const cancel = async (req: Request, res: Response, id: string) => {
+    const record = await service.cancel(id, ownerOfRequest(req));
     await sendInteraction(res, { record, steps: () => record.steps });
+  };
+  // [choice] Both forms: the OpenAPI document and both SDKs send {id}/cancel, the documentation's REST
+  // examples Google's custom-method form {id}:cancel (one path segment, split here). docs/fidelity.md.
+  router.post("/interactions/:id/cancel", (req, res) => cancel(req, res, interactionId(req)));
+  router.post("/interactions/:target", async (req, res) => {
+    const [id, method, ...rest] = req.params.target.split(":");
+    if (rest.length > 0 || !id || method !== "cancel") {
+      throw new NotFoundError(`POST /interactions/${req.params.target}: the interaction method is {id}/cancel (or {id}:cancel).`);
+    }
+    await cancel(req, res, idOf("interactions", id));
   });
 
   router.delete("/interactions/:id", async (req, res) => {

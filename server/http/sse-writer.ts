@@ -1,7 +1,9 @@
 // Server-sent events as the official SDK reads them (docs/wire-protocol.md#framing): `200 text/event-stream`,
 // one frame per event, `event:` and `id:` lines for curl and EventSource users, and the event itself
-// as one `data:` line of JSON carrying `event_type` and `event_id`. The connection closes after the
-// last event (the SDK waits for the end of the body, not for interaction.completed).
+// as one `data:` line of JSON carrying `event_type` and `event_id`. After the last event comes
+// `data: [DONE]`, the sentinel the service's OpenAPI document declares (`x-speakeasy-sse-sentinel`) and
+// both SDKs stop at; then the connection closes. Only a broken stream (the client left, a fault of ours)
+// lacks it.
 //
 // Backpressure: the events are pulled one at a time from their source (an interaction's live log, or
 // the store page by page) and the next is taken only once the socket took the last (json-stream-writer.ts
@@ -16,6 +18,9 @@ import { ChunkedWriter, ReaderGoneError, responseSink } from "./json-stream-writ
 
 /** A comment frame: ignored by SSE parsers, it keeps proxies from closing a quiet stream. */
 export const SSE_HEARTBEAT = ": keep-alive\n\n";
+
+/** The last frame of every stream the emulator ends itself, a cut-off one included. */
+export const SSE_DONE = "data: [DONE]\n\n";
 
 /** JSON.stringify never emits a raw line break, so the data is always one line. */
 export function encodeSseFrame(event: StreamEvent): string {
@@ -71,7 +76,7 @@ export function sendEventStream(res: Response, open: OpenEvents, options: SseOpt
   const deliverCut = (errorFor: (lastSentId: string | null) => EventError) => {
     finished = true;
     stop.abort();
-    if (writable()) res.end(encodeCutOffFrame(errorFor(lastSentId)));
+    if (writable()) res.end(encodeCutOffFrame(errorFor(lastSentId)) + SSE_DONE);
     options.onClientGone?.();
   };
   const cutOff = (errorFor: (lastSentId: string | null) => EventError) => {
@@ -122,7 +127,7 @@ export function sendEventStream(res: Response, open: OpenEvents, options: SseOpt
       clearInterval(heartbeat);
       if (finished) return;
       finished = true;
-      if (writable()) res.end();
+      if (writable()) res.end(SSE_DONE);
     },
     (error: unknown) => {
       clearInterval(heartbeat);

@@ -31,6 +31,7 @@ export function triggersRouter(service: TriggerService, options: { loose: boolea
     if (unknown.length > 0) {
       throw new FieldViolationsError(
         unknown.map((field) => violationOf({ ...field, at: field.at === "" ? "interaction" : `interaction.${field.at}` })),
+        "parameter_unknown",
       );
     }
     res.status(200).json(renderTrigger(service.create(ownerOfRequest(req), request)));

@@ -38,6 +38,7 @@ export function checkAgentOrModel(request: CreateInteractionRequest): void {
       // A 404, as the service's API errors page lists it (model_not_found: "the specified model was not found").
       throw new NotFoundError(
         `model "${model}" is not emulated; this emulator runs any model named gemini-*, e.g. ${EXAMPLE_MODELS.join(", ")} (or, with agent instead of model, the antigravity-* agents, e.g. ${KNOWN_AGENTS[0]}).`,
+        "model_not_found",
       );
     }
     // A model interaction's own field (an agent interaction has none in the SDK, so there it is not checked).

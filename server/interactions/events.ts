@@ -4,12 +4,13 @@
 // events after evt_7" is simply n > 7. IDs are per interaction (the resume request names the
 // interaction in its path), never reused, and the same whether an event is read live or from the store.
 
-import { InvalidArgumentError } from "../common/errors.js";
+import { type ErrorCode, InvalidArgumentError } from "../common/errors.js";
 import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
 import type { Usage } from "./usage.js";
 
+/** An `error` event's error and an entry of an interaction's `errors[]`: a documented code (common/errors.ts). */
 export interface EventError {
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 

@@ -13,7 +13,7 @@ import { applyEvent, foldEvents } from "./step-accumulator.js";
 import type { Usage } from "./usage.js";
 
 export const INTERRUPTED_ERROR: EventError = {
-  code: "ABORTED",
+  code: "aborted",
   message:
     "The emulator stopped (a restart, a crash or a kill) while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
 };

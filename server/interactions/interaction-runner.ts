@@ -190,7 +190,7 @@ export class InteractionRun {
       console.error(`interaction ${this.record.id} failed:`, error);
       const message = `The emulator failed while running this interaction: ${(error as Error)?.message ?? String(error)}`;
       this.closeOpenStep(`\n[${message}]`);
-      this.finish("failed", { code: "INTERNAL", message });
+      this.finish("failed", { code: "api_error", message });
     } finally {
       // After the end is recorded, so a server slow to end its session never delays the answer.
       void this.input.mcp?.close();
@@ -236,11 +236,14 @@ export class InteractionRun {
         return this.finishStopped();
       case "sandbox_failed":
         this.steps.text(ending.text);
-        return this.finish("failed", { code: "UNAVAILABLE", message: sandboxFailedMessage(this.input.environment?.id, ending.message) });
+        return this.finish("failed", {
+          code: "service_unavailable",
+          message: sandboxFailedMessage(this.input.environment?.id, ending.message),
+        });
       case "turn_limit":
       case "call_limit":
         this.steps.text(ending.text);
-        return this.finish("failed", { code: "RESOURCE_EXHAUSTED", message: ending.text });
+        return this.finish("failed", { code: "quota_exceeded", message: ending.text });
     }
   }
 

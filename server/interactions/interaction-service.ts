@@ -55,7 +55,7 @@ import { summarizeInteraction } from "./interaction-summary.js";
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "./agent-or-model.js";
 
 export const SHUTDOWN_ERROR: EventError = {
-  code: "ABORTED",
+  code: "aborted",
   message:
     "The emulator shut down while this interaction was running, so it did not finish; the steps so far are kept. Create the interaction again.",
 };
@@ -625,18 +625,21 @@ async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T, void, undefine
   yield* items;
 }
 
-/** The error event that ends a live stream whose reader fell too far behind (docs/wire-protocol.md#slow-readers). */
+/**
+ * The error event that ends a live stream whose reader fell too far behind (docs/wire-protocol.md#slow-readers).
+ * [choice] `aborted`: the documented code whose advice ("retry at a higher level") is what to do, resume.
+ */
 function tooFarBehind(id: string, lastSentId: string | null, maxLagBytes: number, stored: boolean): EventError {
   const why = `This stream fell more than ${maxLagBytes} bytes behind interaction ${id}, so the emulator stopped sending it (a reader that does not keep up would hold the run's events in memory).`;
   if (!stored) {
     return {
-      code: "RESOURCE_EXHAUSTED",
+      code: "aborted",
       message: `${why} Created with store: false, it cannot be read again, so it was cancelled; read the stream as it comes, or store the interaction.`,
     };
   }
   const resume = lastSentId !== null ? `?stream=true&last_event_id=${lastSentId}` : "?stream=true";
   return {
-    code: "RESOURCE_EXHAUSTED",
+    code: "aborted",
     message: `${why} The interaction goes on; read the rest at your own pace with GET /v1beta/interactions/${id}${resume}.`,
   };
 }

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../common/errors.js";
 import type { Db } from "../store/database.js";
 import type { PlannerState } from "../agent/planner.js";
 import type { InputShape } from "../api/interaction-input.js";
@@ -17,7 +18,7 @@ export interface InteractionRecord {
   previousInteractionId: string | null;
   /** Request fields echoed back on every read (agent, tools, labels, …). */
   echo: Record<string, unknown>;
-  errors: Array<{ code: string; message: string }>;
+  errors: Array<{ code: ErrorCode; message: string }>;
   created: string;
   updated: string;
   steps: Step[];
@@ -69,10 +70,27 @@ export function recordColumns(
     environmentId: row.environment_id,
     previousInteractionId: row.previous_interaction_id,
     echo: JSON.parse(row.echo) as Record<string, unknown>,
-    errors: row.errors ? (JSON.parse(row.errors) as InteractionRecord["errors"]) : [],
+    errors: row.errors ? (JSON.parse(row.errors) as InteractionRecord["errors"]).map(withDocumentedCode) : [],
     created: row.created,
     updated: row.updated,
   };
+}
+
+/** The codes older emulators stored (Google's canonical statuses), as the documented codes that replaced them. */
+const LEGACY_CODES: Readonly<Record<string, ErrorCode>> = {
+  INTERNAL: "api_error",
+  UNKNOWN: "api_error",
+  ABORTED: "aborted",
+  UNAVAILABLE: "service_unavailable",
+  RESOURCE_EXHAUSTED: "quota_exceeded",
+  FAILED_PRECONDITION: "failed_precondition",
+  DEADLINE_EXCEEDED: "deadline_exceeded",
+};
+
+/** A stored error as the API shows it today: one an older emulator stored keeps its message, with today's code. */
+function withDocumentedCode(error: InteractionRecord["errors"][number]): InteractionRecord["errors"][number] {
+  const code = Object.hasOwn(LEGACY_CODES, error.code) ? LEGACY_CODES[error.code] : undefined;
+  return code === undefined ? error : { ...error, code };
 }
 
 /** A row of the interactions table, as SQLite gives it. */

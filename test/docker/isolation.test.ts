@@ -519,7 +519,7 @@ describe("an executor that stops answering, through the SDK", { timeout: 300_000
     const failed = await running;
     const tookMs = Date.now() - started;
     assert.equal(failed.status, "failed");
-    assert.equal((failed as { errors?: Array<{ code: string }> }).errors?.[0]?.code, "UNAVAILABLE");
+    assert.equal((failed as { errors?: Array<{ code: string }> }).errors?.[0]?.code, "service_unavailable");
     // The command's own timeout (4 s) plus the grace (2 s), plus start-up and slack on a loaded machine.
     assert.ok(tookMs < 15_000 * SLOWER, `the interaction took ${tookMs} ms to fail`);
     assert.ok([200, 503].includes(await environmentStatus), "GET of the environment did not answer properly");

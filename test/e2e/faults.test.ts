@@ -95,7 +95,7 @@ describe("faults on demand, against real sandboxes", () => {
     const rule = await faults("POST", "", { target: { kind: "sandbox_channel" }, effect: { kind: "drop" }, times: 1 });
     const cut = await runIn(ai, environmentId, "sleep 3; echo finished");
     assert.equal(cut.status, "failed");
-    assert.equal(cut.errors?.[0]?.code, "UNAVAILABLE");
+    assert.equal(cut.errors?.[0]?.code, "service_unavailable");
     assert.match(cut.errors?.[0]?.message ?? "", new RegExp(`injected by fault rule ${rule.id}`));
     const [result] = resultsOf(cut);
     assert.match(result ?? "", new RegExp(`^The sandbox stopped answering: .*\\(injected by fault rule ${rule.id}\\)$`));

@@ -305,7 +305,7 @@ describe("a model behind the agent (openai: through the official client)", () =>
     });
     const interaction = (await ai.interactions.create({ agent: AGENT, input: "hello" })) as Interaction;
     assert.equal(interaction.status, "failed");
-    assert.equal(interaction.errors?.[0]?.code, "RESOURCE_EXHAUSTED");
+    assert.equal(interaction.errors?.[0]?.code, "rate_limit_exceeded");
     assert.match(interaction.errors?.[0]?.message ?? "", /openai:fake-coder\) failed at turn 1/);
     assert.ok(!JSON.stringify(interaction).includes(OPENAI_KEY));
   });
@@ -357,7 +357,7 @@ describe("a model behind the agent (openai: through the official client)", () =>
         input: "Write a Python script that prints the first 20 primes and run it.",
       })) as Interaction;
       assert.equal(divergent.status, "failed");
-      assert.equal(divergent.errors?.[0]?.code, "FAILED_PRECONDITION");
+      assert.equal(divergent.errors?.[0]?.code, "failed_precondition");
       const message = divergent.errors?.[0]?.message ?? "";
       console.log(`# a divergent replay: ${message}`);
       assert.ok(message.includes(cassette), message);

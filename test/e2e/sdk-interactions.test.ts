@@ -126,8 +126,8 @@ describe("interactions through the official SDK", () => {
     });
     assert.equal(response.status, 401);
     assert.match(response.headers.get("content-type") ?? "", /application\/json/);
-    const body = (await response.json()) as { error: { code: number; status: string; message: string } };
-    assert.equal(body.error.code, 401);
+    const body = (await response.json()) as { error: { code: string; status: string; message: string } };
+    assert.equal(body.error.code, "authentication");
     assert.equal(body.error.status, "UNAUTHENTICATED");
     assert.match(body.error.message, /x-goog-api-key/);
   });
@@ -261,7 +261,7 @@ describe("a sandbox that dies", () => {
     const failed = await running;
     assert.equal(failed.status, "failed");
     assert.match(failed.output_text ?? "", /sandbox stopped answering/);
-    assert.equal((failed as { errors?: Array<{ code: string }> }).errors?.[0]?.code, "UNAVAILABLE");
+    assert.equal((failed as { errors?: Array<{ code: string }> }).errors?.[0]?.code, "service_unavailable");
     await assert.rejects(
       ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: created.environment_id! }),
       (error: unknown) => statusOf(error) === 400 && /expired/.test((error as Error).message),

@@ -380,11 +380,11 @@ describe("the wire, with plain fetch", () => {
     });
   }
 
-  /** Frames as an SSE reader splits them: `event:`, `id:` and one `data:` line each. */
+  /** Frames as an SSE reader splits them: `event:`, `id:` and one `data:` line each, then `data: [DONE]`. */
   function frames(text: string): Array<{ event: string; id: string; data: Event }> {
-    assert.ok(text.endsWith("\n\n"), "the body ends after a complete frame");
+    assert.ok(text.endsWith("\n\ndata: [DONE]\n\n"), "the body ends with the sentinel after a complete frame");
     return text
-      .slice(0, -2)
+      .slice(0, -"\n\ndata: [DONE]\n\n".length)
       .split("\n\n")
       .filter((frame) => !frame.startsWith(":"))
       .map((frame) => {
@@ -431,7 +431,8 @@ describe("the wire, with plain fetch", () => {
       const response = await rawGet(done.id!, query);
       assert.equal(response.status, 400, query);
       assert.match(response.headers.get("content-type") ?? "", /application\/json/);
-      const body = (await response.json()) as { error: { code: number; status: string; message: string } };
+      const body = (await response.json()) as { error: { code: string; status: string; message: string } };
+      assert.equal(body.error.code, "invalid_request");
       assert.equal(body.error.status, "INVALID_ARGUMENT");
       assert.match(body.error.message, pattern);
     }
@@ -476,7 +477,7 @@ describe("interactions running when the emulator stops", () => {
         const after = await sdk().interactions.get(created.id!);
         assert.equal(after.status, "failed");
         const errors = (after as { errors?: Array<{ code: string; message: string }> }).errors ?? [];
-        assert.equal(errors[0]?.code, "ABORTED");
+        assert.equal(errors[0]?.code, "aborted");
         assert.match(errors[0]?.message ?? "", pattern);
         assert.match((after.steps?.[2] as { result: string } | undefined)?.result ?? "", /^started\n/);
         const events = eventsOf(await collect(await sdk().interactions.get(created.id!, { stream: true })));

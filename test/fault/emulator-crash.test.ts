@@ -35,7 +35,7 @@ describe("the emulator killed with SIGKILL mid-run", () => {
 
     const ended = (await ai.interactions.get(runningId)) as Interaction;
     assert.equal(ended.status, "failed");
-    assert.equal(ended.errors?.[0]?.code, "ABORTED");
+    assert.equal(ended.errors?.[0]?.code, "aborted");
     assert.match(ended.errors?.[0]?.message ?? "", /emulator stopped/);
     assert.deepEqual(
       (ended.steps ?? []).map((step) => step.type),

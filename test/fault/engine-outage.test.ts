@@ -92,7 +92,7 @@ describe("the Docker engine unreachable for a few seconds", () => {
     relay.resume();
 
     assert.equal(ended.status, "failed");
-    assert.equal(ended.errors?.[0]?.code, "UNAVAILABLE");
+    assert.equal(ended.errors?.[0]?.code, "service_unavailable");
     assert.match(ended.errors?.[0]?.message ?? "", /sandbox|Docker engine/);
     assert.match(resultsOf(ended)[0] ?? "", /^started\n/, "the output so far is kept");
     assert.deepEqual(

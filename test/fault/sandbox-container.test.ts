@@ -76,7 +76,7 @@ async function endOf(interactionId: string): Promise<Interaction> {
 /** A call cut by its sandbox: failed with UNAVAILABLE, the output so far and the steps kept. */
 function assertCutOff(ended: Interaction): void {
   assert.equal(ended.status, "failed");
-  assert.equal(ended.errors?.[0]?.code, "UNAVAILABLE");
+  assert.equal(ended.errors?.[0]?.code, "service_unavailable");
   assert.match(ended.errors?.[0]?.message ?? "", /stopped answering during the run .*steps so far are kept/);
   assert.match(resultsOf(ended)[0] ?? "", /^started\n/);
   assert.equal(ended.steps?.at(-1)?.type, "model_output");

@@ -155,8 +155,8 @@ describe("a completed interaction of many large results", () => {
       "step.start",
       "step.stop",
     ]);
-    // The stream ends with interaction.completed's last bytes: its usage, then the end of the frame.
-    assert.match(result.tail, /"usage":\{[^}]*"total_tokens":\d+.*\}\}\}\n\n$/s);
+    // The stream ends with interaction.completed's last bytes (its usage, then the end of the frame), then the sentinel.
+    assert.match(result.tail, /"usage":\{[^}]*"total_tokens":\d+.*\}\}\}\n\ndata: \[DONE\]\n\n$/s);
   });
 
   it("is readable by GET, with /health answering meanwhile, and by the SDK's interactions.get", async () => {
@@ -225,10 +225,11 @@ describe("a live stream whose reader stops reading", () => {
     for await (const chunk of response) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
     const frames = text.split("\n\n").filter((frame) => frame !== "");
+    assert.equal(frames.pop(), "data: [DONE]", "a cut-off stream ends with the sentinel too");
     const last = frames.pop() ?? "";
     assert.match(last, /^event: error\ndata: /);
     const cutOff = JSON.parse(last.slice(last.indexOf("data: ") + 6));
-    assert.equal(cutOff.error.code, "RESOURCE_EXHAUSTED");
+    assert.equal(cutOff.error.code, "aborted");
     assert.match(cutOff.error.message, new RegExp(`fell more than 16777216 bytes behind interaction ${id}`));
     const resumeAt = /\?stream=true&last_event_id=(evt_\d+)\.$/.exec(cutOff.error.message)?.[1];
     assert.ok(resumeAt, cutOff.error.message);

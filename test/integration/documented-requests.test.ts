@@ -257,6 +257,9 @@ describe("absolute source targets land where the relative ones do", () => {
 describe("refusals as the documentation states them", () => {
   it("answers an unknown model with a 404 (the API errors page: model_not_found)", async () => {
     await assert.rejects(ai.interactions.create({ model: "gpt-4o", input: "hi" } as never), rejects(404, /model "gpt-4o" is not emulated/));
+    const { status, json } = await call("POST", "/v1beta/interactions", { model: "gpt-4o", input: "hi" });
+    assert.equal(status, 404);
+    assert.equal((json as { error: { code: string } }).error.code, "model_not_found");
   });
 
   it("names every resource it serves when a route does not exist, agents, triggers and webhooks included", async () => {

@@ -73,7 +73,7 @@ describe("the Host header (default settings)", () => {
       const { status, json } = await withHost(emulator, host, path, method);
       assert.equal(status, 403, `${host} ${path}`);
       assert.equal(json.error?.status, "PERMISSION_DENIED");
-      assert.equal(json.error?.code, 403);
+      assert.equal(json.error?.code, "permission_denied");
       assert.match(json.error?.message ?? "", /EMULATOR_ALLOWED_HOSTS/);
       assert.ok(json.error?.message.includes(`"${host}"`), json.error?.message);
     }

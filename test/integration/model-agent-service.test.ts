@@ -83,7 +83,7 @@ describe("a model behind the agent, when things go wrong", () => {
       { inProcess: true, what: "a model that never answers" },
     );
     assert.equal(result.status, "failed");
-    assert.equal(result.errors?.[0]?.code, "DEADLINE_EXCEEDED");
+    assert.equal(result.errors?.[0]?.code, "deadline_exceeded");
     assert.match(result.errors?.[0]?.message ?? "", /openai:fake-model\) failed at turn 1: .*EMULATOR_MODEL_TIMEOUT_SECONDS/);
   });
 
@@ -99,7 +99,7 @@ describe("a model behind the agent, when things go wrong", () => {
       agent_config: { type: "antigravity", max_total_tokens: "1000" },
     } as never)) as Interaction;
     assert.equal(over.status, "budget_exceeded");
-    assert.equal(over.errors?.[0]?.code, "RESOURCE_EXHAUSTED");
+    assert.equal(over.errors?.[0]?.code, "quota_exceeded");
     assert.deepEqual(
       (over.steps ?? []).map((step) => step.type),
       [],
@@ -161,7 +161,7 @@ describe("a model behind the agent whose server is not there", () => {
     const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: lonely.url } });
     const interaction = (await client.interactions.create({ agent: AGENT, input: "hello" })) as Interaction;
     assert.equal(interaction.status, "failed");
-    assert.equal(interaction.errors?.[0]?.code, "UNAVAILABLE");
+    assert.equal(interaction.errors?.[0]?.code, "service_unavailable");
     assert.match(interaction.errors?.[0]?.message ?? "", /EMULATOR_OPENAI_BASE_URL/);
   });
 });

@@ -56,7 +56,7 @@ describe("a model's answer is bounded", () => {
       { inProcess: true, what: "a model server streaming without end" },
     );
     assert.equal(interaction.status, "failed");
-    assert.equal(interaction.errors?.[0]?.code, "RESOURCE_EXHAUSTED", JSON.stringify(interaction.errors));
+    assert.equal(interaction.errors?.[0]?.code, "quota_exceeded", JSON.stringify(interaction.errors));
     assert.match(interaction.errors![0]!.message, /sent more than 1048576 bytes for one answer \(EMULATOR_MODEL_ANSWER_BYTES\)/);
     await openai.disconnected(openai.requests.length - 1);
     // What the server got to write: the bound, plus what the sockets' buffers held when it was cut.

@@ -55,7 +55,7 @@ describe("model faults", () => {
     const injected = await ask();
     assert.equal(openai.requests.length, asked, "the fault answered in the server's place");
     assert.equal(injected.status, real.status);
-    assert.equal(injected.errors?.[0]?.code, "UNAVAILABLE");
+    assert.equal(injected.errors?.[0]?.code, "service_unavailable");
     assert.equal(injected.errors?.[0]?.code, real.errors?.[0]?.code);
     assert.equal(injected.errors?.[0]?.message, `${real.errors?.[0]?.message} (injected by fault rule ${rule.id})`);
     const [turn] = await turnsOf(injected.id);
@@ -69,7 +69,7 @@ describe("model faults", () => {
     assert.equal(injectedError.errors?.[0]?.message, `${realError.errors?.[0]?.message} (injected by fault rule ${errorRule.id})`);
 
     addRule({ target: { kind: "model" }, effect: { kind: "http_status", status: 429 }, times: 1 });
-    assert.equal((await ask()).errors?.[0]?.code, "RESOURCE_EXHAUSTED");
+    assert.equal((await ask()).errors?.[0]?.code, "rate_limit_exceeded");
   });
 
   it("timeout holds the turn for EMULATOR_MODEL_TIMEOUT_SECONDS and ends it as the server's silence does", async () => {
@@ -79,7 +79,7 @@ describe("model faults", () => {
     const started = Date.now();
     const injected = await ask();
     assert.ok(Date.now() - started >= 1000);
-    assert.equal(injected.errors?.[0]?.code, "DEADLINE_EXCEEDED");
+    assert.equal(injected.errors?.[0]?.code, "deadline_exceeded");
     assert.equal(injected.errors?.[0]?.message.replace(/ \(injected by fault rule fault_[0-9a-f]+\)$/, ""), real.errors?.[0]?.message);
   });
 

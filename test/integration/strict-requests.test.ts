@@ -21,7 +21,7 @@ const ISSUE_REQUEST = {
 };
 
 interface ErrorBody {
-  error: { code: number; message: string; status: string; details?: Array<{ "@type": string; fieldViolations: unknown[] }> };
+  error: { code: string; message: string; status: string; details?: Array<{ "@type": string; fieldViolations: unknown[] }> };
 }
 
 async function send(url: string, method: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
@@ -47,6 +47,7 @@ describe("unknown request fields, refused as the service refuses them", () => {
     const { status, body } = await send(emulator.url, "POST", "/v1beta/interactions", ISSUE_REQUEST);
     assert.equal(status, 400);
     const error = (body as ErrorBody).error;
+    assert.equal(error.code, "parameter_unknown");
     assert.equal(error.status, "INVALID_ARGUMENT");
     assert.equal(error.message, `${unknownName("toolz")}\n${unknownName("enviroment")}`);
     assert.deepEqual(error.details, [

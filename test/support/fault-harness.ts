@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { GoogleGenAI } from "@google/genai";
 import type { EmulatorProcess } from "./emulator-process.js";
+import { errorCodeOf, type GoogleStatus } from "../../server/common/errors.js";
 
 export const AGENT = "antigravity-preview-05-2026";
 export const KEY = "fault-suite-key";
@@ -19,7 +20,7 @@ export interface Interaction {
 }
 
 export interface GoogleError {
-  error: { code: number; status: string; message: string };
+  error: { code: string; status: string; message: string };
 }
 
 export const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
@@ -52,7 +53,7 @@ export async function rest(
   return { status: response.status, body: parsed };
 }
 
-/** Asserts a Google error JSON with this HTTP status and Google status, its message matching. */
+/** Asserts a Google error JSON with this HTTP status and Google status (and that status's documented code), its message matching. */
 export function assertGoogleError(
   answer: { status: number; body: Record<string, unknown> },
   httpStatus: number,
@@ -61,7 +62,7 @@ export function assertGoogleError(
 ): void {
   assert.equal(answer.status, httpStatus, JSON.stringify(answer.body));
   const error = (answer.body as unknown as GoogleError).error;
-  assert.equal(error?.code, httpStatus);
+  assert.equal(error?.code, errorCodeOf(status as GoogleStatus));
   assert.equal(error?.status, status);
   if (message) assert.match(error.message, message);
 }

@@ -89,13 +89,13 @@ describe("interaction: how the agent's run ends", () => {
     const { record } = await runWithoutEnvironment(planner, 4);
     assert.equal(planner.shown.length, 4);
     assert.equal(record.status, "failed");
-    assert.equal(record.errors[0]?.code, "RESOURCE_EXHAUSTED");
+    assert.equal(record.errors[0]?.code, "quota_exceeded");
     assert.match(record.errors[0]?.message ?? "", /stopped after 4 turns without reaching an answer/);
     const answer = record.steps[record.steps.length - 1];
     assert.deepEqual(answer, { type: "model_output", content: [{ type: "text", text: record.errors[0]?.message }] });
   });
 
-  it("a planner's own failure fails the interaction as INTERNAL", async (t) => {
+  it("a planner's own failure fails the interaction as api_error", async (t) => {
     t.mock.method(console, "error", () => undefined); // the runner logs the failure
     const { record } = await runWithoutEnvironment(
       new FakePlanner(() => {
@@ -103,7 +103,7 @@ describe("interaction: how the agent's run ends", () => {
       }),
     );
     assert.equal(record.status, "failed");
-    assert.equal(record.errors[0]?.code, "INTERNAL");
+    assert.equal(record.errors[0]?.code, "api_error");
     assert.match(record.errors[0]?.message ?? "", /planner bug/);
   });
 });

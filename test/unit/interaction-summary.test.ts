@@ -74,7 +74,7 @@ describe("interaction summaries", () => {
     const db = openMemoryDatabase();
     const store = new InteractionStore(db);
     const events = new EventStore(db);
-    const whole = record("int_b", { errors: [{ code: "UNAVAILABLE", message: "the sandbox went away" }], status: "failed" });
+    const whole = record("int_b", { errors: [{ code: "service_unavailable", message: "the sandbox went away" }], status: "failed" });
     store.save({ ...whole, steps: [] });
     const opening: InteractionEvent[] = [
       { event_type: "interaction.created", interaction: {} },

@@ -182,7 +182,7 @@ describe("the model-backed planner", () => {
     const recovered = harness([{ calls: [call("c1", "read_fil", { path: "a" })] }, { calls: [call("c2", "read_file", "{not json")] }]);
     const ending = await runAgent(recovered.planner, recovered.context, newAgentRun("read a"));
     assert.equal(ending.kind, "planner_failed");
-    assert.equal(ending.kind === "planner_failed" && ending.error.code, "ABORTED");
+    assert.equal(ending.kind === "planner_failed" && ending.error.code, "malformed_function_call");
     assert.match(
       ending.kind === "planner_failed" ? ending.error.message : "",
       /openai:qwen3\) made a malformed tool call twice in a row \(read_file: the arguments of read_file are not JSON/,
@@ -300,7 +300,7 @@ describe("the model-backed planner", () => {
       kind: "planner_failed",
       status: "failed",
       error: {
-        code: "UNAVAILABLE",
+        code: "service_unavailable",
         message:
           "The agent's model (openai:qwen3) failed at turn 1: openai: no server answers at http://127.0.0.1:9/v1; start it or set EMULATOR_OPENAI_BASE_URL",
       },

@@ -56,7 +56,7 @@ def test_arguments_that_do_not_fit_the_declaration_are_refused(interactions_clie
             tools=[WEATHER],
             input=script([{"name": "get_weather", "args": {}}]),
         )
-    # Whichever error class the SDK picks (its generated interactions error expects `error.code` to be
-    # a string), it carries the status and the emulator's message.
+    # The SDK's BadRequestError (its interactions client parses the error body, `error.code` a string)
+    # carries the status and the emulator's message.
     assert refused.value.status_code == 400
     assert "tool_calls item 1: function get_weather: arguments.city is missing" in str(refused.value)
