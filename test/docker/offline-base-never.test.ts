@@ -49,7 +49,8 @@ describe("EMULATOR_OFFLINE_BASE=never", () => {
   it("refuses, saying what to run on the host, when no offline base is present either", async () => {
     // The engine as the emulator sees it on a machine where the set-up never ran: no image at all.
     const bare = {
-      getImage: () => ({ inspect: () => Promise.reject(new Error("no such image")) }),
+      // As dockerode rejects an inspect of a missing image: with the engine's 404.
+      getImage: () => ({ inspect: () => Promise.reject(Object.assign(new Error("no such image"), { statusCode: 404 })) }),
       pull: () => Promise.reject(new Error("no registry")),
     } as unknown as Docker;
     await assert.rejects(

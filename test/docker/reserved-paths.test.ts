@@ -43,7 +43,7 @@ const REAL_EXECUTOR_SHA = createHash("sha256").update(fs.readFileSync(executorBi
 const OPT = /\/opt\/emulator/;
 const EXECUTOR_FOLDER = /\/usr\/libexec\/interactions-emulator/;
 const PLACES: Array<[string, RegExp]> = [
-  ["/", /absolute/],
+  ["/", /root itself/],
   [".", /root itself/],
   ["./", /root itself/],
   ["usr", /\/usr\b/],

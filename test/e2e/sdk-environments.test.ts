@@ -92,7 +92,7 @@ describe("environments: create, get, list, delete", () => {
   it("refuses what an interaction's environment refuses, naming the top-level field", async () => {
     await assert.rejects(
       createEnvironment({ sources: [{ type: "inline", target: "/etc/passwd", content: "x" }] }),
-      rejectsWith(400, /sources\[0\]\.target .*absolute/),
+      rejectsWith(400, /sources\[0\]\.target "\/etc\/passwd" is under \/etc, a system folder/),
     );
     const raw = await rest("POST", "/v1/environments", {
       body: JSON.stringify({ sources: [{ type: "inline", target: "etc/x", content: "x" }] }),

@@ -171,7 +171,7 @@ describe("interactions through the official SDK", () => {
 
 describe("bad sources are refused with a 400 that leaves nothing behind", () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ["a target with ..", { type: "inline", target: "workspace/../../etc/passwd", content: "x" }, /contains "\.\."/],
+    ["a target with ..", { type: "inline", target: "workspace/../../tmp/escaped", content: "x" }, /contains "\.\."/],
     // An absolute target is the relative one (issue 30), but not where it reaches a reserved folder.
     ["an absolute target on a reserved folder", { type: "inline", target: "/opt", content: "x" }, /holds \/opt\/emulator/],
     ["a target under a system folder", { type: "inline", target: "etc/profile.d/x.sh", content: "x" }, /system folder/],

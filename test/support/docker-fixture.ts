@@ -2,6 +2,7 @@
 // found and removed at the end whatever the tests did.
 
 import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
 import Docker from "dockerode";
 import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
@@ -63,9 +64,17 @@ export function isUntakenPoolContainer(container: Docker.ContainerInfo, instance
 export async function execAsRoot(container: Docker.Container, argv: string[]): Promise<{ output: string; exitCode: number | null }> {
   const exec = await container.exec({ Cmd: argv, User: "0:0", AttachStdout: true, AttachStderr: true });
   const stream = await exec.start({ hijack: true, stdin: false });
+  // Without a TTY the engine multiplexes stdout and stderr in frames with 8-byte headers: demultiplexed
+  // here into one text, so a program that writes in small pieces (an unbuffered Python) reads as it printed.
   const output = await new Promise<string>((resolve) => {
     let text = "";
-    stream.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString("latin1");
+        done();
+      },
+    });
+    container.modem.demuxStream(stream, sink, sink);
     stream.on("end", () => resolve(text));
   });
   return { output, exitCode: (await exec.inspect()).ExitCode ?? null };
