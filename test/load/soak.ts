@@ -212,19 +212,22 @@ async function main(): Promise<number> {
               event_id?: string;
               interaction?: Interaction;
             }>;
-            let expected = 1;
+            // Increasing, with the input's step events (stored, not streamed) skipped.
+            let previous = 0;
             let last: { event_type: string; interaction?: Interaction } | undefined;
             for await (const event of events) {
-              if (event.event_id !== `evt_${expected}`)
-                note(`${world.key} w${index}: event ${event.event_id} where evt_${expected} was due`);
-              expected = Number(event.event_id?.slice(4)) + 1;
+              const seq = Number(event.event_id?.slice(4));
+              if (!(seq > previous)) note(`${world.key} w${index}: event ${event.event_id} after evt_${previous}`);
+              previous = seq;
               last = event;
             }
             if (last?.event_type !== "interaction.completed" || !last.interaction) {
               note(`${world.key} w${index}: the stream ended with ${last?.event_type}, not interaction.completed`);
               continue;
             }
-            interaction = last.interaction;
+            // interaction.completed carries no steps (as documented): the run's steps are GET's after the input.
+            const got = (await world.ai.interactions.get(last.interaction.id as string)) as Interaction;
+            interaction = { ...got, steps: (got.steps ?? []).filter((step) => step.type !== "user_input") };
             streamed++;
           } else {
             interaction = (await world.ai.interactions.create(request, NO_RETRIES)) as Interaction;
