@@ -35,7 +35,7 @@ export type AgentEnding =
   /** `written`: the planner already wrote the answer's model_output step as it arrived. */
   | { kind: "answered"; text: string; written?: boolean }
   /** The planner gave up (its model failed, or the token budget ran out); `text` is a last model_output to write. */
-  | { kind: "planner_failed"; status: "failed" | "budget_exceeded"; error: { code: ErrorCode; message: string }; text?: string }
+  | { kind: "planner_failed"; status: "failed" | "incomplete"; error: { code: ErrorCode; message: string }; text?: string }
   /** Function calls were handed to the client (their steps are recorded); the run waits for their results. */
   | { kind: "asked_client"; calls: PendingClientCall[] }
   /** The signal stopped the run (cancel, shutdown); nothing after the running call happened. */

@@ -21,7 +21,7 @@ export type Move =
    * The planner cannot go on (its model failed, or the run passed its token budget): the run ends with
    * this status and error; `text`, when given, is written as a last model_output first.
    */
-  | { kind: "fail"; status: "failed" | "budget_exceeded"; error: { code: ErrorCode; message: string }; text?: string };
+  | { kind: "fail"; status: "failed" | "incomplete"; error: { code: ErrorCode; message: string }; text?: string };
 
 /** A model_output step whose text arrives in pieces (a model's stream). */
 export interface TextWriter {

@@ -70,6 +70,20 @@ export type StepDelta =
 
 /**
  * requires_action: the agent handed function calls to the client and waits for their results.
- * budget_exceeded: a model-driven run passed agent_config.max_total_tokens.
+ * incomplete: the run ended with its results cut short (a model-driven run passed
+ * agent_config.max_total_tokens, or a fault rule said so). budget_exceeded: what such a run ended as
+ * before the service's document deprecated it for incomplete; only interactions stored then have it.
+ * queued: created on the flex service tier (or by a fault rule), not yet running.
+ * requires_continuation: stopped at the per-request decode limit (a fault rule); a create with its
+ * continuation_token continues it (docs/api.md#continuation).
  */
-export type InteractionStatus = "in_progress" | "requires_action" | "completed" | "failed" | "cancelled" | "budget_exceeded";
+export type InteractionStatus =
+  | "queued"
+  | "in_progress"
+  | "requires_action"
+  | "requires_continuation"
+  | "completed"
+  | "incomplete"
+  | "failed"
+  | "cancelled"
+  | "budget_exceeded";

@@ -65,6 +65,10 @@ export const createInteractionSchema = z.looseObject({
   tools: z.array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") })).optional(),
   environment: z.union([z.string().min(1), environmentObjectSchema]).optional(),
   previous_interaction_id: z.string().min(1).optional(),
+  // The token of an interaction that stopped at requires_continuation: this one continues it (docs/api.md#continuation).
+  continuation_token: z.string().min(1).optional(),
+  // flex starts queued (docs/api.md#statuses); the service's ServiceTier enum.
+  service_tier: z.enum(["flex", "standard", "priority"], { error: 'must be "flex", "standard" or "priority"' }).optional(),
   stream: z.boolean().optional(),
   store: z.boolean().optional(),
   background: z.boolean().optional(),

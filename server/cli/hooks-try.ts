@@ -184,7 +184,7 @@ export async function tryOnEmulator(
   };
   try {
     let interaction = created;
-    while (interaction.status === "in_progress") {
+    while (interaction.status === "in_progress" || interaction.status === "queued") {
       await sleep(100, signal);
       interaction = await api<InteractionJson>(baseUrl, apiKey, "GET", `/v1beta/interactions/${created.id}`, undefined, signal);
     }

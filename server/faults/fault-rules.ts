@@ -58,6 +58,13 @@ const modelTarget = z.strictObject({
   model: z.string().min(1).max(200).optional(),
 });
 
+/** An interaction of the key as it starts (any; `agent` or `model`: only those naming it, as the request does). */
+const interactionTarget = z.strictObject({
+  kind: z.literal("interaction"),
+  agent: z.string().min(1).max(200).optional(),
+  model: z.string().min(1).max(200).optional(),
+});
+
 export const faultTargetSchema = z.discriminatedUnion("kind", [
   hookTarget,
   egressTarget,
@@ -66,6 +73,7 @@ export const faultTargetSchema = z.discriminatedUnion("kind", [
   mcpTarget,
   webhookTarget,
   modelTarget,
+  interactionTarget,
 ]);
 
 /** Ten minutes: longer than any deadline a fault can stand in for, short enough not to pin a request forever. */
@@ -88,6 +96,12 @@ export const faultEffectSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("reset") }),
   /** The sandbox channel is dropped in the middle of the call. */
   z.strictObject({ kind: z.literal("drop") }),
+  /** The interaction ends `incomplete`: its answer cut short, as at an output limit. */
+  z.strictObject({ kind: z.literal("incomplete") }),
+  /** The interaction starts `queued` and waits ms (0 when absent) before it runs. */
+  z.strictObject({ kind: z.literal("queued"), ms: latencyMs.optional() }),
+  /** The interaction stops at `requires_continuation` with a continuation_token that continues it. */
+  z.strictObject({ kind: z.literal("requires_continuation") }),
 ]);
 
 export const faultRuleSchema = z
@@ -132,6 +146,7 @@ const EFFECTS_BY_TARGET: Readonly<Record<FaultTargetKind, readonly FaultEffectKi
   mcp: ["timeout", "error", "http_status", "latency", "refuse"],
   webhook: ["timeout", "http_status", "latency", "refuse", "reset"],
   model: ["timeout", "error", "http_status", "latency"],
+  interaction: ["incomplete", "queued", "requires_continuation"],
 };
 
 const HTTP_ONLY_EFFECTS: readonly FaultEffectKind[] = ["http_status", "refuse", "reset"];
@@ -172,7 +187,8 @@ export type FaultSite =
   | { kind: "sandbox_channel" }
   | { kind: "mcp"; server: string; tool: string }
   | { kind: "webhook"; uri: string }
-  | { kind: "model"; model: string };
+  | { kind: "model"; model: string }
+  | { kind: "interaction"; agent: string | null; model: string | null };
 
 /** Whether a rule's target names this site (every field the target gives must agree). */
 export function targetMatches(target: FaultTarget, site: FaultSite): boolean {
@@ -198,6 +214,12 @@ export function targetMatches(target: FaultTarget, site: FaultSite): boolean {
       return site.kind === "webhook" && target.uri === site.uri;
     case "model":
       return site.kind === "model" && (target.model === undefined || target.model === site.model);
+    case "interaction":
+      return (
+        site.kind === "interaction" &&
+        (target.agent === undefined || target.agent === site.agent) &&
+        (target.model === undefined || target.model === site.model)
+      );
   }
 }
 

@@ -59,6 +59,9 @@ export async function injectedHandlerRun(
       if (handler.kind !== "http") return null;
       return httpRun(noAnswer("receiving the answer failed; curl exit 56: curl: (56) Recv failure: Connection reset by peer"));
     case "drop":
+    case "incomplete":
+    case "queued":
+    case "requires_continuation":
       return null;
   }
 }

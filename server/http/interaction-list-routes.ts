@@ -13,7 +13,17 @@ import { ownerOfRequest } from "./auth.js";
 import { sendFeed } from "./feed-stream.js";
 import { parseOrThrow } from "./zod-errors.js";
 
-const STATUSES = ["in_progress", "requires_action", "completed", "failed", "cancelled", "budget_exceeded"] as const;
+const STATUSES = [
+  "queued",
+  "in_progress",
+  "requires_action",
+  "requires_continuation",
+  "completed",
+  "incomplete",
+  "failed",
+  "cancelled",
+  "budget_exceeded",
+] as const;
 
 const listQuery = z.looseObject({
   page_size: z.coerce.number().int().min(1).max(1000).default(50),

@@ -16,7 +16,14 @@ export interface EventError {
 
 export type InteractionEvent =
   | { event_type: "interaction.created"; interaction: Record<string, unknown> }
-  | { event_type: "interaction.status_update"; interaction_id: string; status: InteractionStatus; usage?: Usage }
+  | {
+      event_type: "interaction.status_update";
+      interaction_id: string;
+      status: InteractionStatus;
+      usage?: Usage;
+      /** With requires_continuation: the token that continues the interaction. */
+      continuation_token?: string;
+    }
   | { event_type: "step.start"; index: number; step: Step }
   | { event_type: "step.delta"; index: number; delta: StepDelta }
   /** `usage`: the interaction's so far; `step_usage`: this step's own (usage-meter.ts). */

@@ -8,7 +8,7 @@ import { foldableEvents, type EventStore, type StoredEvent } from "./event-store
 import type { InteractionRecord, InteractionStore } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { withEventId, type EventError, type InteractionEvent } from "./events.js";
-import { renderInteraction } from "./interaction-view.js";
+import { renderCompletedSnapshot } from "./interaction-view.js";
 import { applyEvent, foldEvents } from "./step-accumulator.js";
 import type { Usage } from "./usage.js";
 
@@ -63,7 +63,7 @@ function closeInterrupted(record: InteractionRecord, interactions: InteractionSt
   record.errors = [...record.errors, INTERRUPTED_ERROR];
   record.updated = nowTimestamp();
   append({ event_type: "error", error: INTERRUPTED_ERROR });
-  append({ event_type: "interaction.completed", interaction: renderInteraction(record) });
+  append({ event_type: "interaction.completed", interaction: renderCompletedSnapshot(record) });
   interactions.save(record, { stepsInEvents: true });
 }
 

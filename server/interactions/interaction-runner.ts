@@ -8,8 +8,8 @@ import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
 import type { InputStep, Step } from "../agent/steps.js";
 import type { UnreadPart } from "../agent/unread-parts.js";
-import type { FaultPlan } from "../faults/fault-plan.js";
-import { faultPortFor } from "../faults/fault-port.js";
+import type { FaultPlan, InjectedFault } from "../faults/fault-plan.js";
+import { faultPortFor, injectedMark } from "../faults/fault-port.js";
 import { ChannelHookHost } from "../hooks/channel-hook-host.js";
 import type { HookEvaluationObserver } from "../hooks/engine.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
@@ -21,7 +21,8 @@ import { SANDBOX_WORKDIR } from "../sandbox/layout.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
 import { EventLog } from "./event-log.js";
 import type { EventError, InteractionEvent, StreamEvent } from "./events.js";
-import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
+import { renderCompletedSnapshot, renderCreatedSnapshot } from "./interaction-view.js";
+import { continuationToken, splitAnswer } from "./continuation.js";
 import { applyEvent } from "./step-accumulator.js";
 import { StepWriter } from "./step-writer.js";
 import { countRequestInput, type TokenTally } from "./usage.js";
@@ -59,6 +60,13 @@ export interface RunInput {
   inputUsage?: TokenTally;
   /** The fault rules in force (docs/faults.md): its hooks, tools and channel ask them as the record's owner. */
   faults?: FaultPlan;
+  /**
+   * How long the run waits `queued` before it starts (the flex service tier, or a fault rule); it
+   * starts at once, in_progress, when absent. The record's status is then "queued".
+   */
+  queueMs?: number;
+  /** A fault rule's "incomplete" or "requires_continuation" for this interaction: its answer is cut in two. */
+  answerFault?: InjectedFault | null;
 }
 
 export interface RunDependencies {
@@ -119,7 +127,33 @@ export class InteractionRun {
   start(): void {
     const { record } = this.input;
     this.emit({ event_type: "interaction.created", interaction: renderCreatedSnapshot(record) });
-    this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status: "in_progress" });
+    const { queueMs } = this.input;
+    if (queueMs === undefined) this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status: "in_progress" });
+    this.recordInput();
+    if (queueMs === undefined) {
+      void this.execute();
+      return;
+    }
+    // Queued: in_progress once the wait is over; a cancel meanwhile ends it without running.
+    const { signal } = this.controller;
+    const onAbort = () => {
+      clearTimeout(timer);
+      this.finishStopped();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) return;
+      record.status = "in_progress";
+      record.updated = nowTimestamp();
+      this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status: "in_progress" });
+      void this.execute();
+    }, queueMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  /** The steps that record the input (streams leave them out: documented-stream.ts). */
+  private recordInput(): void {
+    const { record } = this.input;
     const { functionResults } = this.input;
     if (functionResults) {
       // Answers to the previous interaction's calls, as the SDK types them (name filled in, is_error set).
@@ -133,7 +167,6 @@ export class InteractionRun {
     }
     // The steps so far stand for the input, whose tokens are counted from the request.
     this.usage.runStepsFrom(record.steps.length);
-    void this.execute();
   }
 
   /** Stops the run; `done` resolves once the running tool was killed and the end was recorded. */
@@ -224,6 +257,7 @@ export class InteractionRun {
   private finishRun(ending: AgentEnding): void {
     switch (ending.kind) {
       case "answered":
+        if (this.input.answerFault) return this.cutAnswerAndFinish(ending.written ? "" : ending.text, this.input.answerFault);
         if (ending.written) return this.finish("completed");
         return this.answerAndFinish(ending.text);
       case "planner_failed":
@@ -252,6 +286,25 @@ export class InteractionRun {
     this.finish("completed");
   }
 
+  /**
+   * A fault rule's cut (docs/faults.md#interactions): the first half of the answer is written; the run
+   * ends incomplete (the rest is lost, as at an output limit) or requires_continuation (the rest is
+   * what a create with the token writes). [choice] A model's answer streamed as it came is written
+   * whole already: the cut then has nothing left to hold back.
+   */
+  private cutAnswerAndFinish(answer: string, fault: InjectedFault): void {
+    const { head, rest } = splitAnswer(answer);
+    if (head !== "") this.steps.text(head);
+    if (fault.effect.kind === "requires_continuation") {
+      this.record.echo.continuation_token = continuationToken(this.record.id, rest);
+      return this.finish("requires_continuation");
+    }
+    this.finish("incomplete", {
+      code: "quota_exceeded",
+      message: `The answer was cut short, as at an output limit; the part written is kept${injectedMark(fault)}.`,
+    });
+  }
+
   /** [choice] A stopped run keeps its steps so far and gets no final model_output. */
   private finishStopped(): void {
     const reason = this.controller.signal.reason as StopReason;
@@ -267,13 +320,22 @@ export class InteractionRun {
     if (error) record.errors.push(error);
     try {
       this.deps.atomically(() => {
-        if (error) this.emit({ event_type: "error", error });
-        // [choice] Waiting on the client is announced as a status change too (the SDK's status_update
-        // carries requires_action), right before the final snapshot, which says the same.
-        if (status === "requires_action") this.emit({ event_type: "interaction.status_update", interaction_id: record.id, status });
-        // Nothing changes a step after this, so the snapshot may share them (no deep copy of what may be
-        // megabytes of input and output); only the list is its own.
-        this.emit({ event_type: "interaction.completed", interaction: { ...renderInteraction(record), steps: [...record.steps] } });
+        // An incomplete interaction did not fail: errors[] says why it stopped, but no error event.
+        if (error && status !== "incomplete") this.emit({ event_type: "error", error });
+        // [choice] Ending anywhere but completed, failed or cancelled is announced as a status change too
+        // (the SDK's status_update carries these statuses, and a continuation_token), right before the
+        // final snapshot, which says the same.
+        if (ANNOUNCED_ENDINGS.has(status)) {
+          const token = record.echo.continuation_token;
+          this.emit({
+            event_type: "interaction.status_update",
+            interaction_id: record.id,
+            status,
+            ...(status === "requires_continuation" && typeof token === "string" ? { continuation_token: token } : {}),
+          });
+        }
+        // The documentation's interaction.completed carries no steps: they came as step events.
+        this.emit({ event_type: "interaction.completed", interaction: renderCompletedSnapshot(record) });
         this.deps.persistFinal(record);
       });
     } catch (failure) {
@@ -285,6 +347,9 @@ export class InteractionRun {
     }
   }
 }
+
+/** Ends that get a status_update of their own before interaction.completed. */
+const ANNOUNCED_ENDINGS: ReadonlySet<InteractionRecord["status"]> = new Set(["requires_action", "requires_continuation", "incomplete"]);
 
 /**
  * What a run cut off by its sandbox says: what broke, that nothing stored is lost, and what to do. The

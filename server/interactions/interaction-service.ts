@@ -51,6 +51,9 @@ import { countRequestInput } from "./usage.js";
 import { InteractionFeed, type FeedListener } from "./interaction-feed.js";
 import type { InteractionListFilter, ListedInteraction, ListPosition } from "./interaction-listing.js";
 import { summarizeInteraction } from "./interaction-summary.js";
+import { continuationPlanner, continuedAnswer, NO_INPUT } from "./continuation.js";
+import { outputEventsOnly } from "./documented-stream.js";
+import { inputStepCount } from "./interaction-view.js";
 
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "./agent-or-model.js";
 
@@ -233,6 +236,7 @@ export class InteractionService {
       const afterSeq = this.checkResumePoint(id, parseLastEventId(lastEventId), live.run.log.length, false);
       return this.follow(live.run, afterSeq);
     }
+    const inputSteps = (record: InteractionRecord) => inputStepCount(record);
     const reading = this.interactions.read(id, owner);
     if (!reading) throw new NotFoundError(`Interaction ${id} not found.`);
     const afterSeqRaw = parseLastEventId(lastEventId);
@@ -242,21 +246,24 @@ export class InteractionService {
       const record = this.get(id, owner);
       const events = eventsOfStoredRecord(record);
       const afterSeq = this.checkResumePoint(id, afterSeqRaw, events.length, true);
-      return () => toAsync(events.slice(afterSeq));
+      return outputEventsOnly(() => toAsync(events.slice(afterSeq)), inputSteps(record));
     }
     const afterSeq = this.checkResumePoint(id, afterSeqRaw, last, true);
-    return () => replayStoredEvents(this.events, reading, afterSeq);
+    return outputEventsOnly(() => replayStoredEvents(this.events, reading, afterSeq), inputSteps(reading.record));
   }
 
   /** A run's events from `afterSeq` on as a stream reads them (POST stream: true reads from 0). */
   follow(run: InteractionRun, afterSeq = 0): EventFeed {
     const maxLagBytes = this.options.streamLagBytes ?? STREAM_LAG_BYTES;
     const stored = this.live.get(run.record.id)?.stored ?? true;
-    return (cutOff) =>
-      run.log.follow(afterSeq, {
-        maxLagBytes,
-        onTooFarBehind: () => cutOff((lastSentId) => tooFarBehind(run.record.id, lastSentId, maxLagBytes, stored)),
-      });
+    return outputEventsOnly(
+      (cutOff) =>
+        run.log.follow(afterSeq, {
+          maxLagBytes,
+          onTooFarBehind: () => cutOff((lastSentId) => tooFarBehind(run.record.id, lastSentId, maxLagBytes, stored)),
+        }),
+      inputStepCount(run.record),
+    );
   }
 
   /**
@@ -317,6 +324,7 @@ export class InteractionService {
     checkModes(request);
     if (this.options.maxWebhookMetadataBytes !== undefined) checkWebhookMetadata(request, this.options.maxWebhookMetadataBytes);
     const previous = request.previous_interaction_id ? this.get(request.previous_interaction_id, owner) : null;
+    if (request.continuation_token !== undefined) return this.prepareContinuation(owner, request, customAgent, previous);
     // Function results must answer exactly the calls the previous interaction waits on (a 400 otherwise).
     const functionResults = functionResultsFor(previous, request.input);
     const input = readInput(request.input);
@@ -368,6 +376,42 @@ export class InteractionService {
     // Opened before the run so an expired environment is refused up front, not mid-run.
     const channel = planner.needsSandbox && environment ? await this.environments.channel(environment) : null;
     return { request, customAgent, text, input, functionResults, planner, mcp, previous, environment, channel };
+  }
+
+  /**
+   * A create with a continuation_token: the rest of the answer it holds, in the previous interaction's
+   * environment and conversation (continuation.ts). The input, when resent (store: false), is the one
+   * the token's interaction already read.
+   */
+  private async prepareContinuation(
+    owner: string,
+    request: CreateInteractionRequest,
+    customAgent: CustomAgentRun | null,
+    previous: InteractionRecord | null,
+  ): Promise<PreparedRun> {
+    const rest = continuedAnswer(request, previous);
+    // Nothing runs in the sandbox: an environment gone meanwhile leaves the continuation without one.
+    const environment = previous?.environmentId ? this.usableOrNull(previous.environmentId, owner) : null;
+    return {
+      request,
+      customAgent,
+      text: "",
+      input: NO_INPUT,
+      functionResults: undefined,
+      planner: continuationPlanner(rest, previous?.plannerState),
+      mcp: null,
+      previous,
+      environment,
+      channel: null,
+    };
+  }
+
+  private usableOrNull(id: string, owner: string): EnvironmentRecord | null {
+    try {
+      return this.environments.getUsable(id, owner);
+    } catch {
+      return null;
+    }
   }
 
   /** The run of the custom agent the request names; null when it names an emulated agent, a model, or no agent of the owner's. */
@@ -423,14 +467,19 @@ export class InteractionService {
   private start(owner: string, prepared: PreparedRun): InteractionRun {
     const { request, customAgent } = prepared;
     const created = nowTimestamp();
+    const echo = customAgent ? { ...echoOf(request), agent: customAgent.definition.id } : echoOf(request);
+    const fault = this.interactionFault(owner, prepared.environment?.id ?? null, echo);
+    // Queued before it runs: on the flex tier (at once), or as long as a fault rule says.
+    const queueMs = fault?.effect.kind === "queued" ? (fault.effect.ms ?? 0) : request.service_tier === "flex" ? 0 : undefined;
+    const answerFault = fault?.effect.kind === "incomplete" || fault?.effect.kind === "requires_continuation" ? fault : null;
     const record: InteractionRecord = {
       id: newInteractionId(),
       owner,
-      status: "in_progress",
+      status: queueMs !== undefined ? "queued" : "in_progress",
       environmentId: prepared.environment?.id ?? null,
       previousInteractionId: prepared.previous?.id ?? null,
       // A custom agent's interaction echoes its name, with the fields it ran with.
-      echo: customAgent ? { ...echoOf(request), agent: customAgent.definition.id } : echoOf(request),
+      echo,
       errors: [],
       created,
       updated: created,
@@ -455,6 +504,8 @@ export class InteractionService {
         limits: this.options.limits,
         inputUsage: countRequestInput(request),
         ...(this.options.faults ? { faults: this.options.faults } : {}),
+        ...(queueMs !== undefined ? { queueMs } : {}),
+        answerFault,
         ...(this.options.maxTurns !== undefined ? { maxTurns: this.options.maxTurns } : {}),
         ...(this.options.maxToolCalls !== undefined ? { maxToolCalls: this.options.maxToolCalls } : {}),
         ...(this.options.maxInteractionOutputBytes !== undefined ? { maxOutputBytes: this.options.maxInteractionOutputBytes } : {}),
@@ -482,6 +533,13 @@ export class InteractionService {
     if (stored) this.publishProgress(live);
     run.start();
     return run;
+  }
+
+  /** A fault rule for the interaction as a whole (docs/faults.md#interactions), taken as it starts. */
+  private interactionFault(owner: string, environmentId: string | null, echo: Record<string, unknown>) {
+    if (!this.options.faults?.hasRules(owner)) return null;
+    const name = (field: string) => (typeof echo[field] === "string" ? (echo[field] as string) : null);
+    return this.options.faults.take({ owner, environmentId, site: { kind: "interaction", agent: name("agent"), model: name("model") } });
   }
 
   /** The run's observer of its hook evaluations, for its owner (the engine logs a listener's failure). */

@@ -16,7 +16,7 @@ export interface InteractionRecord {
   status: InteractionStatus;
   environmentId: string | null;
   previousInteractionId: string | null;
-  /** Request fields echoed back on every read (agent, tools, labels, …). */
+  /** Request fields echoed back on every read (agent, tools, labels, …), and the continuation_token it handed out. */
   echo: Record<string, unknown>;
   errors: Array<{ code: ErrorCode; message: string }>;
   created: string;
@@ -125,7 +125,8 @@ export class InteractionStore {
           `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, input_shape, usage)
            VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState, @inputShape, @usage)
            ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
-             environment_id = excluded.environment_id, planner_state = excluded.planner_state, usage = excluded.usage`,
+             environment_id = excluded.environment_id, planner_state = excluded.planner_state, usage = excluded.usage,
+             echo = excluded.echo`,
         )
         .run({
           id: record.id,
@@ -187,9 +188,11 @@ export class InteractionStore {
     return this.listing.page(owner, filter, limit, after);
   }
 
-  /** Interactions still marked in_progress, of every owner (at start-up, these were interrupted). */
+  /** Interactions still marked in_progress or queued, of every owner (at start-up, these were interrupted). */
   listInProgress(): InteractionRecord[] {
-    const rows = this.db.prepare("SELECT * FROM interactions WHERE status = 'in_progress' ORDER BY created").all() as InteractionRow[];
+    const rows = this.db
+      .prepare("SELECT * FROM interactions WHERE status IN ('in_progress', 'queued') ORDER BY created")
+      .all() as InteractionRow[];
     return rows.map((row) => this.hydrate(row));
   }
 

@@ -49,13 +49,22 @@ export function renderInteraction(
 
 /**
  * interaction.created carries the interaction without steps (they follow as step events, so a client
- * that accumulates them never counts one twice). [choice] interaction.completed carries the whole
- * Interaction, exactly what GET returns afterwards.
+ * that accumulates them never counts one twice).
  */
 export function renderCreatedSnapshot(record: InteractionRecord): Record<string, unknown> {
   // Nor usage: it is final only at the end (usage-meter.ts), and this snapshot is rebuilt from the
   // finished record when a stream is replayed.
   const { steps: _steps, usage: _usage, ...rest } = renderInteraction(record);
+  return rest;
+}
+
+/**
+ * interaction.completed carries the finished interaction without its steps, as the documentation's
+ * streams show it (the steps came as step events; GET has them all): status, usage, errors, and a
+ * continuation_token when it stopped at requires_continuation (docs/fidelity.md#streams).
+ */
+export function renderCompletedSnapshot(record: InteractionRecord): Record<string, unknown> {
+  const { steps: _steps, ...rest } = renderInteraction(record);
   return rest;
 }
 
@@ -79,7 +88,7 @@ function outputStepsOf(record: InteractionRecord, steps: unknown): unknown {
 }
 
 /** How many of the first steps record the input: its shape says; an interaction stored before shapes were kept has one user_input step. */
-function inputStepCount(record: InteractionRecord): number {
+export function inputStepCount(record: InteractionRecord): number {
   if (record.inputShape) return record.inputShape.steps;
   return record.steps[0]?.type === "user_input" ? 1 : 0;
 }

@@ -4,10 +4,9 @@
 // run emits them, so resuming its stream works like for any other finished interaction.
 
 import { isResultStep } from "../agent/step-sink.js";
-import { LazyArray } from "../common/lazy-array.js";
 import { withEventId, type InteractionEvent, type StreamEvent } from "./events.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
-import { renderCreatedSnapshot, renderInteraction } from "./interaction-view.js";
+import { renderCompletedSnapshot, renderCreatedSnapshot } from "./interaction-view.js";
 import type { InteractionReading, InteractionRecord } from "./interaction-store.js";
 import { StepWriter } from "./step-writer.js";
 
@@ -21,7 +20,8 @@ export function createdSnapshotOf(record: InteractionRecord): Record<string, unk
 
 /**
  * Stored events with their snapshots back: interaction.created as the run began, interaction.completed
- * as the finished record (what GET returns). Events stored with a snapshot (older versions) keep it.
+ * as the finished record without its steps. Events stored with a snapshot (older versions) keep it,
+ * but for the steps, which the documented interaction.completed does not carry.
  */
 export function withSnapshots(events: readonly StoredEvent[], record: InteractionRecord): StreamEvent[] {
   return events.map((event): StreamEvent => {
@@ -29,17 +29,13 @@ export function withSnapshots(events: readonly StoredEvent[], record: Interactio
       return { event_type: event.event_type, event_id: event.event_id, interaction: createdSnapshotOf(record) };
     }
     if (event.event_type === "interaction.completed" && event.interaction === undefined) {
-      return { event_type: event.event_type, event_id: event.event_id, interaction: renderInteraction(record) };
+      return { event_type: event.event_type, event_id: event.event_id, interaction: renderCompletedSnapshot(record) };
     }
-    return event as StreamEvent;
+    return withoutSnapshotSteps(event as StreamEvent);
   });
 }
 
-/**
- * withSnapshots for a stream read from the store page by page (readStoredEvents): interaction.completed
- * carries the steps as a LazyArray, read from the store again as the writer reaches them, so neither
- * the events nor the steps are ever held whole.
- */
+/** withSnapshots for a stream read from the store page by page (readStoredEvents): never held whole. */
 export async function* replayStoredEvents(
   events: EventStore,
   reading: InteractionReading,
@@ -50,10 +46,9 @@ export async function* replayStoredEvents(
     if (event.event_type === "interaction.created" && event.interaction === undefined) {
       yield { event_type: event.event_type, event_id: event.event_id, interaction: createdSnapshotOf(record) };
     } else if (event.event_type === "interaction.completed" && event.interaction === undefined) {
-      const interaction = renderInteraction(record, {}, new LazyArray(reading.steps()));
-      yield { event_type: event.event_type, event_id: event.event_id, interaction };
+      yield { event_type: event.event_type, event_id: event.event_id, interaction: renderCompletedSnapshot(record) };
     } else {
-      yield event as StreamEvent;
+      yield withoutSnapshotSteps(event as StreamEvent);
     }
   }
 }
@@ -74,6 +69,13 @@ export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {
     }
   }
   for (const error of record.errors) events.push({ event_type: "error", error });
-  events.push({ event_type: "interaction.completed", interaction: renderInteraction(record) });
+  events.push({ event_type: "interaction.completed", interaction: renderCompletedSnapshot(record) });
   return events.map((event, index) => withEventId(index + 1, event));
+}
+
+/** An interaction.completed stored whole by an older version, without the steps it carried then. */
+function withoutSnapshotSteps(event: StreamEvent): StreamEvent {
+  if (event.event_type !== "interaction.completed" || !("steps" in event.interaction)) return event;
+  const { steps: _steps, ...interaction } = event.interaction;
+  return { ...event, interaction };
 }

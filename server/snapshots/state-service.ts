@@ -98,7 +98,9 @@ export class StateService {
   async export(owner: string, options: { passphrase?: string }): Promise<(out: Writable) => Promise<void>> {
     if (options.passphrase !== undefined) checkPassphrase(options.passphrase);
     const tables = this.gather(owner);
-    const running = tables.interactions.filter((row) => row.status === "in_progress").map((row) => String(row.id));
+    const running = tables.interactions
+      .filter((row) => row.status === "in_progress" || row.status === "queued")
+      .map((row) => String(row.id));
     if (running.length > 0) {
       throw new FailedPreconditionError(
         `Interactions ${running.join(", ")} are still running; export once they have ended (or cancel them), so the file holds a state that can be resumed.`,
@@ -338,7 +340,7 @@ function refuseLooseRows(tables: StateTables): void {
       );
     }
   }
-  const running = tables.interactions.find((row) => row.status === "in_progress");
+  const running = tables.interactions.find((row) => row.status === "in_progress" || row.status === "queued");
   if (running) {
     throw new InvalidArgumentError(
       `This state file holds interaction ${String(running.id)} as still running; export it once it has ended. Nothing was imported.`,

@@ -1,6 +1,6 @@
-// What an interaction's end sends: interaction.completed, interaction.failed or
-// interaction.requires_action (a cancelled or budget_exceeded one has no event in the SDK's list, so
-// none), to the interaction's own webhook_config.uris when it gives them, else to every enabled
+// What an interaction's end sends: interaction.completed, interaction.failed,
+// interaction.requires_action or interaction.cancelled (an incomplete or requires_continuation one has
+// no event in the references' lists, so none), to the interaction's own webhook_config.uris when it gives them, else to every enabled
 // webhook of its API key subscribed to the event. The interaction service calls interactionEnded for
 // every stored interaction as it ends ([choice]: background or not; a store: false one has nothing
 // to GET, so no event).
@@ -22,6 +22,7 @@ const EVENT_OF_STATUS: Readonly<Record<string, string>> = {
   completed: "interaction.completed",
   failed: "interaction.failed",
   requires_action: "interaction.requires_action",
+  cancelled: "interaction.cancelled",
 };
 
 interface WebhookConfig {

@@ -4,14 +4,20 @@
 
 import { z } from "zod";
 
-/** Every event the SDK names; the emulator sends the interaction ones (and webhook.ping). */
+/**
+ * Every event the references name: the OpenAPI document's and SDK 3.3's seven, and the newer SDK
+ * reference's batch.cancelled and interaction.cancelled (docs/fidelity.md#webhooks). The emulator
+ * sends the interaction ones (and webhook.ping); it has no batches or videos, so their events never fire.
+ */
 export const WEBHOOK_EVENTS = [
   "batch.succeeded",
+  "batch.cancelled",
   "batch.expired",
   "batch.failed",
   "interaction.requires_action",
   "interaction.completed",
   "interaction.failed",
+  "interaction.cancelled",
   "video.generated",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -116,8 +116,8 @@ describe("usage through the SDK", () => {
       [...totals].sort((a, b) => a - b),
       "the running total only grows",
     );
-    // The run's steps carry their own count, and they add up to the interaction's.
-    const ownCounts = stops.slice(1).map((stop) => stop.step_usage.total_tokens as number);
+    // The run's steps (the streamed ones: the input's step is not streamed) carry their own count, and they add up to the interaction's.
+    const ownCounts = stops.map((stop) => stop.step_usage.total_tokens as number);
     const completed = events.at(-1);
     assert.equal(completed?.event_type, "interaction.completed");
     const usage = completed?.interaction.usage as Usage;

@@ -146,8 +146,8 @@ describe("a completed interaction of many large results", () => {
       },
       { inProcess: true, what: "a full-speed stream reader" },
     );
-    // The results, once in their deltas and once in interaction.completed's steps.
-    assert.ok(result.bytes > 2 * BOUND, `the stream held ${result.bytes} bytes`);
+    // The results, in their deltas (interaction.completed carries no steps, as documented).
+    assert.ok(result.bytes > BOUND, `the stream held ${result.bytes} bytes`);
     assert.deepEqual([...result.frames].sort(), [
       "interaction.completed",
       "interaction.status_update",

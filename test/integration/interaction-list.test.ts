@@ -194,7 +194,10 @@ describe("GET /emulator/interactions: the list", () => {
   it("refuses what it cannot read, saying what to send", async () => {
     const status = await call("GET", "/emulator/interactions?status=done");
     assert.equal(status.status, 400);
-    assert.match(status.json.error.message, /status.*in_progress, requires_action, completed, failed, cancelled/);
+    assert.match(
+      status.json.error.message,
+      /status.*queued, in_progress, requires_action, requires_continuation, completed, incomplete, failed, cancelled/,
+    );
     const token = await call("GET", "/emulator/interactions?page_token=bogus");
     assert.equal(token.status, 400);
     assert.match(token.json.error.message, /page_token/);

@@ -2,7 +2,7 @@
 // the official openai client against a loopback OpenAI-compatible server: what of the request reaches
 // the model (system_instruction, generation_config, a JSON response_format, the model's name), the
 // faults that must end an interaction cleanly (a timeout, an unreachable server, a cancel while the
-// model streams), the token budget's budget_exceeded status, and a bad agent_config refused up front.
+// model streams), the token budget's incomplete status, and a bad agent_config refused up front.
 // covers: CreateAgentInteraction.agent_config(antigravity).model
 // covers: CreateAgentInteraction.agent_config(antigravity).max_total_tokens, CreateModelInteraction.system_instruction
 // covers: CreateModelInteraction.generation_config, CreateModelInteraction.response_format(text)
@@ -87,7 +87,7 @@ describe("a model behind the agent, when things go wrong", () => {
     assert.match(result.errors?.[0]?.message ?? "", /openai:fake-model\) failed at turn 1: .*EMULATOR_MODEL_TIMEOUT_SECONDS/);
   });
 
-  it("ends a run past agent_config.max_total_tokens as budget_exceeded, and refuses a budget that is not a number", async () => {
+  it("ends a run past agent_config.max_total_tokens as incomplete (the document deprecates budget_exceeded), and refuses a budget that is not a number", async () => {
     openai.script({
       kind: "answer",
       toolCalls: [{ id: "c1", name: "list_files", argumentPieces: ["{}"] }],
@@ -98,14 +98,14 @@ describe("a model behind the agent, when things go wrong", () => {
       input: "list my files",
       agent_config: { type: "antigravity", max_total_tokens: "1000" },
     } as never)) as Interaction;
-    assert.equal(over.status, "budget_exceeded");
+    assert.equal(over.status, "incomplete");
     assert.equal(over.errors?.[0]?.code, "quota_exceeded");
     assert.deepEqual(
       (over.steps ?? []).map((step) => step.type),
       [],
       "the turn's call did not run",
     );
-    const listed = await fetch(`${emulator.url}/emulator/interactions?status=budget_exceeded`, { headers: { "x-goog-api-key": KEY } });
+    const listed = await fetch(`${emulator.url}/emulator/interactions?status=incomplete`, { headers: { "x-goog-api-key": KEY } });
     assert.equal(listed.status, 200);
     const page = (await listed.json()) as { interactions: Array<{ id: string }> };
     assert.deepEqual(

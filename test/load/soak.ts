@@ -210,21 +210,36 @@ async function main(): Promise<number> {
             )) as unknown as AsyncIterable<{
               event_type: string;
               event_id?: string;
+              index?: number;
               interaction?: Interaction;
             }>;
-            let expected = 1;
+            // Event IDs increase (the input's step events are stored, not streamed, so they are skipped),
+            // and every step of the run has its step.start and step.stop: none lost.
+            let previous = 0;
+            const starts = new Set<number>();
+            const stops = new Set<number>();
             let last: { event_type: string; interaction?: Interaction } | undefined;
             for await (const event of events) {
-              if (event.event_id !== `evt_${expected}`)
-                note(`${world.key} w${index}: event ${event.event_id} where evt_${expected} was due`);
-              expected = Number(event.event_id?.slice(4)) + 1;
+              const seq = Number(event.event_id?.slice(4));
+              if (!(seq > previous)) note(`${world.key} w${index}: event ${event.event_id} after evt_${previous}`);
+              previous = seq;
+              if (event.event_type === "step.start") starts.add(event.index ?? -1);
+              if (event.event_type === "step.stop") stops.add(event.index ?? -1);
               last = event;
             }
             if (last?.event_type !== "interaction.completed" || !last.interaction) {
               note(`${world.key} w${index}: the stream ended with ${last?.event_type}, not interaction.completed`);
               continue;
             }
-            interaction = last.interaction;
+            // interaction.completed carries no steps (as documented): the run's steps are GET's after the input.
+            const got = (await world.ai.interactions.get(last.interaction.id as string)) as Interaction;
+            interaction = { ...got, steps: (got.steps ?? []).filter((step) => step.type !== "user_input") };
+            const stepCount = interaction.steps?.length ?? 0;
+            const whole = (seen: Set<number>) => seen.size === stepCount && [...seen].every((at) => at >= 0 && at < stepCount);
+            if (!whole(starts) || !whole(stops))
+              note(
+                `${world.key} w${index} ${got.id}: the stream had steps [${[...starts]}] started and [${[...stops]}] stopped, GET has ${stepCount}`,
+              );
             streamed++;
           } else {
             interaction = (await world.ai.interactions.create(request, NO_RETRIES)) as Interaction;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { withEventId, type InteractionEvent } from "../../server/interactions/events.js";
 import { INTERRUPTED_ERROR, recoverInterrupted } from "../../server/interactions/interaction-recovery.js";
-import { renderInteraction } from "../../server/interactions/interaction-view.js";
+import { renderCompletedSnapshot } from "../../server/interactions/interaction-view.js";
 import { eventsOfStoredRecord, withSnapshots } from "../../server/interactions/replay-events.js";
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
@@ -92,7 +92,7 @@ describe("interactions interrupted by a restart", () => {
     assert.deepEqual(foldEvents(stream).steps, record.steps);
     assert.deepEqual(
       stream.at(-1),
-      withEventId(stream.length, { event_type: "interaction.completed", interaction: renderInteraction(record) }),
+      withEventId(stream.length, { event_type: "interaction.completed", interaction: renderCompletedSnapshot(record) }),
     );
     assert.equal(interactions.get("int_done", "owner-a")?.status, "completed", "finished interactions are left alone");
     assert.equal(recoverInterrupted(interactions, events), 0, "a second start finds nothing to recover");

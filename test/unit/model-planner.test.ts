@@ -277,13 +277,13 @@ describe("the model-backed planner", () => {
     );
   });
 
-  it("ends a run past agent_config.max_total_tokens with budget_exceeded, before its calls run", async () => {
+  it("ends a run past agent_config.max_total_tokens incomplete, before its calls run", async () => {
     const h = harness([{ calls: [call("c1", "list_files", {})], usage: { input: 900, output: 200, thought: 0 } }], {
       maxTotalTokens: 1000,
     });
     const ending = await runAgent(h.planner, h.context, newAgentRun("list"));
     assert.equal(ending.kind, "planner_failed");
-    assert.equal(ending.kind === "planner_failed" && ending.status, "budget_exceeded");
+    assert.equal(ending.kind === "planner_failed" && ending.status, "incomplete");
     assert.match(
       ending.kind === "planner_failed" ? ending.error.message : "",
       /used 1100 tokens, more than agent_config.max_total_tokens \(1000\)/,

@@ -3,8 +3,11 @@
 import { html } from "../html.js";
 
 const STATUS_LABELS = {
+  queued: "queued",
   in_progress: "running",
   requires_action: "waiting for client",
+  requires_continuation: "to be continued",
+  incomplete: "incomplete",
   completed: "completed",
   failed: "failed",
   cancelled: "cancelled",

@@ -17,7 +17,7 @@ export function InteractionPage({ id }) {
   const [cancelError, setCancelError] = useState(null);
   if (error && !interaction) return html`<main><h1 class="mono">${id}</h1><${ErrorBox} error=${error} /></main>`;
   if (!interaction) return html`<main><${Loading} /></main>`;
-  const running = interaction.status === "in_progress";
+  const running = interaction.status === "in_progress" || interaction.status === "queued";
   const denied = hooks.filter((entry) => entry.pre?.decision === "deny").length;
   const failedOpen = hooks.reduce((count, entry) => count + (entry.pre?.handlers.filter((handler) => handler.fail_open).length ?? 0), 0);
   const cancel = async () => {
@@ -202,7 +202,7 @@ function useInteraction(id) {
         setState({ interaction, hooks: hooks.tool_calls, error: null, live: false });
         // Followed until it ends; after a broken stream, the next attempt replays it from the start.
         let status = interaction.status;
-        for (let attempt = 0; status === "in_progress" && !signal.aborted; attempt++) {
+        for (let attempt = 0; (status === "in_progress" || status === "queued") && !signal.aborted; attempt++) {
           try {
             await follow();
           } catch (error) {

@@ -8,7 +8,17 @@ import { useLiveInteractions } from "../components/live-interactions.js";
 import { html } from "../html.js";
 import { links, navigate } from "../router.js";
 
-const STATUSES = ["in_progress", "requires_action", "completed", "failed", "cancelled", "budget_exceeded"];
+const STATUSES = [
+  "queued",
+  "in_progress",
+  "requires_action",
+  "requires_continuation",
+  "completed",
+  "incomplete",
+  "failed",
+  "cancelled",
+  "budget_exceeded",
+];
 
 export function InteractionsPage({ query }) {
   const filter = {

@@ -41,7 +41,7 @@ export function malformedTwice(agentModel: string, messages: readonly string[]):
   };
 }
 
-/** agent_config.max_total_tokens passed: the run ends with the SDK's budget_exceeded status. */
+/** agent_config.max_total_tokens passed: the run ends incomplete (the document's status for budget exhaustion). */
 export function overBudget(agentModel: string, used: number, budget: number): RunError {
   return {
     code: "quota_exceeded",

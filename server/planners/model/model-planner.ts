@@ -206,7 +206,7 @@ export class ModelPlanner implements Planner {
       this.messages.push({ role: "model", text: answer.text, calls: answer.calls });
       const budget = this.options.maxTotalTokens;
       if (budget !== undefined && this.tokensUsed > budget) {
-        return { kind: "fail", status: "budget_exceeded", error: overBudget(this.agentModel, this.tokensUsed, budget) };
+        return { kind: "fail", status: "incomplete", error: overBudget(this.agentModel, this.tokensUsed, budget) };
       }
       if (answer.calls.length === 0) return { kind: "answer", text: answer.text, written: answer.text !== "" };
 
