@@ -133,7 +133,10 @@ describe("REST API", () => {
     it(`refuses ${what} with ${status} and a Google error`, async () => {
       const response = await call(method, path, body);
       assert.equal(response.status, status);
-      assert.equal(response.json.error.code, status === 404 ? (/model_not_found/.test(what) ? "model_not_found" : "not_found") : "invalid_request");
+      assert.equal(
+        response.json.error.code,
+        status === 404 ? (/model_not_found/.test(what) ? "model_not_found" : "not_found") : "invalid_request",
+      );
       assert.equal(typeof response.json.error.status, "string");
       assert.match(response.json.error.message, pattern);
     });
