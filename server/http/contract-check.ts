@@ -2,7 +2,7 @@
 // error body and stream event of the API is checked against the service's OpenAPI document
 // (contract-document.ts) before it leaves. A body that violates it is not sent: a JSON answer becomes a
 // `500` whose error code is `contract_violation`, naming the schema, the place in the body and the value
-// found there; a stream event becomes a last `error` event saying the same, and the connection is cut
+// found there; a stream event becomes a last `error` event saying the same, and the stream ends there
 // without `data: [DONE]`. Either way the client (a test) sees a failure it cannot take for the
 // emulator's answer, the violation goes to stderr, and /health counts it.
 //
@@ -126,8 +126,8 @@ function intercept(req: Request, res: Response, document: ContractDocument, oper
         const message = hooks.onViolation("a stream event", violation);
         broken = true;
         const error = { event_type: "error", error: { code: "contract_violation", message } };
-        write(Buffer.from(`${frames.slice(0, checkedUpTo)}event: error\ndata: ${JSON.stringify(error)}\n\n`));
-        res.destroy();
+        // Ended here (not destroyed, which would drop the frame): the writer's next event finds the response ended.
+        end(Buffer.from(`${frames.slice(0, checkedUpTo)}event: error\ndata: ${JSON.stringify(error)}\n\n`));
         return null;
       }
       checkedUpTo += frame.length + 2;
@@ -175,7 +175,8 @@ function intercept(req: Request, res: Response, document: ContractDocument, oper
   res.end = ((chunk?: unknown, encodingOrCallback?: BufferEncoding | (() => void), maybeCallback?: () => void): Response => {
     const last = typeof chunk === "function" ? undefined : chunk;
     const encoding = typeof encodingOrCallback === "string" ? encodingOrCallback : undefined;
-    const callback = typeof chunk === "function" ? (chunk as () => void) : typeof encodingOrCallback === "function" ? encodingOrCallback : maybeCallback;
+    const callback =
+      typeof chunk === "function" ? (chunk as () => void) : typeof encodingOrCallback === "function" ? encodingOrCallback : maybeCallback;
     decide();
     if (broken) return res;
     if (mode === "pass") return end(last, encoding, callback);
@@ -188,7 +189,10 @@ function intercept(req: Request, res: Response, document: ContractDocument, oper
     const body = release();
     const violation = checkJson(body);
     if (violation === null || res.headersSent) return end(body, undefined, callback);
-    const message = hooks.onViolation(res.statusCode >= 400 ? `the ${res.statusCode} error body` : `the ${res.statusCode} answer`, violation);
+    const message = hooks.onViolation(
+      res.statusCode >= 400 ? `the ${res.statusCode} error body` : `the ${res.statusCode} answer`,
+      violation,
+    );
     const replacement = Buffer.from(JSON.stringify({ error: { code: "contract_violation", message, status: "INTERNAL" } }));
     res.statusCode = 500;
     res.setHeader("Content-Type", "application/json; charset=utf-8");
@@ -202,7 +206,13 @@ function intercept(req: Request, res: Response, document: ContractDocument, oper
     try {
       value = JSON.parse(body.toString("utf8"));
     } catch {
-      return { schema: "application/json", instancePath: "", keyword: "json", message: "is not JSON", value: body.subarray(0, 200).toString("utf8") };
+      return {
+        schema: "application/json",
+        instancePath: "",
+        keyword: "json",
+        message: "is not JSON",
+        value: body.subarray(0, 200).toString("utf8"),
+      };
     }
     return document.check(schema!, value);
   };

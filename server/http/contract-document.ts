@@ -92,7 +92,12 @@ export class ContractDocument {
       for (const method of ["get", "post", "put", "patch", "delete"]) {
         const entry = item[method] as { responses?: Record<string, unknown> } | undefined;
         if (!entry) continue;
-        const operation = { name: `${method.toUpperCase()} ${template}`, method: method.toUpperCase(), template, responses: entry.responses ?? {} };
+        const operation = {
+          name: `${method.toUpperCase()} ${template}`,
+          method: method.toUpperCase(),
+          template,
+          responses: entry.responses ?? {},
+        };
         this.matchers.push({ operation, pattern: templatePattern(template) });
         this.byName.set(operation.name, operation);
       }
@@ -148,6 +153,22 @@ export class ContractDocument {
   check(schema: BodySchema, value: unknown): Violation | null {
     if (schema.validate(value)) return null;
     const errors = schema.validate.errors ?? [];
+    // A value that matches more than one branch of a oneOf: the branches' own errors would mislead.
+    const ambiguous = errors.find(
+      (error) => error.keyword === "oneOf" && Array.isArray((error.params as { passingSchemas?: unknown }).passingSchemas),
+    );
+    if (ambiguous) {
+      const branches = (ambiguous.params as { passingSchemas: number[] }).passingSchemas.join(" and ");
+      return {
+        schema: /^#\/(?:components|paths)\//.test(ambiguous.schemaPath)
+          ? ambiguous.schemaPath
+          : `${schema.pointer}${ambiguous.schemaPath.replace(/^#/, "")}`,
+        instancePath: ambiguous.instancePath,
+        keyword: "oneOf",
+        message: `matches more than one branch of a oneOf (branches ${branches})`,
+        value: valueAt(value, ambiguous.instancePath),
+      };
+    }
     const deepest = errors.reduce<ErrorObject | undefined>(
       (best, next) => (best === undefined || next.instancePath.length > best.instancePath.length ? next : best),
       undefined,
@@ -155,7 +176,9 @@ export class ContractDocument {
     if (!deepest) return { schema: schema.pointer, instancePath: "", keyword: "unknown", message: "does not match", value };
     return {
       // Ajv names a keyword reached through a $ref by its place in the document, else relative to the schema.
-      schema: /^#\/(?:components|paths)\//.test(deepest.schemaPath) ? deepest.schemaPath : `${schema.pointer}${deepest.schemaPath.replace(/^#/, "")}`,
+      schema: /^#\/(?:components|paths)\//.test(deepest.schemaPath)
+        ? deepest.schemaPath
+        : `${schema.pointer}${deepest.schemaPath.replace(/^#/, "")}`,
       instancePath: deepest.instancePath,
       keyword: deepest.keyword,
       message: `${deepest.message ?? "does not match"}${describeParams(deepest)}`,
