@@ -255,9 +255,16 @@ function needsDocker(file) {
   return !TIERS_WITHOUT_DOCKER.includes(tier);
 }
 
+/**
+ * Every emulator the tests start (child processes, embedded and fake-runtime ones alike inherit it)
+ * checks each answer it sends against the service's OpenAPI document, so an answer that violates it
+ * fails the test that received it (docs/testing.md#the-openapi-document-as-a-contract).
+ * EMULATOR_CONTRACT_CHECK=false in the environment turns it off.
+ */
 function runTests(files, extraFlags = []) {
   step(`running ${files.length} test files…`);
-  return run([process.execPath, "--enable-source-maps", "--test", "--test-reporter=spec", ...extraFlags, ...files]);
+  const env = { ...process.env, EMULATOR_CONTRACT_CHECK: process.env.EMULATOR_CONTRACT_CHECK ?? "true" };
+  return run([process.execPath, "--enable-source-maps", "--test", "--test-reporter=spec", ...extraFlags, ...files], { env });
 }
 
 checkNode();

@@ -342,6 +342,14 @@ export const configSchema = z.object({
     .describe(
       "true: a request field the pinned SDK's types do not declare is accepted with a warning in the log (one line per request) instead of refused with 400 INVALID_ARGUMENT, for clients newer than the pinned SDK (docs/fidelity.md#unknown-fields)",
     ),
+  // The OpenAPI document as a contract (issue 30): kept in its own entry so that it merges on its own.
+  EMULATOR_CONTRACT_CHECK: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true")
+    .describe(
+      "true: every JSON answer, error body and stream event of the API is checked against the service's OpenAPI document (schemas/interactions.openapi.json, its defects patched) before it is sent; a violation is answered as a 500 with code contract_violation (in a stream: a last error event, no [DONE]), logged, and counted in /health. `npm test` turns it on (docs/testing.md#the-openapi-document-as-a-contract)",
+    ),
   // The model behind the agent (issue 18, docs/model-agent.md).
   EMULATOR_AGENT_MODEL: z
     .string()

@@ -12,7 +12,9 @@ import type { CredentialRecord, CredentialStore } from "./credential-store.js";
 export interface CredentialResource {
   id: string;
   type: CredentialRecord["type"];
-  status: CredentialRecord["status"];
+  status: "active" | "revoked";
+  /** Emulator-only: imported from a state snapshot without its secret (docs/state-snapshots.md). */
+  needs_secret?: true;
   create_time: string;
   update_time: string;
   /** Non-secret settings, echoed so a user can check what will be injected where. */
@@ -46,7 +48,10 @@ export function renderCredential(record: CredentialRecord): CredentialResource {
   return {
     id: record.id,
     type: record.type,
-    status: record.status,
+    // The document knows only active and revoked (a client's closed enum): a credential imported without
+    // its secret is not usable, so it reads as revoked, and says why in a field of the emulator's own.
+    status: record.status === "needs_secret" ? "revoked" : record.status,
+    ...(record.status === "needs_secret" ? { needs_secret: true } : {}),
     create_time: record.createTime,
     update_time: record.updateTime,
     ...visible,

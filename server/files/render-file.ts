@@ -1,5 +1,7 @@
 // The EnvironmentFile resource (docs/wire-protocol.md#environment-and-file-resources): sizes as int64
-// strings, paths relative to the sandbox root, mime_type empty for folders.
+// strings, paths relative to the sandbox root, mime_type empty for folders. The document's `type` is
+// "file" or "directory" only (a client's closed enum): a symlink or a FIFO, socket or device is listed
+// as a "file" with `emulator_type` saying what it is (docs/fidelity.md).
 
 import path from "node:path/posix";
 import type { FileInfo } from "../sandbox/runtime.js";
@@ -10,8 +12,10 @@ import { apiPathOf } from "./sandbox-path.js";
 export interface EnvironmentFile {
   name: string;
   path: string;
-  /** "file" or "directory"; also "symlink" (listed, never followed) and "other" (a FIFO, socket or device). */
-  type: string;
+  /** "file" or "directory", the two the service's OpenAPI document has; a symlink or a special file reads as "file". */
+  type: "file" | "directory";
+  /** Emulator-only, for what the document has no type for: "symlink" (listed, never followed), "other" (a FIFO, socket or device). */
+  emulator_type?: "symlink" | "other";
   mime_type: string;
   size_bytes: string;
   created: string;
@@ -23,7 +27,8 @@ export function renderFile(absolute: string, info: FileInfo): EnvironmentFile {
   return {
     name,
     path: apiPathOf(absolute),
-    type: info.type,
+    type: info.type === "directory" ? "directory" : "file",
+    ...(info.type === "symlink" || info.type === "other" ? { emulator_type: info.type } : {}),
     mime_type: info.type === "file" ? mimeTypeOf(name) : "",
     size_bytes: String(info.type === "directory" ? 0 : info.size),
     created: nowTimestamp(new Date(info.birthtimeMs)),

@@ -41,12 +41,14 @@ import type { WebhookStore } from "../webhooks/webhook-store.js";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
 import type { CoverageService } from "../coverage/coverage-service.js";
 import { coverageRouter } from "./coverage-routes.js";
+import { contractCheck } from "./contract-check.js";
 
 export interface AppDependencies {
   config: Pick<
     Config,
     "EMULATOR_API_KEYS" | "EMULATOR_MAX_BODY_BYTES" | "EMULATOR_ALLOWED_HOSTS" | "HOST" | "EMULATOR_LOOSE" | "EMULATOR_LIST_PAGE_BYTES"
-  >;
+  > &
+    Partial<Pick<Config, "EMULATOR_CONTRACT_CHECK">>;
   interactions: InteractionService;
   credentials: CredentialService;
   agents: AgentService;
@@ -72,6 +74,9 @@ export function createApp(deps: AppDependencies): Express {
   app.set("etag", false);
   app.use(requireAllowedHost(allowedHostsFrom(deps.config.EMULATOR_ALLOWED_HOSTS, deps.config.HOST)));
   app.use(stripBasePath);
+  // EMULATOR_CONTRACT_CHECK: each answer of the API checked against the service's OpenAPI document (contract-check.ts).
+  const contract = deps.config.EMULATOR_CONTRACT_CHECK ? contractCheck() : null;
+  if (contract) app.use(contract.middleware);
   // Upload chunks are raw bytes (the SDK labels them application/json): served before the JSON parser.
   const upload = express.Router({ mergeParams: true });
   upload.use(requireApiKey(deps.config.EMULATOR_API_KEYS));
@@ -87,7 +92,8 @@ export function createApp(deps: AppDependencies): Express {
   // The SDK sends content-type: application/json even on GET; parse JSON whatever the charset says.
   app.use(express.json({ limit: deps.config.EMULATOR_MAX_BODY_BYTES, type: () => true, strict: false }));
   app.use(refuseDeepJson);
-  const open = [healthRouter(deps.health), schemaRouter(), uiRouter()];
+  const health = contract ? { ...deps.health, contract: () => contract.counts() } : deps.health;
+  const open = [healthRouter(health), schemaRouter(), uiRouter()];
   // The health check, the hooks schema, and the dashboard's page and modules: no API key (the page asks the API with the user's key).
   for (const router of open) app.use(router);
 

@@ -8,6 +8,8 @@ export interface HealthSources {
   pool?: () => { size: number; ready: number };
   /** How many fault rules are in force over all keys (docs/faults.md#health). */
   activeFaultRules?: () => number;
+  /** With EMULATOR_CONTRACT_CHECK=true: the answers that violated the OpenAPI document (contract-check.ts). */
+  contract?: () => { violations: number; unchecked_large: number };
 }
 
 /** 200 when the Docker engine and the store answer, 503 (with what is wrong) when not. */
@@ -24,6 +26,7 @@ export function healthRouter(sources: HealthSources): Router {
       store,
       ...(sources.pool ? { pool: sources.pool() } : {}),
       ...(activeRules > 0 ? { faults: { active_rules: activeRules } } : {}),
+      ...(sources.contract ? { contract: sources.contract() } : {}),
     });
   });
   return router;

@@ -208,12 +208,13 @@ describe("files: upload", () => {
     ]);
     const result = await upload(env.id, "workspace/unpacked", archive, { extract: true });
     assert.deepEqual(
-      result.files.map((file) => [file.path, file.type]),
+      // The document's types are file and directory: a link is a "file" whose emulator_type says what it is.
+      result.files.map((file) => [file.path, file.type, (file as { emulator_type?: string }).emulator_type]),
       [
-        ["workspace/unpacked/pkg", "directory"],
-        ["workspace/unpacked/pkg/main.py", "file"],
-        ["workspace/unpacked/pkg/run.sh", "file"],
-        ["workspace/unpacked/pkg/link", "symlink"],
+        ["workspace/unpacked/pkg", "directory", undefined],
+        ["workspace/unpacked/pkg/main.py", "file", undefined],
+        ["workspace/unpacked/pkg/run.sh", "file", undefined],
+        ["workspace/unpacked/pkg/link", "file", "symlink"],
       ],
     );
     assert.equal((await download(env.id, "workspace/unpacked/pkg/link")).toString(), "print('unpacked')\n");
@@ -395,7 +396,9 @@ describe("files: paths cannot escape the sandbox's reach", () => {
     await assert.rejects(listFiles(env.id, "workspace/proc-link"), rejectsWith(403, /\/proc/));
     await assert.rejects(download(env.id, "workspace/zero"), rejectsWith(403, /\/dev/));
     // Listing shows the links themselves, never what they point to.
-    const links = (await listFiles(env.id, "workspace")).files!.filter((file) => file.type === "symlink").map((file) => file.name);
+    const links = (await listFiles(env.id, "workspace"))
+      .files!.filter((file) => (file as { emulator_type?: string }).emulator_type === "symlink")
+      .map((file) => file.name);
     assert.deepEqual(links, ["etc-link", "proc-link", "zero"]);
   });
 

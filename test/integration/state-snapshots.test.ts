@@ -104,8 +104,10 @@ describe("state snapshots with fake sandboxes", () => {
     const files = target.runtime.channels.get(environmentId)!.files;
     assert.equal(files.get("/workspace/notes/plan.md"), "# the plan");
     assert.equal(files.get("/home/sandbox/.local/lib/mod.py"), "X = 1\n");
-    const credential = (await ai.credentials.get("gh")) as unknown as { status: string };
-    assert.equal(credential.status, "needs_secret");
+    // The document's statuses are active and revoked: one without its secret reads as revoked, and says why.
+    const credential = (await ai.credentials.get("gh")) as unknown as { status: string; needs_secret?: boolean };
+    assert.equal(credential.status, "revoked");
+    assert.equal(credential.needs_secret, true);
     assert.equal((await ai.webhooks.list()).webhooks?.length, 1);
     const triggers = (await ai.triggers.list()) as unknown as { triggers: Array<{ status: string }> };
     assert.equal(triggers.triggers.length, 1);

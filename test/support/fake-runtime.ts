@@ -174,6 +174,8 @@ export async function startFakeRuntimeEmulator(
     PORT: "0",
     HOST: "127.0.0.1",
     EMULATOR_INSTANCE: `fake-${path.basename(dataDir)}`,
+    // `npm test` checks every answer against the OpenAPI document (docs/testing.md#the-openapi-document-as-a-contract).
+    ...(process.env.EMULATOR_CONTRACT_CHECK ? { EMULATOR_CONTRACT_CHECK: process.env.EMULATOR_CONTRACT_CHECK } : {}),
     ...env,
     EMULATOR_DATA_DIR: dataDir,
   });
