@@ -2,12 +2,25 @@
 // request body. Every cell comes from a declaration (the SDK, a test's `// covers:` line, a note);
 // nothing here is hand-written about any one method or field.
 
+import type { DocExampleNote } from "./doc-examples.js";
+import type { OpenApiOperation } from "./openapi-surface.js";
 import type { Mark, ParityRow, ParityTable } from "./parity-table.js";
 import { NOTES_FILE } from "./parity-table.js";
+import type { DocExampleLine } from "./test-covers.js";
+
+/** The OpenAPI document's operations and other request bodies, and the documentation's examples. */
+export interface DocumentTables {
+  operations: OpenApiOperation[];
+  /** Request body → its rows; a row no test or note declares has the mark "no test yet". */
+  fields: Record<string, Array<ParityRow | { id: string; mark: "no test yet"; from: string; tests: string[] }>>;
+  unshown: number;
+  examples: DocExampleLine[];
+  exampleNotes: readonly DocExampleNote[];
+}
 
 const MARKS: readonly Mark[] = ["served", "echoed", "refused", "not emulated"];
 
-export function coverageMarkdown(table: ParityTable, sdk: string): string {
+export function coverageMarkdown(table: ParityTable, sdk: string, document?: DocumentTables): string {
   const lines = [
     "# Coverage: what the emulator does with each SDK method and request field",
     "",
@@ -35,7 +48,72 @@ export function coverageMarkdown(table: ParityTable, sdk: string): string {
   };
   for (const [resource, rows] of Object.entries(table.methods)) add(resource, resource, rows, "", "method");
   for (const [request, rows] of Object.entries(table.fields)) add(request, request.toLowerCase(), rows, `${request}.`, "field");
+  if (document) sections.push(...documentSections(table, document));
   return `${[...lines, "", ...sections].join("\n").trimEnd()}\n`;
+}
+
+/** The OpenAPI document's operations (each with its SDK method's mark), its other request bodies, the examples. */
+function documentSections(table: ParityTable, document: DocumentTables): string[] {
+  const methodRow = new Map(
+    Object.values(table.methods)
+      .flat()
+      .map((row) => [row.id, row]),
+  );
+  const out = [
+    "## The OpenAPI document's operations",
+    "",
+    "Every operation of [schemas/interactions.openapi.json](../schemas/interactions.openapi.json) (a copy of the",
+    "service's public document), with the SDK method that sends it and that method's mark above.",
+    "",
+    "| operation | request | SDK method | mark |",
+    "|---|---|---|---|",
+  ];
+  for (const operation of document.operations) {
+    const marks = operation.sdkMethods.map((id) => `${methodRow.get(id)?.mark ?? "no SDK method"}`);
+    out.push(
+      `| \`${operation.operationId}\` | \`${operation.method} ${operation.path}\` | ${operation.sdkMethods.map((id) => `[\`${id}\`](#${id.split(".")[0]})`).join(", ")} | ${[...new Set(marks)].join(", ")} |`,
+    );
+  }
+  out.push(
+    "",
+    "## The OpenAPI document's other request bodies",
+    "",
+    "Every field of every JSON request body of the document but the interaction's and the environment's (listed above",
+    "from the SDK's types). A field inherits the mark of the nearest field above it that has one. **no test yet**:",
+    `no test's \`// covers:\` line and no note names it or a field above it (${document.unshown} fields); what the emulator`,
+    "does with it is not shown by a test.",
+    "",
+  );
+  for (const [request, rows] of Object.entries(document.fields)) {
+    out.push(`### ${request}`, "", "| field | mark | shown by, or why |", "|---|---|---|");
+    for (const row of rows) {
+      const detailText = row.mark === "no test yet" ? "" : detail(row as ParityRow, `${request}.`);
+      out.push(`| \`${row.id.slice(request.length + 1)}\` | ${row.mark} | ${detailText} |`);
+    }
+    out.push("");
+  }
+  out.push(
+    "## The documentation's examples",
+    "",
+    "The code examples of the documentation's pages (ai.google.dev/gemini-api/docs/…, each `page#section`) and the",
+    "official SDK's samples. **served**: a test sends the example's request (the JavaScript one through the SDK, the",
+    "REST one as the same HTTP request, the Python one as the same body) and asserts what the page shows. **fails**:",
+    "the emulator does not do what the page shows yet; the test is a `{ todo }` that shows the failure, or the row says why.",
+    "**needs a model** / **outside host**: not run, and why. Declared by the tests' `// doc-example:` and `// (fails)` lines",
+    "and [server/parity/doc-examples.ts](../server/parity/doc-examples.ts).",
+    "",
+    "| example | result | shown by, or why |",
+    "|---|---|---|",
+  );
+  const link = (file: string) => `[${file.replace(/^test\//, "")}](../${file})`;
+  for (const example of document.examples) {
+    out.push(
+      `| ${cell(example.example)} | ${example.fails ? "fails" : "served"} | ${example.fails ? "a `{ todo }` test: " : ""}${link(example.file)} |`,
+    );
+  }
+  for (const note of document.exampleNotes) out.push(`| ${cell(note.example)} | ${note.result} | ${cell(note.why)} |`);
+  out.push("");
+  return out;
 }
 
 function detail(row: ParityRow, prefix: string): string {

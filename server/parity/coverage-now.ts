@@ -1,23 +1,60 @@
-// The parity table as the repository holds it now: the installed SDK, the test files, the notes.
-// Shared by the generator (write-coverage.ts) and the staleness test.
+// The parity table as the repository holds it now: the installed SDK, the OpenAPI document, the test
+// files, the notes. Shared by the generator (write-coverage.ts) and the staleness test.
 
 import path from "node:path";
 import { projectRoot } from "../common/paths.js";
 import { sdkRequestFieldsTable, sdkVersion } from "../sdk-request-fields.js";
-import { coverageMarkdown } from "./coverage-markdown.js";
+import { coverageMarkdown, type DocumentTables } from "./coverage-markdown.js";
+import { DOC_EXAMPLE_NOTES } from "./doc-examples.js";
+import { openApiOperations, openApiRequestFields, readOpenApi } from "./openapi-surface.js";
 import { PARITY_NOTES } from "./parity-notes.js";
 import { buildParityTable } from "./parity-table.js";
 import { sdkMethods, sdkRequestPaths } from "./sdk-surface.js";
-import { readTestCovers } from "./test-covers.js";
+import { readDocExamples, readTestCovers } from "./test-covers.js";
 
 export const COVERAGE_FILE = path.join(projectRoot, "docs", "coverage.md");
 
 export function parityTableNow(): { problems: string[]; markdown: string } {
+  const document = readOpenApi();
+  const openApiFields = openApiRequestFields(document);
+  const otherIds = new Set(Object.entries(openApiFields).flatMap(([request, fields]) => fields.map((field) => `${request}.${field}`)));
+  const covers = readTestCovers();
+  const methods = sdkMethods();
+  const sdkFields = sdkRequestPaths(sdkRequestFieldsTable());
+  const sdkIds = new Set([
+    ...Object.values(methods).flat(),
+    ...Object.entries(sdkFields).flatMap(([request, fields]) => fields.map((field) => `${request}.${field}`)),
+  ]);
   const table = buildParityTable({
-    methods: sdkMethods(),
-    fields: sdkRequestPaths(sdkRequestFieldsTable()),
-    covers: readTestCovers(),
+    methods,
+    fields: sdkFields,
+    covers,
     notes: PARITY_NOTES,
+    otherIds,
   });
-  return { problems: table.problems, markdown: coverageMarkdown(table, `@google/genai ${sdkVersion()}`) };
+  // The document's other request bodies: a field no test or note declares is listed as such, not a problem
+  // (the table shows what is not shown yet rather than hiding it).
+  const bodies = buildParityTable({ methods: {}, fields: openApiFields, covers, notes: PARITY_NOTES, otherIds: sdkIds });
+  const problems = [...table.problems];
+  const unshown = new Set(
+    bodies.problems
+      .map((problem) => /^(\S+): no mark and no covering test/.exec(problem)?.[1])
+      .filter((id): id is string => id !== undefined),
+  );
+  const documentTables: DocumentTables = {
+    operations: openApiOperations(document),
+    fields: Object.fromEntries(
+      Object.entries(openApiFields).map(([request, fields]) => [
+        request,
+        fields.map((field) => {
+          const id = `${request}.${field}`;
+          return bodies.fields[request]?.find((row) => row.id === id) ?? { id, mark: "no test yet" as const, from: id, tests: [] };
+        }),
+      ]),
+    ),
+    unshown: unshown.size,
+    examples: readDocExamples(),
+    exampleNotes: DOC_EXAMPLE_NOTES,
+  };
+  return { problems, markdown: coverageMarkdown(table, `@google/genai ${sdkVersion()}`, documentTables) };
 }

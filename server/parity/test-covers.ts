@@ -35,3 +35,30 @@ export function readTestCovers(root = projectRoot): Map<string, string[]> {
   walk("test");
   return new Map([...covers.entries()].sort(([a], [b]) => a.localeCompare(b)));
 }
+
+const EXAMPLE_LINE = /^\s*\/\/\s*(doc-example:|\(fails\))\s*(.+)$/gm;
+
+/** One documentation example a test sends: its `page#section: what (languages)` and whether the test is a known failure. */
+export interface DocExampleLine {
+  example: string;
+  fails: boolean;
+  file: string;
+}
+
+/** Every `// doc-example:` and `// (fails)` line of the test files. */
+export function readDocExamples(root = projectRoot): DocExampleLine[] {
+  const lines: DocExampleLine[] = [];
+  const walk = (relative: string): void => {
+    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const child = path.posix.join(relative, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.name.endsWith(".test.ts")) {
+        for (const match of fs.readFileSync(path.join(root, child), "utf8").matchAll(EXAMPLE_LINE)) {
+          lines.push({ example: (match[2] ?? "").trim(), fails: match[1] === "(fails)", file: child });
+        }
+      }
+    }
+  };
+  walk("test");
+  return lines.sort((a, b) => a.example.localeCompare(b.example) || a.file.localeCompare(b.file));
+}

@@ -12,12 +12,12 @@ import { startEmulator, type RunningEmulator } from "../../server/emulator.js";
 import type { FaultPlan } from "../../server/faults/fault-plan.js";
 import type { TestClocks } from "../../server/common/test-clocks.js";
 import { ownerOf } from "../../server/common/ids.js";
-import type { FileInfo, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
+import type { FileInfo, TreeEntry, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../../server/sandbox/runtime.js";
 import { FakeSandboxChannel } from "./fake-sandbox-channel.js";
 import { tarBuffer } from "../../server/common/tar.js";
 import { SandboxFileError, SandboxFilesTooLargeError } from "../../server/sandbox/runtime.js";
 import { extract } from "tar-stream";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 
 /** Every entry of a tar stream: name, type and content. */
 async function readTar(stream: Readable): Promise<Array<{ name: string; type: string; content: Buffer }>> {
@@ -60,6 +60,47 @@ class FakeEnvironmentChannel extends FakeSandboxChannel {
     return { info, realPath: path };
   }
 
+  // A page of the tree at path as the executor walks it: the start first (path ""), then depth first, name-sorted.
+  override async walk(
+    at: string,
+    options: { recursive: boolean; after?: string; limit: number; exclude?: string[] },
+  ): Promise<{ entries: TreeEntry[]; more: boolean }> {
+    const root = at === "/" ? "" : at.replace(/\/+$/, "");
+    const { info } = await this.stat(at);
+    if (!info) throw new SandboxFileError("not_found", `${at} does not exist`);
+    const below = new Map<string, FileInfo>();
+    if (info.type === "directory") {
+      for (const [name, text] of this.files) {
+        if (!name.startsWith(`${root}/`) || options.exclude?.some((folder) => name === folder || name.startsWith(`${folder}/`))) continue;
+        const parts = name.slice(root.length + 1).split("/");
+        const depth = options.recursive ? parts.length : 1;
+        for (let length = 1; length <= depth; length++) {
+          const relative = parts.slice(0, length).join("/");
+          below.set(
+            relative,
+            length === parts.length
+              ? { type: "file", size: Buffer.byteLength(text), mtimeMs: 0, birthtimeMs: 0 }
+              : { type: "directory", size: 0, mtimeMs: 0, birthtimeMs: 0 },
+          );
+        }
+      }
+    }
+    const all: TreeEntry[] = [
+      { path: "", ...info },
+      ...[...below.keys()].sort().map((relative) => ({ path: relative, ...below.get(relative)! })),
+    ];
+    const start = options.after === undefined ? 0 : all.findIndex((entry) => entry.path === options.after) + 1;
+    const entries = all.slice(start, start + options.limit);
+    return { entries, more: start + options.limit < all.length };
+  }
+
+  override async readFileChunk(at: string, offset: number, length: number): Promise<{ content: Buffer; size: number }> {
+    const text = this.files.get(at);
+    if (text === undefined) throw new SandboxFileError("not_found", `${at} does not exist`);
+    const bytes = Buffer.from(text);
+    return { content: bytes.subarray(offset, offset + length), size: bytes.length };
+  }
+
   override async appendFile(path: string, offset: number, content: Buffer, options?: { create?: boolean }): Promise<number> {
     const text = this.files.get(path) ?? (options?.create ? "" : undefined);
     if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, open '${path}'`);
@@ -100,6 +141,12 @@ export class FakeRuntime implements SandboxRuntime {
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
     const channel = new FakeEnvironmentChannel();
     for (const file of spec.files) channel.files.set(file.path, file.content.toString("utf8"));
+    // A repository source is a read-only tree: its files land under its path.
+    for (const tree of spec.readOnlyTrees ?? []) {
+      for (const entry of await readTar(Readable.from(tree.tar))) {
+        if (entry.type === "file") channel.files.set(path.posix.join(tree.path, entry.name), entry.content.toString("utf8"));
+      }
+    }
     if (spec.restore) {
       for (const entry of await readTar(spec.restore())) {
         if (entry.type === "file") channel.files.set(`/${entry.name}`, entry.content.toString("utf8"));

@@ -136,7 +136,10 @@ export class FakeSandboxChannel implements SandboxChannel {
     return notInFake("stat");
   }
 
-  walk(): Promise<{ entries: TreeEntry[]; more: boolean }> {
+  walk(
+    _path: string,
+    _options: { recursive: boolean; after?: string; limit: number; exclude?: string[] },
+  ): Promise<{ entries: TreeEntry[]; more: boolean }> {
     return notInFake("walk");
   }
 
@@ -144,7 +147,7 @@ export class FakeSandboxChannel implements SandboxChannel {
     return notInFake("usage");
   }
 
-  readFileChunk(): Promise<{ content: Buffer; size: number }> {
+  readFileChunk(_path: string, _offset: number, _length: number): Promise<{ content: Buffer; size: number }> {
     return notInFake("readFileChunk");
   }
 
