@@ -404,8 +404,10 @@ describe("a model behind the agent (gemini: through @google/genai)", () => {
       { text: ["The primes: ", "2 3 5 7 11 13 17 19 23 29."], usage: { promptTokenCount: 420, candidatesTokenCount: 15 } },
     );
     const events = await collect(await client.interactions.create({ agent: AGENT, input: PRIMES_PROMPT, stream: true }));
-    const interaction = events.at(-1)?.interaction as Interaction;
-    assert.equal(interaction.status, "completed", JSON.stringify(interaction.errors));
+    // interaction.completed carries no steps (as the documentation's streams show): GET has them.
+    const completed = events.at(-1)?.interaction as Interaction;
+    assert.equal(completed.status, "completed", JSON.stringify(completed.errors));
+    const interaction = (await client.interactions.get(completed.id)) as Interaction;
     assert.deepEqual(
       interaction.steps.map((step) => step.type),
       ["user_input", "thought", "function_call", "function_result", "code_execution_call", "code_execution_result", "model_output"],

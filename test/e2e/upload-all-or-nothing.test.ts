@@ -148,7 +148,8 @@ describe("archive uploads: all or nothing", () => {
     ]);
     const result = await upload(env.id, "workspace/target", archive, { extract: true });
     assert.deepEqual(
-      result.files.map((file) => [file.path, file.type]),
+      // The document's file types are file and directory: a link is a file with emulator_type "symlink".
+      result.files.map((file) => [file.path, (file as { emulator_type?: string }).emulator_type ?? file.type]),
       [
         ["workspace/target/pkg", "directory"],
         ["workspace/target/pkg/main.py", "file"],
