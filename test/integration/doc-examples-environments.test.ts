@@ -487,10 +487,8 @@ describe("agent-environment: files in the environment", () => {
     assert.equal(restExtract.status, 200, restExtract.bytes.toString());
   });
 
-  it("pages environments with the REST example's pageSize", {
-    todo: "the emulator reads page_size only and ignores pageSize",
-  }, async () => {
-    // (fails) agent-environment#list-environments: GET /v1beta/environments?pageSize=10 (rest)
+  it("pages environments with the REST example's pageSize", async () => {
+    // doc-example: agent-environment#list-environments: GET /v1beta/environments?pageSize=10 (rest)
     for (let made = 0; made < 11; made++) await create({ agent: AGENT, input: "hello", environment: "remote" });
     const listed = await rest("GET", "/v1beta/environments?pageSize=10");
     assert.equal(listed.json.environments.length, 10);
