@@ -22,7 +22,7 @@ import {
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import { extractArchive } from "./extract-archive.js";
 import { fileApiError } from "./file-errors.js";
-import type { FileService } from "./file-service.js";
+import { UPLOAD_STAGING_FOLDER, type FileService } from "./file-service.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
 import { UNWRITABLE_FOLDERS } from "../sandbox/layout.js";
 
@@ -66,7 +66,7 @@ interface UploadSession {
 }
 
 /** Where uploads are staged: the sandbox user's, outside the folders an environment's usage counts. */
-const STAGING_FOLDER = "/tmp/.emulator-uploads";
+const STAGING_FOLDER = UPLOAD_STAGING_FOLDER;
 /** Bytes gathered from the request before they are appended in the sandbox. */
 const APPEND_BATCH_BYTES = Math.min(1024 * 1024, MAX_FILE_CHUNK_BYTES);
 /** Extracted entries described in a finalize response (the rest are counted in the total only). */

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { before, describe, it } from "node:test";
-import { tarGz, zip } from "../support/archives.js";
+import { readTar, tarGz, zip } from "../support/archives.js";
 import {
   KEY,
   OTHER_KEY,
@@ -146,11 +146,13 @@ describe("files: download", () => {
     assert.equal(sha(bytes), expected);
   });
 
-  it("refuses a folder, a missing file, and a file over EMULATOR_MAX_DOWNLOAD_BYTES", async () => {
-    await assert.rejects(download(env.id, "workspace"), rejectsWith(400, /is a folder/));
+  it("downloads a folder as a tar; refuses a missing file, and a file or folder over EMULATOR_MAX_DOWNLOAD_BYTES", async () => {
+    const folder = await readTar(await download(env.id, "workspace"));
+    assert.equal(folder.get("hello.txt")?.content, "hello");
     await assert.rejects(download(env.id, "workspace/missing.txt"), rejectsWith(404));
     await bashIn(env.id, `truncate -s ${MAX_DOWNLOAD + 1} /workspace/too-big.bin`);
     await assert.rejects(download(env.id, "workspace/too-big.bin"), rejectsWith(400, /EMULATOR_MAX_DOWNLOAD_BYTES/));
+    await assert.rejects(download(env.id, "workspace"), rejectsWith(400, /EMULATOR_MAX_DOWNLOAD_BYTES/));
   });
 });
 

@@ -409,10 +409,8 @@ describe("agent-environment: files in the environment", () => {
     assert.equal(media.bytes.toString(), "print('hello')\n");
   });
 
-  it("downloads a folder as a tar, recursively, and the root", {
-    todo: "the emulator answers 400: a folder cannot be downloaded",
-  }, async () => {
-    // (fails) agent-environment#download-a-directory-as-a-tar-archive: src, config recursive, root (python, javascript, rest)
+  it("downloads a folder as a tar, recursively, and the root", async () => {
+    // doc-example: agent-environment#download-a-directory-as-a-tar-archive: src, config recursive, root (python, javascript, rest)
     const archive = Buffer.from((await client.environments.files.download({ environment: envId, path: "src" } as never)) as never);
     const names = [...(await readTar(archive)).keys()];
     assert.ok(
@@ -435,8 +433,8 @@ describe("agent-environment: files in the environment", () => {
     );
   });
 
-  it("downloads the snapshot at the deprecated files/environment-{id}:download route", { todo: "the emulator answers 404" }, async () => {
-    // (fails) agent-environment#download-full-snapshot-deprecated: GET /v1beta/files/environment-{id}:download?alt=media (rest)
+  it("downloads the snapshot at the deprecated files/environment-{id}:download route", async () => {
+    // doc-example: agent-environment#download-full-snapshot-deprecated: GET /v1beta/files/environment-{id}:download?alt=media (rest)
     const legacy = await rest("GET", `/v1beta/files/environment-${envId}:download?alt=media`);
     assert.equal(legacy.status, 200, legacy.bytes.toString());
     assert.ok([...(await readTar(legacy.bytes)).keys()].some((name) => name.endsWith("top.txt")));
