@@ -155,7 +155,8 @@ describe("archive uploads: all or nothing", () => {
     ]);
     const result = await upload(env.id, "workspace/target", archive, { extract: true, overwrite: true });
     assert.deepEqual(
-      result.files.map((file) => [file.path, file.type]),
+      // A link is listed as a "file" whose emulator_type says what it is (the document's types are file and directory).
+      result.files.map((file) => [file.path, (file as { emulator_type?: string }).emulator_type ?? file.type]),
       [
         ["workspace/target/pkg", "directory"],
         ["workspace/target/pkg/main.py", "file"],
