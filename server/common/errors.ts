@@ -12,6 +12,7 @@ export type GoogleStatus =
   | "PERMISSION_DENIED"
   | "NOT_FOUND"
   | "ALREADY_EXISTS"
+  | "ABORTED"
   | "FAILED_PRECONDITION"
   | "RESOURCE_EXHAUSTED"
   | "INTERNAL"
@@ -50,6 +51,7 @@ const CODE_OF_STATUS: Readonly<Record<GoogleStatus, ErrorCode>> = {
   PERMISSION_DENIED: "permission_denied",
   NOT_FOUND: "not_found",
   ALREADY_EXISTS: "already_exists",
+  ABORTED: "aborted",
   FAILED_PRECONDITION: "failed_precondition",
   // [choice] The emulator's 429s are counts a key may have (fault rules), lifted by deleting: the
   // documented "quota" code, not the per-minute rate one.
@@ -133,6 +135,17 @@ export class NotFoundError extends ApiError {
 export class AlreadyExistsError extends ApiError {
   constructor(message: string) {
     super(409, "ALREADY_EXISTS", message);
+  }
+}
+
+/**
+ * 409 ABORTED: a write that would replace what is there without being asked to (the files API's
+ * overwrite protection, as the environments page documents it). Note: the official SDK retries 409 up
+ * to four times; the refusal answers the same each time.
+ */
+export class AbortedError extends ApiError {
+  constructor(message: string) {
+    super(409, "ABORTED", message);
   }
 }
 

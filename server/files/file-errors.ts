@@ -2,6 +2,7 @@
 // stay 4xx (the SDK retries 5xx); a sandbox that stopped answering is 503, which retrying may cure.
 
 import {
+  AbortedError,
   ApiError,
   FailedPreconditionError,
   InternalError,
@@ -29,7 +30,7 @@ export function fileApiError(error: unknown, shown: string, environmentId: strin
     case "EROFS":
       return new PermissionDeniedError(`${path}: the sandbox user may not do this there (${error.message}).`);
     case "EEXIST":
-      return new FailedPreconditionError(`${path} already exists; pass overwrite=true to replace it.`);
+      return new AbortedError(`${path} already exists; pass overwrite=true to replace it.`);
     case "EISDIR":
       return new InvalidArgumentError(`${path} is a folder (${error.message}).`);
     case "ENOSPC":

@@ -12,7 +12,8 @@ import type { EnvironmentRecord } from "../environments/environment-store.js";
 import { fileApiError } from "./file-errors.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
-import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import { PSEUDO_FOLDERS, UNWRITABLE_FOLDERS } from "../sandbox/layout.js";
+import { measureFolderArchive, writeFolderArchive, type FolderArchiveOptions } from "./folder-archive.js";
 import { apiPathOf, checkReach, parseFilePath, type Access } from "./sandbox-path.js";
 import { decodePageToken, encodePageToken } from "../common/page-token.js";
 
@@ -27,9 +28,12 @@ export interface ListOptions {
   pageToken?: string;
 }
 
-/** Where a download goes: begin() once with the headers' facts, then write() each chunk (resolves when it may continue). */
+/**
+ * Where a download goes: begin() once with the headers' facts (no size for a folder's archive, whose
+ * length is known only once sent), then write() each chunk (resolves when it may continue).
+ */
 export interface DownloadSink {
-  begin(meta: { name: string; size: number; mimeType: string }): void;
+  begin(meta: { name: string; size?: number; mimeType: string }): void;
   write(chunk: Buffer): Promise<void>;
 }
 
@@ -44,6 +48,14 @@ export interface PathContext {
   /** What it names, symlinks followed; null when nothing is there yet. */
   info: FileInfo | null;
 }
+
+export interface DownloadOptions {
+  /** For a folder: its subfolders' contents too. */
+  recursive: boolean;
+}
+
+/** Where uploads are staged in the sandbox (upload-service.ts): never part of a folder's archive. */
+export const UPLOAD_STAGING_FOLDER = "/tmp/.emulator-uploads";
 
 /** Bytes per chunk read from the sandbox during a download. */
 const DOWNLOAD_CHUNK_BYTES = Math.min(1024 * 1024, MAX_FILE_CHUNK_BYTES);
@@ -113,11 +125,13 @@ export class FileService {
     });
   }
 
-  async download(owner: string, environmentId: string, apiPath: string, sink: DownloadSink): Promise<void> {
+  /** A file's bytes, or a folder (the root too) as a tar archive of what the sandbox user may read. */
+  async download(owner: string, environmentId: string, apiPath: string, sink: DownloadSink, options: DownloadOptions): Promise<void> {
     await this.withPath(owner, environmentId, apiPath, "read", async ({ record, channel, absolute, shown, info }) => {
       if (!info) throw new NotFoundError(`"${shown}" not found in environment ${record.id}.`);
       if (info.type === "directory") {
-        throw new InvalidArgumentError(`"${shown}" is a folder; list it (leave out alt=media) and download its files one by one.`);
+        await this.downloadFolder(channel, absolute, shown, sink, options);
+        return;
       }
       if (info.type !== "file") throw new InvalidArgumentError(`"${shown}" is not a regular file (it is a FIFO, socket or device).`);
       this.checkDownloadSize(shown, info.size);
@@ -137,6 +151,35 @@ export class FileService {
         if (offset < size) ({ content } = await channel.readFileChunk(absolute, offset, Math.min(DOWNLOAD_CHUNK_BYTES, size - offset)));
       }
     });
+  }
+
+  private async downloadFolder(
+    channel: SandboxChannel,
+    absolute: string,
+    shown: string,
+    sink: DownloadSink,
+    options: DownloadOptions,
+  ): Promise<void> {
+    const archive: FolderArchiveOptions = {
+      recursive: options.recursive,
+      // The root's archive is the environment's files: the operating system's and the emulator's folders are left out.
+      exclude: [...(absolute === "/" ? UNWRITABLE_FOLDERS : PSEUDO_FOLDERS), UPLOAD_STAGING_FOLDER],
+      chunkBytes: DOWNLOAD_CHUNK_BYTES,
+    };
+    const max = this.options.maxDownloadBytes;
+    // Measured first (and the folder proved readable): a refusal is an ordinary JSON answer, never a cut-off archive.
+    const measured = await measureFolderArchive(channel, absolute, archive, max).catch(
+      unreadable(`"${shown || "/"}" is a folder the sandbox user may not read, so it cannot be downloaded`),
+    );
+    if (measured.bytes > max) {
+      throw new FailedPreconditionError(
+        `The archive of "${shown || "/"}" would be more than ${max} bytes, more than this emulator downloads (EMULATOR_MAX_DOWNLOAD_BYTES); ` +
+          "raise that setting, or download its subfolders (or without recursive=true) one by one.",
+      );
+    }
+    const name = absolute === "/" ? "environment.tar" : `${path.basename(absolute)}.tar`;
+    sink.begin({ name, mimeType: "application/x-tar" });
+    await writeFolderArchive(channel, absolute, archive, max, (chunk) => sink.write(chunk));
   }
 
   private checkDownloadSize(shown: string, size: number): void {

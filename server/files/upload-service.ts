@@ -5,12 +5,15 @@
 //        → 200; on finalize {files: [...]}
 // Bytes are appended to a staging file in the sandbox as they arrive (at most one batch is held here),
 // through the executor as the sandbox user; finalize moves the file into place (or unpacks the archive).
+// Also the single-request form of the REST examples: PUT with the bytes as its body and none of the
+// x-goog-upload-* headers, answered {files: [...]} (single() below: a start and a finalize in one).
 
 import { randomBytes } from "node:crypto";
 import path from "node:path/posix";
 import { MAX_FILE_CHUNK_BYTES } from "../../sandbox-image/executor/protocol.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
 import {
+  AbortedError,
   ApiError,
   FailedPreconditionError,
   InternalError,
@@ -22,7 +25,7 @@ import {
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import { extractArchive } from "./extract-archive.js";
 import { fileApiError } from "./file-errors.js";
-import type { FileService } from "./file-service.js";
+import { UPLOAD_STAGING_FOLDER, type FileService } from "./file-service.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
 import { UNWRITABLE_FOLDERS } from "../sandbox/layout.js";
 
@@ -66,7 +69,7 @@ interface UploadSession {
 }
 
 /** Where uploads are staged: the sandbox user's, outside the folders an environment's usage counts. */
-const STAGING_FOLDER = "/tmp/.emulator-uploads";
+const STAGING_FOLDER = UPLOAD_STAGING_FOLDER;
 /** Bytes gathered from the request before they are appended in the sandbox. */
 const APPEND_BATCH_BYTES = Math.min(1024 * 1024, MAX_FILE_CHUNK_BYTES);
 /** Extracted entries described in a finalize response (the rest are counted in the total only). */
@@ -122,7 +125,7 @@ export class UploadService {
           );
         }
         if (info && !request.overwrite) {
-          throw new FailedPreconditionError(`"${shown}" already exists in environment ${record.id}; pass overwrite=true to replace it.`);
+          throw new AbortedError(`"${shown}" already exists in environment ${record.id}; pass overwrite=true to replace it.`);
         }
       }
       await channel.appendFile(staging, 0, Buffer.alloc(0), { create: true });
@@ -142,6 +145,24 @@ export class UploadService {
       });
       return id;
     });
+  }
+
+  /**
+   * The single-request form the environments page's REST examples send: one PUT whose body is the file
+   * (or, with extract, the archive), without the resumable protocol's headers. The same checks, the
+   * same staging and the same finish as a resumable upload started and finalized in one go.
+   */
+  async single(
+    owner: string,
+    environmentId: string,
+    apiPath: string,
+    request: { declaredLength: string | undefined; overwrite: boolean; extract: boolean },
+    body: AsyncIterable<Buffer>,
+  ): Promise<EnvironmentFile[]> {
+    const id = await this.start(owner, environmentId, apiPath, { ...request, protocol: "resumable", command: "start" });
+    const outcome = await this.chunk(owner, id, { command: "upload, finalize", offset: "0" }, body);
+    if (outcome.status !== "final") throw new InternalError(`upload ${id} did not finish in its one request`);
+    return outcome.files;
   }
 
   /** Whether the owner's upload goes on: started, and neither finished, cancelled nor failed. */
@@ -287,7 +308,7 @@ export class UploadService {
       const message = `Cannot unpack the archive into "${shown}": ${outcome.message}.`;
       switch (outcome.refusal) {
         case "exists":
-          throw new FailedPreconditionError(message);
+          throw new AbortedError(`${message} Pass overwrite=true to replace what is there.`);
         case "permission":
           throw new PermissionDeniedError(message);
         default:

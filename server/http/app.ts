@@ -42,6 +42,7 @@ import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks-routes.js";
 import type { CoverageService } from "../coverage/coverage-service.js";
 import { coverageRouter } from "./coverage-routes.js";
 import { contractCheck } from "./contract-check.js";
+import { parseQuery, refuseConflictingAliases } from "./paging-query.js";
 
 export interface AppDependencies {
   config: Pick<
@@ -72,8 +73,11 @@ export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // pageSize/pageToken (the REST examples) are read as page_size/page_token on every route (paging-query.ts).
+  app.set("query parser", parseQuery);
   app.use(requireAllowedHost(allowedHostsFrom(deps.config.EMULATOR_ALLOWED_HOSTS, deps.config.HOST)));
   app.use(stripBasePath);
+  app.use(refuseConflictingAliases);
   // EMULATOR_CONTRACT_CHECK: each answer of the API checked against the service's OpenAPI document (contract-check.ts).
   const contract = deps.config.EMULATOR_CONTRACT_CHECK ? contractCheck() : null;
   if (contract) app.use(contract.middleware);

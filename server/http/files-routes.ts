@@ -1,10 +1,14 @@
 // GET /{v}/environments/{env}/files/{path}: the listing (GetEnvironmentFilesResponse), or with
-// ?alt=media the file's raw bytes, streamed. `path` may contain "/" and may be empty (the root).
+// ?alt=media the file's raw bytes, streamed (a folder's, the root's too: a tar archive, with
+// ?recursive=true of everything below it). `path` may contain "/" and may be empty (the root).
+// GET /{v}/files/environment-{env}:download?alt=media: the deprecated snapshot route (the official CLI's),
+// the whole environment as a tar archive, as the root's with recursive=true.
 
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { environmentIdOf } from "../api/create-environment.js";
-import type { DownloadSink, FileService } from "../files/file-service.js";
+import type { DownloadOptions, DownloadSink, FileService } from "../files/file-service.js";
+import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { ownerOfRequest } from "./auth.js";
 import { parseOrThrow } from "./zod-errors.js";
 
@@ -34,7 +38,7 @@ export function filesRouter(files: FileService): Router {
     const owner = ownerOfRequest(req);
     const environmentId = environmentIdOf(req.params.env);
     if (query.alt === "media") {
-      await download(files, owner, environmentId, filePathParam(req), res);
+      await download(files, owner, environmentId, filePathParam(req), res, { recursive: query.recursive ?? false });
       return;
     }
     const page = await files.list(owner, environmentId, filePathParam(req), {
@@ -45,17 +49,39 @@ export function filesRouter(files: FileService): Router {
     res.status(200).json(page);
   });
 
+  router.get("/files/:name", async (req, res) => {
+    const name = /^environment-(.+):download$/.exec(req.params.name);
+    if (!name) {
+      throw new NotFoundError(
+        `files/${req.params.name} not found: this emulator serves only files/environment-{environment_id}:download (an environment's snapshot); an environment's files are under environments/{environment_id}/files.`,
+      );
+    }
+    const query = parseOrThrow(snapshotQuery, req.query);
+    if (query.alt !== "media")
+      throw new InvalidArgumentError('alt must be "media": the snapshot is the environment\'s files as a tar archive.');
+    await download(files, ownerOfRequest(req), environmentIdOf(name[1]!), "", res, { recursive: true });
+  });
+
   return router;
 }
 
-async function download(files: FileService, owner: string, environmentId: string, apiPath: string, res: Response): Promise<void> {
+const snapshotQuery = z.looseObject({ alt: z.string().optional() });
+
+async function download(
+  files: FileService,
+  owner: string,
+  environmentId: string,
+  apiPath: string,
+  res: Response,
+  options: DownloadOptions,
+): Promise<void> {
   let begun = false;
   const sink: DownloadSink = {
     begin: ({ name, size, mimeType }) => {
       begun = true;
       res.status(200);
       res.setHeader("Content-Type", mimeType);
-      res.setHeader("Content-Length", String(size));
+      if (size !== undefined) res.setHeader("Content-Length", String(size));
       res.setHeader("Content-Disposition", `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
       res.flushHeaders();
     },
@@ -65,7 +91,7 @@ async function download(files: FileService, owner: string, environmentId: string
     },
   };
   try {
-    await files.download(owner, environmentId, apiPath, sink);
+    await files.download(owner, environmentId, apiPath, sink, options);
   } catch (error) {
     // Before the first byte the error is an ordinary JSON answer; after it, the truncated response is cut off.
     if (!begun) throw error;

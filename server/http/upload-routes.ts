@@ -1,4 +1,5 @@
-// /upload/{v}/environments/{env}/files/{path}: the resumable upload protocol of the files API. Mounted
+// /upload/{v}/environments/{env}/files/{path}: the resumable upload protocol of the files API, and the
+// single PUT with the file as its body that the REST examples send (no x-goog-upload-* headers). Mounted
 // before the JSON body parser: chunk bodies are raw bytes (which the SDK labels application/json), and
 // they are streamed into the sandbox rather than read whole.
 
@@ -16,8 +17,9 @@ const booleanFlag = z
   .transform((value) => value === "true" || value === "1");
 
 const startQuery = z.looseObject({
-  // [choice] overwrite defaults to true (like write_file); overwrite=false refuses an existing file.
-  overwrite: booleanFlag.default(true),
+  // overwrite defaults to false, as the environments page documents ("overwrite protection"): an
+  // existing file is a 409 ABORTED unless overwrite=true. The SDKs send overwrite only when it is given.
+  overwrite: booleanFlag.default(false),
   extract: booleanFlag.default(false),
 });
 const chunkQuery = z.looseObject({ upload_id: z.string().min(1, "is required: use the X-Goog-Upload-URL of the start request") });
@@ -28,6 +30,18 @@ export function uploadRouter(uploads: UploadService): Router {
 
   router.put(route, async (req, res) => {
     const query = parseOrThrow(startQuery, req.query);
+    if (req.get("x-goog-upload-protocol") === undefined && req.get("x-goog-upload-command") === undefined) {
+      // The REST examples' single request: the body is the file (or the archive, with extract=true).
+      const files = await uploads.single(
+        ownerOfRequest(req),
+        environmentIdOf(req.params.env),
+        filePathParam(req),
+        { declaredLength: req.get("content-length"), overwrite: query.overwrite, extract: query.extract },
+        req,
+      );
+      res.status(200).set("X-Goog-Upload-Status", "final").json({ files });
+      return;
+    }
     const uploadId = await uploads.start(ownerOfRequest(req), environmentIdOf(req.params.env), filePathParam(req), {
       protocol: req.get("x-goog-upload-protocol"),
       command: req.get("x-goog-upload-command"),

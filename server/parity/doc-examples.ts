@@ -17,11 +17,6 @@ export interface DocExampleNote {
 
 export const DOC_EXAMPLE_NOTES: readonly DocExampleNote[] = [
   {
-    example: "agent-environment#upload-and-extract-a-directory-archive: a .tar.gz with extract (python, javascript)",
-    result: "fails",
-    why: "not run in the integration tier: unpacking runs in the sandbox, which the in-memory fake does not have; the Docker tier uploads and extracts archives through the SDK (e2e/sdk-files.test.ts)",
-  },
-  {
     example: "agent-environment#upload-large-files-with-a-resumable-session: uploadType=resumable, Content-Range chunks, 308 (rest)",
     result: "fails",
     why: "the emulator speaks the SDKs' resumable protocol (X-Goog-Upload-Protocol/Command headers), not uploadType=resumable with Content-Range chunks and 308 answers",

@@ -180,7 +180,7 @@ describe("environments: fork with from_environment", () => {
   it("keeps the fork's changes out of the original, and the other way round", async () => {
     await upload(fork.id, "workspace/only-in-fork.txt", "fork");
     await bashIn(fork.id, "rm /workspace/shared.txt");
-    await upload(original.id, "workspace/shared.txt", "changed in the original");
+    await upload(original.id, "workspace/shared.txt", "changed in the original", { overwrite: true });
     assert.equal((await download(original.id, "workspace/shared.txt")).toString(), "changed in the original");
     await assert.rejects(download(original.id, "workspace/only-in-fork.txt"), rejectsWith(404));
     await assert.rejects(download(fork.id, "workspace/shared.txt"), rejectsWith(404));

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { before, describe, it } from "node:test";
-import { tarGz, zip } from "../support/archives.js";
+import { readTar, tarGz, zip } from "../support/archives.js";
 import {
   KEY,
   OTHER_KEY,
@@ -146,11 +146,13 @@ describe("files: download", () => {
     assert.equal(sha(bytes), expected);
   });
 
-  it("refuses a folder, a missing file, and a file over EMULATOR_MAX_DOWNLOAD_BYTES", async () => {
-    await assert.rejects(download(env.id, "workspace"), rejectsWith(400, /is a folder/));
+  it("downloads a folder as a tar; refuses a missing file, and a file or folder over EMULATOR_MAX_DOWNLOAD_BYTES", async () => {
+    const folder = await readTar(await download(env.id, "workspace"));
+    assert.equal(folder.get("hello.txt")?.content, "hello");
     await assert.rejects(download(env.id, "workspace/missing.txt"), rejectsWith(404));
     await bashIn(env.id, `truncate -s ${MAX_DOWNLOAD + 1} /workspace/too-big.bin`);
     await assert.rejects(download(env.id, "workspace/too-big.bin"), rejectsWith(400, /EMULATOR_MAX_DOWNLOAD_BYTES/));
+    await assert.rejects(download(env.id, "workspace"), rejectsWith(400, /EMULATOR_MAX_DOWNLOAD_BYTES/));
   });
 });
 
@@ -185,20 +187,17 @@ describe("files: upload", () => {
     assert.equal(result.files[0]?.size_bytes, "0");
   });
 
-  it("refuses to replace an existing file with overwrite=false, and replaces it otherwise", async () => {
-    await assert.rejects(
-      upload(env.id, "workspace/existing.txt", "new", { overwrite: false }),
-      rejectsWith(400, /already exists.*overwrite=true/),
-    );
+  it("refuses to replace an existing file without overwrite (409 aborted), and replaces it with overwrite=true", async () => {
+    // overwrite=false sent explicitly is the same refusal (integration/single-put-upload.test.ts); the SDK retries a 409 four times.
+    await assert.rejects(upload(env.id, "workspace/existing.txt", "new"), rejectsWith(409, /already exists.*overwrite=true/));
     assert.equal((await download(env.id, "workspace/existing.txt")).toString(), "original");
     await upload(env.id, "workspace/existing.txt", "replaced", { overwrite: true });
     assert.equal((await download(env.id, "workspace/existing.txt")).toString(), "replaced");
-    await upload(env.id, "workspace/existing.txt", "replaced again");
-    assert.equal((await download(env.id, "workspace/existing.txt")).toString(), "replaced again");
     await assert.rejects(upload(env.id, "workspace/notes", "x"), rejectsWith(400, /is a folder/));
   });
 
   it("unpacks a tar.gz into a folder", async () => {
+    // doc-example: agent-environment#upload-and-extract-a-directory-archive: a .tar.gz with extract (python, javascript)
     const archive = await tarGz([
       { name: "./", type: "directory" },
       { name: "./pkg/", type: "directory" },
@@ -285,11 +284,33 @@ describe("files: upload", () => {
     ]);
     await assert.rejects(
       upload(env.id, "workspace/unpacked", archive, { extract: true, overwrite: false }),
-      rejectsWith(400, /already exists/),
+      rejectsWith(409, /already exists/),
     );
     assert.equal((await download(env.id, "workspace/unpacked/pkg/main.py")).toString(), "print('unpacked')\n");
     await assert.rejects(download(env.id, "workspace/unpacked/fresh.txt"), rejectsWith(404));
     await assert.rejects(upload(env.id, "workspace/not-an-archive", "plain text", { extract: true }), rejectsWith(400, /not a tar/));
+  });
+
+  it("takes the REST examples' single PUT: a binary file, and a .tar.gz with extract=true; overwrite protection applies", async () => {
+    const data = randomBytes(3 * MiB + 5);
+    const single = await rest("PUT", `/upload/v1beta/environments/${env.id}/files/workspace/single.bin`, {
+      body: data,
+      headers: { "content-type": "application/octet-stream" },
+    });
+    assert.equal(single.status, 200, single.text);
+    assert.equal(single.json?.files[0].size_bytes, String(data.length));
+    assert.equal(sha(await download(env.id, "workspace/single.bin")), sha(data));
+    const again = await rest("PUT", `/upload/v1beta/environments/${env.id}/files/workspace/single.bin`, { body: "x" });
+    assert.equal(again.status, 409, again.text);
+    assert.equal(again.json?.error.code, "aborted");
+    // doc-example: agent-environment#upload-and-extract-a-directory-archive: PUT …?extract=true with a .tar.gz body (rest)
+    const archive = await tarGz([{ name: "app.py", content: "print('app')\n" }]);
+    const extracted = await rest("PUT", `/upload/v1beta/environments/${env.id}/files/workspace/rest-src/?extract=true`, {
+      body: archive,
+      headers: { "content-type": "application/x-tar" },
+    });
+    assert.equal(extracted.status, 200, extracted.text);
+    assert.equal((await download(env.id, "workspace/rest-src/app.py")).toString(), "print('app')\n");
   });
 
   it("speaks the resumable protocol: offsets, query, a wrong total, unknown uploads", async () => {

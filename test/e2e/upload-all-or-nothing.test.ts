@@ -45,10 +45,17 @@ describe("archive uploads: all or nothing", () => {
     await bashIn(env.id, "ln -s ../outside /workspace/target/out-link && ln -s sub /workspace/target/in-link");
   });
 
-  /** Uploads `archive` into workspace/target and asserts a 400 matching `message` that changed nothing. */
+  /**
+   * Uploads `archive` into workspace/target (with overwrite=true unless `options` says otherwise) and
+   * asserts a refusal matching `message` that changed nothing: a 400, or the 409 of an existing entry without overwrite.
+   */
   async function refusedWithoutATrace(archive: Buffer, message: RegExp, options: { overwrite?: boolean } = {}): Promise<void> {
     const before = await bashIn(env.id, SNAPSHOT);
-    await assert.rejects(upload(env.id, "workspace/target", archive, { extract: true, ...options }), rejectsWith(400, message));
+    const status = options.overwrite === false ? 409 : 400;
+    await assert.rejects(
+      upload(env.id, "workspace/target", archive, { extract: true, overwrite: true, ...options }),
+      rejectsWith(status, message),
+    );
     assert.equal(await bashIn(env.id, SNAPSHOT), before);
   }
 
@@ -123,7 +130,7 @@ describe("archive uploads: all or nothing", () => {
   });
 
   it("replaces the folder's own symlink with the archive's entry, never writing through it", async () => {
-    await upload(env.id, "workspace/target", await tar([{ name: "out-link", content: "a file now" }]), { extract: true });
+    await upload(env.id, "workspace/target", await tar([{ name: "out-link", content: "a file now" }]), { extract: true, overwrite: true });
     assert.equal(
       (await bashIn(env.id, "stat -c %F /workspace/target/out-link; cat /workspace/target/out-link")).trim(),
       "regular file\na file now",
@@ -146,9 +153,9 @@ describe("archive uploads: all or nothing", () => {
       { name: "hard", type: "link", linkname: "pkg/main.py" },
       { name: "existing.txt", content: "replaced" },
     ]);
-    const result = await upload(env.id, "workspace/target", archive, { extract: true });
+    const result = await upload(env.id, "workspace/target", archive, { extract: true, overwrite: true });
     assert.deepEqual(
-      // The document's file types are file and directory: a link is a file with emulator_type "symlink".
+      // A link is listed as a "file" whose emulator_type says what it is (the document's types are file and directory).
       result.files.map((file) => [file.path, (file as { emulator_type?: string }).emulator_type ?? file.type]),
       [
         ["workspace/target/pkg", "directory"],

@@ -244,7 +244,12 @@ describe("the warm pool", () => {
       environment: environment.id,
     })) as Interaction;
     assert.deepEqual(resultsOf(denied), ['Tool call denied by hook "gate": gated']);
-    await ai.environments.files.upload({ environment: environment.id, path: "workspace/.agents/hooks.json", file: Buffer.from("{}") });
+    await ai.environments.files.upload({
+      environment: environment.id,
+      path: "workspace/.agents/hooks.json",
+      file: Buffer.from("{}"),
+      overwrite: true,
+    });
     const owned = await run(pooled, environment.id, "stat -c '%U %a %n' /data /data/seed.txt; cat /data/seed.txt");
     assert.deepEqual(resultsOf(owned), ["sandbox 755 /data\nsandbox 644 /data/seed.txt\nseed\n"]);
 

@@ -21,7 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
-import { readTar, tarGz } from "../support/archives.js";
+import { readTar } from "../support/archives.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
 
 const KEY = "doc-examples-environments-key";
@@ -409,10 +409,8 @@ describe("agent-environment: files in the environment", () => {
     assert.equal(media.bytes.toString(), "print('hello')\n");
   });
 
-  it("downloads a folder as a tar, recursively, and the root", {
-    todo: "the emulator answers 400: a folder cannot be downloaded",
-  }, async () => {
-    // (fails) agent-environment#download-a-directory-as-a-tar-archive: src, config recursive, root (python, javascript, rest)
+  it("downloads a folder as a tar, recursively, and the root", async () => {
+    // doc-example: agent-environment#download-a-directory-as-a-tar-archive: src, config recursive, root (python, javascript, rest)
     const archive = Buffer.from((await client.environments.files.download({ environment: envId, path: "src" } as never)) as never);
     const names = [...(await readTar(archive)).keys()];
     assert.ok(
@@ -435,8 +433,8 @@ describe("agent-environment: files in the environment", () => {
     );
   });
 
-  it("downloads the snapshot at the deprecated files/environment-{id}:download route", { todo: "the emulator answers 404" }, async () => {
-    // (fails) agent-environment#download-full-snapshot-deprecated: GET /v1beta/files/environment-{id}:download?alt=media (rest)
+  it("downloads the snapshot at the deprecated files/environment-{id}:download route", async () => {
+    // doc-example: agent-environment#download-full-snapshot-deprecated: GET /v1beta/files/environment-{id}:download?alt=media (rest)
     const legacy = await rest("GET", `/v1beta/files/environment-${envId}:download?alt=media`);
     assert.equal(legacy.status, 200, legacy.bytes.toString());
     assert.ok([...(await readTar(legacy.bytes)).keys()].some((name) => name.endsWith("top.txt")));
@@ -455,20 +453,16 @@ describe("agent-environment: files in the environment", () => {
     assert.equal(filesOf(envId).get("/workspace/data/file.txt"), "local file\n");
   });
 
-  it("refuses a second write without overwrite", {
-    todo: "the emulator's overwrite defaults to true: the second write succeeds",
-  }, async () => {
-    // (fails) agent-environment#overwrite-protection: a second write without overwrite is a 409 aborted (python, javascript)
+  it("refuses a second write without overwrite", async () => {
+    // doc-example: agent-environment#overwrite-protection: a second write without overwrite is a 409 aborted (python, javascript)
     await assert.rejects(
       client.environments.files.upload({ environment: envId, path: "workspace/data/file.txt", file: Buffer.from("again") } as never),
       (error: { status?: number; message?: string }) => error.status === 409 && /aborted/.test(error.message ?? ""),
     );
   });
 
-  it("uploads with one plain PUT (the REST examples)", {
-    todo: "the emulator answers 400: it speaks only the resumable protocol",
-  }, async () => {
-    // (fails) agent-environment#upload-a-single-file: PUT /upload/v1beta/…/files/workspace/data/file.txt with a body (rest)
+  it("uploads with one plain PUT (the REST examples)", async () => {
+    // doc-example: agent-environment#upload-a-single-file: PUT /upload/v1beta/…/files/workspace/data/file.txt with a body (rest)
     const byRest = await rest(
       "PUT",
       `/upload/v1beta/environments/${envId}/files/workspace/data/rest.txt`,
@@ -479,18 +473,13 @@ describe("agent-environment: files in the environment", () => {
     );
     assert.equal(byRest.status, 200, byRest.bytes.toString());
     assert.equal(byRest.json.files[0].path, "workspace/data/rest.txt");
-    // (fails) agent-environment#upload-and-extract-a-directory-archive: PUT …?extract=true with a .tar.gz body (rest)
-    const archive = await tarGz([{ name: "app.py", content: "print('app')\n" }]);
-    const restExtract = await rest("PUT", `/upload/v1beta/environments/${envId}/files/workspace/rest-src/?extract=true`, archive, {
-      "Content-Type": "application/x-tar",
-    });
-    assert.equal(restExtract.status, 200, restExtract.bytes.toString());
+    assert.equal(filesOf(envId).get("/workspace/data/rest.txt"), "rest\n");
+    // The page's REST extract example (PUT …?extract=true with a .tar.gz) unpacks in the sandbox, which
+    // the in-memory fake does not have: e2e/sdk-files.test.ts sends it to a Docker sandbox.
   });
 
-  it("pages environments with the REST example's pageSize", {
-    todo: "the emulator reads page_size only and ignores pageSize",
-  }, async () => {
-    // (fails) agent-environment#list-environments: GET /v1beta/environments?pageSize=10 (rest)
+  it("pages environments with the REST example's pageSize", async () => {
+    // doc-example: agent-environment#list-environments: GET /v1beta/environments?pageSize=10 (rest)
     for (let made = 0; made < 11; made++) await create({ agent: AGENT, input: "hello", environment: "remote" });
     const listed = await rest("GET", "/v1beta/environments?pageSize=10");
     assert.equal(listed.json.environments.length, 10);
