@@ -107,7 +107,10 @@ describe("sandboxes of an emulator that is gone for good", () => {
     assert.ok(elapsed <= LEASE_SECONDS * 1000 + (LEASE_SECONDS * 1000) / 3 + 5000, `took ${elapsed} ms`);
 
     // Nothing of the others: the killed one's lease has long run out, but its data folder is there.
-    assert.deepEqual(await objectsOfInstance(killedKept.instance, { pool: false }), { containers: 1, volumes: 1, images: 0 });
+    // Its volumes are its lease only: one, or two when it died between a renewal's new lease volume and
+    // the removal of the one before (both expired; what matters is that its sandbox and data are kept).
+    const kept = await objectsOfInstance(killedKept.instance, { pool: false, leases: false });
+    assert.deepEqual(kept, { containers: 1, volumes: 0, images: 0 });
     assert.equal((await objectsOfInstance(folderDeleted.instance, { pool: false })).containers, 1);
     for (const [emulator, environment, content] of [
       [running, runningEnvironment, "running\n"],

@@ -7,7 +7,7 @@ import Docker from "dockerode";
 import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
-import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_LEASE_EXPIRES, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
 
 /** settings: configuration variables over the defaults (e.g. a smaller EMULATOR_SANDBOX_MEMORY_MB). */
 export async function testDockerRuntime(settings: Record<string, string> = {}): Promise<DockerRuntime> {
@@ -37,9 +37,10 @@ export async function objectsOfInstance(
   /**
    * pool: false leaves out warm pool containers no environment has taken; sandboxes: true counts only
    * containers of an environment (no pool, and none of the start-up probes, which run in the background
-   * after a start, so their short-lived containers come and go at any time).
+   * after a start, so their short-lived containers come and go at any time); leases: false leaves out
+   * the instance's lease volumes.
    */
-  options: { pool?: boolean; sandboxes?: boolean } = {},
+  options: { pool?: boolean; sandboxes?: boolean; leases?: boolean } = {},
 ): Promise<{ containers: number; volumes: number; images: number }> {
   const docker = new Docker();
   const filters = { label: [`${LABEL_INSTANCE}=${instance}`] };
@@ -52,7 +53,10 @@ export async function objectsOfInstance(
     if ((options.pool === false || options.sandboxes) && isUntakenPoolContainer(container, instance)) return false;
     return !options.sandboxes || (container.Labels[LABEL_ENVIRONMENT] ?? "") !== "";
   });
-  return { containers: counted.length, volumes: volumes.Volumes?.length ?? 0, images: images.length };
+  const countedVolumes = (volumes.Volumes ?? []).filter(
+    (volume) => options.leases !== false || volume.Labels?.[LABEL_LEASE_EXPIRES] === undefined,
+  );
+  return { containers: counted.length, volumes: countedVolumes.length, images: images.length };
 }
 
 /** A warm pool container no environment has taken: labelled pooled and still named iemu-<instance>-pool-…. */
