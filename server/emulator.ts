@@ -275,6 +275,7 @@ export async function startEmulator(
     catchUpWaitMs: config.EMULATOR_TRIGGER_CATCH_UP_SECONDS * 1000,
     maxCatchUpRuns: config.EMULATOR_TRIGGER_MAX_CATCH_UP_RUNS,
     maxRunning: config.EMULATOR_TRIGGER_MAX_RUNNING,
+    maxWebhookMetadataBytes: config.EMULATOR_WEBHOOK_METADATA_BYTES,
   });
   triggers.resume();
   const files = new FileService(environments, { maxDownloadBytes: config.EMULATOR_MAX_DOWNLOAD_BYTES });

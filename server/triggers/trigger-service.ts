@@ -2,6 +2,7 @@
 // the list of executions; and the schedule: each active trigger has one job on the emulator's
 // scheduler, for its next run time, which is stored so a restart schedules it again.
 
+import { checkWebhookMetadata } from "../api/webhook-metadata.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
 import { decodePageToken, encodePageToken, pageById } from "../common/page-token.js";
@@ -33,6 +34,8 @@ export class TriggerService {
       maxCatchUpRuns: number;
       /** EMULATOR_TRIGGER_MAX_RUNNING: scheduled executions in progress at once, all keys together. */
       maxRunning: number;
+      /** EMULATOR_WEBHOOK_METADATA_BYTES: refused at creation, not on every run. */
+      maxWebhookMetadataBytes?: number;
     },
   ) {
     this.runs = new TriggerRuns(store, interactions, clocks, (id, outcome) => this.count(id, outcome), options.catchUpWaitMs);
@@ -55,6 +58,14 @@ export class TriggerService {
   }
 
   create(owner: string, request: CreateTriggerRequest): TriggerRecord {
+    // What every run would be refused for is refused once, here (each run would fail with the same 400).
+    if (this.options.maxWebhookMetadataBytes !== undefined) {
+      checkWebhookMetadata(
+        request.interaction as { webhook_config?: { user_metadata?: unknown } },
+        this.options.maxWebhookMetadataBytes,
+        "interaction.",
+      );
+    }
     const now = this.stamp(owner);
     const { display_name: displayName, ...config } = request;
     const record: TriggerRecord = {

@@ -265,6 +265,19 @@ describe("webhook counts and sizes are bounded", () => {
     assert.equal((await listDeliveries(emulator, "wh-metadata-key")).deliveries.length, 0);
   });
 
+  it("a trigger whose interaction carries such a user_metadata is refused at creation, not on every run", async () => {
+    const response = await post("wh-metadata-trigger", "triggers", {
+      schedule: "* * * * *",
+      time_zone: "UTC",
+      interaction: { agent: AGENT, input: "say hello", webhook_config: { user_metadata: { blob: "x".repeat(64 * 1024) } } },
+    });
+    assert.equal(response.status, 400, "the trigger would fail every run with the same 400");
+    const body = (await response.json()) as { error: { message: string } };
+    assert.match(body.error.message, /^interaction\.webhook_config\.user_metadata is \d+ bytes .*EMULATOR_WEBHOOK_METADATA_BYTES/);
+    const listed = await fetch(`${emulator.url}/v1beta/triggers`, { headers: { "x-goog-api-key": "wh-metadata-trigger" } });
+    assert.deepEqual(((await listed.json()) as { triggers?: unknown[] }).triggers ?? [], []);
+  });
+
   it("keeps the newest EMULATOR_WEBHOOK_DELIVERIES_KEPT finished deliveries of a key", async () => {
     const ai = new GoogleGenAI({ apiKey: "wh-prune-key", httpOptions: { baseUrl: emulator.url } });
     const webhook = await ai.webhooks.create({ uri: receiver.url(), subscribed_events: ["interaction.completed"] });
