@@ -301,6 +301,7 @@ export async function startEmulator(
         maxResourcesPerKind: config.EMULATOR_STATE_MAX_RESOURCES_PER_KIND,
       },
       diskLimitBytes: config.EMULATOR_SANDBOX_DISK_MB * 1024 * 1024,
+      maxWebhooksPerKey: config.EMULATOR_MAX_WEBHOOKS_PER_KEY,
       keyDerivations: config.EMULATOR_STATE_KEY_DERIVATIONS,
     },
   );

@@ -61,6 +61,8 @@ export interface StateServiceOptions {
   diskLimitBytes: number;
   /** EMULATOR_STATE_KEY_DERIVATIONS: passphrase key derivations (scrypt) run at once. */
   keyDerivations: number;
+  /** EMULATOR_MAX_WEBHOOKS_PER_KEY: an import brings no more than a create could make. */
+  maxWebhooksPerKey?: number;
 }
 
 export interface ImportReport {
@@ -189,6 +191,7 @@ export class StateService {
     this.refuseTakenIds(owner, tables);
     refuseLooseRows(tables);
     refuseMismatchedIdentity(tables);
+    this.refusePastWebhookLimit(owner, tables.webhooks.length);
     const sourcesById = new Map(tables.environments.map((row) => [String(row.id), sourcesOfRow(row.config)]));
     for (const [id, file] of read.environmentFiles) {
       let size: number;
@@ -292,6 +295,18 @@ export class StateService {
     const parsed = sealedSecretsSchema.safeParse(JSON.parse(opened.toString("utf8")));
     if (!parsed.success) throw new InvalidArgumentError("This state file's secrets do not have the expected shape. Nothing was imported.");
     return parsed.data;
+  }
+
+  /** The key's webhooks and the file's together stay within what creates could make (deliveries scale with them). */
+  private refusePastWebhookLimit(owner: string, imported: number): void {
+    const max = this.options.maxWebhooksPerKey;
+    if (max === undefined || imported === 0) return;
+    const held = this.stores.webhooks.count(owner);
+    if (held + imported > max) {
+      throw new FailedPreconditionError(
+        `This state file holds ${imported} webhooks and this API key already has ${held}: together more than the ${max} one key may have (EMULATOR_MAX_WEBHOOKS_PER_KEY). Delete webhooks first or raise the setting. Nothing was imported.`,
+      );
+    }
   }
 
   /** [choice] Every ID must be free: environments, interactions and triggers for any key (their IDs are global), agents, credentials and webhooks for this key. */

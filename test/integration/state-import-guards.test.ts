@@ -134,6 +134,30 @@ describe("state import: identities", () => {
   });
 });
 
+describe("state import: the key's own bounds", () => {
+  it("refuses webhooks that would take a key past EMULATOR_MAX_WEBHOOKS_PER_KEY, as creates would", async () => {
+    const hook = (index: number) => ({ uri: `http://127.0.0.1:9/hook-${index}`, subscribed_events: ["interaction.completed"] });
+    for (const key of ["webhooks-exporter", "webhooks-holder"]) {
+      for (let index = 0; index < 12; index += 1) {
+        const made = await call("POST", "/v1beta/webhooks", key, hook(index));
+        assert.equal(made.status, 200, JSON.stringify(made.body));
+      }
+    }
+    const file = await exportState("webhooks-exporter");
+    // 12 held and 12 brought: past the default 20.
+    const refused = await importState("webhooks-holder", file);
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(
+      refused.body.error.message,
+      /holds 12 webhooks and this API key already has 12: .*EMULATOR_MAX_WEBHOOKS_PER_KEY.*Nothing was imported/,
+    );
+    assert.equal((await call("GET", "/v1beta/webhooks?page_size=100", "webhooks-holder")).body.webhooks.length, 12);
+    // A key with room takes them.
+    assert.equal((await importState("webhooks-fresh", file)).status, 200);
+    assert.equal((await call("GET", "/v1beta/webhooks?page_size=100", "webhooks-fresh")).body.webhooks.length, 12);
+  });
+});
+
 describe("state import: record bounds", () => {
   /** A file whose records.json holds `count` empty step rows: tens of KB compressed. */
   /**
