@@ -263,6 +263,15 @@ const CONTENT_MARKER = new RegExp(
   "i",
 );
 const WRITE_TARGET = new RegExp(`${NOT_BEFORE}(?:to|into)\\s+(?:the\\s+)?(?:file\\s+)?(?=\\uE000|~/|\\.{1,2}/|/)`, "i");
+// "write 'hello' to test.txt": after a content, a relative file name (one with a folder or an extension)
+// names the file exactly enough; it resolves from the working folder, as the tools' relative paths do.
+const RELATIVE_WRITE_TARGET = new RegExp(
+  `${NOT_BEFORE}(?:to|into)\\s+(?:the\\s+)?(?:file\\s+)?([A-Za-z0-9_][\\w.-]*(?:/[\\w.-]+)*)(?=$|[\\s,;:!?)]|\\.(?:\\s|$))`,
+  "i",
+);
+const FILE_LIKE = /\/|\.[A-Za-z][\w]*$/;
+// "write 'hello' to …": a quoted or backticked content, then a target.
+const QUOTED_CONTENT_TO = /^\s*\uE000\d+\uE001\s+(?:to|into)\s/i;
 const CONTENT_FILLER = /^(?:the\s+)?(?:text|string|words?|line|content)\s*:?\s+/i;
 // Words after a bare content that are about the request, not the file: "… using your filesystem tool".
 const TRAILING_REQUEST_PHRASES = [
@@ -295,20 +304,24 @@ function readWriteStep(step: PhrasingStep): StepReading {
   }
 
   // "write 'hello' to /workspace/a.txt": content first, then the file.
+  const contentBefore = (end: number): string => {
+    const contentTokens = tokens.filter((token) => token.start >= verb.end && token.end <= end);
+    const onlyToken = contentTokens.length === 1 ? contentTokens[0] : undefined;
+    return onlyToken ? onlyToken.value : resolvePlaceholders(segment.slice(verb.end, end), masked.spans).trim().replace(CONTENT_FILLER, "");
+  };
   const toTarget = verb.word !== "create" ? WRITE_TARGET.exec(afterVerb) : null;
   if (toTarget) {
     const pathStart = verb.end + toTarget.index + toTarget[0].length;
     const pathToken = tokens.find((token) => token.start === pathStart && isPathToken(token));
-    if (pathToken) {
-      const contentTokens = tokens.filter((token) => token.start >= verb.end && token.end <= verb.end + toTarget.index);
-      const onlyToken = contentTokens.length === 1 ? contentTokens[0] : undefined;
-      const content = onlyToken
-        ? onlyToken.value
-        : resolvePlaceholders(segment.slice(verb.end, verb.end + toTarget.index), masked.spans)
-            .trim()
-            .replace(CONTENT_FILLER, "");
-      return writeCall(pathToken.value.trim(), content);
-    }
+    if (pathToken) return writeCall(pathToken.value.trim(), contentBefore(verb.end + toTarget.index));
+  }
+  const toRelative = verb.word !== "create" ? RELATIVE_WRITE_TARGET.exec(afterVerb) : null;
+  const relativeName = toRelative?.[1]?.replace(/\.+$/, "");
+  if (toRelative && relativeName && FILE_LIKE.test(relativeName))
+    return writeCall(relativeName, contentBefore(verb.end + toRelative.index));
+  // A quoted content sent to something that is no path: not a file named after the content.
+  if (verb.word !== "create" && QUOTED_CONTENT_TO.test(afterVerb)) {
+    return unreadable(step, "write a file", `I could not tell which file to write (${PATH_HINT})`);
   }
 
   // "create /workspace/empty.txt": a file with no content.
