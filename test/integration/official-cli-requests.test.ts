@@ -74,7 +74,7 @@ describe("the official CLI's end-to-end scripts", () => {
     assert.equal(emulator.runtime.channels.get(envId)?.files.get("/workspace/tmp/test.txt"), "hello");
     // --previous-interaction-id and --environment: the CLI sends the environment ID as a string.
     const second = await run({
-      input: "Read `tmp/test.txt` and tell me what it says",
+      input: "Read tmp/test.txt and tell me what it says",
       environment: envId,
       agent: AGENT,
       previous_interaction_id: interaction.id,
@@ -85,7 +85,8 @@ describe("the official CLI's end-to-end scripts", () => {
       .filter((event) => event.event_type === "step.delta" && event.delta?.type === "text")
       .map((event) => event.delta.text)
       .join("");
-    assert.match(text, /hello/);
+    // The report names the call and its result ("Read /workspace/a.txt: event 1").
+    assert.match(text, /Read \S*tmp\/test\.txt: hello/, text);
   });
 
   it("a quoted content sent to no readable file is reported, not written as a file named after it", async () => {

@@ -97,6 +97,9 @@ describe("plain phrasings", () => {
     // relative to the working folder; this wrote an empty file named after the content before.
     ["content first, then a relative file name", "Write 'hello world' to test.txt", [write("test.txt", "hello world")]],
     ["content first, then a relative path", "Write 'hello' to tmp/test.txt", [write("tmp/test.txt", "hello")]],
+    ["a relative file name to read", "Read tmp/test.txt and tell me what it says", [read("tmp/test.txt")]],
+    ["a relative file name to delete", "delete notes.txt", [remove("notes.txt")]],
+    ["a relative folder to list", "list tmp/sub", [list("tmp/sub")]],
     ["a relative target, then another step", "write 'a' to notes.txt, then read it back", [write("notes.txt", "a"), read("notes.txt")]],
     ["create with no content makes an empty file", "create `/workspace/e.txt`", [write("/workspace/e.txt", "")]],
     ["an empty quoted content", "create /workspace/e.txt containing ''", [write("/workspace/e.txt", "")]],

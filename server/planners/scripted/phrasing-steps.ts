@@ -208,6 +208,9 @@ function readPathStep(step: PhrasingStep, tool: "read_file" | "list_files" | "de
     const reference = resolveReference(step, segment.slice(verb.end), asRequestTo);
     if (reference && "failure" in reference) return reference.failure;
     if (reference) paths = [reference.path];
+    // "Read tmp/test.txt and tell me …" (the official CLI's cuj_33.sh): a bare relative name right
+    // after the verb, with a folder or an extension, resolved from the working folder.
+    else if (relativeNameAt(segment.slice(verb.end))) paths = [relativeNameAt(segment.slice(verb.end)) as string];
     // "List the files" names no folder: the working folder is the natural reading.
     else if (tool === "list_files") paths = ["."];
     else return unreadable(step, asRequestTo, `I could not tell which path (${PATH_HINT})`);
@@ -270,6 +273,13 @@ const RELATIVE_WRITE_TARGET = new RegExp(
   "i",
 );
 const FILE_LIKE = /\/|\.[A-Za-z][\w]*$/;
+const RELATIVE_OBJECT = /^\s+(?:the\s+)?(?:file\s+)?([A-Za-z0-9_][\w.-]*(?:\/[\w.-]+)*)(?=$|[\s,;:!?)]|\.(?:\s|$))/i;
+
+/** A bare relative file name at the start of `text` ("tmp/test.txt", "notes.txt"), if it is one. */
+function relativeNameAt(text: string): string | undefined {
+  const name = RELATIVE_OBJECT.exec(text)?.[1]?.replace(/\.+$/, "");
+  return name && FILE_LIKE.test(name) ? name : undefined;
+}
 // "write 'hello' to …": a quoted or backticked content, then a target.
 const QUOTED_CONTENT_TO = /^\s*\uE000\d+\uE001\s+(?:to|into)\s/i;
 const CONTENT_FILLER = /^(?:the\s+)?(?:text|string|words?|line|content)\s*:?\s+/i;
