@@ -93,6 +93,14 @@ describe("plain phrasings", () => {
     ["content first, then the file", "write 'hello world' to `/workspace/h.txt`", [write("/workspace/h.txt", "hello world")]],
     ["bare content first, then the file", "write hello world to /workspace/h.txt", [write("/workspace/h.txt", "hello world")]],
     ["save is a synonym of write", "save 'v1' into /workspace/version.txt", [write("/workspace/version.txt", "v1")]],
+    // The official CLI's end-to-end scripts (gemini-api-cli tests/e2e/cuj_33.sh, cuj_36.sh) name the file
+    // relative to the working folder; this wrote an empty file named after the content before.
+    ["content first, then a relative file name", "Write 'hello world' to test.txt", [write("test.txt", "hello world")]],
+    ["content first, then a relative path", "Write 'hello' to tmp/test.txt", [write("tmp/test.txt", "hello")]],
+    ["a relative file name to read", "Read tmp/test.txt and tell me what it says", [read("tmp/test.txt")]],
+    ["a relative file name to delete", "delete notes.txt", [remove("notes.txt")]],
+    ["a relative folder to list", "list tmp/sub", [list("tmp/sub")]],
+    ["a relative target, then another step", "write 'a' to notes.txt, then read it back", [write("notes.txt", "a"), read("notes.txt")]],
     ["create with no content makes an empty file", "create `/workspace/e.txt`", [write("/workspace/e.txt", "")]],
     ["an empty quoted content", "create /workspace/e.txt containing ''", [write("/workspace/e.txt", "")]],
     [
@@ -219,6 +227,12 @@ describe("steps that cannot be read are skipped and explained", () => {
     ["a reference with no earlier path", "read it back", /"it" does not refer to any path named before it/],
     ["the file with no earlier path", "save the file", /"the file" does not refer to any path named before it/],
     ["a folder to create", "create a folder /workspace/out", /no emulated tool creates folders/],
+    // Not an empty file named "hello" (the quoted content is no path).
+    [
+      "quoted content to no readable file",
+      "write 'hello' to the log",
+      /as a request to write a file, but I could not tell which file to write/,
+    ],
     ["a fenced block in another language", "Run:\n```ruby\nputs 1\n```", /marked "ruby", and code_execution runs only bash or python/],
     ["an empty command", "run ` `", /the command in backticks is empty/],
   ];

@@ -208,6 +208,9 @@ function readPathStep(step: PhrasingStep, tool: "read_file" | "list_files" | "de
     const reference = resolveReference(step, segment.slice(verb.end), asRequestTo);
     if (reference && "failure" in reference) return reference.failure;
     if (reference) paths = [reference.path];
+    // "Read tmp/test.txt and tell me …" (the official CLI's cuj_33.sh): a bare relative name right
+    // after the verb, with a folder or an extension, resolved from the working folder.
+    else if (relativeNameAt(segment.slice(verb.end))) paths = [relativeNameAt(segment.slice(verb.end)) as string];
     // "List the files" names no folder: the working folder is the natural reading.
     else if (tool === "list_files") paths = ["."];
     else return unreadable(step, asRequestTo, `I could not tell which path (${PATH_HINT})`);
@@ -263,6 +266,22 @@ const CONTENT_MARKER = new RegExp(
   "i",
 );
 const WRITE_TARGET = new RegExp(`${NOT_BEFORE}(?:to|into)\\s+(?:the\\s+)?(?:file\\s+)?(?=\\uE000|~/|\\.{1,2}/|/)`, "i");
+// "write 'hello' to test.txt": after a content, a relative file name (one with a folder or an extension)
+// names the file exactly enough; it resolves from the working folder, as the tools' relative paths do.
+const RELATIVE_WRITE_TARGET = new RegExp(
+  `${NOT_BEFORE}(?:to|into)\\s+(?:the\\s+)?(?:file\\s+)?([A-Za-z0-9_][\\w.-]*(?:/[\\w.-]+)*)(?=$|[\\s,;:!?)]|\\.(?:\\s|$))`,
+  "i",
+);
+const FILE_LIKE = /\/|\.[A-Za-z][\w]*$/;
+const RELATIVE_OBJECT = /^\s+(?:the\s+)?(?:file\s+)?([A-Za-z0-9_][\w.-]*(?:\/[\w.-]+)*)(?=$|[\s,;:!?)]|\.(?:\s|$))/i;
+
+/** A bare relative file name at the start of `text` ("tmp/test.txt", "notes.txt"), if it is one. */
+function relativeNameAt(text: string): string | undefined {
+  const name = RELATIVE_OBJECT.exec(text)?.[1]?.replace(/\.+$/, "");
+  return name && FILE_LIKE.test(name) ? name : undefined;
+}
+// "write 'hello' to …": a quoted or backticked content, then a target.
+const QUOTED_CONTENT_TO = /^\s*\uE000\d+\uE001\s+(?:to|into)\s/i;
 const CONTENT_FILLER = /^(?:the\s+)?(?:text|string|words?|line|content)\s*:?\s+/i;
 // Words after a bare content that are about the request, not the file: "… using your filesystem tool".
 const TRAILING_REQUEST_PHRASES = [
@@ -295,20 +314,24 @@ function readWriteStep(step: PhrasingStep): StepReading {
   }
 
   // "write 'hello' to /workspace/a.txt": content first, then the file.
+  const contentBefore = (end: number): string => {
+    const contentTokens = tokens.filter((token) => token.start >= verb.end && token.end <= end);
+    const onlyToken = contentTokens.length === 1 ? contentTokens[0] : undefined;
+    return onlyToken ? onlyToken.value : resolvePlaceholders(segment.slice(verb.end, end), masked.spans).trim().replace(CONTENT_FILLER, "");
+  };
   const toTarget = verb.word !== "create" ? WRITE_TARGET.exec(afterVerb) : null;
   if (toTarget) {
     const pathStart = verb.end + toTarget.index + toTarget[0].length;
     const pathToken = tokens.find((token) => token.start === pathStart && isPathToken(token));
-    if (pathToken) {
-      const contentTokens = tokens.filter((token) => token.start >= verb.end && token.end <= verb.end + toTarget.index);
-      const onlyToken = contentTokens.length === 1 ? contentTokens[0] : undefined;
-      const content = onlyToken
-        ? onlyToken.value
-        : resolvePlaceholders(segment.slice(verb.end, verb.end + toTarget.index), masked.spans)
-            .trim()
-            .replace(CONTENT_FILLER, "");
-      return writeCall(pathToken.value.trim(), content);
-    }
+    if (pathToken) return writeCall(pathToken.value.trim(), contentBefore(verb.end + toTarget.index));
+  }
+  const toRelative = verb.word !== "create" ? RELATIVE_WRITE_TARGET.exec(afterVerb) : null;
+  const relativeName = toRelative?.[1]?.replace(/\.+$/, "");
+  if (toRelative && relativeName && FILE_LIKE.test(relativeName))
+    return writeCall(relativeName, contentBefore(verb.end + toRelative.index));
+  // A quoted content sent to something that is no path: not a file named after the content.
+  if (verb.word !== "create" && QUOTED_CONTENT_TO.test(afterVerb)) {
+    return unreadable(step, "write a file", `I could not tell which file to write (${PATH_HINT})`);
   }
 
   // "create /workspace/empty.txt": a file with no content.
