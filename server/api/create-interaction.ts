@@ -56,10 +56,21 @@ export type EnvironmentInput = z.infer<typeof environmentObjectSchema>;
 const contentSchema = z.looseObject({ type: z.string().describe("text, image, audio, document or video") });
 const stepOrContentSchema = z.looseObject({ type: z.string() });
 
+/**
+ * agent_config as sent. Its `max_total_tokens` is an int64, which the OpenAPI document and the SDK carry as
+ * a string ("100000"); the Antigravity agent page's budget examples send a number (50000): accepted, and
+ * kept as the document's string, so that the interaction (or agent) echoing it still fits the document.
+ */
+export const agentConfigSchema = z
+  .looseObject({ type: z.string() })
+  .transform((config) =>
+    typeof config["max_total_tokens"] === "number" ? { ...config, max_total_tokens: String(config["max_total_tokens"]) } : config,
+  );
+
 export const createInteractionSchema = z.looseObject({
   agent: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
-  agent_config: z.looseObject({ type: z.string() }).optional(),
+  agent_config: agentConfigSchema.optional(),
   input: z.union([z.string(), contentSchema, z.array(stepOrContentSchema)]).optional(),
   system_instruction: z.string().optional(),
   tools: z.array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") })).optional(),

@@ -1,7 +1,7 @@
 // The /{v}/credentials resource: create, get, list, update, delete. Responses carry the credential's
 // identity and state only; secret fields are write-only.
 
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { AbortedError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
@@ -73,7 +73,8 @@ export class CredentialService {
       updateTime: now,
     };
     if (!this.store.insert(record)) {
-      throw new AlreadyExistsError(`Credential ${request.id} already exists. Update it (PATCH) or delete it first.`);
+      // 409 `aborted`, as the credentials page's errors table shows it (not `already_exists`): docs/fidelity.md.
+      throw new AbortedError(`Credential ${request.id} already exists. Update it (PATCH) or delete it first.`);
     }
     return record;
   }
