@@ -1,6 +1,7 @@
 // The /{v}/credentials resource: create, get, list, update, delete. Responses carry the credential's
 // identity and state only; secret fields are write-only.
 
+import { randomUUID } from "node:crypto";
 import { AbortedError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
@@ -63,18 +64,20 @@ export class CredentialService {
 
   create(owner: string, request: CreateCredentialRequest): CredentialRecord {
     const now = nowTimestamp();
+    // The credentials page ("Generated IDs"): without an id, the service makes a UUID.
+    const id = request.id ?? randomUUID();
     const record: CredentialRecord = {
       owner,
-      id: request.id,
+      id,
       type: request.type,
       status: "active",
-      config: request,
+      config: { ...request, id },
       createTime: now,
       updateTime: now,
     };
     if (!this.store.insert(record)) {
       // 409 `aborted`, as the credentials page's errors table shows it (not `already_exists`): docs/fidelity.md.
-      throw new AbortedError(`Credential ${request.id} already exists. Update it (PATCH) or delete it first.`);
+      throw new AbortedError(`Credential ${id} already exists. Update it (PATCH) or delete it first.`);
     }
     return record;
   }

@@ -151,6 +151,18 @@ describe("agent-credentials: the credential types", () => {
   });
 });
 
+describe("agent-credentials: generated IDs", () => {
+  it("generates a UUID for a credential created without an id", async () => {
+    // doc-example: agent-credentials#generated-ids: a credential without id gets a UUID (rest)
+    const created = await doc.rest("POST", "/v1beta/credentials", { type: "bearer_token", token: TOKEN });
+    assert.equal(created.status, 200, created.text);
+    assert.match(created.json.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.equal(created.json.status, "active");
+    assert.equal((await doc.rest("GET", `/v1beta/credentials/${created.json.id}`)).json.id, created.json.id);
+    await doc.rest("DELETE", `/v1beta/credentials/${created.json.id}`);
+  });
+});
+
 describe("agent-credentials: managing credentials", () => {
   it("lists with page_size, gets, rotates, and deletes", async () => {
     // doc-example: agent-credentials#list-credentials: credentials.list page_size 10 (python, javascript, rest)
