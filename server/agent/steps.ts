@@ -64,6 +64,8 @@ export interface ClientFunctionResultStep {
 export type StepDelta =
   | { type: "text"; text: string }
   | { type: "thought_summary"; content: TextContent }
+  /** A function call's arguments as (a piece of) their JSON text, as the streaming page shows it. */
+  | { type: "arguments_delta"; arguments: string }
   | { type: "code_execution_result"; result: string; is_error?: boolean }
   | { type: "function_result"; result: string; name?: string; is_error?: boolean }
   | { type: "mcp_server_tool_result"; result: string; name?: string; server_name?: string; is_error?: boolean };

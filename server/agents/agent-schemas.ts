@@ -2,7 +2,7 @@
 // extends one of the emulated agents with instructions, tools, a config and an environment to start in.
 
 import { z } from "zod";
-import { environmentObjectSchema } from "../api/create-interaction.js";
+import { agentConfigSchema, environmentObjectSchema, toolsSchema } from "../api/create-interaction.js";
 
 const agentId = z
   .string()
@@ -20,8 +20,8 @@ export const createAgentSchema = z.strictObject({
     .describe("An environment config (its sources placed anew each time) or an environment ID (forked each time)"),
   description: z.string().optional(),
   system_instruction: z.string().optional(),
-  tools: z.array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") })).optional(),
-  agent_config: z.looseObject({ type: z.string() }).optional(),
+  tools: toolsSchema.optional(),
+  agent_config: agentConfigSchema.optional(),
 });
 export type CreateAgentRequest = z.infer<typeof createAgentSchema>;
 

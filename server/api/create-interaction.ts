@@ -56,13 +56,56 @@ export type EnvironmentInput = z.infer<typeof environmentObjectSchema>;
 const contentSchema = z.looseObject({ type: z.string().describe("text, image, audio, document or video") });
 const stepOrContentSchema = z.looseObject({ type: z.string() });
 
+/**
+ * agent_config as sent. Its `max_total_tokens` is an int64, which the OpenAPI document and the SDK carry as
+ * a string ("100000"); the Antigravity agent page's budget examples send a number (50000): accepted, and
+ * kept as the document's string, so that the interaction (or agent) echoing it still fits the document.
+ */
+export const agentConfigSchema = z
+  .looseObject({ type: z.string() })
+  .transform((config) =>
+    typeof config["max_total_tokens"] === "number" ? { ...config, max_total_tokens: String(config["max_total_tokens"]) } : config,
+  );
+
+/**
+ * The tool types the API errors page lists as supported ("Supported values: …", its example of an
+ * invalid_request): the OpenAPI document's Tool types and the page's `filesystem` and `bash`. Another type
+ * is a 400 in the page's words; the emulated agent runs code_execution, function and mcp_server tools and
+ * echoes the others.
+ */
+export const TOOL_TYPES = [
+  "function",
+  "code_execution",
+  "mcp_server",
+  "filesystem",
+  "google_maps",
+  "google_search",
+  "bash",
+  "computer_use",
+  "file_search",
+  "url_context",
+] as const;
+
+export const toolsSchema = z
+  .array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") }))
+  .superRefine((tools, context) => {
+    tools.forEach((tool, index) => {
+      if ((TOOL_TYPES as readonly string[]).includes(tool.type)) return;
+      context.addIssue({
+        code: "custom",
+        path: [index, "type"],
+        message: `The value '${tool.type}' is not supported for 'type' at 'tools[${index}]'. Supported values: ${TOOL_TYPES.map((type) => `'${type}'`).join(", ")}.`,
+      });
+    });
+  });
+
 export const createInteractionSchema = z.looseObject({
   agent: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
-  agent_config: z.looseObject({ type: z.string() }).optional(),
+  agent_config: agentConfigSchema.optional(),
   input: z.union([z.string(), contentSchema, z.array(stepOrContentSchema)]).optional(),
   system_instruction: z.string().optional(),
-  tools: z.array(z.looseObject({ type: z.string().describe("code_execution, function, mcp_server, …") })).optional(),
+  tools: toolsSchema.optional(),
   environment: z.union([z.string().min(1), environmentObjectSchema]).optional(),
   previous_interaction_id: z.string().min(1).optional(),
   // The token of an interaction that stopped at requires_continuation: this one continues it (docs/api.md#continuation).

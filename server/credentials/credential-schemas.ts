@@ -7,7 +7,9 @@ import { whyNotInjectable } from "../../proxy/index.js";
 const credentialId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
-  .describe("Chosen by the client; names the credential in allowlist entries and env references");
+  .describe(
+    "Chosen by the client (a UUID is generated when absent, as the credentials page says); names the credential in allowlist entries and env references",
+  );
 
 // The egress proxy injects the token into this header, so it must be one the proxy may inject: the rule
 // is the proxy's own (header-rules.ts), checked here so the request is refused with the reason, instead
@@ -24,7 +26,7 @@ const headerName = z.string().superRefine((name, context) => {
 
 export const bearerTokenSchema = z.looseObject({
   type: z.literal("bearer_token"),
-  id: credentialId,
+  id: credentialId.optional(),
   token: z.string().min(1).describe("The static bearer token (write-only)"),
   header_name: headerName.optional().describe("Header to inject into; default Authorization"),
   prefix: z.string().optional().describe('Prepended to the token with a space; default "Bearer", "" for none'),
@@ -32,7 +34,7 @@ export const bearerTokenSchema = z.looseObject({
 
 export const environmentVariableSchema = z.looseObject({
   type: z.literal("environment_variable"),
-  id: credentialId,
+  id: credentialId.optional(),
   value: z.string().min(1).describe("The secret value (write-only)"),
   injection_location: z.union([z.enum(["header", "query", "body"]), z.array(z.enum(["header", "query", "body"])).min(1)]),
   trusted_domains: z.array(z.string().min(1)).optional(),
@@ -45,7 +47,7 @@ const oauth2Scopes = z.array(z.string().min(1));
 
 export const oauth2Schema = z.looseObject({
   type: z.literal("oauth2"),
-  id: credentialId,
+  id: credentialId.optional(),
   client_id: z.string().min(1),
   client_secret: z.string().min(1),
   refresh_token: z.string().min(1),

@@ -1,7 +1,8 @@
 // The /{v}/credentials resource: create, get, list, update, delete. Responses carry the credential's
 // identity and state only; secret fields are write-only.
 
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
+import { randomUUID } from "node:crypto";
+import { AbortedError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
 import { fieldsToUpdate } from "../common/update-mask.js";
@@ -63,17 +64,20 @@ export class CredentialService {
 
   create(owner: string, request: CreateCredentialRequest): CredentialRecord {
     const now = nowTimestamp();
+    // The credentials page ("Generated IDs"): without an id, the service makes a UUID.
+    const id = request.id ?? randomUUID();
     const record: CredentialRecord = {
       owner,
-      id: request.id,
+      id,
       type: request.type,
       status: "active",
-      config: request,
+      config: { ...request, id },
       createTime: now,
       updateTime: now,
     };
     if (!this.store.insert(record)) {
-      throw new AlreadyExistsError(`Credential ${request.id} already exists. Update it (PATCH) or delete it first.`);
+      // 409 `aborted`, as the credentials page's errors table shows it (not `already_exists`): docs/fidelity.md.
+      throw new AbortedError(`Credential ${id} already exists. Update it (PATCH) or delete it first.`);
     }
     return record;
   }

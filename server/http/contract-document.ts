@@ -62,6 +62,12 @@ const ERROR_ENVELOPE_OF = "/paths/~1{api_version}~1interactions/post/responses/4
 const ALIASES: ReadonlyArray<{ method: string; pattern: RegExp; operation: string }> = [
   // The SDK's and the REST examples' `:cancel` custom-method form of `POST /interactions/{id}/cancel`.
   { method: "POST", pattern: /^\/[^/]+\/interactions\/[^/]+:cancel$/, operation: "POST /{api_version}/interactions/{id}/cancel" },
+  // The webhooks page's REST example's `{id}/rotate_secret` form of `POST /webhooks/{id}:rotateSigningSecret`.
+  {
+    method: "POST",
+    pattern: /^\/[^/]+\/webhooks\/[^/]+\/rotate_secret$/,
+    operation: "POST /{api_version}/webhooks/{id}:rotateSigningSecret",
+  },
 ];
 
 export class ContractDocument {

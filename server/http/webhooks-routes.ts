@@ -45,6 +45,14 @@ export function webhooksRouter(service: WebhookService): Router {
     });
   });
 
+  // The webhooks page's REST example rotates at {id}/rotate_secret; the document and the SDK at
+  // {id}:rotateSigningSecret (below): both (docs/fidelity.md#webhooks).
+  router.post("/webhooks/:id/rotate_secret", (req, res) => {
+    res
+      .status(200)
+      .json(service.rotateSigningSecret(ownerOfRequest(req), req.params.id, parseOrThrow(rotateSigningSecretSchema, req.body ?? {})));
+  });
+
   // "{id}:ping" and "{id}:rotateSigningSecret" are one path segment: split here.
   router.post("/webhooks/:target", async (req, res) => {
     const [id, method, ...rest] = req.params.target.split(":");
@@ -56,7 +64,9 @@ export function webhooksRouter(service: WebhookService): Router {
     if (rest.length === 0 && id && method === "rotateSigningSecret") {
       return res.status(200).json(service.rotateSigningSecret(owner, id, parseOrThrow(rotateSigningSecretSchema, req.body ?? {})));
     }
-    throw new NotFoundError(`POST /webhooks/${req.params.target}: the webhook methods are {id}:ping and {id}:rotateSigningSecret.`);
+    throw new NotFoundError(
+      `POST /webhooks/${req.params.target}: the webhook methods are {id}:ping and {id}:rotateSigningSecret (or {id}/rotate_secret).`,
+    );
   });
 
   router.get("/webhooks/:id", (req, res) => {

@@ -2,7 +2,8 @@
 // the same way, so a stream accumulated this way always equals the stored interaction.
 //
 // step.start puts the step at its index; a `text` delta extends the step's last text content (or adds
-// one); a `thought_summary` delta adds its content to a thought's summary; a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
+// one); a `thought_summary` delta adds its content to a thought's summary; `arguments_delta`s add up to a
+// function call's arguments (their JSON text, parsed once it is whole); a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
 // changes nothing. Other events carry no step content.
 
 import { copyJson } from "../common/json-copy.js";
@@ -20,7 +21,21 @@ export function applyEvent(steps: Step[], event: InteractionEvent): void {
   applyDelta(step, event.delta);
 }
 
+/** A function call's arguments text so far, while it does not parse yet. */
+const argumentsText = new WeakMap<Step, string>();
+
 function applyDelta(step: Step, delta: StepDelta): void {
+  if (delta.type === "arguments_delta") {
+    if (step.type !== "function_call") throw mismatch(step, delta);
+    const text = (argumentsText.get(step) ?? "") + delta.arguments;
+    try {
+      step.arguments = JSON.parse(text) as Record<string, unknown>;
+      argumentsText.delete(step);
+    } catch {
+      argumentsText.set(step, text);
+    }
+    return;
+  }
   if (delta.type === "text") {
     if (step.type !== "model_output" && step.type !== "user_input") throw mismatch(step, delta);
     const last = step.content[step.content.length - 1];

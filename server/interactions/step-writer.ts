@@ -4,6 +4,7 @@
 // second, not thousands; the result's last delta carries `is_error`.
 //
 //   whole steps (user_input, *_call):   step.start(complete step) → step.stop
+//   function_call:                      step.start(arguments {}) → step.delta(arguments_delta, the JSON text) → step.stop
 //   results (*_result):                 step.start(result "") → step.delta(output)… → step.delta(tail, is_error) → step.stop
 //   model_output:                       step.start(content []) → step.delta(text)… → step.stop
 //   thought:                            step.start(thought, no summary) → step.delta(thought_summary) → step.stop
@@ -60,8 +61,17 @@ export class StepWriter implements StepSink {
     return { kept, keptBytes, bytes };
   }
 
-  /** A step known whole when it starts. */
+  /**
+   * A step known whole when it starts. A function call streams as the streaming page shows it: its
+   * arguments come after step.start, as the JSON text of an arguments_delta, which clients accumulate.
+   */
   complete(step: Step): void {
+    if (step.type === "function_call") {
+      const index = this.begin({ ...step, arguments: {} });
+      this.emit({ event_type: "step.delta", index, delta: { type: "arguments_delta", arguments: JSON.stringify(step.arguments) } });
+      this.emit({ event_type: "step.stop", index });
+      return;
+    }
     const index = this.begin(step);
     this.emit({ event_type: "step.stop", index });
   }

@@ -32,9 +32,50 @@ export const DOC_EXAMPLE_NOTES: readonly DocExampleNote[] = [
     why: "they name a model (gemini-*-flash-lite): run through the model agent against a loopback fake (docs/model-agent.md); the emulator has no model of its own",
   },
   {
+    example: "antigravity-agent#mcp-servers: an mcp_server tool at gemini-api-demos.uc.r.appspot.com (python, javascript, rest)",
+    result: "outside host",
+    why: "the MCP server is an outside host; the emulator's MCP client is tested against loopback servers (test/integration/mcp-client.test.ts, EMULATOR_MCP_HOSTS)",
+  },
+  {
     example:
-      "managed-agents-quickstart, antigravity-agent, streaming, background-execution, webhooks, triggers, agent-credentials, API errors and API reference pages",
+      "agent-credentials#use-credentials-with-mcp-servers: an mcp_server tool at api.githubcopilot.com with credential github-production (python, javascript, rest)",
+    result: "outside host",
+    why: "the MCP server is an outside host; the emulator reaches MCP servers on loopback and EMULATOR_MCP_HOSTS only (docs/security.md)",
+  },
+  {
+    example:
+      "webhooks#verify-dynamic-signatures-jwks: a JWT in Webhook-Signature checked against generativelanguage.googleapis.com/.well-known/jwks.json (python, javascript)",
+    result: "outside host",
+    why: "the key set is on an outside host, and the emulator signs deliveries to webhook_config.uris as Standard Webhooks (HMAC with the key's webhook secrets, docs/webhooks.md), not as a JWT: docs/fidelity.md",
+  },
+  {
+    example: "webhooks#list-webhooks: the JavaScript example's for…of over the list's answer (javascript)",
     result: "not run",
-    why: "not yet catalogued here example by example: only the pages' first screens could be read for this table; their examples' requests are sent by the tests named in the resource tables below (documented-requests, webhooks, triggers, custom-agents)",
+    why: "a defect of the page, not of the emulator: webhooks.list() answers a WebhookListResponse in @google/genai 3.3.0, which is not iterable (TypeError against the service too); the test iterates its webhooks array",
+  },
+  {
+    example: "streaming#streaming-with-multiple-tools: google_search and a function in one streamed request (python, javascript, rest)",
+    result: "needs a model",
+    why: "the answer is a model's, with Google Search results (an outside service the emulator does not emulate)",
+  },
+  {
+    example: "streaming#streaming-with-agents: deep-research-preview-04-2026, background and stream (python, javascript, rest)",
+    result: "fails",
+    why: "the emulator runs the antigravity-* agents and custom agents only; deep-research-* is refused with a 400 that says so",
+  },
+  {
+    example: "streaming#streaming-image-generation: gemini-3.1-flash-image with text and image response_format (python, javascript, rest)",
+    result: "needs a model",
+    why: "image output is a model's; the model agent's OpenAI-compatible backends answer text",
+  },
+  {
+    example: "webhooks, custom-agents, streaming, agent-credentials: the Java and Go examples",
+    result: "not run",
+    why: "no Java or Go SDK here; each sends the same body as the page's REST example, which the tests send",
+  },
+  {
+    example: "the API reference pages (ai.google.dev/api/…)",
+    result: "not run",
+    why: "not catalogued example by example yet: no whole copy of these pages was found; every operation of the OpenAPI document they render is checked by documented-requests.test.ts and the contract check",
   },
 ];

@@ -50,9 +50,14 @@ export type UpdateWebhookRequest = z.infer<typeof updateWebhookSchema>;
 export const UPDATABLE_FIELDS = ["name", "uri", "subscribed_events", "state"] as const;
 
 export const REVOCATION_BEHAVIORS = ["revoke_previous_secrets_after_h24", "revoke_previous_secrets_immediately"] as const;
+// The OpenAPI document lists the values in lower case; the webhooks page's examples send the proto enum's
+// names (REVOKE_PREVIOUS_SECRETS_AFTER_H24), as Google's JSON accepts them: either case (docs/fidelity.md#webhooks).
 export const rotateSigningSecretSchema = z.strictObject({
   revocation_behavior: z
-    .enum(REVOCATION_BEHAVIORS, { error: `revocation_behavior must be one of ${REVOCATION_BEHAVIORS.join(", ")}` })
+    .preprocess(
+      (value) => (typeof value === "string" ? value.toLowerCase() : value),
+      z.enum(REVOCATION_BEHAVIORS, { error: `revocation_behavior must be one of ${REVOCATION_BEHAVIORS.join(", ")} (either case)` }),
+    )
     .optional(),
 });
 export type RotateSigningSecretRequest = z.infer<typeof rotateSigningSecretSchema>;

@@ -253,15 +253,18 @@ describe("function calling through the official SDK", () => {
       "step.stop:0",
       "step.start:1",
     ]);
-    assert.deepEqual(shape.slice(-4), [
+    assert.deepEqual(shape.slice(-5), [
       "step.start:2",
+      "step.delta:2",
       "step.stop:2",
       "interaction.status_update:requires_action",
       "interaction.completed",
     ]);
-    const callStart = events.at(-4)!;
+    // As the streaming page shows a function call: empty arguments at its start, their JSON text in an arguments_delta.
+    const callStart = events.at(-5)!;
     assert.equal(callStart.step.type, "function_call");
-    assert.deepEqual(callStart.step.arguments, { city: "Paris" });
+    assert.deepEqual(callStart.step.arguments, {});
+    assert.deepEqual(JSON.parse(events.at(-4)!.delta.arguments), { city: "Paris" });
     const completed = events.at(-1)!;
     assert.equal(completed.interaction.status, "requires_action");
     assert.equal(completed.interaction.steps, undefined, "interaction.completed carries no steps");

@@ -20,8 +20,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { GoogleGenAI } from "@google/genai";
 import { readTar } from "../support/archives.js";
+import { docClient, standInRepository, type DocClient } from "../support/doc-example-client.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
 
 const KEY = "doc-examples-environments-key";
@@ -31,34 +31,15 @@ type Interaction = { id: string; status: string; environment_id?: string; output
 type FileEntry = { name?: string; path?: string; type?: string; size_bytes?: string; mime_type?: string };
 
 let emulator: FakeRuntimeEmulator;
-let client: GoogleGenAI;
+let client: DocClient["client"];
+let rest: DocClient["rest"];
 let work: string;
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, {
-    cwd,
-    stdio: "ignore",
-    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
-  });
-}
-
-/** A one-commit git repository at `folder` holding `files`. */
-function repository(folder: string, files: Record<string, string>): string {
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
-    fs.writeFileSync(path.join(folder, name), text);
-  }
-  git(folder, "init", "-q");
-  git(folder, "add", ".");
-  git(folder, "commit", "-q", "-m", "stand-in");
-  return folder;
-}
 
 before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "doc-examples-env-"));
   fs.chmodSync(work, 0o755);
-  const spoon = repository(path.join(work, "spoon-knife"), { "README.md": "# Spoon-Knife\n", "index.html": "<p>fork me</p>\n" });
-  const backend = repository(path.join(work, "backend"), { "package.json": '{"name":"backend"}\n' });
+  const spoon = standInRepository(path.join(work, "spoon-knife"), { "README.md": "# Spoon-Knife\n", "index.html": "<p>fork me</p>\n" });
+  const backend = standInRepository(path.join(work, "backend"), { "package.json": '{"name":"backend"}\n' });
   const gcs = path.join(work, "gcs");
   fs.mkdirSync(path.join(gcs, "cloud-samples-data", "bigquery", "us-states"), { recursive: true });
   fs.writeFileSync(path.join(gcs, "cloud-samples-data", "bigquery", "us-states", "us-states.csv"), "name,post_abbr\nAlabama,AL\n");
@@ -71,29 +52,12 @@ before(async () => {
     EMULATOR_REPO_ROOTS: work,
     EMULATOR_GCS_DIR: gcs,
   });
-  client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
+  ({ client, rest } = docClient(emulator.url, KEY));
 });
 after(async () => {
   await emulator?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-/** The REST example's request: the same method, path, headers and body, to the emulator. */
-async function rest(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${emulator.url}${route}`, {
-    method,
-    headers: { "x-goog-api-key": KEY, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body) }),
-  });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const type = response.headers.get("content-type") ?? "";
-  return {
-    status: response.status,
-    headers: response.headers,
-    bytes,
-    json: type.includes("json") && bytes.length ? JSON.parse(bytes.toString()) : undefined,
-  };
-}
 
 /** interactions.create through the SDK (the JavaScript example, and the Python example's body), completed. */
 async function create(body: Record<string, unknown>): Promise<Interaction> {
@@ -495,51 +459,5 @@ describe("agent-environment: files in the environment", () => {
       input: "Build the project and run the test suite.",
       environment: { type: "remote", env: { NODE_ENV: "production", LOG_LEVEL: "debug", API_TOKEN: { credential: "my-api-token" } } },
     });
-  });
-});
-
-describe("the other pages' first examples that run without a model", () => {
-  it("runs the quickstart's first interaction", async () => {
-    // doc-example: managed-agents-quickstart#run-your-first-agent-interaction: Fibonacci in a remote environment (python, javascript, rest)
-    const input =
-      "Write a Python script that generates the first 20 Fibonacci numbers and saves them to fibonacci.txt. Then read the file and print its contents.";
-    const [sdk, byRest] = await everyWay(
-      { agent: "antigravity-preview-05-2026", input, environment: "remote" },
-      { agent: "antigravity-preview-05-2026", input: asText(input), environment: "remote" },
-    );
-    for (const interaction of [sdk, byRest]) {
-      assert.ok(interaction.id && interaction.environment_id);
-      assert.equal(typeof interaction.output_text === "string" || interaction.output_text === undefined, true);
-    }
-  });
-
-  it("customizes the agent inline: system_instruction and AGENTS.md and SKILL.md sources", async () => {
-    // doc-example: custom-agents#customize-the-antigravity-agent: inline system_instruction and .agents sources (python, javascript, rest)
-    const body = {
-      agent: "antigravity-preview-05-2026",
-      input: "Analyze the Q1 revenue data and create a slide deck.",
-      system_instruction: "You are a data analyst. Always include visualizations and export results as PDF.",
-      environment: {
-        type: "remote",
-        sources: [
-          {
-            type: "inline",
-            target: ".agents/AGENTS.md",
-            content: "Always use matplotlib for charts. Include a summary table in every report.",
-          },
-          {
-            type: "inline",
-            target: ".agents/skills/slide-maker/SKILL.md",
-            content: "---\nname: slide-maker\n---\n# Slide Maker\nCreate HTML slide decks from data analysis results.",
-          },
-        ],
-      },
-    };
-    for (const interaction of await everyWay(body)) {
-      const files = filesOf(interaction.environment_id);
-      const agentsFile = [...files.keys()].find((name) => name.endsWith("/.agents/AGENTS.md"));
-      assert.ok(agentsFile, [...files.keys()].join(", "));
-      assert.ok([...files.keys()].some((name) => name.endsWith("/.agents/skills/slide-maker/SKILL.md")));
-    }
   });
 });

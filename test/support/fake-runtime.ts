@@ -156,8 +156,12 @@ export class FakeRuntime implements SandboxRuntime {
     this.next += 1;
     return { sandboxId: `fake-${this.next}`, environmentId: spec.environmentId };
   }
-  async fork(_source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
-    return this.create(spec);
+  // A fork starts with the files of the sandbox it copies, as a real one does.
+  async fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    const handle = await this.create(spec);
+    const [from, to] = [this.channels.get(source.environmentId), this.channels.get(spec.environmentId)];
+    for (const [name, text] of from?.files ?? []) if (!to?.files.has(name)) to?.files.set(name, text);
+    return handle;
   }
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
     const channel = this.channels.get(handle.environmentId);

@@ -149,6 +149,7 @@ describe("step events", () => {
       "step.delta#2",
       "step.stop#2",
       "step.start#3",
+      "step.delta#3",
       "step.stop#3",
       "step.start#4",
       "step.delta#4",
@@ -167,6 +168,20 @@ describe("step events", () => {
     ]);
     const start = events[4] as Extract<InteractionEvent, { event_type: "step.start" }>;
     assert.deepEqual(start.step, { type: "code_execution_result", call_id: "c1", result: "" }, "a result starts empty, without is_error");
+    // A function call as the streaming page shows it: empty arguments at its start, then their JSON text.
+    assert.deepEqual(events.slice(7, 9), [
+      { event_type: "step.start", index: 3, step: { type: "function_call", id: "c2", name: "read_file", arguments: {} } },
+      { event_type: "step.delta", index: 3, delta: { type: "arguments_delta", arguments: '{"path":"/x"}' } },
+    ]);
+  });
+
+  it("add up a function call's arguments from arguments_delta pieces, as a client does", () => {
+    const steps: Step[] = [];
+    applyEvent(steps, { event_type: "step.start", index: 0, step: { type: "function_call", id: "c", name: "get_weather", arguments: {} } });
+    for (const piece of ['{"location": ', '"Paris, France"}']) {
+      applyEvent(steps, { event_type: "step.delta", index: 0, delta: { type: "arguments_delta", arguments: piece } });
+    }
+    assert.deepEqual(steps[0], { type: "function_call", id: "c", name: "get_weather", arguments: { location: "Paris, France" } });
   });
 
   it("coalesce output that arrives close together, send it before the command ends, and end with is_error", async () => {

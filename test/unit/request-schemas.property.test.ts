@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { z } from "zod";
 import { egressPolicySchema, isInjectableHeaderName, whyNotInjectable } from "../../proxy/index.js";
 import { createEnvironmentSchema } from "../../server/api/create-environment.js";
-import { createInteractionSchema, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
+import { createInteractionSchema, TOOL_TYPES, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import { inputText } from "../../server/api/input-text.js";
 import { planFromInput } from "../../server/planners/scripted/scripted-planner.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
@@ -140,7 +140,8 @@ const interactionRequest = fc.record(
     agent_config: fc.record({ type: text }, { noNullPrototype: true }),
     input: fc.oneof(text, content, fc.array(content, { maxLength: 3 })),
     system_instruction: text,
-    tools: fc.array(fc.record({ type: text }, { noNullPrototype: true }), { maxLength: 3 }),
+    // The supported tool types (the API errors page): another one is a 400 (test/integration/doc-examples-api-errors.test.ts).
+    tools: fc.array(fc.record({ type: fc.constantFrom(...TOOL_TYPES) }, { noNullPrototype: true }), { maxLength: 3 }),
     environment: fc.oneof(nonEmpty, environmentObject),
     previous_interaction_id: nonEmpty,
     stream: fc.boolean(),
