@@ -6,7 +6,8 @@
 //     (write a file, a command that sleeps and reads it, read it back), half of them streamed.
 // Throughout, /health is asked every 500 ms, and the emulator process's descriptors and memory are read
 // from /proc every 5 s. The run fails (exit 1) on: an interaction that fails or is wrong; a streamed
-// interaction whose events have a gap or do not end with interaction.completed; /health slower than 1 s
+// interaction whose event IDs do not increase, that lacks a step's start or stop, or that does not end
+// with interaction.completed; /health slower than 1 s
 // or not answering; descriptors or memory past their bounds (LOAD_SOAK_MAX_FDS, LOAD_SOAK_MAX_RSS_MIB),
 // or grown in the last third of the run beyond the first third's peak by more than a margin; a completed
 // interaction (a worker's or a trigger's) whose interaction.completed event no webhook delivery brought,
