@@ -1,8 +1,9 @@
 // The server-sent events of one interaction (docs/wire-protocol.md#event-types), and their IDs.
 //
-// [choice] event_id is `evt_<n>`: n counts the interaction's events from 1, with no gaps, so "the
-// events after evt_7" is simply n > 7. IDs are per interaction (the resume request names the
+// [choice] event_id is `evt_<n>`: n counts the interaction's stored events from 1, with no gaps, so
+// "the events after evt_7" is simply n > 7. IDs are per interaction (the resume request names the
 // interaction in its path), never reused, and the same whether an event is read live or from the store.
+// A stream leaves out the input's step events (stored, not streamed), so its IDs skip them.
 
 import { type ErrorCode, InvalidArgumentError } from "../common/errors.js";
 import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
