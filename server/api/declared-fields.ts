@@ -47,6 +47,8 @@ export interface FieldsTable {
 export interface UnknownField {
   name: string;
   at: string;
+  /** A declared field of the same object the name was likely meant to be (`headerName` → `header_name`). */
+  suggestion?: string;
 }
 
 export const SDK_FIELDS_FILE = path.join(projectRoot, "schemas", "sdk-request-fields.json");
@@ -103,7 +105,7 @@ export async function unknownFieldsInSlices(
 /** How many values are visited between two pauses of unknownFieldsInSlices. */
 const VALUES_PER_SLICE = 4096;
 
-type Task = { value: unknown; nodes: readonly FieldNode[]; at: Path | null } | { unknown: string; at: Path | null };
+type Task = { value: unknown; nodes: readonly FieldNode[]; at: Path | null } | { unknown: string; at: Path | null; suggestion?: string };
 
 /** The walk, with an explicit stack (no recursion) that pauses (yields) every VALUES_PER_SLICE values. */
 function* walkBody(request: RequestName, body: unknown, table: FieldsTable): Generator<void, UnknownField[]> {
@@ -117,7 +119,7 @@ function* walkBody(request: RequestName, body: unknown, table: FieldsTable): Gen
     if (++visited % VALUES_PER_SLICE === 0) yield;
     const task = stack.pop() as Task;
     if ("unknown" in task) {
-      found.push({ name: task.unknown, at: pathText(partsOf(task.at)) });
+      found.push({ name: task.unknown, at: pathText(partsOf(task.at)), ...(task.suggestion ? { suggestion: task.suggestion } : {}) });
       continue;
     }
     const { value, nodes, at } = task;
@@ -156,13 +158,55 @@ function* walkBody(request: RequestName, body: unknown, table: FieldsTable): Gen
         const field = Object.hasOwn(node.fields, key) ? node.fields[key] : node.additional;
         if (field !== undefined) fieldNodes.push(field);
       }
-      stack.push(fieldNodes.length === 0 ? { unknown: key, at } : { value: record[key], nodes: fieldNodes, at: { parent: at, part: key } });
+      if (fieldNodes.length > 0) {
+        stack.push({ value: record[key], nodes: fieldNodes, at: { parent: at, part: key } });
+        continue;
+      }
+      const suggestion = likelyMeant(key, candidates);
+      stack.push({ unknown: key, at, ...(suggestion ? { suggestion } : {}) });
     }
   }
   return found;
 }
 
 const NONE: readonly ObjectNode[] = [];
+
+/**
+ * The declared field an unknown name was likely meant to be: its snake_case form (the REST examples'
+ * camelCase, `headerName`), or a name one or two edits away (a typo, `toolz`); none when nothing is close.
+ */
+function likelyMeant(name: string, candidates: readonly ObjectNode[]): string | undefined {
+  if (name.length > 64) return undefined;
+  const declared = [...new Set(candidates.flatMap((node) => Object.keys(node.fields)))];
+  const snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  if (snake !== name && declared.includes(snake)) return snake;
+  const allowed = Math.min(2, Math.floor(name.length / 3));
+  let best: { field: string; distance: number } | undefined;
+  for (const field of declared) {
+    const distance = editDistance(name, field, allowed);
+    if (distance <= allowed && (!best || distance < best.distance)) best = { field, distance };
+  }
+  return best?.field;
+}
+
+/** Levenshtein distance, or `limit + 1` as soon as it must pass `limit` (names are short; the work is bounded). */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
 
 /**
  * The alternatives an object without a known tag may be: those whose required fields it has (an

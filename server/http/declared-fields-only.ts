@@ -40,7 +40,9 @@ export function declaredFieldsOnly(request: RequestName, policy: DeclaredFieldsP
 /** Google's wording for a field its API does not have. */
 export function violationOf(field: UnknownField): FieldViolation {
   const where = field.at === "" ? "" : ` at '${field.at}'`;
-  const description = `Invalid JSON payload received. Unknown name ${JSON.stringify(field.name)}${where}: Cannot find field.`;
+  // The suggestion as the credentials page's error example words it ("Did you mean 'header_name'?").
+  const hint = field.suggestion ? ` Did you mean '${field.suggestion}'?` : "";
+  const description = `Invalid JSON payload received. Unknown name ${JSON.stringify(field.name)}${where}: Cannot find field.${hint}`;
   return field.at === "" ? { description } : { field: field.at, description };
 }
 

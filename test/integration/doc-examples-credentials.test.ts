@@ -224,12 +224,13 @@ describe("agent-credentials: managing credentials", () => {
     assert.match(camel.json.error.message, /headerName/);
   });
 
-  it("answers an unknown field with the page's code and a suggestion", {
-    todo: "the page shows code invalid_request and \"Did you mean 'header_name'?\"; the emulator answers parameter_unknown, the API errors page's code for an unknown field, without a suggestion (docs/fidelity.md)",
-  }, async () => {
-    // (fails) agent-credentials#errors: an unknown camelCase field is invalid_request with "Did you mean 'header_name'?" (rest)
+  it("answers an unknown field with a suggestion, as the page's error shows", async () => {
+    // doc-example: agent-credentials#errors: an unknown camelCase field is refused with "Did you mean 'header_name'?" (rest)
+    // The page's example shows code invalid_request; the newer API errors page (2026-09-20) lists
+    // parameter_unknown for an unknown field, and the newest reference wins (docs/fidelity.md).
     const camel = await doc.rest("POST", "/v1beta/credentials", { id: "camel", type: "bearer_token", token: TOKEN, headerName: "X-Token" });
-    assert.equal(camel.json.error.code, "invalid_request");
-    assert.match(camel.json.error.message, /Did you mean 'header_name'\?/);
+    assert.equal(camel.status, 400, camel.text);
+    assert.equal(camel.json.error.code, "parameter_unknown");
+    assert.match(camel.json.error.message, /Unknown name "headerName": Cannot find field\. Did you mean 'header_name'\?/);
   });
 });

@@ -33,8 +33,9 @@ async function send(url: string, method: string, path: string, body: unknown): P
   return { status: response.status, body: await response.json() };
 }
 
-const unknownName = (name: string, at?: string) =>
-  `Invalid JSON payload received. Unknown name "${name}"${at === undefined ? "" : ` at '${at}'`}: Cannot find field.`;
+/** Google's words for an unknown field, and the declared field it was likely meant to be, when one is close. */
+const unknownName = (name: string, at?: string, meant?: string) =>
+  `Invalid JSON payload received. Unknown name "${name}"${at === undefined ? "" : ` at '${at}'`}: Cannot find field.${meant ? ` Did you mean '${meant}'?` : ""}`;
 
 describe("unknown request fields, refused as the service refuses them", () => {
   let emulator: FakeRuntimeEmulator;
@@ -49,11 +50,14 @@ describe("unknown request fields, refused as the service refuses them", () => {
     const error = (body as ErrorBody).error;
     assert.equal(error.code, "parameter_unknown");
     assert.equal(error.status, "INVALID_ARGUMENT");
-    assert.equal(error.message, `${unknownName("toolz")}\n${unknownName("enviroment")}`);
+    assert.equal(error.message, `${unknownName("toolz", undefined, "tools")}\n${unknownName("enviroment", undefined, "environment")}`);
     assert.deepEqual(error.details, [
       {
         "@type": "type.googleapis.com/google.rpc.BadRequest",
-        fieldViolations: [{ description: unknownName("toolz") }, { description: unknownName("enviroment") }],
+        fieldViolations: [
+          { description: unknownName("toolz", undefined, "tools") },
+          { description: unknownName("enviroment", undefined, "environment") },
+        ],
       },
     ]);
     assert.equal(emulator.runtime.channels.size, 0, "no sandbox was made");
@@ -81,7 +85,7 @@ describe("unknown request fields, refused as the service refuses them", () => {
   it("checks environments and credentials too", async () => {
     const environment = await send(emulator.url, "POST", "/v1beta/environments", { sources: [], netwrok: "disabled" });
     assert.equal(environment.status, 400);
-    assert.equal(environment.body.error.message, unknownName("netwrok"));
+    assert.equal(environment.body.error.message, unknownName("netwrok", undefined, "network"));
     const credential = await send(emulator.url, "POST", "/v1beta/credentials", { type: "bearer_token", id: "c1", token: "t", headr: "X" });
     assert.equal(credential.status, 400);
     assert.equal(credential.body.error.message, unknownName("headr"));
@@ -89,7 +93,7 @@ describe("unknown request fields, refused as the service refuses them", () => {
     assert.equal(created.status, 200);
     const update = await send(emulator.url, "PATCH", "/v1beta/credentials/c1", { type: "bearer_token", tokn: "u" });
     assert.equal(update.status, 400);
-    assert.equal(update.body.error.message, unknownName("tokn"));
+    assert.equal(update.body.error.message, unknownName("tokn", undefined, "token"));
   });
 
   it("answers a body full of unknown fields at once, with /health answering meanwhile", async () => {

@@ -18,13 +18,14 @@ describe("unknown fields of a request body", () => {
       toolz: [{ type: "code_execution" }],
       enviroment: { type: "remote" },
     });
+    // With the declared field each was likely meant to be (the credentials page's "Did you mean …?").
     assert.deepEqual(found, [
-      { name: "toolz", at: "" },
-      { name: "enviroment", at: "" },
+      { name: "toolz", at: "", suggestion: "tools" },
+      { name: "enviroment", at: "", suggestion: "environment" },
     ]);
     assert.deepEqual(found.map(violationOf), [
-      { description: 'Invalid JSON payload received. Unknown name "toolz": Cannot find field.' },
-      { description: 'Invalid JSON payload received. Unknown name "enviroment": Cannot find field.' },
+      { description: "Invalid JSON payload received. Unknown name \"toolz\": Cannot find field. Did you mean 'tools'?" },
+      { description: "Invalid JSON payload received. Unknown name \"enviroment\": Cannot find field. Did you mean 'environment'?" },
     ]);
   });
 
@@ -72,7 +73,7 @@ describe("unknown fields of a request body", () => {
     });
     assert.deepEqual(found, [
       { name: "alt", at: "input[0].content[0]" },
-      { name: "is_eror", at: "input[2]" },
+      { name: "is_eror", at: "input[2]", suggestion: "is_error" },
     ]);
   });
 
@@ -82,7 +83,7 @@ describe("unknown fields of a request body", () => {
     ]);
     assert.deepEqual(unknownFields("interactions.create", { model: "gemini-3-flash-preview", generation_config: { temperature: 1 } }), []);
     assert.deepEqual(unknownFields("interactions.create", { model: "gemini-3-flash-preview", generation_config: { temprature: 1 } }), [
-      { name: "temprature", at: "generation_config" },
+      { name: "temprature", at: "generation_config", suggestion: "temperature" },
     ]);
     assert.deepEqual(unknownFields("interactions.create", { model: "gemini-3-flash-preview", agent_config: { type: "antigravity" } }), [
       { name: "agent_config", at: "" },
@@ -100,7 +101,7 @@ describe("unknown fields of a request body", () => {
       [],
     );
     assert.deepEqual(unknownFields("interactions.create", { agent: AGENT, response_format: [{ type: "text", mimetype: "text/plain" }] }), [
-      { name: "mimetype", at: "response_format[0]" },
+      { name: "mimetype", at: "response_format[0]", suggestion: "mime_type" },
     ]);
   });
 
@@ -119,7 +120,9 @@ describe("unknown fields of a request body", () => {
       unknownFields("environments.create", { sources: [{ type: "inline", target: "a", content: "b" }], env: { A: "1" } }),
       [],
     );
-    assert.deepEqual(unknownFields("environments.create", { from_environment: "env_1", netwrk: "disabled" }), [{ name: "netwrk", at: "" }]);
+    assert.deepEqual(unknownFields("environments.create", { from_environment: "env_1", netwrk: "disabled" }), [
+      { name: "netwrk", at: "", suggestion: "network" },
+    ]);
     assert.deepEqual(unknownFields("credentials.create", { type: "bearer_token", id: "c", token: "t", header: "X-Key" }), [
       { name: "header", at: "" },
     ]);
@@ -127,7 +130,13 @@ describe("unknown fields of a request body", () => {
       { name: "value", at: "" },
     ]);
     assert.deepEqual(unknownFields("credentials.update", { type: "environment_variable", value: "v", trusted_domains: ["a.com"] }), []);
-    assert.deepEqual(unknownFields("credentials.update", { type: "bearer_token", tokn: "t" }), [{ name: "tokn", at: "" }]);
+    assert.deepEqual(unknownFields("credentials.update", { type: "bearer_token", tokn: "t" }), [
+      { name: "tokn", at: "", suggestion: "token" },
+    ]);
+    // camelCase for a snake_case field, as the REST examples write it.
+    assert.deepEqual(unknownFields("credentials.create", { type: "bearer_token", id: "c", token: "t", headerName: "X-Key" }), [
+      { name: "headerName", at: "", suggestion: "header_name" },
+    ]);
   });
 
   it("keeps a __proto__ key a field like any other", () => {
