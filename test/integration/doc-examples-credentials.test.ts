@@ -9,12 +9,9 @@
 // covers: credentials.create, credentials.list, credentials.get, credentials.update, credentials.delete
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { docClient, standInRepository, type DocClient, type Json } from "../support/doc-example-client.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { docClient, startWithStandInRepositories, type DocClient, type Json } from "../support/doc-example-client.js";
+import type { FakeRuntimeEmulator } from "../support/fake-runtime.js";
 
 const KEY = "doc-examples-credentials-key";
 const AGENT = "antigravity-preview-09-2026";
@@ -22,21 +19,16 @@ const TOKEN = "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
 
 let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-let work: string;
+let close: () => Promise<void>;
 
 before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "doc-examples-credentials-"));
-  fs.chmodSync(work, 0o755);
-  const backend = standInRepository(path.join(work, "backend"), { "README.md": "# backend\n" });
-  emulator = await startFakeRuntimeEmulator({
-    EMULATOR_REPO_MAP: `https://github.com/your-org/backend=${backend}`,
-    EMULATOR_REPO_ROOTS: work,
-  });
+  ({ emulator, close } = await startWithStandInRepositories("doc-examples-credentials", {
+    "https://github.com/your-org/backend": { "README.md": "# backend\n" },
+  }));
   doc = docClient(emulator.url, KEY);
 });
 after(async () => {
-  await emulator?.close();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
+  await close?.();
 });
 
 const oauth = (id: string) => ({

@@ -8,12 +8,9 @@
 // covers: agents.create, agents.list, agents.get, agents.delete, interactions.create
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { docClient, standInRepository, type DocClient, type Json } from "../support/doc-example-client.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { docClient, startWithStandInRepositories, type DocClient, type Json } from "../support/doc-example-client.js";
+import type { FakeRuntimeEmulator } from "../support/fake-runtime.js";
 
 const KEY = "doc-examples-custom-agents-key";
 const AGENT = "antigravity-preview-09-2026";
@@ -23,22 +20,17 @@ const SLIDE_MAKER = "---\nname: slide-maker\n---\n# Slide Maker\nCreate HTML sli
 
 let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-let work: string;
+let close: () => Promise<void>;
 
 before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "doc-examples-custom-agents-"));
-  fs.chmodSync(work, 0o755);
-  const templates = standInRepository(path.join(work, "analysis-templates"), { "sample.csv": "quarter,revenue\nQ1,100\n" });
-  const backend = standInRepository(path.join(work, "backend"), { "setup.py": "# backend\n" });
-  emulator = await startFakeRuntimeEmulator({
-    EMULATOR_REPO_MAP: `https://github.com/my-org/analysis-templates=${templates},https://github.com/my-org/backend=${backend}`,
-    EMULATOR_REPO_ROOTS: work,
-  });
+  ({ emulator, close } = await startWithStandInRepositories("doc-examples-custom-agents", {
+    "https://github.com/my-org/analysis-templates": { "sample.csv": "quarter,revenue\nQ1,100\n" },
+    "https://github.com/my-org/backend": { "setup.py": "# backend\n" },
+  }));
   doc = docClient(emulator.url, KEY);
 });
 after(async () => {
-  await emulator?.close();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
+  await close?.();
 });
 
 const filesOf = (interaction: Json): string[] => [...emulator.runtime.channels.get(interaction.environment_id)!.files.keys()];

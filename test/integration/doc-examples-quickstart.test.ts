@@ -9,13 +9,10 @@
 // covers: interactions.create, agents.create
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { readTar } from "../support/archives.js";
-import { docClient, drain, sseEvents, standInRepository, type DocClient, type Json } from "../support/doc-example-client.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { docClient, drain, sseEvents, startWithStandInRepositories, type DocClient, type Json } from "../support/doc-example-client.js";
+import type { FakeRuntimeEmulator } from "../support/fake-runtime.js";
 
 const KEY = "doc-examples-quickstart-key";
 const AGENT = "antigravity-preview-05-2026";
@@ -25,21 +22,16 @@ const asText = (text: string) => [{ type: "text", text }];
 
 let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-let work: string;
+let close: () => Promise<void>;
 
 before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "doc-examples-quickstart-"));
-  fs.chmodSync(work, 0o755);
-  const skills = standInRepository(path.join(work, "skills"), { "chart/SKILL.md": "---\nname: chart\n---\n# Chart\n" });
-  emulator = await startFakeRuntimeEmulator({
-    EMULATOR_REPO_MAP: `https://github.com/your-org/skills=${skills}`,
-    EMULATOR_REPO_ROOTS: work,
-  });
+  ({ emulator, close } = await startWithStandInRepositories("doc-examples-quickstart", {
+    "https://github.com/your-org/skills": { "chart/SKILL.md": "---\nname: chart\n---\n# Chart\n" },
+  }));
   doc = docClient(emulator.url, KEY);
 });
 after(async () => {
-  await emulator?.close();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
+  await close?.();
 });
 
 describe("managed-agents-quickstart", () => {

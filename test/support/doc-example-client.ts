@@ -7,8 +7,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { GoogleGenAI } from "@google/genai";
+import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "./fake-runtime.js";
 
 export type Json = Record<string, any>;
 
@@ -113,4 +115,32 @@ export function standInRepository(folder: string, files: Record<string, string>)
   git("commit", "-q", "-m", "stand-in");
   execFileSync("chmod", ["-R", "a+rX", folder]);
   return folder;
+}
+
+/**
+ * An emulator with in-memory sandboxes whose repository sources at `repositories`' URLs are served by
+ * stand-in repositories (one commit of the given files each) in a scratch folder; close() removes both.
+ */
+export async function startWithStandInRepositories(
+  name: string,
+  repositories: Record<string, Record<string, string>>,
+): Promise<{ emulator: FakeRuntimeEmulator; close(): Promise<void> }> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  fs.chmodSync(work, 0o755);
+  const map = Object.entries(repositories).map(
+    ([url, files]) => `${url}=${standInRepository(path.join(work, new URL(url).pathname.split("/").pop()!), files)}`,
+  );
+  const emulator = await startFakeRuntimeEmulator({ EMULATOR_REPO_MAP: map.join(","), EMULATOR_REPO_ROOTS: work }).catch(
+    (error: unknown) => {
+      fs.rmSync(work, { recursive: true, force: true });
+      throw error;
+    },
+  );
+  return {
+    emulator,
+    close: async () => {
+      await emulator.close();
+      fs.rmSync(work, { recursive: true, force: true });
+    },
+  };
 }
