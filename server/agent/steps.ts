@@ -79,13 +79,15 @@ export type StepDelta =
  * requires_continuation: stopped at the per-request decode limit (a fault rule); a create with its
  * continuation_token continues it (docs/api.md#continuation).
  */
-export type InteractionStatus =
-  | "queued"
-  | "in_progress"
-  | "requires_action"
-  | "requires_continuation"
-  | "completed"
-  | "incomplete"
-  | "failed"
-  | "cancelled"
-  | "budget_exceeded";
+export const INTERACTION_STATUSES = [
+  "queued",
+  "in_progress",
+  "requires_action",
+  "requires_continuation",
+  "completed",
+  "incomplete",
+  "failed",
+  "cancelled",
+  "budget_exceeded",
+] as const;
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];

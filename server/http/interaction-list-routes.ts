@@ -9,21 +9,13 @@ import { decodePageToken, encodePageToken } from "../common/page-token.js";
 import type { InteractionService } from "../interactions/interaction-service.js";
 import type { InteractionListFilter, ListPosition } from "../interactions/interaction-listing.js";
 import type { FeedEvent } from "../interactions/interaction-feed.js";
+import { INTERACTION_STATUSES } from "../agent/steps.js";
 import { ownerOfRequest } from "./auth.js";
 import { sendFeed } from "./feed-stream.js";
 import { parseOrThrow } from "./zod-errors.js";
 
-const STATUSES = [
-  "queued",
-  "in_progress",
-  "requires_action",
-  "requires_continuation",
-  "completed",
-  "incomplete",
-  "failed",
-  "cancelled",
-  "budget_exceeded",
-] as const;
+/** Every status an interaction can have, as the list's status filter accepts them. */
+const STATUSES = INTERACTION_STATUSES;
 
 const listQuery = z.looseObject({
   page_size: z.coerce.number().int().min(1).max(1000).default(50),
