@@ -6,15 +6,14 @@
 import type { CreateInteractionRequest } from "../api/create-interaction.js";
 import { checkGenerationConfig } from "../api/generation-config.js";
 import { EMULATED_AGENT_PREFIX, KNOWN_AGENTS } from "../api/agent-names.js";
+import { isEmulatedModel } from "../api/model-names.js";
 import { InvalidArgumentError, NotFoundError } from "../common/errors.js";
 
 export { EMULATED_AGENT_PREFIX, KNOWN_AGENTS };
 
-/** [choice] Models this emulator runs: any `gemini-*` name (the SDK lists dozens, and new ones appear). */
-export const EMULATED_MODEL_PREFIX = "gemini-";
 export const EXAMPLE_MODELS = ["gemini-3-flash-preview", "gemini-2.5-flash", "gemini-2.5-pro"];
 
-const ACCEPTED = `an agent named antigravity-* (e.g. ${KNOWN_AGENTS.join(", ")}) or a model named gemini-* (e.g. ${EXAMPLE_MODELS.join(", ")})`;
+const ACCEPTED = `an agent named antigravity-* (e.g. ${KNOWN_AGENTS.join(", ")}) or a model the OpenAPI document lists or named gemini-* (e.g. ${EXAMPLE_MODELS.join(", ")})`;
 
 /**
  * Refuses a request that names no one, both, or an agent or model the emulator does not run, and a
@@ -34,10 +33,10 @@ export function checkAgentOrModel(request: CreateInteractionRequest): void {
     );
   }
   if (model !== undefined) {
-    if (!model.startsWith(EMULATED_MODEL_PREFIX)) {
+    if (!isEmulatedModel(model)) {
       // A 404, as the service's API errors page lists it (model_not_found: "the specified model was not found").
       throw new NotFoundError(
-        `model "${model}" is not emulated; this emulator runs any model named gemini-*, e.g. ${EXAMPLE_MODELS.join(", ")} (or, with agent instead of model, the antigravity-* agents, e.g. ${KNOWN_AGENTS[0]}).`,
+        `model "${model}" is not emulated; this emulator runs the models the OpenAPI document lists (gemma-4-31b-it, …) and any model named gemini-*, e.g. ${EXAMPLE_MODELS.join(", ")} (or, with agent instead of model, the antigravity-* agents, e.g. ${KNOWN_AGENTS[0]}).`,
         "model_not_found",
       );
     }

@@ -38,6 +38,7 @@ import type { InteractionReading, InteractionRecord, InteractionStore } from "./
 import { nowTimestamp } from "../common/timestamps.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
 import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
+import { isEmulatedModel } from "../api/model-names.js";
 import { checkAgentOrModel } from "./agent-or-model.js";
 import { applyCustomAgent, type CustomAgentRun } from "./custom-agent.js";
 import type { AgentService } from "../agents/agent-service.js";
@@ -316,7 +317,7 @@ export class InteractionService {
 
   /** Everything that can be refused is refused here, before a record exists or anything runs. */
   private async prepare(owner: string, given: CreateInteractionRequest): Promise<PreparedRun> {
-    const sent = withBareNames(given);
+    const sent = this.agentNamedAsModel(owner, withBareNames(given));
     // A custom agent is resolved first: from here on the request is the one its base agent runs.
     const customAgent = this.customAgentOf(owner, sent);
     const request = customAgent?.request ?? sent;
@@ -412,6 +413,18 @@ export class InteractionService {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * [choice] An agent named in `model` runs as that agent, as if named in `agent` (and is echoed so): the
+   * background execution page chains two interactions with `model: "antigravity-preview-05-2026"`
+   * (docs/fidelity.md, "an agent named as `model`"). A name that is also a model stays a model.
+   */
+  private agentNamedAsModel(owner: string, request: CreateInteractionRequest): CreateInteractionRequest {
+    const { model, ...rest } = request;
+    if (model === undefined || request.agent !== undefined || isEmulatedModel(model)) return request;
+    const custom = this.options.agents?.definitionFor(owner, model, request.previous_interaction_id ?? null);
+    return isEmulatedAgent(model) || custom ? ({ ...rest, agent: model } as CreateInteractionRequest) : request;
   }
 
   /** The run of the custom agent the request names; null when it names an emulated agent, a model, or no agent of the owner's. */

@@ -96,17 +96,59 @@ describe("background-execution", () => {
     );
   });
 
-  it("chains an agent's background interactions, naming the agent as `model`", {
-    todo: "the page names the agent antigravity-preview-05-2026 as `model`; the emulator answers 404 model_not_found (only gemini-* models), see docs/fidelity.md",
-  }, async () => {
-    // (fails) background-execution#multi-turn-conversations: model antigravity-preview-05-2026 with environment and previous_interaction_id (python, javascript, rest)
+  it("chains an agent's background interactions, naming the agent as `model`", async () => {
+    // doc-example: background-execution#multi-turn-conversations: model antigravity-preview-05-2026 with environment and previous_interaction_id (python, javascript, rest)
+    // The page names the agent in `model`; the emulator runs it as the agent (docs/fidelity.md).
     const first = (await doc.client.interactions.create({
       model: "antigravity-preview-05-2026",
       input: "Create a folder named project/ and write hello.py inside.",
       environment: "remote",
       background: true,
     } as never)) as Json;
-    await doc.settle(first.id);
+    const firstDone = await doc.settle(first.id);
+    assert.equal(firstDone.status, "completed", JSON.stringify(firstDone));
+    assert.equal(firstDone.agent, "antigravity-preview-05-2026");
+    assert.equal(firstDone.model, undefined);
+    assert.ok(firstDone.environment_id, "the first turn ran in a fresh environment");
+    const second = (await doc.client.interactions.create({
+      model: "antigravity-preview-05-2026",
+      input: "Now list the files in project/.",
+      environment: firstDone.environment_id,
+      previous_interaction_id: first.id,
+      background: true,
+    } as never)) as Json;
+    const secondDone = await doc.settle(second.id);
+    assert.equal(secondDone.status, "completed", JSON.stringify(secondDone));
+    assert.equal(secondDone.previous_interaction_id, first.id);
+    assert.equal(secondDone.environment_id, firstDone.environment_id);
+    const byRest = await doc.rest(
+      "POST",
+      "/v1beta/interactions",
+      {
+        model: "antigravity-preview-05-2026",
+        input: "Now list the files in project/.",
+        environment: firstDone.environment_id,
+        previous_interaction_id: second.id,
+        background: true,
+      },
+      REVISION,
+    );
+    assert.equal(byRest.status, 200, byRest.text);
+    assert.equal((await doc.settle(byRest.json.id)).status, "completed");
+  });
+
+  it("answers a model that is neither a model nor an agent with 404 model_not_found", async () => {
+    const refused = await doc.rest("POST", "/v1beta/interactions", { model: "antigravity2-nothing", input: "hi" });
+    assert.equal(refused.status, 404, refused.text);
+    assert.equal(refused.json.error.code, "model_not_found");
+  });
+
+  it("runs a model the OpenAPI document lists that is not named gemini-*", async () => {
+    for (const model of ["gemma-4-31b-it", "nano-banana-pro-preview"]) {
+      const created = await doc.rest("POST", "/v1beta/interactions", { model, input: "Hello, how are you?" });
+      assert.equal(created.status, 200, created.text);
+      assert.equal(created.json.model, model);
+    }
   });
 
   it("cancels a running interaction and deletes its record", async () => {
