@@ -7,7 +7,10 @@ import { recordKeepingKeys } from "../common/own-keys.js";
 
 export const sourceSchema = z.looseObject({
   type: z.string().optional().describe("inline, repository, gcs, …; inline when omitted and content is given"),
-  target: z.string().optional().describe("Where the source appears, relative to the sandbox root"),
+  target: z
+    .string()
+    .optional()
+    .describe("Where the source appears: absolute, or relative (from the root when it starts with a folder there, else from /workspace)"),
   content: z.string().optional().describe("Inline content"),
   encoding: z.string().optional().describe('Encoding of inline content: only "base64"'),
   source: z.string().optional().describe("GCS path, repository URL or registry path"),

@@ -13,7 +13,7 @@ import {
 } from "../common/errors.js";
 import { SandboxFileError, SandboxUnavailableError } from "../sandbox/runtime.js";
 
-/** `shown` is the path as the caller gave it (relative to the sandbox root). */
+/** `shown` is the path as the caller gave it (in the API's listed form, from the sandbox root). */
 export function fileApiError(error: unknown, shown: string, environmentId: string): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof SandboxUnavailableError) {

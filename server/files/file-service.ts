@@ -1,5 +1,5 @@
 // The environments files API's reading side: listing (GET …/files/{path}) and downloading
-// (?alt=media). Every request names a path relative to the sandbox root, is resolved inside the sandbox,
+// (?alt=media). Every request names a path (sandbox-path.ts: from /workspace or, starting with a root folder, from the root), is resolved inside the sandbox,
 // and runs through the environment's executor channel as the sandbox user. Downloads stream in chunks,
 // so a large file never sits whole in memory.
 

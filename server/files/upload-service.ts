@@ -56,7 +56,7 @@ interface UploadSession {
   id: string;
   owner: string;
   environmentId: string;
-  /** The path as the caller gave it, relative to the sandbox root. */
+  /** The path in the API's listed form (from the sandbox root: "workspace/a.txt"). */
   apiPath: string;
   destination: string;
   staging: string;

@@ -2,7 +2,7 @@
 // ?alt=media the file's raw bytes, streamed (a folder's, the root's too: a tar archive, with
 // ?recursive=true of everything below it). `path` may contain "/" and may be empty (the root).
 // GET /{v}/files/environment-{env}:download?alt=media: the deprecated snapshot route (the official CLI's),
-// the whole environment as a tar archive, as the root's with recursive=true.
+// the workspace as a tar archive (/workspace's with recursive=true, the CLI reads it so).
 
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
@@ -59,7 +59,8 @@ export function filesRouter(files: FileService): Router {
     const query = parseOrThrow(snapshotQuery, req.query);
     if (query.alt !== "media")
       throw new InvalidArgumentError('alt must be "media": the snapshot is the environment\'s files as a tar archive.');
-    await download(files, ownerOfRequest(req), environmentIdOf(name[1]!), "", res, { recursive: true });
+    // [choice] The workspace's archive, as the official CLI reads it (docs/fidelity.md, "the deprecated snapshot's root").
+    await download(files, ownerOfRequest(req), environmentIdOf(name[1]!), "workspace", res, { recursive: true });
   });
 
   return router;

@@ -9,6 +9,47 @@ import { isWithin } from "../common/paths.js";
 /** Where tools and hook commands run, and what relative paths resolve against. */
 export const SANDBOX_WORKDIR = "/workspace";
 
+/**
+ * The folders at the top of every sandbox's root (the image's, sandbox-image/build-base.sh, and the
+ * emulator's /workspace and /.agents). A files API path that starts with one of them is read from the
+ * root; any other relative path from /workspace (sandbox-path.ts, docs/environments-and-files.md#paths-and-reach).
+ */
+export const ROOT_FOLDERS = [
+  ".agents",
+  "bin",
+  "boot",
+  "dev",
+  "etc",
+  "home",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "media",
+  "mnt",
+  "opt",
+  "proc",
+  "root",
+  "run",
+  "sbin",
+  "srv",
+  "sys",
+  "tmp",
+  "usr",
+  "var",
+  "workspace",
+];
+
+/**
+ * Where a relative path of the API (a files API path, a source's relative target) lands: from the root
+ * when its first folder is one of ROOT_FOLDERS, from /workspace otherwise. `relative` is normalised,
+ * without a leading "/" and not empty.
+ */
+export function placeOfRelative(relative: string): string {
+  const top = relative.split("/")[0] ?? "";
+  return ROOT_FOLDERS.includes(top) ? `/${relative}` : `${SANDBOX_WORKDIR}/${relative}`;
+}
+
 /** Top-level folders of the operating system or the emulator (docs/environments-and-files.md#reserved-folders). */
 export const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
 /**

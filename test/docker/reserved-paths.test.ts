@@ -291,6 +291,7 @@ describe("a planted executor, through every input that places a file (issue 29)"
       ai.environments.files.upload({ environment: env.id, path: filePath, file, overwrite: true, ...options });
     for (const [place] of PLACES) {
       if (place === "/" || place.startsWith("/")) continue; // the API's paths are relative: a 400 of another kind
+      if (path.posix.normalize(place) === "." || path.posix.normalize(place) === "./") continue; // the files API's "." is /workspace
       await refused(`upload to ${JSON.stringify(place)}`, upload(place, Buffer.from(PLANTED)));
     }
     await refused(
@@ -298,10 +299,12 @@ describe("a planted executor, through every input that places a file (issue 29)"
       upload("workspace/repo/to-the-executor/sandbox-executor", Buffer.from(PLANTED)),
     );
     const archive = await tarBuffer(PLANTED_TREE.map((name) => ({ header: { name, mode: 0o755 }, content: Buffer.from(PLANTED) })));
-    for (const folder of ["", "usr", "usr/libexec", "opt", "opt/emulator", "workspace/repo/to-the-executor"])
+    // The files API's "" is /workspace; the sandbox's root is reached through a link to it.
+    await bashIn(env.id, "ln -sfn / /workspace/root-link");
+    for (const folder of ["workspace/root-link", "usr", "usr/libexec", "opt", "opt/emulator", "workspace/repo/to-the-executor"])
       await refused(`archive unpacked at ${JSON.stringify(folder)}`, upload(folder, archive, { extract: true }));
     const onTop = await tarBuffer([{ header: { name: "opt/", type: "directory", mode: 0o777 } }]);
-    await refused('archive that replaces "opt"', upload("", onTop, { extract: true }));
+    await refused('archive that replaces "opt"', upload("workspace/root-link", onTop, { extract: true }));
 
     // Sandbox code, as the sandbox user: no folder on the way to either executor path is its to change.
     const tried = await bashIn(

@@ -42,7 +42,7 @@ describe("environments: create, get, list, delete", () => {
       sources: [
         { type: "inline", target: "workspace/src/main.py", content: "print('hello from env')\n" },
         { type: "inline", target: "workspace/data.bin", content: Buffer.from([0, 1, 2, 255]).toString("base64"), encoding: "base64" },
-        { type: "inline", target: "notes/todo.txt", content: "outside workspace" },
+        { type: "inline", target: "/notes/todo.txt", content: "outside workspace" },
       ],
     });
     assert.match(env.id, /^env_[a-z2-7]{24}$/);
@@ -55,7 +55,7 @@ describe("environments: create, get, list, delete", () => {
     assert.deepEqual(env.sources, [
       { type: "inline", target: "workspace/src/main.py" },
       { type: "inline", target: "workspace/data.bin", encoding: "base64" },
-      { type: "inline", target: "notes/todo.txt" },
+      { type: "inline", target: "/notes/todo.txt" },
     ]);
   });
 
@@ -259,7 +259,7 @@ describe("environments: REST forms", () => {
       viaPrefix.files?.map((file) => file.path),
       ["workspace/r.txt"],
     );
-    const rootListing = await rest("GET", `/v1beta/environments/${env.id}/files/?page_size=3`);
+    const rootListing = await rest("GET", `/v1beta/environments/${env.id}/files/etc/?page_size=3`);
     assert.equal(rootListing.status, 200);
     assert.equal(rootListing.json?.files.length, 3);
     assert.ok(rootListing.json?.next_page_token);

@@ -100,11 +100,17 @@ describe("files: list", () => {
     await assert.rejects(listFiles(env.id, "workspace/src", { recursive: true, page_token: token2 }), rejectsWith(400, /another listing/));
   });
 
-  it("lists the root with path ''", async () => {
+  it("lists the workspace with path '', and reads other relative paths from it", async () => {
     const names = (await listFiles(env.id, "", { page_size: 1000 })).files!.map((file) => file.path);
-    for (const expected of [".agents", "workspace", "tmp", "usr", "proc"])
+    for (const expected of ["workspace/README.md", "workspace/src"])
       assert.ok(names.includes(expected), `${expected} missing from ${names}`);
-    assert.ok(!names.includes(""));
+    assert.ok(!names.some((name) => ["", ".agents", "tmp", "usr", "proc"].includes(name ?? "")), names.join(", "));
+    // "src/main.py" is /workspace/src/main.py (the OpenAPI document's samples); "tmp" is /tmp.
+    assert.deepEqual(
+      (await listFiles(env.id, "src/main.py")).files!.map((file) => file.path),
+      ["workspace/src/main.py"],
+    );
+    assert.ok((await listFiles(env.id, "tmp")).files!.every((file) => file.path?.startsWith("tmp/")));
   });
 
   it("describes a single file by itself", async () => {
@@ -427,12 +433,19 @@ describe("files: paths cannot escape the sandbox's reach", () => {
     await assert.rejects(upload(env.id, "etc/evil.conf", "x"), rejectsWith(403, /\/etc, a system folder/));
     await assert.rejects(upload(env.id, "workspace/etc-link/evil.conf", "x"), rejectsWith(403, /leads to \/etc\/evil\.conf/));
     await assert.rejects(upload(env.id, "opt/emulator/executor/main.js", "x"), rejectsWith(403, /\/opt\/emulator/));
+    // The sandbox's root, reached through a link (\"\" is the workspace): each entry is refused by the same rule.
+    await bashIn(env.id, "ln -sfn / /workspace/root-link");
     await assert.rejects(
-      upload(env.id, "", await tarGz([{ name: "etc/evil.conf", content: "x" }]), { extract: true }),
+      upload(env.id, "workspace/root-link", await tarGz([{ name: "etc/evil.conf", content: "x" }]), { extract: true }),
       rejectsWith(400, /\/etc, a system folder/),
     );
     assert.equal(
-      (await bashIn(env.id, "test -e /etc/evil.conf && echo present; ls -A /tmp/.emulator-uploads 2>/dev/null | wc -l")).trim(),
+      (
+        await bashIn(
+          env.id,
+          "rm /workspace/root-link; test -e /etc/evil.conf && echo present; ls -A /tmp/.emulator-uploads 2>/dev/null | wc -l",
+        )
+      ).trim(),
       "0",
     );
   });

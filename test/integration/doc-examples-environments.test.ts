@@ -320,12 +320,14 @@ describe("agent-environment: files in the environment", () => {
   let envId: string;
   before(async () => {
     envId = (await create({ agent: AGENT, input: "hello", environment: "remote" })).environment_id!;
+    // The page's paths (src/main.py, "" for the root) are read from /workspace, the files API's root
+    // (docs/environments-and-files.md#paths-and-reach); listed paths start at the sandbox's root.
     const files = filesOf(envId);
-    files.set("/src/main.py", "print('hello')\n");
-    files.set("/src/lib/util.py", "X = 1\n");
-    files.set("/config/app.yaml", "debug: true\n");
-    files.set("/config/nested/deep.yaml", "deep: true\n");
-    files.set("/top.txt", "top\n");
+    files.set("/workspace/src/main.py", "print('hello')\n");
+    files.set("/workspace/src/lib/util.py", "X = 1\n");
+    files.set("/workspace/config/app.yaml", "debug: true\n");
+    files.set("/workspace/config/nested/deep.yaml", "deep: true\n");
+    files.set("/workspace/top.txt", "top\n");
   });
 
   it("lists the root and a folder, recursively too", async () => {
@@ -340,14 +342,14 @@ describe("agent-environment: files in the environment", () => {
       files: FileEntry[];
     };
     assert.ok(
-      src.files.some((file) => file.path === "src/lib/util.py"),
+      src.files.some((file) => file.path === "workspace/src/lib/util.py"),
       JSON.stringify(src.files),
     );
     assert.equal((await rest("GET", `/v1beta/environments/${envId}/files`)).status, 200);
     const restSrc = await rest("GET", `/v1beta/environments/${envId}/files/src`);
-    assert.ok(restSrc.json.files.some((file: FileEntry) => file.path === "src/main.py"));
+    assert.ok(restSrc.json.files.some((file: FileEntry) => file.path === "workspace/src/main.py"));
     const all = await rest("GET", `/v1beta/environments/${envId}/files?recursive=true`);
-    assert.ok(all.json.files.some((file: FileEntry) => file.path === "config/nested/deep.yaml"));
+    assert.ok(all.json.files.some((file: FileEntry) => file.path === "workspace/config/nested/deep.yaml"));
   });
 
   it("answers a file's metadata in a files array, and 404 not_found for a missing path", async () => {
@@ -359,7 +361,7 @@ describe("agent-environment: files in the environment", () => {
     assert.equal(file?.name, "main.py");
     assert.equal(file?.size_bytes, String(Buffer.byteLength("print('hello')\n")));
     const byRest = await rest("GET", `/v1beta/environments/${envId}/files/src/main.py`);
-    assert.equal(byRest.json.files[0].path, "src/main.py");
+    assert.equal(byRest.json.files[0].path, "workspace/src/main.py");
     const missing = await rest("GET", `/v1beta/environments/${envId}/files/nonexistent.txt`);
     assert.equal(missing.status, 404);
     assert.equal(missing.json.error.code, "not_found");

@@ -181,7 +181,9 @@ describe("resource names with their collection's prefix", () => {
     assert.equal(interaction.agent, AGENT);
     const environment = await ai.environments.get(interaction.environment_id!);
     assert.equal(environment.id, interaction.environment_id);
-    assert.equal(filesOf(interaction.environment_id).get("/hello_sources.py"), 'print("Hello from inline source file!")');
+    // A relative target that does not start with a folder at the root lands in /workspace, where the
+    // agent's commands run (`python hello_sources.py` finds it).
+    assert.equal(filesOf(interaction.environment_id).get("/workspace/hello_sources.py"), 'print("Hello from inline source file!")');
   });
 
   it("names interactions as interactions/{id}: get, previous_interaction_id, delete", async () => {

@@ -64,12 +64,17 @@ describe("folder downloads", () => {
     assert.ok(measured.bytes >= answer.bytes.length, `measured ${measured.bytes}, sent ${answer.bytes.length}`);
   });
 
-  it("leaves the upload staging folder out of the snapshot", async () => {
-    const answer = await get(`/v1beta/files/environment-${envId}:download?alt=media`);
-    assert.equal(answer.status, 200, answer.bytes.toString().slice(0, 300));
-    const names = [...(await readTar(answer.bytes)).keys()];
-    assert.ok(names.includes("workspace/app/small.txt"), names.join(", "));
-    assert.ok(!names.some((name) => name.includes(".emulator-uploads")), names.join(", "));
+  it('sends the workspace as the snapshot and as the archive of "", without the upload staging folder', async () => {
+    for (const route of [
+      `/v1beta/files/environment-${envId}:download?alt=media`,
+      `/v1beta/environments/${envId}/files/?alt=media&recursive=true`,
+    ]) {
+      const answer = await get(route);
+      assert.equal(answer.status, 200, answer.bytes.toString().slice(0, 300));
+      const names = [...(await readTar(answer.bytes)).keys()];
+      assert.ok(names.includes("app/small.txt"), names.join(", "));
+      assert.ok(!names.some((name) => name.startsWith("workspace/") || name.includes(".emulator-uploads")), names.join(", "));
+    }
   });
 
   it("refuses an archive past EMULATOR_MAX_DOWNLOAD_BYTES as JSON, before a byte is sent", async () => {

@@ -64,7 +64,8 @@ describe("the official CLI's end-to-end scripts", () => {
     });
     assert.equal(snapshot.status, 200);
     const entries = await readTar(Buffer.from(await snapshot.arrayBuffer()));
-    assert.equal(entries.get("workspace/test.txt")?.content, "hello world", [...entries.keys()].join(", "));
+    // tests/e2e/cuj_36.sh looks for snapshot_ENV/test.txt: the archive is the workspace's.
+    assert.equal(entries.get("test.txt")?.content, "hello world", [...entries.keys()].join(", "));
   });
 
   it("cuj_33: writes tmp/test.txt, then continues in the same environment", async () => {

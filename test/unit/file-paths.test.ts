@@ -13,17 +13,24 @@ import { PSEUDO_FOLDERS, reservedFolderOf, UNWRITABLE_FOLDERS } from "../../serv
 
 describe("files API paths", () => {
   const accepted: Array<[string, string]> = [
-    ["", "/"],
+    ["", "/workspace"],
     ["workspace", "/workspace"],
     ["workspace/", "/workspace"],
     ["workspace/src/main.py", "/workspace/src/main.py"],
     ["./workspace//a b.txt", "/workspace/a b.txt"],
     [".agents/hooks.json", "/.agents/hooks.json"],
+    ["tmp/out.txt", "/tmp/out.txt"],
+    ["etc/os-release", "/etc/os-release"],
+    // Not a folder at the root: read from /workspace, as the OpenAPI document's samples write paths.
+    ["main.py", "/workspace/main.py"],
+    ["src/main.py", "/workspace/src/main.py"],
+    ["./data//a b.txt", "/workspace/data/a b.txt"],
   ];
   for (const [input, absolute] of accepted) {
     it(`"${input}" names ${absolute}`, () => {
       assert.equal(parseFilePath(input), absolute);
       assert.equal(apiPathOf(absolute), absolute.slice(1));
+      assert.equal(parseFilePath(apiPathOf(absolute)), absolute, "the listed form names the same place");
     });
   }
 

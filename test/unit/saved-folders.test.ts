@@ -6,9 +6,11 @@ import { SAVED_FOLDERS } from "../../server/snapshots/state-format.js";
 describe("the folders a state file saves of one sandbox", () => {
   it("adds the top-level folder of each source outside the image's writable places", () => {
     const folders = savedFoldersOf([
-      { type: "inline", target: "src/app.py" },
-      { type: "inline", target: "src/lib/util.py" },
-      { type: "inline", target: "notes.txt" },
+      { type: "inline", target: "/src/app.py" },
+      { type: "inline", target: "/src/lib/util.py" },
+      { type: "inline", target: "/notes.txt" },
+      // Relative targets that do not start with a folder at the root land in /workspace, saved already.
+      { type: "inline", target: "lib-of-mine/a.py" },
       { type: "inline", target: "workspace/data.json" },
       { type: "inline", target: ".agents/hooks.json" },
     ]);

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { InvalidArgumentError, PermissionDeniedError } from "../../server/common/errors.js";
 import { apiPathOf, checkReach, parseFilePath } from "../../server/files/sandbox-path.js";
 import { isWithin } from "../../server/common/paths.js";
-import { isReservedTopLevel, PSEUDO_FOLDERS, RESERVED_PREFIXES, reservedPlaceOf } from "../../server/sandbox/layout.js";
+import { isReservedTopLevel, PSEUDO_FOLDERS, RESERVED_PREFIXES, ROOT_FOLDERS, reservedPlaceOf } from "../../server/sandbox/layout.js";
 import { prepareSources } from "../../server/sources/inline-sources.js";
 import { RepositorySourceError, resolveRepositoryLocation } from "../../server/sources/repository-source.js";
 import { resolveTarget } from "../../server/sources/target-path.js";
@@ -77,14 +77,18 @@ describe("resolveTarget (where a source lands), for any input", () => {
         assert.equal(Object.keys(result).sort().join(), "ok,path");
         assertNormalisedAbsolute(result.path, "target");
         assert.notEqual(result.path, "/", "never the root itself");
-        // The same place the target names when read from the root: nothing climbs out.
-        assert.equal(result.path, path.resolve("/", target));
+        // The place the target names (absolute: from the root; relative: from the root when it starts
+        // with a folder there, else from /workspace): nothing climbs out.
+        const fromRoot = path.resolve("/", target);
+        const top = fromRoot.split("/")[1] ?? "";
+        const expected = target.startsWith("/") || ROOT_FOLDERS.includes(top) ? fromRoot : `/workspace${fromRoot}`;
+        assert.equal(result.path, expected);
         const relative = result.path.slice(1);
         assert.ok(!isReservedTopLevel(relative.split("/")[0]!), `${result.path} is not in a system folder`);
         assert.ok(!RESERVED_PREFIXES.some((prefix) => isWithin(relative, prefix)), `${result.path} is not the executor's`);
         assert.equal(reservedPlaceOf(result.path), null, `${result.path} is not on, under or above a reserved folder`);
         // Stable: the place it names is accepted as itself.
-        assert.deepEqual(resolveTarget(relative), result);
+        assert.deepEqual(resolveTarget(result.path), result);
       }),
       RUNS,
     );
@@ -123,7 +127,11 @@ describe("parseFilePath and checkReach (the files API's paths), for any input", 
         }
         assert.equal(typeof result, "string");
         assertNormalisedAbsolute(result, "file path");
-        assert.equal(result, path.resolve("/", input), "the place the input names from the root");
+        // From the root when it starts with a folder at the root (workspace/, tmp/, …), else from /workspace.
+        const fromRoot = path.resolve("/", input);
+        const top = fromRoot.split("/")[1] ?? "";
+        const expected = fromRoot === "/" ? "/workspace" : ROOT_FOLDERS.includes(top) ? fromRoot : `/workspace${fromRoot}`;
+        assert.equal(result, expected, "the place the input names");
         assert.equal(parseFilePath(apiPathOf(result)), result, "round trip through the API's form");
       }),
       RUNS,

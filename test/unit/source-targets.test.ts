@@ -15,7 +15,10 @@ describe("source targets", () => {
     ["workspace/./dir/file", "/workspace/dir/file"],
     ["tmp/scratch.txt", "/tmp/scratch.txt"],
     ["home/sandbox/.bashrc", "/home/sandbox/.bashrc"],
-    ["library/x", "/library/x"],
+    // Not a folder at the root: from /workspace, as a files API path (the Python SDK's lifecycle test: "main.py").
+    ["library/x", "/workspace/library/x"],
+    ["main.py", "/workspace/main.py"],
+    ["/library/x", "/library/x"],
     ["opt/app/run.sh", "/opt/app/run.sh"],
     ["opt/emulator2", "/opt/emulator2"],
     // Issue 30: absolute targets, as the service's OpenAPI examples and the SDK's trigger sample write them.

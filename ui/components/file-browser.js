@@ -1,5 +1,6 @@
 // An environment's files (GET /{v}/environments/{env}/files/{path}): a folder at a time, a breadcrumb
-// back up to the sandbox root, and a download for each file (fetched with the key, then saved).
+// back up through the folders of its path (written from the sandbox's root, as the files API lists
+// them: workspace / src), and a download for each file (fetched with the key, then saved).
 
 import { useEffect, useState } from "preact/hooks";
 import { downloadFile, encodePath, getJson, V } from "../api.js";
@@ -75,10 +76,9 @@ export function FileBrowser({ environmentId, path }) {
 function Breadcrumb({ environmentId, path }) {
   const parts = path.split("/").filter(Boolean);
   return html`<nav class="breadcrumb" aria-label="folder">
-    <${Link} href=${links.environment(environmentId, "/")}>/<//>
     ${parts.map((part, index) => {
       const to = parts.slice(0, index + 1).join("/");
-      return html`${index > 0 ? " / " : " "}${index === parts.length - 1 ? html`<strong>${part}</strong>` : html`<${Link} href=${links.environment(environmentId, to)}>${part}<//>`}`;
+      return html`${index > 0 ? " / " : ""}${index === parts.length - 1 ? html`<strong>${part}</strong>` : html`<${Link} href=${links.environment(environmentId, to)}>${part}<//>`}`;
     })}
   </nav>`;
 }
