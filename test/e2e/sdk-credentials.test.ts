@@ -94,7 +94,10 @@ describe("credentials through the official SDK", () => {
       body: JSON.stringify({ type: "oauth2", client_id: "x" }),
     });
     assert.equal(retyped.status, 400);
-    assert.match(((await retyped.json()) as { error: { message: string } }).error.message, /is a bearer_token credential; its type cannot change/);
+    assert.match(
+      ((await retyped.json()) as { error: { message: string } }).error.message,
+      /is a bearer_token credential; its type cannot change/,
+    );
   });
 
   it("stores an OAuth2 credential's client_id, token_url and scopes and shows them, never its client_secret or refresh_token", async () => {

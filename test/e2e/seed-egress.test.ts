@@ -262,7 +262,12 @@ describe("egress from a sandbox", () => {
     assert.equal(keyed?.headers["x-api-key"], "key-one", "an empty prefix: the token alone");
     assert.equal(keyed?.headers.authorization, undefined);
 
-    await client.credentials.update("keyed-cred", { type: "bearer_token", token: "key-two", header_name: "PRIVATE-TOKEN", prefix: "Token" } as never);
+    await client.credentials.update("keyed-cred", {
+      type: "bearer_token",
+      token: "key-two",
+      header_name: "PRIVATE-TOKEN",
+      prefix: "Token",
+    } as never);
     const second = await client.interactions.create({
       agent: "antigravity-preview-05-2026",
       input: curl("keyed-2"),
@@ -286,7 +291,7 @@ describe("egress from a sandbox", () => {
     const interaction = await client.interactions.create({
       agent: "egress-agent",
       input:
-        "Run `curl -sS -X POST https://telemetry.example.com/agent -d x; curl -sS -o /dev/null https://other.example.com/not-listed; echo \" exit=$?\"` using code_execution.",
+        'Run `curl -sS -X POST https://telemetry.example.com/agent -d x; curl -sS -o /dev/null https://other.example.com/not-listed; echo " exit=$?"` using code_execution.',
     } as never);
     const result = codeResult(interaction.steps);
     assert.match(result.result, /exit=56/, "a domain the agent's allowlist does not name is refused");

@@ -210,7 +210,10 @@ describe("triggers on the test clock", () => {
     const timedOut = await ai.interactions.get(executions[1].interaction_id);
     assert.equal(timedOut.status, "cancelled");
     assert.equal(timedOut.environment_id, environment.json.id, "the run was in the trigger's environment");
-    assert.ok(channel.commands.some((command) => command.argv.at(-1)?.includes("sleep 1000")), "its command reached that sandbox");
+    assert.ok(
+      channel.commands.some((command) => command.argv.at(-1)?.includes("sleep 1000")),
+      "its command reached that sandbox",
+    );
     const after = await ai.triggers.get(trigger.id);
     assert.equal(after.consecutive_failure_count, 1);
     await ai.triggers.delete(trigger.id);
