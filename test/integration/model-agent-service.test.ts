@@ -75,7 +75,9 @@ describe("a model behind the agent: what of the request reaches the model", () =
       description: "The current weather in a city",
       parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     };
-    await ai.agents.create({
+    // Its own API key: the budget test below lists this key's incomplete interactions.
+    const team = new GoogleGenAI({ apiKey: "model-agent-team-key", httpOptions: { baseUrl: emulator.url } });
+    await team.agents.create({
       id: "budgeted-analyst",
       system_instruction: "You are the team's analyst.",
       agent_config: { type: "antigravity", model: "agent-model", max_total_tokens: "1000" },
@@ -86,7 +88,7 @@ describe("a model behind the agent: what of the request reaches the model", () =
       toolCalls: [{ id: "c1", name: "list_files", argumentPieces: ["{}"] }],
       usage: { prompt_tokens: 900, completion_tokens: 200 },
     });
-    const over = (await ai.interactions.create({ agent: "budgeted-analyst", input: "how is the weather?" } as never)) as Interaction;
+    const over = (await team.interactions.create({ agent: "budgeted-analyst", input: "how is the weather?" } as never)) as Interaction;
     const sent = openai.requests.at(-1)?.body;
     assert.equal(sent.model, "agent-model");
     assert.deepEqual(sent.messages[0], { role: "system", content: "You are the team's analyst." });
