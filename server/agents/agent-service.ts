@@ -3,6 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import { isEmulatedAgent, KNOWN_AGENTS } from "../api/agent-names.js";
+import { redactMcpHeaders } from "../api/mcp-server-tools.js";
 import { environmentRef, idOf } from "../api/resource-names.js";
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
@@ -18,13 +19,17 @@ import type { AgentRecord, AgentStore } from "./agent-store.js";
 export const DEFAULT_BASE_AGENT = KNOWN_AGENTS[0]!;
 
 /**
- * An agent as GET shows it: the SDK's Agent. [choice] Its base environment is shown as an interaction
- * echoes its environment: inline sources without their content, variables' values and injected header
- * values redacted; the definition itself keeps them, for the environments it makes.
+ * An agent as GET shows it: the SDK's Agent. [choice] Its base environment and tools are shown as an
+ * interaction echoes them: inline sources without their content, variables' values, injected header
+ * values and MCP servers' header values redacted; the definition itself keeps them, for the runs it makes.
  */
 export function renderAgent(record: AgentRecord): Record<string, unknown> {
-  const { base_environment, ...rest } = record.definition;
-  return { ...rest, ...(base_environment !== undefined ? { base_environment: redactedEnvironment(base_environment) } : {}) };
+  const { base_environment, tools, ...rest } = record.definition;
+  return {
+    ...rest,
+    ...(tools !== undefined ? { tools: tools.map(redactMcpHeaders) } : {}),
+    ...(base_environment !== undefined ? { base_environment: redactedEnvironment(base_environment) } : {}),
+  };
 }
 
 function redactedEnvironment(environment: NonNullable<CreateAgentRequest["base_environment"]>): unknown {

@@ -121,3 +121,14 @@ function readAllowedTools(allowedTools: unknown, where: string): AllowedToolsEnt
     return read;
   });
 }
+
+/**
+ * An mcp_server tool as shown back (an interaction's echo, an agent's GET): its header values (an
+ * Authorization header, an API key) are credentials, shown as "[redacted]" like the network policy's
+ * injected headers.
+ */
+export function redactMcpHeaders<T extends { type: string }>(tool: T): T {
+  const { headers } = tool as { headers?: unknown };
+  if (tool.type !== "mcp_server" || typeof headers !== "object" || headers === null || Array.isArray(headers)) return tool;
+  return { ...tool, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"])) };
+}

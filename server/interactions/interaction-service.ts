@@ -20,7 +20,7 @@ import { ECHOED_FIELDS, type CreateInteractionRequest } from "../api/create-inte
 import { readInput, type ReadInput } from "../api/interaction-input.js";
 import { generationConfigSchema } from "../api/generation-config.js";
 import { declaredFunctions } from "../api/function-tools.js";
-import { mcpServersOf } from "../api/mcp-server-tools.js";
+import { mcpServersOf, redactMcpHeaders } from "../api/mcp-server-tools.js";
 import { checkWebhookMetadata } from "../api/webhook-metadata.js";
 import type { McpListBounds } from "../mcp/mcp-list-bounds.js";
 import type { McpServerConfig } from "../mcp/mcp-server-config.js";
@@ -668,16 +668,6 @@ function echoOf(request: CreateInteractionRequest): Record<string, unknown> {
     echo.environment = redactEnvironmentEcho(echo.environment);
   }
   return echo;
-}
-
-/**
- * An mcp_server tool as echoed: its header values (an Authorization header, an API key) are
- * credentials, shown as "[redacted]" like the network policy's injected headers.
- */
-function redactMcpHeaders<T extends { type: string }>(tool: T): T {
-  const { headers } = tool as { headers?: unknown };
-  if (tool.type !== "mcp_server" || typeof headers !== "object" || headers === null || Array.isArray(headers)) return tool;
-  return { ...tool, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"])) };
 }
 
 /**

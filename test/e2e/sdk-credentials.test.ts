@@ -1,5 +1,8 @@
 // The /{v}/credentials resource through the official SDK: secrets go in and never come back out.
 // covers: credentials.create, credentials.list, credentials.get, credentials.update, credentials.delete
+// covers: CreateCredential.client_id, CreateCredential.client_secret, CreateCredential.refresh_token
+// covers: CreateCredential.token_url, CreateCredential.scopes, UpdateCredential.client_id, UpdateCredential.client_secret
+// covers: UpdateCredential.refresh_token, UpdateCredential.token_url, UpdateCredential.scopes, UpdateCredential.type
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -64,6 +67,85 @@ describe("credentials through the official SDK", () => {
     });
     assert.equal(response.status, 400);
     assert.match(((await response.json()) as { error: { message: string } }).error.message, /updatable fields: token, header_name, prefix/);
+  });
+
+  it("shows a bearer credential's header_name and prefix as created and as updated, the type kept and never changed", async () => {
+    const created = (await ai.credentials.create({
+      id: "api-key-style",
+      type: "bearer_token",
+      token: "first-s3cret",
+      header_name: "X-Api-Key",
+      prefix: "",
+    })) as Record<string, unknown>;
+    assert.deepEqual([created.header_name, created.prefix], ["X-Api-Key", ""]);
+    const updated = (await ai.credentials.update("api-key-style", {
+      type: "bearer_token",
+      token: "second-s3cret",
+      header_name: "PRIVATE-TOKEN",
+      prefix: "Token",
+    } as never)) as Record<string, unknown>;
+    assert.deepEqual([updated.type, updated.header_name, updated.prefix], ["bearer_token", "PRIVATE-TOKEN", "Token"]);
+    const got = (await ai.credentials.get("api-key-style")) as Record<string, unknown>;
+    assert.deepEqual([got.header_name, got.prefix], ["PRIVATE-TOKEN", "Token"]);
+    assert.doesNotMatch(JSON.stringify([created, updated, got]), /s3cret/);
+    const retyped = await fetch(`${emulator.url}/v1beta/credentials/api-key-style`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+      body: JSON.stringify({ type: "oauth2", client_id: "x" }),
+    });
+    assert.equal(retyped.status, 400);
+    assert.match(
+      ((await retyped.json()) as { error: { message: string } }).error.message,
+      /is a bearer_token credential; its type cannot change/,
+    );
+  });
+
+  it("stores an OAuth2 credential's client_id, token_url and scopes and shows them, never its client_secret or refresh_token", async () => {
+    const created = (await ai.credentials.create({
+      id: "jira-oauth",
+      type: "oauth2",
+      client_id: "client-1",
+      client_secret: "secret-one-s3cret",
+      refresh_token: "refresh-one-s3cret",
+      token_url: "https://auth.example.com/oauth/token",
+      scopes: ["read:jira-work"],
+    } as never)) as Record<string, unknown>;
+    assert.deepEqual(
+      [created.type, created.client_id, created.token_url, created.scopes],
+      ["oauth2", "client-1", "https://auth.example.com/oauth/token", ["read:jira-work"]],
+    );
+    const updated = (await ai.credentials.update("jira-oauth", {
+      type: "oauth2",
+      client_id: "client-2",
+      client_secret: "secret-two-s3cret",
+      refresh_token: "refresh-two-s3cret",
+      token_url: "https://auth.example.com/v2/token",
+      scopes: ["read:jira-work", "write:jira-work"],
+    } as never)) as Record<string, unknown>;
+    const got = (await ai.credentials.get("jira-oauth")) as Record<string, unknown>;
+    for (const shown of [updated, got]) {
+      assert.deepEqual(
+        [shown.client_id, shown.token_url, shown.scopes],
+        ["client-2", "https://auth.example.com/v2/token", ["read:jira-work", "write:jira-work"]],
+      );
+    }
+    const listed = await ai.credentials.list({ page_size: 100 });
+    assert.doesNotMatch(JSON.stringify([created, updated, got, listed]), /s3cret/, "no secret comes back, created or updated");
+    // Both secrets are required at creation, and a bearer credential has neither to update.
+    const missing = await fetch(`${emulator.url}/v1beta/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+      body: JSON.stringify({ id: "half-oauth", type: "oauth2", client_id: "c", refresh_token: "r" }),
+    });
+    assert.equal(missing.status, 400);
+    assert.match(await missing.text(), /client_secret/);
+    const wrongType = await fetch(`${emulator.url}/v1beta/credentials/api-key-style`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+      body: JSON.stringify({ client_secret: "x", scopes: ["a"] }),
+    });
+    assert.equal(wrongType.status, 400);
+    assert.match(await wrongType.text(), /Cannot update client_secret, scopes on a bearer_token credential/);
   });
 
   it("deletes a credential with 200 {}, after which it is not found", async () => {

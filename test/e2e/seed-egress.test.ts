@@ -2,10 +2,15 @@
 // hook POSTs every read_file / write_file event from inside the sandbox to
 // https://telemetry.example.com, and the egress proxy injects the bearer token on the wire. The
 // telemetry server is a local HTTPS server with its own CA, reached through EMULATOR_EGRESS_HOST_MAP.
+// And what else reaches the wire: a credential's header_name and prefix, before and after an update; a
+// custom agent's base environment allowlist.
 // covers: CreateAgentInteraction.environment.network, CreateAgentInteraction.environment.network.allowlist
 // covers: CreateAgentInteraction.environment.network.allowlist.domain
 // covers: CreateAgentInteraction.environment.network.allowlist.credential
 // covers: CreateAgentInteraction.environment.network.allowlist.transform
+// covers: CreateCredential.header_name, CreateCredential.prefix, UpdateCredential.token, UpdateCredential.header_name
+// covers: UpdateCredential.prefix, CreateAgent.base_environment.network, CreateAgent.base_environment.network.allowlist
+// covers: CreateAgent.base_environment.network.allowlist.domain, CreateAgent.base_environment.network.allowlist.transform
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -241,6 +246,62 @@ describe("egress from a sandbox", () => {
     assert.equal(codeResult(interaction.steps).is_error, false, codeResult(interaction.steps).result);
     const [request] = telemetry.requests.slice(before);
     assert.equal(request?.headers.authorization, "Bearer from-a-credential");
+  });
+
+  it("injects into a credential's header_name with its prefix, and an update's token, header and prefix from the next request on", async () => {
+    await client.credentials.create({ id: "keyed-cred", type: "bearer_token", token: "key-one", header_name: "X-Api-Key", prefix: "" });
+    const curl = (path: string) => `Run \`curl -sS -X POST https://telemetry.example.com/${path} -d x\` using code_execution.`;
+    const before = telemetry.requests.length;
+    const first = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: curl("keyed-1"),
+      environment: { type: "remote", network: { allowlist: [{ domain: "telemetry.example.com", credential: "keyed-cred" }] } },
+    });
+    assert.equal(codeResult(first.steps).is_error, false, codeResult(first.steps).result);
+    const [keyed] = telemetry.requests.slice(before);
+    assert.equal(keyed?.headers["x-api-key"], "key-one", "an empty prefix: the token alone");
+    assert.equal(keyed?.headers.authorization, undefined);
+
+    await client.credentials.update("keyed-cred", {
+      type: "bearer_token",
+      token: "key-two",
+      header_name: "PRIVATE-TOKEN",
+      prefix: "Token",
+    } as never);
+    const second = await client.interactions.create({
+      agent: "antigravity-preview-05-2026",
+      input: curl("keyed-2"),
+      environment: first.environment_id!,
+    });
+    assert.equal(codeResult(second.steps).is_error, false, codeResult(second.steps).result);
+    const rotated = telemetry.requests.slice(before).find((request) => request.url === "/keyed-2");
+    assert.equal(rotated?.headers["private-token"], "Token key-two");
+    assert.equal(rotated?.headers["x-api-key"], undefined, "the old header is no longer injected");
+  });
+
+  it("gives an agent's interactions the network of its base environment: its allowlist's domains, with their transforms", async () => {
+    await client.agents.create({
+      id: "egress-agent",
+      base_environment: {
+        type: "remote",
+        network: { allowlist: [{ domain: "telemetry.example.com", transform: { Authorization: "Bearer from-the-agent" } }] },
+      },
+    } as never);
+    const before = telemetry.requests.length;
+    const interaction = await client.interactions.create({
+      agent: "egress-agent",
+      input:
+        'Run `curl -sS -X POST https://telemetry.example.com/agent -d x; curl -sS -o /dev/null https://other.example.com/not-listed; echo " exit=$?"` using code_execution.',
+    } as never);
+    const result = codeResult(interaction.steps);
+    assert.match(result.result, /exit=56/, "a domain the agent's allowlist does not name is refused");
+    const [request] = telemetry.requests.slice(before);
+    assert.equal(request?.url, "/agent");
+    assert.equal(request?.headers.authorization, "Bearer from-the-agent");
+    assert.equal(
+      other.requests.some((seen) => seen.url === "/not-listed"),
+      false,
+    );
   });
 
   it("refuses what the allowlist does not name, and a later interaction's network replaces the policy", async () => {

@@ -2,9 +2,22 @@
 // in-memory sandboxes that show which files were placed in them: the resource (create, list in pages,
 // get, delete, per API key, refusals), an interaction that names an agent getting a fresh copy of the
 // base environment each time with the agent's fields merged under its own, deleting the agent under a
-// conversation, and a restart keeping the agent.
+// conversation, and a restart keeping the agent; what an agent's variables, decoded sources and tools
+// (functions, an MCP server's allowed tools and headers, code_execution or not) do in its interactions.
 // covers: agents.create, agents.list, agents.get, agents.delete, CreateAgentInteraction.agent_config
 // covers: CreateAgentInteraction.system_instruction
+// covers: CreateAgent.id, CreateAgent.base_agent, CreateAgent.description, CreateAgent.agent_config.type
+// covers: CreateAgent.base_environment, CreateAgent.base_environment.type, CreateAgent.base_environment.environment_id
+// covers: CreateAgent.base_environment.sources, CreateAgent.base_environment.sources.content
+// covers: CreateAgent.base_environment.sources.target, CreateAgent.base_environment.sources.encoding
+// covers: CreateAgent.base_environment.env, CreateAgent.base_environment.env.value, CreateAgent.base_environment.env(EnvVar)
+// covers: CreateAgent.tools, CreateAgent.tools(code_execution)
+// covers: CreateAgent.tools(code_execution).type, CreateAgent.tools(function), CreateAgent.tools(function).name
+// covers: CreateAgent.tools(function).parameters, CreateAgent.tools(function).type, CreateAgent.tools(mcp_server)
+// covers: CreateAgent.tools(mcp_server).name, CreateAgent.tools(mcp_server).url, CreateAgent.tools(mcp_server).type
+// covers: CreateAgent.tools(mcp_server).headers, CreateAgent.tools(mcp_server).allowed_tools
+// covers: CreateAgent.tools(mcp_server).allowed_tools.mode, CreateAgent.tools(mcp_server).allowed_tools.tools
+// covers: CreateAgent.tools(google_search), CreateAgent.tools(url_context)
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -13,6 +26,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { startMcpTestServer, type McpTestServer } from "../support/mcp-test-server.js";
 
 const KEY = "custom-agents-key";
 const OTHER_KEY = "custom-agents-other-key";
@@ -49,6 +63,7 @@ let dataDir: string;
 let emulator: FakeRuntimeEmulator;
 let ai: GoogleGenAI;
 let other: GoogleGenAI;
+let mcp: McpTestServer;
 
 const connect = () => {
   ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
@@ -58,10 +73,12 @@ const connect = () => {
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-agents-"));
   emulator = await startFakeRuntimeEmulator({ EMULATOR_DATA_DIR: dataDir });
+  mcp = await startMcpTestServer();
   connect();
 });
 after(async () => {
   await emulator?.close();
+  await mcp?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -80,6 +97,9 @@ async function interact(request: Record<string, unknown>, client = ai): Promise<
   return interaction;
 }
 
+const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
+const bash = (code: string) => ({ name: "code_execution", args: { code, language: "bash" } });
+
 /** The paths of the files the fake sandbox of an environment was given. */
 function placed(environmentId: string | undefined): string[] {
   const channel = emulator.runtime.channels.get(environmentId ?? "");
@@ -92,6 +112,7 @@ describe("custom agents", () => {
     const created = (await ai.agents.create(GATE as never)) as Record<string, any>;
     assert.equal(created.id, "security-gate");
     assert.equal(created.base_agent, "antigravity-preview-05-2026");
+    assert.equal(created.description, GATE.description);
     assert.equal(created.system_instruction, GATE.system_instruction);
     assert.deepEqual(created.tools, GATE.tools);
     assert.deepEqual(created.agent_config, GATE.agent_config);
@@ -228,6 +249,104 @@ describe("custom agents", () => {
     assert.match(fresh.json.error.message, /short-lived/);
     const deleteAgain = await fetch(`${emulator.url}/v1beta/agents/short-lived`, { method: "DELETE", headers: { "x-goog-api-key": KEY } });
     assert.equal(deleteAgain.status, 404);
+  });
+
+  it("runs its interactions with the base environment's variables and decoded sources, and code_execution from its tools", async () => {
+    await ai.agents.create({
+      id: "with-variables",
+      tools: [{ type: "code_execution" }],
+      base_environment: {
+        type: "remote",
+        env: { API_TOKEN: { value: "tok-from-the-agent" } },
+        sources: [
+          { type: "inline", target: "workspace/data.bin", content: Buffer.from("decoded bytes").toString("base64"), encoding: "base64" },
+        ],
+      },
+    } as never);
+    const shown = (await ai.agents.get("with-variables")) as Record<string, any>;
+    assert.deepEqual(shown.base_environment.env, { API_TOKEN: { value: "[redacted]" } }, "the value is not shown back");
+    const run = await interact({ agent: "with-variables", input: script([bash("echo ran")]) });
+    const channel = emulator.runtime.channels.get(run.environment_id!)!;
+    assert.equal(channel.files.get("/workspace/data.bin"), "decoded bytes");
+    const command = channel.commands.find((request) => request.argv.at(-1) === "echo ran");
+    assert.ok(command, "the agent's code_execution tool ran the call");
+    assert.equal(command.env?.API_TOKEN, "tok-from-the-agent");
+
+    // The document's other branch of env, one EnvVar without a name, is read as the map the SDK types:
+    // {"value": "…"} is a variable named value (docs/fidelity.md).
+    await ai.agents.create({ id: "lone-variable", base_environment: { type: "remote", env: { value: "lone" } } } as never);
+    const lone = await interact({ agent: "lone-variable", input: script([bash("echo lone")]) });
+    const loneCommand = emulator.runtime.channels
+      .get(lone.environment_id!)!
+      .commands.find((request) => request.argv.at(-1) === "echo lone");
+    assert.equal(loneCommand?.env?.value, "lone");
+  });
+
+  it("offers its interactions exactly its tools: its functions, its MCP server's allowed tools with its headers, no code_execution it lacks", async () => {
+    const weather = {
+      type: "function",
+      name: "get_weather",
+      description: "The current weather in a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    };
+    const server = {
+      type: "mcp_server",
+      name: "team",
+      url: mcp.url,
+      headers: { Authorization: "Bearer agent-mcp-token" },
+      allowed_tools: [
+        { mode: "auto", tools: ["echo", "header"] },
+        { mode: "none", tools: ["add"] },
+      ],
+    };
+    const tools = [weather, server, { type: "google_search", search_types: ["web_search"] }, { type: "url_context" }];
+    const created = (await ai.agents.create({ id: "tool-user", tools } as never)) as Record<string, any>;
+    assert.deepEqual(created.tools[1].headers, { Authorization: "[redacted]" }, "header values are not shown back");
+    const callsBefore = mcp.calls.length;
+    const run = (await ai.interactions.create({
+      agent: "tool-user",
+      input: script([
+        { server: "team", name: "echo", args: { text: "hi" } },
+        { server: "team", name: "header", args: { name: "Authorization" } },
+        { server: "team", name: "add", args: { a: 1, b: 2 } },
+        { name: "get_weather", args: { city: "Paris" } },
+      ]),
+    } as never)) as unknown as Interaction & { steps: Array<Record<string, any>> };
+    assert.equal(run.status, "requires_action", JSON.stringify(run.errors));
+    const results = run.steps.filter((step) => step.type === "mcp_server_tool_result");
+    assert.deepEqual(
+      results.map((step) => [step.name, step.is_error]),
+      [
+        ["echo", false],
+        ["header", false],
+        ["add", true],
+      ],
+    );
+    assert.equal(results[1]?.result, "Bearer agent-mcp-token", "the agent's header reached its server");
+    assert.match(results[2]?.result, /is not in its allowed_tools/);
+    assert.deepEqual(
+      mcp.calls.slice(callsBefore).map((call) => call.name),
+      ["echo", "header"],
+      "add never reached the server",
+    );
+    const call = run.steps.find((step) => step.type === "function_call");
+    assert.deepEqual([call?.name, call?.arguments], ["get_weather", { city: "Paris" }]);
+    assert.deepEqual(
+      (run.tools as Array<{ type: string }>).map((tool) => tool.type),
+      ["function", "mcp_server", "google_search", "url_context"],
+      "google_search and url_context are kept and echoed (the emulated agent never calls them)",
+    );
+    // Its tools leave code_execution out, so a code_execution call is skipped: nothing runs.
+    const noCode = (await interact({ agent: "tool-user", input: script([bash("echo never")]) })) as Interaction & { output_text?: string };
+    assert.match(noCode.output_text ?? "", /code_execution is not enabled/);
+    assert.ok(
+      [...emulator.runtime.channels.values()].every((channel) => channel.commands.every((request) => request.argv.at(-1) !== "echo never")),
+      "no sandbox ran it",
+    );
+    // The function's parameters are checked: arguments that do not fit are refused, naming the path.
+    const misfit = await post("/interactions", { agent: "tool-user", input: script([{ name: "get_weather", args: { town: "Paris" } }]) });
+    assert.equal(misfit.status, 400);
+    assert.match(misfit.json.error.message, /function get_weather: arguments\.city is missing/);
   });
 
   it("keeps the agents over a restart", async () => {

@@ -6,6 +6,7 @@
 //
 // Each `// doc-example:` line names the example (page#section: what) that docs/coverage.md lists.
 // covers: agents.create, agents.list, agents.get, agents.delete, interactions.create
+// covers: CreateAgent.base_environment.sources.source, CreateAgent.base_environment.sources.type
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -6,6 +6,8 @@
 // covers: CreateAgentInteraction.agent_config(antigravity).model
 // covers: CreateAgentInteraction.agent_config(antigravity).max_total_tokens, CreateModelInteraction.system_instruction
 // covers: CreateModelInteraction.generation_config, CreateModelInteraction.response_format(text)
+// covers: CreateAgent.system_instruction, CreateAgent.agent_config, CreateAgent.agent_config.model
+// covers: CreateAgent.agent_config.max_total_tokens, CreateAgent.tools(function).description
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -64,6 +66,38 @@ describe("a model behind the agent: what of the request reaches the model", () =
     assert.deepEqual(sent.response_format, { type: "json_schema", json_schema: { name: "answer", schema, strict: false } });
     assert.equal(sent.tools, undefined, "a model interaction without tools offers the model none");
     assert.equal(interaction.steps?.at(-1)?.content[0].text, '{"city": "Paris"}');
+  });
+
+  it("gives a custom agent's system_instruction, agent_config model and token budget, and function tools to the model", async () => {
+    const weather = {
+      type: "function",
+      name: "get_weather",
+      description: "The current weather in a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    };
+    // Its own API key: the budget test below lists this key's incomplete interactions.
+    const team = new GoogleGenAI({ apiKey: "model-agent-team-key", httpOptions: { baseUrl: emulator.url } });
+    await team.agents.create({
+      id: "budgeted-analyst",
+      system_instruction: "You are the team's analyst.",
+      agent_config: { type: "antigravity", model: "agent-model", max_total_tokens: "1000" },
+      tools: [weather],
+    } as never);
+    openai.script({
+      kind: "answer",
+      toolCalls: [{ id: "c1", name: "list_files", argumentPieces: ["{}"] }],
+      usage: { prompt_tokens: 900, completion_tokens: 200 },
+    });
+    const over = (await team.interactions.create({ agent: "budgeted-analyst", input: "how is the weather?" } as never)) as Interaction;
+    const sent = openai.requests.at(-1)?.body;
+    assert.equal(sent.model, "agent-model");
+    assert.deepEqual(sent.messages[0], { role: "system", content: "You are the team's analyst." });
+    const offered = (sent.tools as Array<{ function: { name: string; description?: string; parameters?: unknown } }>).find(
+      (tool) => tool.function.name === "get_weather",
+    );
+    assert.deepEqual(offered?.function, { name: "get_weather", description: weather.description, parameters: weather.parameters });
+    assert.equal(over.status, "incomplete", "the agent's max_total_tokens bounds its run");
+    assert.equal(over.errors?.[0]?.code, "quota_exceeded");
   });
 
   it("asks agent_config.model for an agent interaction", async () => {

@@ -6,6 +6,9 @@
 // one `skipped` and its execution_timeout_seconds cancels it as `timed_out`; a restart keeps the
 // trigger and its schedule. And the clock route's refusals, and the environment TTL on the clock.
 // covers: triggers.create, triggers.list, triggers.get, triggers.update, triggers.delete, triggers.run, triggers.listExecutions
+// covers: CreateTrigger.display_name, CreateTrigger.schedule, CreateTrigger.time_zone, CreateTrigger.interaction
+// covers: CreateTrigger.max_consecutive_failures, CreateTrigger.execution_timeout_seconds, CreateTrigger.environment_id
+// covers: UpdateTrigger.status, UpdateTrigger.display_name
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -80,6 +83,8 @@ describe("triggers on the test clock", () => {
     });
     assert.equal(trigger.status, "active");
     assert.equal(trigger.schedule, "*/5 * * * *");
+    assert.equal(trigger.display_name, "every five minutes");
+    assert.equal(trigger.time_zone, "Europe/Berlin");
     assert.equal(Date.parse(trigger.next_run_time!), start + FIVE_MINUTES);
     assert.deepEqual((await ai.triggers.listExecutions(trigger.id)).trigger_executions ?? [], []);
 
@@ -152,6 +157,10 @@ describe("triggers on the test clock", () => {
     });
     const paused = await ai.triggers.update(trigger.id, { status: "paused" });
     assert.equal(paused.status, "paused");
+    const renamed = await ai.triggers.update(trigger.id, { display_name: "renamed while paused" });
+    assert.equal(renamed.display_name, "renamed while paused");
+    assert.equal(renamed.status, "paused", "a display_name update leaves the status");
+    assert.equal((await ai.triggers.get(trigger.id)).display_name, "renamed while paused");
     assert.equal(paused.next_run_time, undefined);
     assert.ok(paused.last_pause_time);
     await advance(emulator, 900);
@@ -198,7 +207,13 @@ describe("triggers on the test clock", () => {
       JSON.stringify(executions),
     );
     assert.equal(executions[1].environment_id, environment.json.id);
-    assert.equal((await ai.interactions.get(executions[1].interaction_id)).status, "cancelled");
+    const timedOut = await ai.interactions.get(executions[1].interaction_id);
+    assert.equal(timedOut.status, "cancelled");
+    assert.equal(timedOut.environment_id, environment.json.id, "the run was in the trigger's environment");
+    assert.ok(
+      channel.commands.some((command) => command.argv.at(-1)?.includes("sleep 1000")),
+      "its command reached that sandbox",
+    );
     const after = await ai.triggers.get(trigger.id);
     assert.equal(after.consecutive_failure_count, 1);
     await ai.triggers.delete(trigger.id);

@@ -4,9 +4,12 @@
 // background interaction's interaction.completed, webhook_config.uris with user_metadata, rotation with
 // immediate revocation and with the 24-hour overlap, a failing receiver retried with backoff as the test
 // moves the emulator's clock, the attempts listed, the give-up after 24 h with the webhook's state, and a
-// restart keeping the webhook, its rotated secret and a pending delivery.
+// restart keeping the webhook, its rotated secret and a pending delivery; an event reaching only the enabled
+// webhooks subscribed to it, at their URIs, as updates change name, uri, subscribed_events and state.
 // covers: webhooks.create, webhooks.list, webhooks.get, webhooks.update, webhooks.delete, webhooks.ping
 // covers: webhooks.rotateSigningSecret, CreateAgentInteraction.webhook_config
+// covers: CreateWebhook.name, CreateWebhook.uri, CreateWebhook.subscribed_events, UpdateWebhook.name, UpdateWebhook.uri
+// covers: UpdateWebhook.subscribed_events, UpdateWebhook.state, RotateSigningSecret.revocation_behavior
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -178,6 +181,47 @@ describe("webhooks", () => {
     });
     assert.equal(refused.status, 400, "a webhook_config that could never be delivered is refused at creation");
     assert.match(await refused.text(), /full URL/);
+  });
+
+  it("delivers an event only to the enabled webhooks subscribed to it, each at its uri, as updates change them", async () => {
+    const ai = sdk(emulator, "wh-fields-key");
+    const at = (pathname: string) => receiver.received.filter((delivery) => delivery.path === pathname).length;
+    const failedOnly = await ai.webhooks.create({
+      name: "failures",
+      uri: receiver.url("/failed-only"),
+      subscribed_events: ["interaction.failed"],
+    });
+    assert.equal(failedOnly.name, "failures");
+    assert.equal(failedOnly.uri, receiver.url("/failed-only"));
+    assert.deepEqual(failedOnly.subscribed_events, ["interaction.failed"]);
+    const completed = await ai.webhooks.create({ uri: receiver.url("/completed"), subscribed_events: ["interaction.completed"] });
+
+    await backgroundInteraction(emulator, ai);
+    assert.equal(at("/completed"), 1, "the subscribed webhook gets interaction.completed");
+    assert.equal(at("/failed-only"), 0, "a webhook not subscribed to it does not");
+
+    // The first now listens to completions at another URI under another name; the second is disabled.
+    const moved = await ai.webhooks.update(failedOnly.id!, {
+      name: "completions",
+      uri: receiver.url("/moved"),
+      subscribed_events: ["interaction.completed"],
+    });
+    assert.deepEqual([moved.name, moved.uri, moved.subscribed_events], ["completions", receiver.url("/moved"), ["interaction.completed"]]);
+    assert.equal((await ai.webhooks.get(failedOnly.id!)).name, "completions");
+    assert.equal((await ai.webhooks.update(completed.id!, { state: "disabled" })).state, "disabled");
+    await backgroundInteraction(emulator, ai);
+    assert.deepEqual([at("/moved"), at("/failed-only"), at("/completed")], [1, 0, 1], "to the new URI; none to the disabled webhook");
+
+    assert.equal((await ai.webhooks.update(completed.id!, { state: "enabled" })).state, "enabled");
+    await backgroundInteraction(emulator, ai);
+    assert.deepEqual([at("/moved"), at("/completed")], [2, 2], "enabled again, it gets the next one");
+    const refused = await fetch(`${emulator.url}/v1beta/webhooks/${completed.id}`, {
+      method: "PATCH",
+      headers: { "x-goog-api-key": "wh-fields-key", "content-type": "application/json" },
+      body: JSON.stringify({ uri: "http://example.com/hook" }),
+    });
+    assert.equal(refused.status, 400, "an update's uri is checked as a create's");
+    assert.match(await refused.text(), /EMULATOR_WEBHOOK_HOSTS/);
   });
 
   it("after an immediate rotation only the new secret verifies; with the overlap both do, for 24 hours of the clock", async () => {
