@@ -65,6 +65,9 @@ before(async () => {
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
   sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/audit`;
   emulator = await startFakeRuntimeEmulator({
+    // This audits what the emulator accepts; its answers are the contract check's to judge, and an open
+    // looser difference echoed back would be turned into a 500 there (and checking ~1,900 answers takes minutes).
+    EMULATOR_CONTRACT_CHECK: "false",
     EMULATOR_GCS_DIR: scratch,
     EMULATOR_MCP_HOSTS: new URL(sinkUrl).host,
     EMULATOR_MAX_ENVIRONMENTS_PER_KEY: "5000",
