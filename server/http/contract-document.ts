@@ -148,6 +148,14 @@ export class ContractDocument {
     return error && media === "application/json" ? this.errorEnvelope() : null;
   }
 
+  /** The schema of an operation's JSON request body (`POST /{api_version}/credentials`), or null when it has none. */
+  requestSchemaFor(name: string): BodySchema | null {
+    const operation = this.byName.get(name);
+    if (!operation) return null;
+    const base = `/paths/${escapePointer(operation.template)}/${operation.method.toLowerCase()}/requestBody/content/application~1json/schema`;
+    return resolvePointer(this.document, base) === undefined ? null : this.compile(base);
+  }
+
   /** The sentinel that ends a stream of `operation` (`x-speakeasy-sse-sentinel`), or null. */
   streamSentinel(operation: Operation): string | null {
     const ok = operation.responses["200"] as { content?: Record<string, Record<string, unknown>> } | undefined;

@@ -34,6 +34,11 @@ export function coverageMarkdown(table: ParityTable, sdk: string, document?: Doc
     "- **refused**: a clear error, named in the row.",
     "- **not emulated**: accepted or answered without the behaviour, and why.",
     "",
+    "A field the emulator refuses where the service's OpenAPI document allows it is never plain *served*: it is *refused*",
+    "or *served (some values refused: …)*, with the reason, as",
+    "[schemas/interactions.requests.exceptions.json](../schemas/interactions.requests.exceptions.json) lists it (the request",
+    "audit, `test/integration/openapi-requests.test.ts`, keeps that file true; [fidelity.md](fidelity.md#requests-where-the-emulator-is-stricter-or-looser-than-the-document)).",
+    "",
     "A field inherits the mark of the nearest field above it that has one (written *as `that field`*).",
     "",
     "| table | served | echoed | refused | not emulated |",
@@ -43,7 +48,7 @@ export function coverageMarkdown(table: ParityTable, sdk: string, document?: Doc
   const add = (title: string, anchor: string, rows: readonly ParityRow[], prefix: string, column: string) => {
     lines.push(`| [${title}](#${anchor}) | ${MARKS.map((mark) => rows.filter((row) => row.mark === mark).length).join(" | ")} |`);
     sections.push(`## ${title}`, "", `| ${column} | mark | shown by, or why |`, "|---|---|---|");
-    for (const row of rows) sections.push(`| \`${row.id.slice(prefix.length)}\` | ${row.mark} | ${detail(row, prefix)} |`);
+    for (const row of rows) sections.push(`| \`${row.id.slice(prefix.length)}\` | ${markOf(row)} | ${detail(row, prefix)} |`);
     sections.push("");
   };
   for (const [resource, rows] of Object.entries(table.methods)) add(resource, resource, rows, "", "method");
@@ -88,7 +93,9 @@ function documentSections(table: ParityTable, document: DocumentTables): string[
     out.push(`### ${request}`, "", "| field | mark | shown by, or why |", "|---|---|---|");
     for (const row of rows) {
       const detailText = row.mark === "no test yet" ? "" : detail(row as ParityRow, `${request}.`);
-      out.push(`| \`${row.id.slice(request.length + 1)}\` | ${row.mark} | ${detailText} |`);
+      out.push(
+        `| \`${row.id.slice(request.length + 1)}\` | ${row.mark === "no test yet" ? row.mark : markOf(row as ParityRow)} | ${detailText} |`,
+      );
     }
     out.push("");
   }
@@ -114,6 +121,11 @@ function documentSections(table: ParityTable, document: DocumentTables): string[
   for (const note of document.exampleNotes) out.push(`| ${cell(note.example)} | ${note.result} | ${cell(note.why)} |`);
   out.push("");
   return out;
+}
+
+/** A row's mark; a served field some documented values of which are refused says so (the request exceptions). */
+function markOf(row: ParityRow): string {
+  return row.refusedValues === undefined ? row.mark : `served (some values refused: ${cell(row.refusedValues)})`;
 }
 
 function detail(row: ParityRow, prefix: string): string {

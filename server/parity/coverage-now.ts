@@ -1,6 +1,7 @@
 // The parity table as the repository holds it now: the installed SDK, the OpenAPI document, the test
 // files, the notes. Shared by the generator (write-coverage.ts) and the staleness test.
 
+import fs from "node:fs";
 import path from "node:path";
 import { projectRoot } from "../common/paths.js";
 import { sdkRequestFieldsTable, sdkVersion } from "../sdk-request-fields.js";
@@ -9,10 +10,18 @@ import { DOC_EXAMPLE_NOTES } from "./doc-examples.js";
 import { openApiOperations, openApiRequestFields, readOpenApi } from "./openapi-surface.js";
 import { PARITY_NOTES } from "./parity-notes.js";
 import { buildParityTable } from "./parity-table.js";
+import { readRequestExceptions } from "./request-exceptions.js";
+import { requestsSection, withRequestRefusals, withRequestsSection } from "./request-refusals.js";
 import { sdkMethods, sdkRequestPaths } from "./sdk-surface.js";
 import { readDocExamples, readTestCovers } from "./test-covers.js";
 
 export const COVERAGE_FILE = path.join(projectRoot, "docs", "coverage.md");
+export const FIDELITY_FILE = path.join(projectRoot, "docs", "fidelity.md");
+
+/** docs/fidelity.md with its section on requests as the exceptions file gives it now. */
+export function fidelityNow(): string {
+  return withRequestsSection(fs.readFileSync(FIDELITY_FILE, "utf8"), requestsSection(readRequestExceptions()));
+}
 
 export function parityTableNow(): { problems: string[]; markdown: string } {
   const document = readOpenApi();
@@ -35,6 +44,9 @@ export function parityTableNow(): { problems: string[]; markdown: string } {
   // The document's other request bodies: a field no test or note declares is listed as such, not a problem
   // (the table shows what is not shown yet rather than hiding it).
   const bodies = buildParityTable({ methods: {}, fields: openApiFields, covers, notes: PARITY_NOTES, otherIds: sdkIds });
+  // A served field the emulator refuses (some values of) where the document allows it says so.
+  const exceptions = readRequestExceptions();
+  for (const [request, rows] of Object.entries(table.fields)) table.fields[request] = withRequestRefusals(rows, exceptions);
   const problems = [...table.problems];
   const unshown = new Set(
     bodies.problems
@@ -46,10 +58,13 @@ export function parityTableNow(): { problems: string[]; markdown: string } {
     fields: Object.fromEntries(
       Object.entries(openApiFields).map(([request, fields]) => [
         request,
-        fields.map((field) => {
-          const id = `${request}.${field}`;
-          return bodies.fields[request]?.find((row) => row.id === id) ?? { id, mark: "no test yet" as const, from: id, tests: [] };
-        }),
+        withRequestRefusals(
+          fields.map((field) => {
+            const id = `${request}.${field}`;
+            return bodies.fields[request]?.find((row) => row.id === id) ?? { id, mark: "no test yet" as const, from: id, tests: [] };
+          }),
+          exceptions,
+        ),
       ]),
     ),
     unshown: unshown.size,

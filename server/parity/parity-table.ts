@@ -31,6 +31,11 @@ export interface ParityRow {
   why?: string;
   /** The field whose mark and tests this row takes (a `sameAs` note). */
   sameAs?: string;
+  /**
+   * For a served row, the documented values the emulator refuses all the same (from
+   * schemas/interactions.requests.exceptions.json): shown as `served (some values refused: …)`.
+   */
+  refusedValues?: string;
   /** The test files that declare they cover `from`'s test level (relative to the repository). */
   tests: string[];
 }

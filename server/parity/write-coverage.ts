@@ -5,7 +5,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { COVERAGE_FILE, parityTableNow } from "./coverage-now.js";
+import { COVERAGE_FILE, FIDELITY_FILE, fidelityNow, parityTableNow } from "./coverage-now.js";
 
 const { problems, markdown } = parityTableNow();
 if (problems.length > 0) {
@@ -14,4 +14,6 @@ if (problems.length > 0) {
   process.exit(1);
 }
 fs.writeFileSync(COVERAGE_FILE, markdown);
+// docs/fidelity.md's section on requests, from schemas/interactions.requests.exceptions.json.
+fs.writeFileSync(FIDELITY_FILE, fidelityNow());
 console.log(`wrote ${path.relative(process.cwd(), COVERAGE_FILE) || COVERAGE_FILE}`);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, it } from "node:test";
-import { COVERAGE_FILE, parityTableNow } from "../../server/parity/coverage-now.js";
+import { COVERAGE_FILE, FIDELITY_FILE, fidelityNow, parityTableNow } from "../../server/parity/coverage-now.js";
 import { type ParityInput, type ParityNote, buildParityTable, parentsOf } from "../../server/parity/parity-table.js";
 import { RESOURCES, sdkMethods, sdkRequestPaths } from "../../server/parity/sdk-surface.js";
 import { coversOf } from "../../server/parity/test-covers.js";
@@ -32,6 +32,14 @@ describe("the parity table", () => {
     const { problems, markdown } = now();
     assert.deepEqual(problems, [], "every SDK method and field has a covering test or a note");
     assert.equal(fs.readFileSync(COVERAGE_FILE, "utf8"), markdown, "docs/coverage.md is stale: run `npm run coverage`");
+  });
+
+  it("is what docs/fidelity.md's section on requests says, as the request exceptions give it now", () => {
+    assert.equal(
+      fs.readFileSync(FIDELITY_FILE, "utf8"),
+      fidelityNow(),
+      "docs/fidelity.md's section on requests is stale: run `npm run coverage`",
+    );
   });
 
   it("lists every method of the eight resources and every field of both create variants", () => {
