@@ -10,7 +10,8 @@ import { openApiOperations, openApiRequestFields, readOpenApi } from "./openapi-
 import { PARITY_NOTES } from "./parity-notes.js";
 import { buildParityTable } from "./parity-table.js";
 import { sdkMethods, sdkRequestPaths } from "./sdk-surface.js";
-import { readDocExamples, readTestCovers } from "./test-covers.js";
+import { REFERENCE_SAMPLE_NOTES, referenceSampleRows, referenceSamples } from "./reference-samples.js";
+import { readDocExamples, readReferenceSampleLines, readTestCovers } from "./test-covers.js";
 
 export const COVERAGE_FILE = path.join(projectRoot, "docs", "coverage.md");
 
@@ -35,7 +36,8 @@ export function parityTableNow(): { problems: string[]; markdown: string } {
   // The document's other request bodies: a field no test or note declares is listed as such, not a problem
   // (the table shows what is not shown yet rather than hiding it).
   const bodies = buildParityTable({ methods: {}, fields: openApiFields, covers, notes: PARITY_NOTES, otherIds: sdkIds });
-  const problems = [...table.problems];
+  const samples = referenceSampleRows(referenceSamples(document), readReferenceSampleLines(), REFERENCE_SAMPLE_NOTES);
+  const problems = [...table.problems, ...samples.problems];
   const unshown = new Set(
     bodies.problems
       .map((problem) => /^(\S+): no mark and no covering test/.exec(problem)?.[1])
@@ -55,6 +57,7 @@ export function parityTableNow(): { problems: string[]; markdown: string } {
     unshown: unshown.size,
     examples: readDocExamples(),
     exampleNotes: DOC_EXAMPLE_NOTES,
+    referenceSamples: samples.rows,
   };
   return { problems, markdown: coverageMarkdown(table, `@google/genai ${sdkVersion()}`, documentTables) };
 }
