@@ -6,6 +6,7 @@ import type { DocExampleNote } from "./doc-examples.js";
 import type { OpenApiOperation } from "./openapi-surface.js";
 import type { Mark, ParityRow, ParityTable } from "./parity-table.js";
 import { NOTES_FILE } from "./parity-table.js";
+import type { ReferenceSampleResult, ReferenceSampleRow } from "./reference-samples.js";
 import type { DocExampleLine } from "./test-covers.js";
 
 /** The OpenAPI document's operations and other request bodies, and the documentation's examples. */
@@ -16,6 +17,8 @@ export interface DocumentTables {
   unshown: number;
   examples: DocExampleLine[];
   exampleNotes: readonly DocExampleNote[];
+  /** The OpenAPI document's x-codeSamples, which the API reference pages show. */
+  referenceSamples: ReferenceSampleRow[];
 }
 
 const MARKS: readonly Mark[] = ["served", "echoed", "refused", "not emulated"];
@@ -119,6 +122,43 @@ function documentSections(table: ParityTable, document: DocumentTables): string[
     );
   }
   for (const note of document.exampleNotes) out.push(`| ${cell(note.example)} | ${note.result} | ${cell(note.why)} |`);
+  out.push("", ...referenceSampleSection(document.referenceSamples, link));
+  return out;
+}
+
+const SAMPLE_RESULTS: ReadonlyArray<ReferenceSampleResult | "no test yet"> = [
+  "served",
+  "needs a model",
+  "outside host",
+  "not run",
+  "fails",
+  "no test yet",
+];
+
+/** The API reference's samples (the document's x-codeSamples), one row each, with its test and its note. */
+function referenceSampleSection(rows: readonly ReferenceSampleRow[], link: (file: string) => string): string[] {
+  const counts = SAMPLE_RESULTS.map((result) => [result, rows.filter((row) => row.result === result).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([result, count]) => `${count} ${result}`);
+  const out = [
+    "## The API reference's samples",
+    "",
+    "The code samples of the API reference pages (ai.google.dev/api/…), which are the `x-codeSamples` of",
+    "[schemas/interactions.openapi.json](../schemas/interactions.openapi.json): each run by the linked test as the",
+    "document holds it, against the emulator (only the base URL, the key and the page's placeholders replaced; the",
+    "test says how). **served**: it exits 0 and did what it asks (checked through the API). **needs a model** /",
+    "**outside host**: run as far as the emulator can, and what was checked. **not run**: why. A sample the document",
+    "gains has no row's result until a test or a note in",
+    "[server/parity/reference-samples.ts](../server/parity/reference-samples.ts) handles it (`npm run coverage` refuses",
+    `to write until then). ${rows.length} samples: ${counts.join(", ")}.`,
+    "",
+    "| operation | language | label | result | shown by, or why |",
+    "|---|---|---|---|---|",
+  ];
+  for (const row of rows) {
+    const shown = [row.why === undefined ? "" : cell(row.why), row.tests.map(link).join(", ")].filter((part) => part !== "").join("; ");
+    out.push(`| \`${row.operationId}\` | ${row.lang} | ${row.label} | ${row.result} | ${shown} |`);
+  }
   out.push("");
   return out;
 }

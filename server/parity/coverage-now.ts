@@ -13,7 +13,8 @@ import { buildParityTable } from "./parity-table.js";
 import { readRequestExceptions } from "./request-exceptions.js";
 import { requestsSection, withRequestRefusals, withRequestsSection } from "./request-refusals.js";
 import { sdkMethods, sdkRequestPaths } from "./sdk-surface.js";
-import { readDocExamples, readTestCovers } from "./test-covers.js";
+import { REFERENCE_SAMPLE_NOTES, referenceSampleRows, referenceSamples } from "./reference-samples.js";
+import { readDocExamples, readReferenceSampleLines, readTestCovers } from "./test-covers.js";
 
 export const COVERAGE_FILE = path.join(projectRoot, "docs", "coverage.md");
 export const FIDELITY_FILE = path.join(projectRoot, "docs", "fidelity.md");
@@ -47,7 +48,8 @@ export function parityTableNow(): { problems: string[]; markdown: string } {
   // A served field the emulator refuses (some values of) where the document allows it says so.
   const exceptions = readRequestExceptions();
   for (const [request, rows] of Object.entries(table.fields)) table.fields[request] = withRequestRefusals(rows, exceptions);
-  const problems = [...table.problems];
+  const samples = referenceSampleRows(referenceSamples(document), readReferenceSampleLines(), REFERENCE_SAMPLE_NOTES);
+  const problems = [...table.problems, ...samples.problems];
   const unshown = new Set(
     bodies.problems
       .map((problem) => /^(\S+): no mark and no covering test/.exec(problem)?.[1])
@@ -70,6 +72,7 @@ export function parityTableNow(): { problems: string[]; markdown: string } {
     unshown: unshown.size,
     examples: readDocExamples(),
     exampleNotes: DOC_EXAMPLE_NOTES,
+    referenceSamples: samples.rows,
   };
   return { problems, markdown: coverageMarkdown(table, `@google/genai ${sdkVersion()}`, documentTables) };
 }

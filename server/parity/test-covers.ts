@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { projectRoot } from "../common/paths.js";
+import { type ReferenceSampleLine, referenceSampleLinesOf } from "./reference-samples.js";
 
 const COVERS_LINE = /^\s*\/\/\s*covers:(.*)$/gm;
 
@@ -22,18 +23,25 @@ export function coversOf(text: string): string[] {
 /** Every test file that declares covers (relative path with forward slashes → its ids). */
 export function readTestCovers(root = projectRoot): Map<string, string[]> {
   const covers = new Map<string, string[]>();
+  for (const [file, text] of testFiles(root)) {
+    const ids = coversOf(text);
+    if (ids.length > 0) covers.set(file, ids);
+  }
+  return new Map([...covers.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** Every test file (each `.test.ts` under test/): its path relative to the root, with forward slashes, and its text. */
+function testFiles(root: string): Array<[string, string]> {
+  const files: Array<[string, string]> = [];
   const walk = (relative: string): void => {
     for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
       const child = path.posix.join(relative, entry.name);
       if (entry.isDirectory()) walk(child);
-      else if (entry.name.endsWith(".test.ts")) {
-        const ids = coversOf(fs.readFileSync(path.join(root, child), "utf8"));
-        if (ids.length > 0) covers.set(child, ids);
-      }
+      else if (entry.name.endsWith(".test.ts")) files.push([child, fs.readFileSync(path.join(root, child), "utf8")]);
     }
   };
   walk("test");
-  return new Map([...covers.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  return files;
 }
 
 const EXAMPLE_LINE = /^\s*\/\/\s*(doc-example:|\(fails\))\s*(.+)$/gm;
@@ -48,17 +56,13 @@ export interface DocExampleLine {
 /** Every `// doc-example:` and `// (fails)` line of the test files. */
 export function readDocExamples(root = projectRoot): DocExampleLine[] {
   const lines: DocExampleLine[] = [];
-  const walk = (relative: string): void => {
-    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
-      const child = path.posix.join(relative, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else if (entry.name.endsWith(".test.ts")) {
-        for (const match of fs.readFileSync(path.join(root, child), "utf8").matchAll(EXAMPLE_LINE)) {
-          lines.push({ example: (match[2] ?? "").trim(), fails: match[1] === "(fails)", file: child });
-        }
-      }
-    }
-  };
-  walk("test");
+  for (const [file, text] of testFiles(root)) {
+    for (const match of text.matchAll(EXAMPLE_LINE)) lines.push({ example: (match[2] ?? "").trim(), fails: match[1] === "(fails)", file });
+  }
   return lines.sort((a, b) => a.example.localeCompare(b.example) || a.file.localeCompare(b.file));
+}
+
+/** Every `// reference-sample:` line of the test files (server/parity/reference-samples.ts). */
+export function readReferenceSampleLines(root = projectRoot): ReferenceSampleLine[] {
+  return testFiles(root).flatMap(([file, text]) => referenceSampleLinesOf(text, file));
 }

@@ -10,6 +10,8 @@ import { COVERAGE_FILE, FIDELITY_FILE, fidelityNow, parityTableNow } from "../..
 import { type ParityInput, type ParityNote, buildParityTable, parentsOf } from "../../server/parity/parity-table.js";
 import { RESOURCES, sdkMethods, sdkRequestPaths } from "../../server/parity/sdk-surface.js";
 import { coversOf } from "../../server/parity/test-covers.js";
+import { readOpenApi } from "../../server/parity/openapi-surface.js";
+import { referenceSampleLinesOf, referenceSampleRows, referenceSamples } from "../../server/parity/reference-samples.js";
 
 function input(covers: Record<string, string[]>, notes: Record<string, ParityNote> = {}): ParityInput {
   return {
@@ -146,5 +148,68 @@ describe("the parity table", () => {
       "A.input",
       "A",
     ]);
+  });
+});
+
+describe("the API reference's samples in the table", () => {
+  const samples = [
+    { operationId: "GetThing", lang: "sh", label: "get", source: "curl …" },
+    { operationId: "GetThing", lang: "python", label: "get", source: "client.things.get()" },
+    { operationId: "GetThing", lang: "java", label: "get", source: "client.things.get()" },
+    { operationId: "MakeThing", lang: "sh", label: "make", source: "curl -X POST …" },
+  ];
+
+  it("reads the document's x-codeSamples in its order, and a test's reference-sample lines", () => {
+    const found = referenceSamples({
+      paths: {
+        "/things/{id}": { get: { operationId: "GetThing", "x-codeSamples": [{ lang: "sh", label: "get", source: "curl" }] } as never },
+        "/things": { post: { operationId: "MakeThing", "x-codeSamples": [{ lang: "python", label: "make", source: "make()" }] } as never },
+      },
+    });
+    assert.deepEqual(
+      found.map((sample) => `${sample.operationId} ${sample.lang} ${sample.label} ${sample.source}`),
+      ["GetThing sh get curl", "MakeThing python make make()"],
+    );
+    const text =
+      "  // reference-sample: GetThing get (sh, python)\n// reference-sample (fails): MakeThing make (sh)\n// reference-sample: prose, not a line\n";
+    assert.deepEqual(referenceSampleLinesOf(text, "test/a.test.ts"), [
+      { operationId: "GetThing", label: "get", langs: ["sh", "python"], fails: false, file: "test/a.test.ts" },
+      { operationId: "MakeThing", label: "make", langs: ["sh"], fails: true, file: "test/a.test.ts" },
+    ]);
+  });
+
+  it("gives each sample a test's result or a note's, and a problem for one with neither, and for a line or note naming none", () => {
+    const lines = [
+      { operationId: "GetThing", label: "get", langs: ["sh", "python"], fails: false, file: "test/b.test.ts" },
+      { operationId: "GetThing", label: "gone", langs: ["sh"], fails: false, file: "test/b.test.ts" },
+    ];
+    const notes = [
+      { langs: ["java"], result: "not run" as const, why: "no Java SDK" },
+      { operationId: "GetThing", label: "get", langs: ["python"], result: "needs a model" as const, why: "a model's text" },
+      { operationId: "Nothing", result: "not run" as const, why: "names nothing" },
+    ];
+    const { rows, problems } = referenceSampleRows(samples, lines, notes);
+    assert.deepEqual(
+      rows.map((row) => [row.operationId, row.lang, row.result, row.tests]),
+      [
+        ["GetThing", "sh", "served", ["test/b.test.ts"]],
+        ["GetThing", "python", "needs a model", ["test/b.test.ts"]],
+        ["GetThing", "java", "not run", []],
+        ["MakeThing", "sh", "no test yet", []],
+      ],
+    );
+    assert.equal(problems.length, 3, problems.join("\n"));
+    assert.match(problems.join("\n"), /reference-sample GetThing sh gone is not a sample/);
+    assert.match(problems.join("\n"), /note \(Nothing \* \*\) names no sample/);
+    assert.match(problems.join("\n"), /MakeThing sh make: a sample of the OpenAPI document with no test and no note/);
+  });
+
+  it("holds every sample of the vendored document, none without a test or a note", () => {
+    const markdown = now().markdown.split("## The API reference's samples")[1] ?? "";
+    const all = referenceSamples(readOpenApi());
+    assert.ok(all.length >= 100, `${all.length} samples`);
+    for (const sample of all)
+      assert.ok(markdown.includes(`| \`${sample.operationId}\` | ${sample.lang} | ${sample.label} |`), sample.label);
+    assert.doesNotMatch(markdown, /\| no test yet \|/);
   });
 });
