@@ -1,6 +1,7 @@
 // CONNECT host:port. After the same decision as any request (policy, host map, address guard, one
 // lookup), two outcomes:
-//   - the domain's entry injects headers: TLS interception. The proxy answers 200, terminates TLS with
+//   - the domain's entry injects headers (its own, an OAuth2 token's) or a credential placeholder may be
+//     replaced in requests to it: TLS interception. The proxy answers 200, terminates TLS with
 //     a certificate minted for the CONNECT host by the emulator's CA, and forwards each inner request
 //     to https://host:port with the headers injected, verifying the upstream certificate itself. The
 //     inner Host header and any inner absolute URI are ignored: the CONNECT target is the destination.
@@ -15,7 +16,7 @@ import type { CertificateAuthority } from "./certificate-authority.js";
 import { UpstreamError, type Dialer } from "./dialer.js";
 import { connectAnswerer, injectEgressFault, responseAnswerer, type EgressFaultLookup, type EgressFaultMark } from "./egress-fault.js";
 import { AttemptClock, attemptEntry, type EgressEntry, type EgressListener } from "./egress-log.js";
-import { dialRoute, routeDestination, type Route, type RouteDependencies } from "./egress-route.js";
+import { dialRoute, needsInterception, routeDestination, type Route, type RouteDependencies } from "./egress-route.js";
 import type { HttpForwarder } from "./http-forwarder.js";
 import type { CompiledPolicy } from "./policy.js";
 import { authorityFor, parseConnectTarget, type Destination } from "./request-target.js";
@@ -110,7 +111,7 @@ export class ConnectHandler {
     }
     // An intercepted tunnel is asked per inner request (the proxy answers inside TLS, as the upstream
     // would); a byte tunnel once, at the CONNECT, since the proxy never sees the requests inside it.
-    if (Object.keys(result.route.headers).length > 0) {
+    if (needsInterception(result.route)) {
       await this.intercept(socket, head, target, result.route, context, clock);
       return;
     }
@@ -211,7 +212,7 @@ export class ConnectHandler {
           bytes_up: socket.bytesRead - readBefore,
           bytes_down: socket.bytesWritten - writtenBefore,
           intercepted: true,
-          injected_header_names: Object.keys(route.headers),
+          injected_header_names: [...Object.keys(route.headers), ...(route.oauth2 ? ["Authorization"] : [])],
           address: agent?.lastAddress ?? null,
         }),
       );

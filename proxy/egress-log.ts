@@ -3,6 +3,7 @@
 // the values are the secrets the proxy exists to keep out of sandboxes, and out of logs.
 
 import type { EgressFaultMark } from "./egress-fault.js";
+import type { SubstitutionMade } from "./substitution.js";
 
 export type EgressEntry = {
   /** ISO-8601 time the attempt started. */
@@ -32,6 +33,10 @@ export type EgressEntry = {
   duration_ms: number;
   /** The fault rule that stood in for the upstream of this attempt (docs/faults.md#egress); null for a real one. */
   injected_fault: EgressFaultMark | null;
+  /** Credential placeholders replaced in this request: the variable and where (never the value). */
+  substituted: SubstitutionMade[];
+  /** Why a body that may hold a placeholder went unchanged (too large, content-encoded); null otherwise. */
+  substitution_note: string | null;
 };
 
 export type EgressListener = (entry: EgressEntry) => void;
@@ -80,6 +85,8 @@ export function attemptEntry(clock: AttemptClock, attempt: Attempt, fields: Part
     address: null,
     duration_ms: clock.elapsed(),
     injected_fault: null,
+    substituted: [],
+    substitution_note: null,
     ...fields,
   };
 }

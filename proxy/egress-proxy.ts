@@ -16,6 +16,8 @@ import { AttemptClock, attemptEntry, safeEmitter, type EgressEntry, type EgressL
 import { routeDestination, type RouteDependencies } from "./egress-route.js";
 import type { HostMap } from "./host-map.js";
 import { HttpForwarder } from "./http-forwarder.js";
+import { DEFAULT_MAX_SUBSTITUTION_BODY_BYTES } from "./substitution.js";
+import { DEFAULT_OAUTH2_SETTINGS, OAuth2Tokens, type OAuth2Settings } from "./oauth2-tokens.js";
 import { CompiledPolicy } from "./policy.js";
 import { checkPreamble, readPreambleLine } from "./preamble.js";
 import { parseAbsoluteTarget } from "./request-target.js";
@@ -53,6 +55,10 @@ export type EgressProxyOptions = {
   /** More addresses refused as "self": the emulator's public address when it is behind NAT, say. */
   selfAddresses?: string[];
   connectTimeoutMs?: number;
+  /** OAuth2 token calls: time and answer size (EMULATOR_OAUTH2_TOKEN_TIMEOUT_SECONDS, EMULATOR_OAUTH2_TOKEN_MAX_BYTES). */
+  oauth2?: OAuth2Settings;
+  /** Bodies larger than this keep their credential placeholders (EMULATOR_EGRESS_SUBSTITUTION_MAX_BODY_BYTES). */
+  maxSubstitutionBodyBytes?: number;
   preambleTimeoutMs?: number;
   maxPreambleBytes?: number;
 };
@@ -98,7 +104,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     socket.once("close", () => openSockets.delete(socket));
   };
   const contexts = new WeakMap<net.Socket, ConnectionContext>();
-  const forwarder = new HttpForwarder(emit);
+  const tokens = new OAuth2Tokens({ routes, dialer, trustedCas, trackSocket, settings: options.oauth2 ?? DEFAULT_OAUTH2_SETTINGS });
+  const forwarder = new HttpForwarder(emit, {
+    tokens,
+    maxSubstitutionBodyBytes: options.maxSubstitutionBodyBytes ?? DEFAULT_MAX_SUBSTITUTION_BODY_BYTES,
+  });
   const connectHandler = new ConnectHandler({ routes, dialer, ca, forwarder, emit, trustedCas, trackSocket, faultFor, connectTimeoutMs });
 
   // Never listens itself: it parses the connections the preamble step hands over.

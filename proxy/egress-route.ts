@@ -10,7 +10,7 @@ import { canonicalAddress, isLoopbackName, type AddressGuard } from "./address-g
 import type { Dialer } from "./dialer.js";
 import { UpstreamError } from "./dialer.js";
 import type { HostMap } from "./host-map.js";
-import type { CompiledPolicy } from "./policy.js";
+import type { CompiledPolicy, OAuth2Grant, Substitution } from "./policy.js";
 import type { Destination } from "./request-target.js";
 import type { Resolver } from "./resolver.js";
 
@@ -19,6 +19,12 @@ export type Route = {
   /** The allowlist domain that matched, or "open". */
   rule: string;
   headers: Record<string, string>;
+  /** An OAuth2 grant whose access token is injected as `Authorization: Bearer …` (fetched per request, cached). */
+  oauth2: OAuth2Grant | null;
+  /** Placeholders replaced in the requests to this host. */
+  substitutions: Substitution[];
+  /** Now on the environment owner's clock, for token expiry. */
+  now: () => number;
   /** Addresses to dial, all checked (or operator-mapped), tried in order. */
   addresses: string[];
   dialPort: number;
@@ -56,7 +62,17 @@ export async function routeDestination(
   }
   const allowed = (addresses: string[], dialPort: number, mapped: boolean): RouteResult => ({
     ok: true,
-    route: { destination, rule: decision.rule, headers: decision.headers, addresses, dialPort, mapped },
+    route: {
+      destination,
+      rule: decision.rule,
+      headers: decision.headers,
+      oauth2: decision.oauth2,
+      substitutions: decision.substitutions,
+      now: () => policy.now(),
+      addresses,
+      dialPort,
+      mapped,
+    },
   });
   const refused = (reason: string, detail: string): RouteResult => ({ ok: false, refusal: { reason, detail, rule: decision.rule } });
 
@@ -88,6 +104,14 @@ export async function routeDestination(
     if (address !== null) addresses.push(address);
   }
   return allowed(addresses, destination.port, false);
+}
+
+/**
+ * Whether requests to this route must be seen in the clear: headers to inject, a token to fetch and
+ * inject, or placeholders to replace. Otherwise a CONNECT is a byte tunnel.
+ */
+export function needsInterception(route: Route): boolean {
+  return Object.keys(route.headers).length > 0 || route.oauth2 !== null || route.substitutions.length > 0;
 }
 
 /** Connects to the first address of the route that answers. */

@@ -12,7 +12,9 @@ import type { EgressFaultMark } from "./egress-fault.js";
 import { attemptEntry, type AttemptClock, type EgressListener } from "./egress-log.js";
 import type { Route } from "./egress-route.js";
 import { prepareDownstreamHeaders, prepareUpstreamHeaders } from "./headers.js";
+import { OAuth2RefreshError, type OAuth2Tokens } from "./oauth2-tokens.js";
 import { answerWithError } from "./responses.js";
+import { substituteBody, substituteHeaders, substituteQuery, wantsBody, type SubstitutionMade } from "./substitution.js";
 import type { RouteAgent } from "./upstream-agent.js";
 
 export type Exchange = {
@@ -37,6 +39,54 @@ function failureReason(error: Error): string {
 
 type PendingRequest = { path: string; start: (upstreamRequest: http.ClientRequest) => void };
 
+export type ForwarderSettings = {
+  tokens: OAuth2Tokens;
+  /** Bodies up to this size get their placeholders replaced; larger ones pass unchanged (and the log says so). */
+  maxSubstitutionBodyBytes: number;
+};
+
+/** The request's body as it will go upstream: untouched (streamed), or read (all of it, or a first part) before. */
+type BodyPlan = { kind: "stream" } | { kind: "whole"; body: Buffer } | { kind: "prefix"; chunks: Buffer[] };
+
+/** What is sent instead of the sandbox's request line and headers, once tokens and placeholders are in. */
+type Prepared = {
+  headers: http.IncomingHttpHeaders;
+  injectedNames: string[];
+  path: string;
+  body: BodyPlan;
+  substituted: SubstitutionMade[];
+  note: string | null;
+};
+
+/** Reads the body until its end or past `max` bytes; the request is left paused either way. */
+function readBodyUpTo(request: http.IncomingMessage, max: number): Promise<{ chunks: Buffer[]; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const done = (complete: boolean) => {
+      request.pause();
+      request.removeListener("data", onData);
+      request.removeListener("end", onEnd);
+      request.removeListener("error", onError);
+      resolve({ chunks, complete });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length > max) done(false);
+    };
+    const onEnd = () => done(true);
+    const onError = (error: Error) => reject(error);
+    request.on("data", onData);
+    request.once("end", onEnd);
+    request.once("error", onError);
+  });
+}
+
+function hasBody(headers: http.IncomingHttpHeaders): boolean {
+  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+}
+
 const require = createRequire(import.meta.url);
 
 export class HttpForwarder {
@@ -44,7 +94,10 @@ export class HttpForwarder {
   private readonly pending = new WeakMap<http.IncomingMessage, PendingRequest>();
   private readonly downstreamCounters = new WeakMap<http.IncomingMessage, (bytes: number) => void>();
 
-  constructor(private readonly emit: EgressListener) {}
+  constructor(
+    private readonly emit: EgressListener,
+    private readonly settings: ForwarderSettings,
+  ) {}
 
   /**
    * http-proxy, loaded and set up for the first request forwarded: the emulator's start (which starts
@@ -81,21 +134,110 @@ export class HttpForwarder {
   }
 
   forward(request: http.IncomingMessage, response: http.ServerResponse, exchange: Exchange): void {
-    const { route } = exchange;
-    const { headers, injectedNames } = prepareUpstreamHeaders(request.headers, exchange.authority, route.headers);
     const method = request.method ?? "GET";
+    const attempt = {
+      environmentId: exchange.environmentId,
+      method,
+      host: exchange.route.destination.host,
+      port: exchange.route.destination.port,
+    };
+    this.prepare(request, exchange).then(
+      (prepared) => this.send(request, response, exchange, prepared),
+      (error: unknown) => {
+        if (exchange.agentPerRequest) exchange.agent.destroy();
+        const tokenFailed = error instanceof OAuth2RefreshError;
+        const reason = tokenFailed ? "oauth2-token-refresh-failed" : "upstream-error";
+        const detail = tokenFailed ? `the OAuth2 token refresh failed: ${error.message}` : `could not read the request: ${String(error)}`;
+        answerWithError(response, 502, reason, detail);
+        this.emit(
+          attemptEntry(exchange.clock, attempt, {
+            reason,
+            rule: exchange.route.rule,
+            status: 502,
+            intercepted: exchange.intercepted,
+            injected_fault: exchange.injectedFault ?? null,
+          }),
+        );
+      },
+    );
+  }
+
+  /** The token fetched, placeholders replaced (reading the body first when it may hold one). */
+  private async prepare(request: http.IncomingMessage, exchange: Exchange): Promise<Prepared> {
+    const { route } = exchange;
+    const substituted: SubstitutionMade[] = [];
+    const injected: Record<string, string> = { ...route.headers };
+    if (route.oauth2) {
+      // Whatever case the entry's own headers used, the token's header replaces them.
+      for (const name of Object.keys(injected)) if (name.toLowerCase() === "authorization") delete injected[name];
+      injected.Authorization = `Bearer ${await this.settings.tokens.accessToken(route.oauth2, route.now())}`;
+    }
+    const incoming = { ...request.headers };
+    substituteHeaders(incoming, route.substitutions, substituted);
+    const { headers, injectedNames } = prepareUpstreamHeaders(incoming, exchange.authority, injected);
+    const path = substituteQuery(exchange.path, route.substitutions, substituted);
+    let body: BodyPlan = { kind: "stream" };
+    let note: string | null = null;
+    if (wantsBody(route.substitutions) && hasBody(request.headers)) {
+      const encoding = String(request.headers["content-encoding"] ?? "identity")
+        .trim()
+        .toLowerCase();
+      if (encoding !== "identity") {
+        note = "body-not-substituted:content-encoding";
+      } else {
+        const max = this.settings.maxSubstitutionBodyBytes;
+        const read = await readBodyUpTo(request, max);
+        if (read.complete) {
+          const replaced = substituteBody(Buffer.concat(read.chunks), request.headers["content-type"], route.substitutions, substituted);
+          body = { kind: "whole", body: replaced };
+          // The body is sent whole, so its length is known: Content-Length, never chunked.
+          delete headers["transfer-encoding"];
+          headers["content-length"] = String(replaced.length);
+        } else {
+          body = { kind: "prefix", chunks: read.chunks };
+          note = `body-not-substituted:larger-than-${max}-bytes`;
+        }
+      }
+    }
+    return { headers, injectedNames, path, body, substituted, note };
+  }
+
+  private send(request: http.IncomingMessage, response: http.ServerResponse, exchange: Exchange, prepared: Prepared): void {
+    const { route } = exchange;
+    const { headers, injectedNames } = prepared;
+    const method = request.method ?? "GET";
+    if (response.destroyed) {
+      // The sandbox went away while a token was fetched or the body read: nothing is dialled.
+      if (exchange.agentPerRequest) exchange.agent.destroy();
+      const attempt = { environmentId: exchange.environmentId, method, host: route.destination.host, port: route.destination.port };
+      this.emit(attemptEntry(exchange.clock, attempt, { reason: "client-closed", rule: route.rule, intercepted: exchange.intercepted }));
+      return;
+    }
     request.headers = headers;
     let bytesUp = 0;
     let bytesDown = 0;
     let failure: string | null = null;
     const body = new PassThrough();
+    const plan = prepared.body;
     this.pending.set(request, {
-      path: exchange.path,
+      path: prepared.path,
       start: () => {
+        if (plan.kind === "whole") {
+          bytesUp = plan.body.length;
+          body.end(plan.body);
+          return;
+        }
+        if (plan.kind === "prefix") {
+          for (const chunk of plan.chunks) {
+            bytesUp += chunk.length;
+            body.write(chunk);
+          }
+        }
         request.on("data", (chunk: Buffer) => {
           bytesUp += chunk.length;
         });
         request.pipe(body);
+        request.resume();
       },
     });
     this.downstreamCounters.set(request, (bytes) => {
@@ -133,6 +275,8 @@ export class HttpForwarder {
           injected_header_names: injectedNames,
           address: exchange.agent.lastAddress,
           injected_fault: exchange.injectedFault ?? null,
+          substituted: prepared.substituted,
+          substitution_note: prepared.note,
         }),
       );
     });

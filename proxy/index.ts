@@ -1,7 +1,17 @@
 // The egress proxy's public surface: what the server (and the standalone process) use.
 
 export { startEgressProxy, type EgressProxy, type EgressProxyOptions } from "./egress-proxy.js";
-export { egressPolicySchema, isInjectableHeaderName, isInjectableHeaderValue, type AllowlistEntry, type EgressPolicy } from "./policy.js";
+export {
+  egressPolicySchema,
+  isInjectableHeaderName,
+  isInjectableHeaderValue,
+  type AllowlistEntry,
+  type EgressPolicy,
+  type InjectionLocation,
+  type OAuth2Grant,
+  type Substitution,
+} from "./policy.js";
+export { whyNotTokenUrl } from "./oauth2-tokens.js";
 export { encodePreamble, preambleSchema, type EgressPreamble } from "./preamble.js";
 export type { EgressEntry, EgressListener } from "./egress-log.js";
 export { PROXY_ERROR_HEADER } from "./responses.js";

@@ -15,6 +15,9 @@ const configSchema = z.object({
   EMULATOR_DATA_DIR: z.string().min(1).optional(),
   EMULATOR_EGRESS_HOST_MAP: z.string().optional(),
   EMULATOR_EGRESS_CA_FILE: z.string().optional(),
+  EMULATOR_EGRESS_SUBSTITUTION_MAX_BODY_BYTES: z.string().optional(),
+  EMULATOR_OAUTH2_TOKEN_TIMEOUT_SECONDS: z.string().optional(),
+  EMULATOR_OAUTH2_TOKEN_MAX_BYTES: z.string().optional(),
 });
 
 async function main(): Promise<void> {

@@ -6,9 +6,41 @@ import { z } from "zod";
 import { parseHost } from "./address-guard.js";
 import { whyNotInjectable } from "./header-rules.js";
 
-export type AllowlistEntry = { domain: string; headers: Record<string, string> };
+/** An OAuth2 credential's refresh grant: the proxy gets an access token and injects `Authorization: Bearer …`. */
+export type OAuth2Grant = {
+  token_url: string;
+  client_id: string;
+  client_secret: string;
+  refresh_token: string;
+  scopes?: string[] | undefined;
+};
 
-export type EgressPolicy = { mode: "open" } | { mode: "disabled" } | { mode: "allowlist"; entries: AllowlistEntry[] };
+export type AllowlistEntry = { domain: string; headers: Record<string, string>; oauth2?: OAuth2Grant | undefined };
+
+export type InjectionLocation = "header" | "query" | "body";
+
+/**
+ * An `environment_variable` credential behind a variable: the sandbox holds `placeholder`, and the proxy
+ * puts `value` in its place in the `locations` of requests to `domains` (patterns as in the allowlist;
+ * absent: every host the policy allows). Elsewhere the placeholder passes unchanged.
+ */
+export type Substitution = {
+  /** The variable's name, for the egress log (never the value). */
+  name: string;
+  placeholder: string;
+  value: string;
+  locations: InjectionLocation[];
+  domains?: string[] | undefined;
+};
+
+/** What every policy may carry besides its mode. */
+export type PolicyExtras = {
+  substitutions?: Substitution[] | undefined;
+  /** How far the environment owner's clock is ahead of the wall clock (docs/clock.md): OAuth2 token expiry is judged on it. */
+  clock_offset_ms?: number | undefined;
+};
+
+export type EgressPolicy = ({ mode: "open" } | { mode: "disabled" } | { mode: "allowlist"; entries: AllowlistEntry[] }) & PolicyExtras;
 
 // CR or LF in a value would split the upstream request (header injection, request smuggling); the
 // other control characters are refused by Node's HTTP client. Same set as Node's own check.
@@ -53,25 +85,59 @@ const headersSchema = z
   })
   .transform((headers) => Object.fromEntries(Object.entries(headers)) as Record<string, string>);
 
+const oauth2GrantSchema = z.object({
+  token_url: z.string().min(1).max(2048),
+  client_id: z.string().min(1).max(4096),
+  client_secret: z.string().min(1).max(16384),
+  refresh_token: z.string().min(1).max(16384),
+  scopes: z.array(z.string().max(1024)).max(100).optional(),
+});
+
 export const allowlistEntrySchema = z.object({
   domain: z.string().min(1).max(255),
   headers: headersSchema.default({}),
+  oauth2: oauth2GrantSchema.optional(),
 });
 
+// A placeholder is random text the server made (letters, digits, "-", "_"): it reads the same in a
+// header, a query string and a JSON or form body, so one search finds it in each.
+const substitutionSchema = z.object({
+  name: z.string().min(1).max(256),
+  placeholder: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/),
+  value: z.string().max(65536),
+  locations: z
+    .array(z.enum(["header", "query", "body"]))
+    .min(1)
+    .max(3),
+  domains: z.array(z.string().min(1).max(255)).max(1000).optional(),
+});
+
+const extras = {
+  substitutions: z.array(substitutionSchema).max(1000).optional(),
+  clock_offset_ms: z.number().finite().optional(),
+};
+
 export const egressPolicySchema = z.discriminatedUnion("mode", [
-  z.object({ mode: z.literal("open") }),
-  z.object({ mode: z.literal("disabled") }),
-  z.object({ mode: z.literal("allowlist"), entries: z.array(allowlistEntrySchema).max(1000) }),
+  z.object({ mode: z.literal("open"), ...extras }),
+  z.object({ mode: z.literal("disabled"), ...extras }),
+  z.object({ mode: z.literal("allowlist"), entries: z.array(allowlistEntrySchema).max(1000), ...extras }),
 ]);
 
 export type PolicyDecision =
-  | { allowed: true; rule: string; headers: Record<string, string> }
+  | {
+      allowed: true;
+      rule: string;
+      headers: Record<string, string>;
+      /** The matching entry's OAuth2 grant: its token is fetched and injected per request. */
+      oauth2: OAuth2Grant | null;
+      /** The substitutions this host may receive. */
+      substitutions: Substitution[];
+    }
   | { allowed: false; reason: "egress-disabled" | "not-allowlisted" };
 
-type CompiledEntry =
-  | { kind: "exact"; host: string; domain: string; headers: Record<string, string> }
-  | { kind: "suffix"; suffix: string; domain: string; headers: Record<string, string> }
-  | { kind: "any"; domain: string; headers: Record<string, string> };
+type Pattern = { kind: "exact"; host: string } | { kind: "suffix"; suffix: string } | { kind: "any" };
+
+type CompiledEntry = Pattern & { domain: string; headers: Record<string, string>; oauth2: OAuth2Grant | null };
 
 /** An allowlist domain in the same normal form as a request host (lowercase, no trailing dot). */
 function normalizeDomain(domain: string): string {
@@ -80,15 +146,21 @@ function normalizeDomain(domain: string): string {
   return domain.trim().toLowerCase().replace(/\.$/, "");
 }
 
-function compileEntry(entry: AllowlistEntry): CompiledEntry {
-  const domain = entry.domain.trim().toLowerCase().replace(/\.$/, "");
-  if (domain === "*") return { kind: "any", domain: entry.domain, headers: entry.headers };
-  if (domain.startsWith("*.")) return { kind: "suffix", suffix: domain.slice(1), domain: entry.domain, headers: entry.headers };
+function compilePattern(pattern: string): Pattern {
+  const domain = pattern.trim().toLowerCase().replace(/\.$/, "");
+  if (domain === "*") return { kind: "any" };
+  if (domain.startsWith("*.")) return { kind: "suffix", suffix: domain.slice(1) };
   // Any other use of "*" ("api.*.com") is not a pattern this service defines; it only matches itself.
-  return { kind: "exact", host: normalizeDomain(domain), domain: entry.domain, headers: entry.headers };
+  return { kind: "exact", host: normalizeDomain(domain) };
 }
 
-function specificity(entry: CompiledEntry): number {
+function compileEntry(entry: AllowlistEntry): CompiledEntry {
+  return { ...compilePattern(entry.domain), domain: entry.domain, headers: entry.headers, oauth2: entry.oauth2 ?? null };
+}
+
+type CompiledSubstitution = { substitution: Substitution; domains: Pattern[] | null };
+
+function specificity(entry: Pattern): number {
   if (entry.kind === "exact") return Number.MAX_SAFE_INTEGER;
   if (entry.kind === "suffix") return entry.suffix.length;
   return -1;
@@ -101,15 +173,33 @@ function specificity(entry: CompiledEntry): number {
  */
 export class CompiledPolicy {
   private readonly entries: CompiledEntry[];
+  private readonly substitutions: CompiledSubstitution[];
 
   constructor(readonly policy: EgressPolicy) {
     this.entries = policy.mode === "allowlist" ? policy.entries.map(compileEntry) : [];
+    this.substitutions = (policy.substitutions ?? []).map((substitution) => ({
+      substitution,
+      domains: substitution.domains === undefined ? null : substitution.domains.map(compilePattern),
+    }));
+  }
+
+  /** Milliseconds on the environment owner's clock (docs/clock.md). */
+  now(): number {
+    return Date.now() + (this.policy.clock_offset_ms ?? 0);
+  }
+
+  /** The substitutions whose trusted domains include `host` (all of them when they name none). */
+  private substitutionsFor(host: string): Substitution[] {
+    return this.substitutions
+      .filter(({ domains }) => domains === null || domains.some((pattern) => matches(pattern, host)))
+      .map(({ substitution }) => substitution);
   }
 
   /** `host` is the normalized request host (see parseHost): lowercase name or canonical address. */
   decide(host: string): PolicyDecision {
     if (this.policy.mode === "disabled") return { allowed: false, reason: "egress-disabled" };
-    if (this.policy.mode === "open") return { allowed: true, rule: "open", headers: {} };
+    if (this.policy.mode === "open")
+      return { allowed: true, rule: "open", headers: {}, oauth2: null, substitutions: this.substitutionsFor(host) };
     let best: CompiledEntry[] = [];
     let bestScore = -Infinity;
     for (const entry of this.entries) {
@@ -124,11 +214,19 @@ export class CompiledPolicy {
     }
     const winner = best[0];
     if (winner === undefined) return { allowed: false, reason: "not-allowlisted" };
-    return { allowed: true, rule: winner.domain, headers: mergeHeaders(best.map((entry) => entry.headers)) };
+    // Entries of the same domain merge: the last one naming an OAuth2 credential sets the grant.
+    const oauth2 = best.reduce<OAuth2Grant | null>((grant, entry) => entry.oauth2 ?? grant, null);
+    return {
+      allowed: true,
+      rule: winner.domain,
+      headers: mergeHeaders(best.map((entry) => entry.headers)),
+      oauth2,
+      substitutions: this.substitutionsFor(host),
+    };
   }
 }
 
-function matches(entry: CompiledEntry, host: string): boolean {
+function matches(entry: Pattern, host: string): boolean {
   switch (entry.kind) {
     case "any":
       return true;

@@ -134,6 +134,15 @@ export const configSchema = z.object({
       "domain=host:port pairs, comma-separated: where the egress proxy sends those domains (exempt from the private-address guard)",
     ),
   EMULATOR_EGRESS_CA_FILE: z.string().optional().describe("PEM file of extra CA certificates the egress proxy trusts for upstream TLS"),
+  EMULATOR_EGRESS_SUBSTITUTION_MAX_BODY_BYTES: positiveInt(1024 * 1024).describe(
+    "Largest request body in which the egress proxy replaces an environment_variable credential's placeholder; a larger body goes upstream unchanged (placeholder kept) and its egress log entry says so",
+  ),
+  EMULATOR_OAUTH2_TOKEN_TIMEOUT_SECONDS: positiveInt(10).describe(
+    "How long the egress proxy waits for an OAuth2 credential's token endpoint (connection to last byte); past it the sandbox's request is refused with x-proxy-error oauth2-token-refresh-failed",
+  ),
+  EMULATOR_OAUTH2_TOKEN_MAX_BYTES: positiveInt(64 * 1024).describe(
+    "Largest answer the egress proxy reads from an OAuth2 credential's token endpoint; a larger one fails the refresh",
+  ),
   EMULATOR_EGRESS_PROXY: z
     .string()
     .regex(/^[^:\s]+:\d{1,5}$/, "host:port")

@@ -41,7 +41,8 @@ export const environmentVariableSchema = z.looseObject({
 });
 
 // OAuth2Config and OAuth2UpdateConfig (the SDK's and the OpenAPI document's): where the token is
-// refreshed, and the scopes asked for. Stored and shown; the egress proxy does not refresh tokens yet.
+// refreshed, and the scopes asked for. Stored and shown; the egress proxy refreshes the access token with
+// them (proxy/oauth2-tokens.ts).
 const oauth2TokenUrl = z.string().min(1);
 const oauth2Scopes = z.array(z.string().min(1));
 

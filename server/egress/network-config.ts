@@ -4,7 +4,15 @@
 
 import { assignOwn } from "../common/own-keys.js";
 import type { z } from "zod";
-import { isInjectableHeaderName, isInjectableHeaderValue, whyNotInjectable, type EgressPolicy } from "../../proxy/index.js";
+import {
+  isInjectableHeaderName,
+  isInjectableHeaderValue,
+  whyNotInjectable,
+  whyNotTokenUrl,
+  type AllowlistEntry,
+  type EgressPolicy,
+  type OAuth2Grant,
+} from "../../proxy/index.js";
 import type { networkSchema } from "../api/create-interaction.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { InvalidArgumentError } from "../common/errors.js";
@@ -42,10 +50,19 @@ export function checkNetwork(network: NetworkInput | undefined, owner: string, c
           `${where}.credential "${entry.credential}" not found; create it first with POST /{version}/credentials`,
         );
       }
-      if (credential.type !== "bearer_token") {
+      if (credential.type === "environment_variable") {
         throw new InvalidArgumentError(
-          `${where}.credential "${entry.credential}" is a ${credential.type} credential; allowlist entries inject headers, so use a bearer_token credential`,
+          `${where}.credential "${entry.credential}" is an environment_variable credential; allowlist entries inject headers, so name a bearer_token or oauth2 credential here, and put environment_variable ones in environment.env ({"NAME": {"credential": "${entry.credential}"}})`,
         );
+      }
+      if (credential.config.type === "oauth2") {
+        const tokenUrl = credential.config.token_url;
+        const why = tokenUrl === undefined ? "is not set" : whyNotTokenUrl(tokenUrl);
+        if (why !== null) {
+          throw new InvalidArgumentError(
+            `${where}.credential "${entry.credential}": its token_url ${why}; set the OAuth2 token endpoint with PATCH /{version}/credentials/${entry.credential} {"token_url": "https://…"}`,
+          );
+        }
       }
     }
   });
@@ -56,16 +73,23 @@ export function egressPolicy(network: NetworkInput | undefined, owner: string, c
   if (network === undefined) return { mode: "open" };
   if (network === "disabled" || network.allowlist === "disabled") return { mode: "disabled" };
   if (network.allowlist === undefined) return { mode: "open" };
-  const entries: Array<{ domain: string; headers: Record<string, string> }> = [];
+  const entries: AllowlistEntry[] = [];
   for (const entry of network.allowlist) {
     const headers: Record<string, string> = {};
     for (const map of transformList(entry.transform)) assignOwn(headers, map);
     if (entry.credential !== undefined) {
       const credential = credentials.get(owner, entry.credential);
+      // Imported without its secret (state snapshot): nothing to inject until it is set again.
+      if (credential?.status === "needs_secret") continue;
+      if (credential?.config.type === "oauth2") {
+        // Fail closed, as below: an entry whose token cannot be had is dropped.
+        const grant = oauth2Grant(credential.config);
+        if (grant === null) continue;
+        entries.push({ domain: entry.domain, headers, oauth2: grant });
+        continue;
+      }
       // Fail closed: without its credential the entry would send requests unauthenticated.
       if (credential?.config.type !== "bearer_token") continue;
-      // Imported without its secret (state snapshot): nothing to inject until it is set again.
-      if (credential.status === "needs_secret") continue;
       const { header_name = "Authorization", prefix = "Bearer", token } = credential.config;
       // A credential stored before the API refused such names: the proxy would refuse the whole policy,
       // so only this entry is dropped (fail closed, as for a deleted credential).
@@ -75,6 +99,19 @@ export function egressPolicy(network: NetworkInput | undefined, owner: string, c
     entries.push({ domain: entry.domain, headers });
   }
   return { mode: "allowlist", entries };
+}
+
+/** The refresh grant the proxy uses for an OAuth2 credential; null when its token_url cannot be used. */
+function oauth2Grant(config: {
+  token_url?: string | undefined;
+  client_id: string;
+  client_secret: string;
+  refresh_token: string;
+  scopes?: string[] | undefined;
+}): OAuth2Grant | null {
+  const { token_url, client_id, client_secret, refresh_token, scopes } = config;
+  if (token_url === undefined || whyNotTokenUrl(token_url) !== null) return null;
+  return { token_url, client_id, client_secret, refresh_token, ...(scopes !== undefined ? { scopes } : {}) };
 }
 
 function transformList(transform: Record<string, string> | Array<Record<string, string>> | undefined): Array<Record<string, string>> {

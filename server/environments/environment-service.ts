@@ -10,6 +10,14 @@ import type { SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime } from 
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
 import { checkNetwork, egressPolicy, type EgressPolicy } from "../egress/network-config.js";
+import {
+  checkEnvCredentials,
+  envSubstitutions,
+  nextEnvCredentials,
+  placeholderValues,
+  renewPlaceholders,
+  type EnvCredentials,
+} from "../egress/env-credentials.js";
 import { prepareEnvVars } from "../sources/environment-variables.js";
 import { prepareSources } from "../sources/inline-sources.js";
 import { fetchRemoteSources, type RemoteSourceSettings } from "../sources/remote-sources.js";
@@ -21,6 +29,11 @@ import { resolveTarget } from "../sources/target-path.js";
 import { isWithin } from "../common/paths.js";
 import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
 import type { PooledSandbox, SandboxPool } from "../sandbox/sandbox-pool.js";
+
+/** The stored form: no field at all while no variable is backed by a credential. */
+function withEnvCredentials(entries: EnvCredentials): { envCredentials?: EnvCredentials } {
+  return Object.keys(entries).length > 0 ? { envCredentials: entries } : {};
+}
 
 /** Folders whose files always count towards an environment's file_count and size_bytes. */
 const USAGE_ROOTS = ["/workspace", "/.agents"];
@@ -83,7 +96,8 @@ export class EnvironmentService {
     }
     const input = typeof given === "string" ? undefined : given;
     const prepared = prepareSources(input?.sources, this.options.maxSourcesBytes);
-    const env = prepareEnvVars(input?.env);
+    const { values: env, credentials: envReferences } = prepareEnvVars(input?.env);
+    checkEnvCredentials(envReferences, owner, this.options.credentials);
     const network = input?.network;
     checkNetwork(network, owner, this.options.credentials);
     const existing = input?.environment_id ? this.getUsable(idOf("environments", input.environment_id), owner) : null;
@@ -103,11 +117,14 @@ export class EnvironmentService {
           const channel = await this.channel(record);
           for (const file of sources.files) await channel.writeFile(file.path, file.content, file.mode);
         }
-        if (sources.files.length > 0 || Object.keys(env).length > 0 || network !== undefined) {
+        if (sources.files.length > 0 || Object.keys(env).length > 0 || Object.keys(envReferences).length > 0 || network !== undefined) {
+          const { envCredentials: previous, ...config } = record.config;
+          const envCredentials = nextEnvCredentials(previous, env, envReferences);
           record.config = {
-            ...record.config,
+            ...config,
             sources: [...record.config.sources, ...sources.summary],
-            env: { ...record.config.env, ...env },
+            env: { ...record.config.env, ...env, ...placeholderValues(envCredentials) },
+            ...withEnvCredentials(envCredentials),
             // A later interaction's network replaces the old policy; the next connection uses it.
             ...(network !== undefined ? { network } : {}),
           };
@@ -116,6 +133,7 @@ export class EnvironmentService {
         return this.touch(record);
       };
     }
+    const envCredentials = nextEnvCredentials(undefined, env, envReferences);
     return this.withRoom(owner, async () => {
       // Repository sources are volumes mounted when a container is created: those need a cold create. A
       // pooled sandbox comes with the ID of its environment (its container is labelled with it).
@@ -139,7 +157,12 @@ export class EnvironmentService {
         owner,
         status: "active",
         sandboxId: handle.sandboxId,
-        config: { sources: sources.summary, env, ...(network !== undefined ? { network } : {}) },
+        config: {
+          sources: sources.summary,
+          env: { ...env, ...placeholderValues(envCredentials) },
+          ...withEnvCredentials(envCredentials),
+          ...(network !== undefined ? { network } : {}),
+        },
         created: now,
         updated: now,
         lastAccessed: this.clockTimestamp(owner),
@@ -247,6 +270,11 @@ export class EnvironmentService {
       }
       const now = nowTimestamp();
       const config = structuredClone(source.config);
+      // Each environment has its own placeholders: the fork's variables get new ones.
+      if (config.envCredentials) {
+        config.envCredentials = renewPlaceholders(config.envCredentials);
+        config.env = { ...config.env, ...placeholderValues(config.envCredentials) };
+      }
       if (network !== undefined) config.network = network;
       const record: EnvironmentRecord = {
         id,
@@ -426,7 +454,14 @@ export class EnvironmentService {
   egressPolicyOf(id: string): EgressPolicy {
     const record = this.store.getById(id);
     if (record?.status !== "active") throw new Error(`environment ${id} is not active`);
-    return egressPolicy(record.config.network, record.owner, this.options.credentials);
+    const substitutions = envSubstitutions(record.config.envCredentials, record.owner, this.options.credentials);
+    // OAuth2 tokens expire on the owner's clock (docs/clock.md), which the proxy knows only from here.
+    const clockOffsetMs = (this.options.clock?.now(record.owner) ?? Date.now()) - Date.now();
+    return {
+      ...egressPolicy(record.config.network, record.owner, this.options.credentials),
+      ...(substitutions.length > 0 ? { substitutions } : {}),
+      ...(clockOffsetMs !== 0 ? { clock_offset_ms: clockOffsetMs } : {}),
+    };
   }
 
   /** Marks the environment busy for the duration of `work`, so the idle sweep leaves it alone. */

@@ -1,5 +1,6 @@
 import type { Db } from "../store/database.js";
 import type { NetworkInput } from "../egress/network-config.js";
+import type { EnvCredentials } from "../egress/env-credentials.js";
 import type { SourceSummary } from "../sources/source-summary.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
@@ -10,6 +11,8 @@ export interface EnvironmentConfig {
   sources: SourceSummary[];
   /** Variables every tool command sees (environment.env). */
   env?: Record<string, string>;
+  /** Variables of `env` backed by a credential: they hold a placeholder the egress proxy replaces on the wire. */
+  envCredentials?: EnvCredentials;
   /** environment.network as last sent; omitted means public egress allowed. */
   network?: NetworkInput;
   /**

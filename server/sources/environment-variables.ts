@@ -1,6 +1,7 @@
 // `environment.env`: variables every tool command in the sandbox sees. Plain values and {value} are
-// supported. {credential} is refused: the real service keeps the secret out of the sandbox and
-// substitutes it on the way out, which our egress proxy does not do for environment variables yet.
+// set as given. {credential} names an environment_variable credential: the variable will hold a
+// placeholder and the egress proxy puts the secret in its place on the wire (server/environments/
+// env-credentials.ts), so here it is only collected.
 
 import { setOwn } from "../common/own-keys.js";
 import { InvalidArgumentError } from "../common/errors.js";
@@ -11,8 +12,16 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // The executor marks its own processes with this variable; a user value must not spoof the marker.
 const RESERVED = new Set([EXEC_MARKER_VARIABLE]);
 
-export function prepareEnvVars(env: EnvironmentInput["env"]): Record<string, string> {
+export type PreparedEnv = {
+  /** Plain values, set as given. */
+  values: Record<string, string>;
+  /** Variables backed by a credential: name → credential ID. */
+  credentials: Record<string, string>;
+};
+
+export function prepareEnvVars(env: EnvironmentInput["env"]): PreparedEnv {
   const out: Record<string, string> = {};
+  const credentials: Record<string, string> = {};
   for (const [name, value] of Object.entries(env ?? {})) {
     const where = `environment.env.${name}`;
     if (!NAME.test(name)) throw new InvalidArgumentError(`${where}: a variable name is letters, digits and _, not starting with a digit`);
@@ -20,9 +29,9 @@ export function prepareEnvVars(env: EnvironmentInput["env"]): Record<string, str
     if (typeof value === "string") {
       setOwn(out, name, value);
     } else if (value.credential !== undefined) {
-      throw new InvalidArgumentError(
-        `${where}: credential references are not supported by this emulator yet; pass the value as a string or {"value": …}`,
-      );
+      if (value.value !== undefined) throw new InvalidArgumentError(`${where}: give either "value" or "credential", not both`);
+      setOwn(credentials, name, value.credential);
+      continue;
     } else if (value.value !== undefined) {
       setOwn(out, name, value.value);
     } else {
@@ -30,5 +39,5 @@ export function prepareEnvVars(env: EnvironmentInput["env"]): Record<string, str
     }
     if (out[name]!.includes("\0")) throw new InvalidArgumentError(`${where}: the value contains a NUL character`);
   }
-  return out;
+  return { values: out, credentials };
 }

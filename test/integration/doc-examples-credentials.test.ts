@@ -71,10 +71,8 @@ describe("agent-credentials: storing and using a credential", () => {
     await doc.createByRest(body);
   });
 
-  it("mixes credential rules, an OAuth2 one among them, with a plain rule", {
-    todo: "an allowlist entry may name only a bearer_token credential in the emulator (400 for jira-oauth, an oauth2 one): the egress proxy does not refresh OAuth2 tokens yet, docs/egress-and-credentials.md",
-  }, async () => {
-    // (fails) agent-credentials#use-credentials-in-the-network-allowlist: github.com and api.atlassian.com credential rules and *.googleapis.com (python, javascript, rest)
+  it("mixes credential rules, an OAuth2 one among them, with a plain rule", async () => {
+    // doc-example: agent-credentials#use-credentials-in-the-network-allowlist: github.com and api.atlassian.com credential rules and *.googleapis.com (python, javascript, rest)
     await doc.client.credentials.create(oauth("jira-oauth") as never);
     await doc.create({
       agent: AGENT,
@@ -93,15 +91,24 @@ describe("agent-credentials: storing and using a credential", () => {
     });
   });
 
-  it("maps an environment_variable credential to a variable", {
-    todo: "the emulator refuses env values that reference a credential (400): environment_variable credentials are stored but not used yet",
-  }, async () => {
-    // (fails) agent-credentials#use-credentials-as-environment-variables: env SLACK_BOT_TOKEN from credential slack-bot-token (python, javascript, rest)
+  it("maps an environment_variable credential to a variable", async () => {
+    // doc-example: agent-credentials#use-credentials-as-environment-variables: env SLACK_BOT_TOKEN from credential slack-bot-token (python, javascript, rest)
+    // The page creates slack-bot-token in its "environment variable" section, below (the test there
+    // creates it again, so this one removes it after).
+    const stored = await doc.rest("POST", "/v1beta/credentials", {
+      id: "slack-bot-token",
+      type: "environment_variable",
+      value: "xoxb-xxxxxxxxxxxx-xxxxxxxxxxxx",
+      trusted_domains: ["*.slack.com", "slack.com"],
+      injection_location: "header",
+    });
+    assert.equal(stored.status, 200, stored.text);
     await doc.create({
       agent: AGENT,
       input: "Run the sync script and check notifications.",
       environment: { type: "remote", env: { NODE_ENV: "production", SLACK_BOT_TOKEN: { credential: "slack-bot-token" } } },
     });
+    assert.equal((await doc.rest("DELETE", "/v1beta/credentials/slack-bot-token")).status, 200);
   });
 });
 

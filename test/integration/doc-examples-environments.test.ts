@@ -451,11 +451,15 @@ describe("agent-environment: files in the environment", () => {
     assert.equal(listed.json.environments.length, 10);
   });
 
-  it("sets a variable from a stored credential", {
-    todo: "the emulator refuses env values that reference a credential (400)",
-  }, async () => {
-    // (fails) agent-environment#environment-variables: literal and credential-referencing env values (python, javascript, rest)
-    await client.credentials.create({ id: "my-api-token", type: "bearer_token", token: "secret" } as never);
+  it("sets a variable from a stored credential", async () => {
+    // doc-example: agent-environment#environment-variables: literal and credential-referencing env values (python, javascript, rest)
+    // The page names the credential only; a variable can be backed by an environment_variable one.
+    await client.credentials.create({
+      id: "my-api-token",
+      type: "environment_variable",
+      value: "secret",
+      injection_location: "header",
+    } as never);
     await create({
       agent: AGENT,
       input: "Build the project and run the test suite.",

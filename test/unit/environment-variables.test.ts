@@ -5,16 +5,21 @@ import { prepareEnvVars } from "../../server/sources/environment-variables.js";
 
 describe("environment variables", () => {
   it("accepts plain values and {value}", () => {
-    assert.deepEqual(prepareEnvVars({ PLAIN: "a", LITERAL: { value: "b" }, _X1: "" }), { PLAIN: "a", LITERAL: "b", _X1: "" });
+    assert.deepEqual(prepareEnvVars({ PLAIN: "a", LITERAL: { value: "b" }, _X1: "" }), {
+      values: { PLAIN: "a", LITERAL: "b", _X1: "" },
+      credentials: {},
+    });
   });
-  it("is empty when none are given", () => assert.deepEqual(prepareEnvVars(undefined), {}));
+  it("collects credential references apart from the values", () => {
+    assert.deepEqual(prepareEnvVars({ PLAIN: "a", SECRET: { credential: "cred_1" } }), {
+      values: { PLAIN: "a" },
+      credentials: { SECRET: "cred_1" },
+    });
+  });
+  it("is empty when none are given", () => assert.deepEqual(prepareEnvVars(undefined), { values: {}, credentials: {} }));
 
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    [
-      "a credential reference, for now",
-      { SECRET: { credential: "cred_1" } },
-      /environment\.env\.SECRET: credential references are not supported/,
-    ],
+    ["both a value and a credential", { SECRET: { value: "x", credential: "cred_1" } }, /environment\.env\.SECRET: give either/],
     ["a name starting with a digit", { "1X": "a" }, /environment\.env\.1X: a variable name/],
     ["a name with a dash", { "A-B": "a" }, /variable name/],
     ["the executor's marker variable", { EMULATOR_EXEC_ID: "x" }, /reserved/],

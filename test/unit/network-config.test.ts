@@ -32,6 +32,30 @@ function storeWith(): CredentialStore {
     config: { type: "environment_variable", id: "envvar", value: "v", injection_location: "header" },
     ...times,
   });
+  store.insert({
+    owner: "me",
+    id: "oauth",
+    type: "oauth2",
+    status: "active",
+    config: {
+      type: "oauth2",
+      id: "oauth",
+      client_id: "cid",
+      client_secret: "csecret",
+      refresh_token: "rt",
+      token_url: "https://auth.example.com/token",
+      scopes: ["read"],
+    },
+    ...times,
+  });
+  store.insert({
+    owner: "me",
+    id: "oauth-no-url",
+    type: "oauth2",
+    status: "active",
+    config: { type: "oauth2", id: "oauth-no-url", client_id: "cid", client_secret: "cs", refresh_token: "rt" },
+    ...times,
+  });
   // Stored before the API refused such names (credential-schemas.ts): the proxy would refuse the whole policy.
   store.insert({
     owner: "me",
@@ -100,7 +124,37 @@ describe("network configuration to egress policy", () => {
     assert.deepEqual(policy, { mode: "allowlist", entries: [{ domain: "b.example.com", headers: { Authorization: "Bearer tok" } }] });
   });
 
+  it("carries an OAuth2 credential's refresh grant in its entry, for the proxy to get tokens with", () => {
+    const policy = egressPolicy({ allowlist: [{ domain: "api.atlassian.com", credential: "oauth" }] }, "me", credentials);
+    assert.deepEqual(policy, {
+      mode: "allowlist",
+      entries: [
+        {
+          domain: "api.atlassian.com",
+          headers: {},
+          oauth2: {
+            token_url: "https://auth.example.com/token",
+            client_id: "cid",
+            client_secret: "csecret",
+            refresh_token: "rt",
+            scopes: ["read"],
+          },
+        },
+      ],
+    });
+  });
+
+  it("drops an OAuth2 entry whose credential has no token_url (fail closed)", () => {
+    const policy = egressPolicy({ allowlist: [{ domain: "a.example.com", credential: "oauth-no-url" }] }, "me", credentials);
+    assert.deepEqual(policy, { mode: "allowlist", entries: [] });
+  });
+
   const refused: Array<[string, unknown, RegExp]> = [
+    [
+      "an OAuth2 credential without a token_url",
+      { allowlist: [{ domain: "a.com", credential: "oauth-no-url" }] },
+      /credential "oauth-no-url": its token_url is not set; set the OAuth2 token endpoint with PATCH/,
+    ],
     ["a malformed domain", { allowlist: [{ domain: "http://x.com" }] }, /allowlist\[0\]\.domain "http:\/\/x\.com"/],
     ["a wildcard in the middle", { allowlist: [{ domain: "api.*.com" }] }, /is not a domain/],
     ["an unknown credential", { allowlist: [{ domain: "a.com", credential: "nope" }] }, /credential "nope" not found/],

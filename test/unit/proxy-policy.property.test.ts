@@ -107,7 +107,13 @@ describe("egress policy: properties", () => {
     fc.assert(
       fc.property(fc.oneof(host, anyString), (requestHost) => {
         assert.deepEqual(new CompiledPolicy({ mode: "disabled" }).decide(requestHost), { allowed: false, reason: "egress-disabled" });
-        assert.deepEqual(new CompiledPolicy({ mode: "open" }).decide(requestHost), { allowed: true, rule: "open", headers: {} });
+        assert.deepEqual(new CompiledPolicy({ mode: "open" }).decide(requestHost), {
+          allowed: true,
+          rule: "open",
+          headers: {},
+          oauth2: null,
+          substitutions: [],
+        });
       }),
       runs(300),
     );

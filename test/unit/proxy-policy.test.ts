@@ -50,7 +50,7 @@ describe("the most specific entry wins for headers", () => {
     { host: "plain.example.com", rule: "plain.example.com", headers: {} },
   ];
   for (const { host, rule, headers } of table) {
-    it(`${host} → ${rule}`, () => assert.deepEqual(policy.decide(host), { allowed: true, rule, headers }));
+    it(`${host} → ${rule}`, () => assert.deepEqual(policy.decide(host), { allowed: true, rule, headers, oauth2: null, substitutions: [] }));
   }
 
   it("merges entries of the very same domain, later values replacing earlier ones case-insensitively", () => {
@@ -62,13 +62,36 @@ describe("the most specific entry wins for headers", () => {
       allowed: true,
       rule: "api.example",
       headers: { authorization: "second", "X-A": "a" },
+      oauth2: null,
+      substitutions: [],
     });
+  });
+
+  it("gives a host the substitutions whose trusted domains match it, all of them when one names none", () => {
+    const placeholder = "emulator-credential-placeholder-0123456789abcdef";
+    const slack = { name: "SLACK", placeholder, value: "v", locations: ["header" as const], domains: ["slack.com", "*.slack.com"] };
+    const anywhere = { name: "ANY", placeholder: `${placeholder}-any`, value: "w", locations: ["body" as const] };
+    const policy = new CompiledPolicy({ mode: "open", substitutions: [slack, anywhere] });
+    const names = (host: string) => {
+      const decision = policy.decide(host);
+      return decision.allowed ? decision.substitutions.map((substitution) => substitution.name) : null;
+    };
+    assert.deepEqual(names("slack.com"), ["SLACK", "ANY"]);
+    assert.deepEqual(names("api.slack.com"), ["SLACK", "ANY"]);
+    assert.deepEqual(names("notslack.com"), ["ANY"]);
+    assert.deepEqual(names("slack.com.evil.example"), ["ANY"]);
   });
 });
 
 describe("open and disabled", () => {
   it("open allows everything and injects nothing", () => {
-    assert.deepEqual(new CompiledPolicy({ mode: "open" }).decide("example.com"), { allowed: true, rule: "open", headers: {} });
+    assert.deepEqual(new CompiledPolicy({ mode: "open" }).decide("example.com"), {
+      allowed: true,
+      rule: "open",
+      headers: {},
+      oauth2: null,
+      substitutions: [],
+    });
   });
   it("disabled refuses everything", () => {
     assert.deepEqual(new CompiledPolicy({ mode: "disabled" }).decide("example.com"), { allowed: false, reason: "egress-disabled" });
