@@ -239,10 +239,10 @@ describe("environment variables", () => {
     assert.equal((updated.steps?.[1] as { result?: string } | undefined)?.result, "hi-world\n");
   });
 
-  it("refuse a credential reference with a 400 until credentials exist", async () => {
+  it("refuse a reference to a credential that does not exist with a 400 naming the variable", async () => {
     await assert.rejects(
       ai.interactions.create({ agent: AGENT, input: "Run `true`", environment: { type: "remote", env: { S: { credential: "cred_1" } } } }),
-      (error: unknown) => statusOf(error) === 400 && /credential references are not supported/.test((error as Error).message),
+      (error: unknown) => statusOf(error) === 400 && /environment\.env\.S: credential "cred_1" not found/.test((error as Error).message),
     );
   });
 });

@@ -69,7 +69,7 @@ describe("state snapshots against Docker", () => {
       agent: AGENT,
       input: script(PREPARE),
       tools: [{ type: "code_execution" }],
-      environment: { type: "remote", sources: [{ type: "inline", target: "tools/version.txt", content: "tools 7\n" }] },
+      environment: { type: "remote", sources: [{ type: "inline", target: "/tools/version.txt", content: "tools 7\n" }] },
     } as never)) as unknown as Interaction;
     assert.equal(prepared.status, "completed");
     assert.match(JSON.stringify(prepared.steps), /installed 42/);

@@ -218,7 +218,7 @@ describe("the warm pool", () => {
     const environment = (await ai.environments.create({
       sources: [
         { type: "inline", target: "workspace/.agents/hooks.json", content: deny },
-        { type: "inline", target: "data/seed.txt", content: "seed\n" },
+        { type: "inline", target: "/data/seed.txt", content: "seed\n" },
       ],
     } as never)) as { id: string };
     const container = await containerOf(pooled, environment.id);
