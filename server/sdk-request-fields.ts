@@ -19,6 +19,18 @@ const REQUEST_TYPES: Readonly<Record<RequestName, string>> = {
   "environments.create": "CreateEnvironmentRequest_2",
   "credentials.create": "CredentialCreateParams",
   "credentials.update": "CredentialUpdate",
+  "agents.create": "Agent",
+  "triggers.create": "TriggerCreateParams",
+  "triggers.update": "TriggerUpdate",
+};
+
+/**
+ * Fields whose type the emulator reads as another named type of the table than the SDK gives. A
+ * trigger's `interaction`: the SDK types it as an agent interaction only, the OpenAPI document's
+ * CreateTrigger (and the emulator) take a model interaction as well, so it is any interactions.create body.
+ */
+const FIELD_TYPES: Readonly<Partial<Record<RequestName, Readonly<Record<string, string>>>>> = {
+  "triggers.create": { interaction: "CreateInteractionRequestBody" },
 };
 
 /**
@@ -61,6 +73,13 @@ export function sdkRequestFieldsTable(declarationFile = path.join(SDK_DIR, "dist
       if (!node) throw new Error(`${sameAs}.${field} is gone from the SDK: revisit the emulator extension ${request}.${name}`);
       target.fields[name] = node;
       target.extensions = [...(target.extensions ?? []), name].sort();
+    }
+  }
+  for (const [request, fields] of Object.entries(FIELD_TYPES) as Array<[RequestName, Record<string, string>]>) {
+    const target = types[REQUEST_TYPES[request]] as ObjectNode;
+    for (const [name, typeName] of Object.entries(fields)) {
+      if (!(name in target.fields) || !(typeName in types)) throw new Error(`revisit the field type ${request}.${name}: ${typeName}`);
+      target.fields[name] = { ref: typeName };
     }
   }
   return { sdk: `@google/genai ${sdkVersion()}`, requests, types: sortedKeys(types) };

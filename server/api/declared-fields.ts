@@ -9,7 +9,14 @@ import path from "node:path";
 import { yieldToEventLoop } from "../common/event-loop.js";
 import { projectRoot } from "../common/paths.js";
 
-export type RequestName = "interactions.create" | "environments.create" | "credentials.create" | "credentials.update";
+export type RequestName =
+  | "interactions.create"
+  | "environments.create"
+  | "credentials.create"
+  | "credentials.update"
+  | "agents.create"
+  | "triggers.create"
+  | "triggers.update";
 
 /**
  * What a value may be, as the SDK types it: "any" (free-form JSON such as a JSON Schema or a function's

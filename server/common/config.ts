@@ -349,7 +349,7 @@ export const configSchema = z.object({
     .default("false")
     .transform((value) => value === "true")
     .describe(
-      "true: a request field the pinned SDK's types do not declare is accepted with a warning in the log (one line per request) instead of refused with 400 INVALID_ARGUMENT, for clients newer than the pinned SDK (docs/fidelity.md#unknown-fields)",
+      "true: a request field the pinned SDK's types do not declare is accepted with a warning in the log (one line per request) instead of refused with 400 INVALID_ARGUMENT, and a body the service's OpenAPI document refuses is logged and left to the emulator's own checks, for clients newer than the pinned SDK (docs/fidelity.md#unknown-fields)",
     ),
   // The OpenAPI document as a contract (issue 30): kept in its own entry so that it merges on its own.
   EMULATOR_CONTRACT_CHECK: z

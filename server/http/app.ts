@@ -21,6 +21,7 @@ import { healthRouter, type HealthSources } from "./health-routes.js";
 import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
 import { declaredFieldsOnly } from "./declared-fields-only.js";
+import { documentedRequests } from "./documented-requests.js";
 import { credentialsRouter } from "./credentials-routes.js";
 import { agentsRouter } from "./agents-routes.js";
 import { emulatorRouter, type EmulatorRouteSources } from "./emulator-routes.js";
@@ -109,13 +110,19 @@ export function createApp(deps: AppDependencies): Express {
   api.post("/environments", declaredFieldsOnly("environments.create", fieldsPolicy));
   api.post("/credentials", declaredFieldsOnly("credentials.create", fieldsPolicy));
   api.patch("/credentials/:id", declaredFieldsOnly("credentials.update", fieldsPolicy));
+  // An agent's definition is strict whatever EMULATOR_LOOSE says (docs/agents.md).
+  api.post("/agents", declaredFieldsOnly("agents.create", { loose: false }));
+  api.post("/triggers", declaredFieldsOnly("triggers.create", fieldsPolicy));
+  api.patch("/triggers/:id", declaredFieldsOnly("triggers.update", fieldsPolicy));
+  // Then each body is held to the service's OpenAPI document (documented-requests.ts).
+  api.use(documentedRequests(fieldsPolicy));
   api.use(interactionsRouter(deps.interactions));
   const pageBytes = deps.config.EMULATOR_LIST_PAGE_BYTES;
   api.use(credentialsRouter(deps.credentials, { pageBytes }));
   api.use(agentsRouter(deps.agents, { pageBytes }));
   api.use(environmentsRouter(deps.environments, { pageBytes }));
   api.use(filesRouter(deps.files));
-  api.use(triggersRouter(deps.triggers, { loose: deps.config.EMULATOR_LOOSE, pageBytes }));
+  api.use(triggersRouter(deps.triggers, { pageBytes }));
   api.use(webhooksRouter(deps.webhooks.service));
   app.use("/:version", (req, res, next) => {
     if (!VERSION_SEGMENT.test(req.params.version ?? "")) return next("route");

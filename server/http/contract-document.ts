@@ -85,6 +85,8 @@ export class ContractDocument {
       // Schema keywords; unknown keywords are ignored rather than refused.
       strict: false,
       allErrors: false,
+      // Each error carries its schema (what a request's 400 lists as allowed: request-violation.ts).
+      verbose: true,
       // The document's oneOfs with a discriminator (stream events by event_type): a violation is reported
       // inside the branch the value names rather than as "must match exactly one schema".
       discriminator: true,
@@ -227,11 +229,43 @@ export class ContractDocument {
 let loaded: ContractDocument | undefined;
 export function contractDocument(): ContractDocument {
   if (!loaded) {
-    const document = JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Record<string, unknown>;
-    const { defects } = JSON.parse(fs.readFileSync(DEFECTS_FILE, "utf8")) as { defects: Defect[] };
-    loaded = new ContractDocument(openEnums(applyDefects(document, defects)), defects);
+    const { document, defects } = patchedDocument();
+    loaded = new ContractDocument(document, defects);
   }
   return loaded;
+}
+
+/**
+ * The same document as request bodies are held to (documented-requests.ts): a 64-bit integer, which
+ * Google's JSON mapping writes as a decimal string, is read from a number as well (proto3 JSON parsing
+ * takes both; the SDKs send numbers), so `{"max_total_tokens": 5000}` is as good as `"5000"`. Its own
+ * copy, compiled on the first request body that needs it.
+ */
+let loadedForRequests: ContractDocument | undefined;
+export function requestDocument(): ContractDocument {
+  if (!loadedForRequests) {
+    const { document, defects } = patchedDocument();
+    loadedForRequests = new ContractDocument(int64FromNumbers(document), defects);
+  }
+  return loadedForRequests;
+}
+
+function patchedDocument(): { document: Record<string, unknown>; defects: Defect[] } {
+  const document = JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Record<string, unknown>;
+  const { defects } = JSON.parse(fs.readFileSync(DEFECTS_FILE, "utf8")) as { defects: Defect[] };
+  return { document: taggedUnions(openEnums(applyDefects(document, defects))), defects };
+}
+
+/** Each `{"type": "string", "format": "int64"}` also takes an integer (the format checks strings only). */
+export function int64FromNumbers(document: Record<string, unknown>): Record<string, unknown> {
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!isObject(node)) return;
+    if (node["type"] === "string" && node["format"] === "int64") node["type"] = ["string", "integer"];
+    for (const value of Object.values(node)) walk(value);
+  };
+  walk(document);
+  return document;
 }
 
 /** A copy of `document` with every defect's patch applied, in the file's order. */
@@ -258,6 +292,43 @@ export function openEnums(document: Record<string, unknown>): Record<string, unk
     if (Array.isArray(node)) return node.forEach(walk);
     if (!isObject(node)) return;
     if (node["x-speakeasy-unknown-values"] === "allow") delete node["enum"];
+    for (const value of Object.values(node)) walk(value);
+  };
+  walk(document);
+  return document;
+}
+
+/**
+ * Each oneOf whose branches are told apart by a required `type` of distinct constant values (a Step, a
+ * Content, a Tool, a credential) gets the `discriminator` it lacks. It allows and refuses the same
+ * values; what changes is the report: a refused value is reported inside the branch its `type` names
+ * ("input[0].call_id is required") rather than as the failures of every branch.
+ */
+export function taggedUnions(document: Record<string, unknown>): Record<string, unknown> {
+  const resolve = (node: unknown): unknown => {
+    const ref = isObject(node) && typeof node["$ref"] === "string" ? node["$ref"] : undefined;
+    return ref?.startsWith("#/") ? resolvePointer(document, ref) : node;
+  };
+  const tagsOf = (branch: unknown, parentRequired: readonly unknown[]): string[] | null => {
+    const schema = resolve(branch);
+    if (!isObject(schema) || !isObject(schema["properties"])) return null;
+    const tag = schema["properties"]["type"];
+    const required = Array.isArray(schema["required"]) ? schema["required"] : [];
+    if (!isObject(tag) || !(required.includes("type") || parentRequired.includes("type"))) return null;
+    if (typeof tag["const"] === "string") return [tag["const"]];
+    if (Array.isArray(tag["enum"]) && tag["enum"].every((value) => typeof value === "string")) return tag["enum"] as string[];
+    return null;
+  };
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!isObject(node)) return;
+    const branches = node["oneOf"];
+    if (Array.isArray(branches) && branches.length > 1 && node["discriminator"] === undefined) {
+      const parentRequired = Array.isArray(node["required"]) ? node["required"] : [];
+      const tags = branches.map((branch) => tagsOf(branch, parentRequired));
+      const all = tags.flatMap((values) => values ?? []);
+      if (tags.every((values) => values !== null) && new Set(all).size === all.length) node["discriminator"] = { propertyName: "type" };
+    }
     for (const value of Object.values(node)) walk(value);
   };
   walk(document);

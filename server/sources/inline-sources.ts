@@ -34,8 +34,13 @@ export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes
   let total = 0;
   (sources ?? []).forEach((source, index) => {
     const where = `environment.sources[${index}]`;
-    const type = source.type ?? (source.content !== undefined ? "inline" : undefined);
-    if (type === undefined) throw new InvalidArgumentError(`${where}.type is required (e.g. "inline")`);
+    // The document makes `type` optional: a source that says what it holds is of that kind.
+    const type = source.type ?? inferredType(source);
+    if (type === undefined) {
+      throw new InvalidArgumentError(
+        `${where}.type is required (e.g. "inline"): give content (inline) or a source (gs://… or a repository)`,
+      );
+    }
     if (!SUPPORTED_TYPES.includes(type)) {
       throw new InvalidArgumentError(
         `${where}.type "${type}" is not supported by this emulator yet; supported source types: ${SUPPORTED_TYPES.join(", ")}`,
@@ -103,4 +108,11 @@ function refuseFileUnderFile(files: SandboxFile[]): void {
       }
     }
   }
+}
+
+/** Content is inline; a `gs://` source is Cloud Storage; any other source a repository (git URL or local path). */
+function inferredType(source: SourceInput): string | undefined {
+  if (source.content !== undefined) return "inline";
+  if (source.source === undefined) return undefined;
+  return source.source.startsWith("gs://") ? "gcs" : "repository";
 }

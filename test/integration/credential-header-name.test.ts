@@ -65,7 +65,7 @@ describe("a credential's header_name", () => {
   it("is refused in an update too, and the stored credential keeps its header", async () => {
     const created = await call("POST", "/v1beta/credentials", { type: "bearer_token", id: "c2", token: "t0ken", header_name: "X-Api-Key" });
     assert.equal(created.status, 200, JSON.stringify(created.json));
-    const { status, json } = await call("PATCH", "/v1beta/credentials/c2", { header_name: "Transfer-Encoding" });
+    const { status, json } = await call("PATCH", "/v1beta/credentials/c2", { type: "bearer_token", header_name: "Transfer-Encoding" });
     assert.equal(status, 400);
     assert.match(json.error?.message ?? "", /"Transfer-Encoding" cannot carry a credential: it frames or routes the request/);
     assert.equal((await call("GET", "/v1beta/credentials/c2", undefined)).json.header_name, "X-Api-Key");

@@ -153,7 +153,8 @@ describe("a model behind the agent, when things go wrong", () => {
       ai.interactions.create({ agent: AGENT, input: "hi", agent_config: { type: "antigravity", max_total_tokens: "lots" } } as never),
       (error: Error & { status?: number }) => {
         assert.equal(error.status, 400);
-        assert.match(error.message, /agent_config.max_total_tokens must be a positive whole number of tokens/);
+        // Refused at the edge by the OpenAPI document (an int64: a decimal string, or a number).
+        assert.match(error.message, /agent_config\.max_total_tokens: must be a 64-bit integer/);
         return true;
       },
     );

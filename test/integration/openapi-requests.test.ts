@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { applyDefects, contractDocument, DEFECTS_FILE, type Defect, OPENAPI_FILE } from "../../server/http/contract-document.js";
+import { applyDefects, DEFECTS_FILE, type Defect, OPENAPI_FILE, requestDocument } from "../../server/http/contract-document.js";
 import { readRequestExceptions, type RequestException } from "../../server/parity/request-exceptions.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
 import { type Json, type RequestCase, requestCases } from "../support/openapi-request-cases.js";
@@ -81,6 +81,17 @@ before(async () => {
     value: "secret",
     injection_location: "header",
   });
+  // A credential of each type: an update may not change a credential's type, so each UpdateCredential
+  // branch updates the credential of its own type; an allowlist entry injects a header, so it names the bearer one.
+  made.bearer_token = await created("POST", "/v1beta/credentials", { id: "audit-bearer", type: "bearer_token", token: "secret" });
+  made.oauth2 = await created("POST", "/v1beta/credentials", {
+    id: "audit-oauth2",
+    type: "oauth2",
+    client_id: "audit",
+    client_secret: "secret",
+    refresh_token: "secret",
+    token_url: sinkUrl,
+  });
   made.interaction = await created("POST", "/v1beta/interactions", { agent: "antigravity-preview-05-2026", input: "hello" });
   made.trigger = await created("POST", "/v1beta/triggers", {
     interaction: { agent: "antigravity-preview-05-2026", input: "hello" },
@@ -101,7 +112,10 @@ function valueFor(field: string, name: string, serial: number): Json | undefined
   if (name === "agent" && /Interaction\.agent$/.test(field)) return "antigravity-preview-05-2026";
   if (name === "previous_interaction_id") return made.interaction ?? null;
   if (name === "environment" || name === "environment_id" || name === "from_environment") return made.environment ?? null;
+  if (name === "credential" && field.includes(".allowlist.")) return made.bearer_token ?? null;
   if (name === "credential") return made.credential ?? null;
+  // An agent's base environment by ID: one that exists (the document's example ID does not).
+  if (name === "base_environment") return made.environment ?? null;
   if (name === "id" && /^(CreateCredential|CreateAgent)(\([a-z_]+\))?\.id$/.test(field)) return `audit-${serial}`;
   if (["uri", "uris", "url", "token_url"].includes(name)) return sinkUrl;
   if (name === "source") return "gs://audit-bucket/notes.txt";
@@ -120,6 +134,8 @@ function routeOf(testCase: RequestCase): string {
     PingWebhook: made.webhook,
     RotateSigningSecret: made.webhook,
   };
+  const type = (testCase.body as { type?: unknown } | null)?.type;
+  if (testCase.operation === "UpdateCredential" && typeof type === "string" && made[type]) ids.UpdateCredential = made[type];
   return testCase.route.replace("{api_version}", "v1beta").replace(/\{[^}]+\}/, ids[testCase.operation] ?? "none");
 }
 
@@ -143,7 +159,7 @@ describe("request bodies derived from the OpenAPI document", () => {
     const { defects } = JSON.parse(fs.readFileSync(DEFECTS_FILE, "utf8")) as { defects: Defect[] };
     const exceptions = readRequestExceptions();
     const document = applyDefects(raw, defects);
-    const contract = contractDocument();
+    const contract = requestDocument();
     const all = requestCases(document, {
       valueFor,
       baseFor: (field) => {

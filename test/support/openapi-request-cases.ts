@@ -199,7 +199,11 @@ class Generator {
     const properties = Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {}).filter(
       ([, child]) => !(child as { readOnly?: boolean }).readOnly,
     );
-    const required = new Set((schema.required as string[] | undefined) ?? []);
+    // An anyOf of bare `required` lists (an interaction needs `input` or a `continuation_token`): its
+    // first alternative's fields are required as far as the cases go.
+    const alternatives = (schema.anyOf as Schema[] | undefined) ?? [];
+    const either = alternatives.every((branch) => Object.keys(branch).join() === "required") ? alternatives[0]?.required : undefined;
+    const required = new Set([...((schema.required as string[] | undefined) ?? []), ...((either as string[] | undefined) ?? [])]);
     const minimal: Record<string, Json> = {};
     const children = new Map<string, { minimal: Json; variants: Variant[] }>();
     for (const [key, child] of properties) {
@@ -258,7 +262,8 @@ class Generator {
         variants.push({ field: `.${key}`, at: `.${key}`, name: key, kind: "wrong type", valid: false, value: withField(key, value) });
       }
     }
-    if (additional === undefined || additional === false) {
+    // An object without properties (`{"type": "object"}`: a Struct, an MCP tool's result) is free-form: any field is its own.
+    if (properties.length > 0 && (additional === undefined || additional === false)) {
       variants.push({
         field: "",
         at: "",

@@ -72,10 +72,15 @@ describe("the table of declared request fields", () => {
     assert.deepEqual(environmentCreate.extensions, ["env"], "env is the emulator's addition, documented in fidelity.md");
     assert.deepEqual(alternatives("CredentialCreateParams").sort(), ["EnvironmentVariableConfig", "HttpBearerConfig", "OAuth2Config"]);
     assert.deepEqual(Object.keys(table.requests).sort(), [
+      "agents.create",
       "credentials.create",
       "credentials.update",
       "environments.create",
       "interactions.create",
+      "triggers.create",
+      "triggers.update",
     ]);
+    // A trigger's interaction is any interactions.create body (the document's CreateTrigger takes a model one too).
+    assert.deepEqual(objectOf("TriggerCreateParams").fields["interaction"], { ref: "CreateInteractionRequestBody" });
   });
 });
