@@ -46,10 +46,6 @@ export const PARITY_NOTES: Readonly<Record<string, ParityNote>> = {
     why: "decisions are answered by a model judging an input, which the emulator does not have: 404 NOT_FOUND listing the routes that exist",
   },
   ...onBothCreates({
-    continuation_token: {
-      mark: "not emulated",
-      why: "accepted and ignored: the emulator never answers `requires_continuation`, so there is nothing to continue",
-    },
     safety_settings: ECHOED_UNUSED("echoed; no model's answer is filtered"),
     service_tier: ECHOED_UNUSED("echoed; every request is served alike"),
     labels: ECHOED_UNUSED("stored with the interaction and echoed"),

@@ -5,7 +5,7 @@
 // next interaction start queued, end incomplete, or stop at requires_continuation with a token that a
 // create continues (by hand for an agent; by the SDK's own automatic continuation for a model), and the
 // webhook events interaction.cancelled (sent) and batch.cancelled (accepted).
-// covers: CreateAgentInteraction.service_tier, CreateAgentInteraction.continuation_token
+// covers: CreateAgentInteraction.service_tier, CreateAgentInteraction.continuation_token, CreateModelInteraction.continuation_token
 
 import assert from "node:assert/strict";
 import http from "node:http";
