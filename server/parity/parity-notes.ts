@@ -47,7 +47,6 @@ export const PARITY_NOTES: Readonly<Record<string, ParityNote>> = {
   },
   ...onBothCreates({
     safety_settings: ECHOED_UNUSED("echoed; no model's answer is filtered"),
-    service_tier: ECHOED_UNUSED("echoed; every request is served alike"),
     labels: ECHOED_UNUSED("stored with the interaction and echoed"),
     system_instruction: ECHOED_UNUSED(
       "echoed and counted in `usage`; a model-backed agent passes it to its model (docs/model-agent.md), the scripted agent does not read it",

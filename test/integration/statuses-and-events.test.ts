@@ -6,6 +6,7 @@
 // create continues (by hand for an agent; by the SDK's own automatic continuation for a model), and the
 // webhook events interaction.cancelled (sent) and batch.cancelled (accepted).
 // covers: CreateAgentInteraction.service_tier, CreateAgentInteraction.continuation_token, CreateModelInteraction.continuation_token
+// covers: CreateModelInteraction.service_tier
 
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -124,6 +125,13 @@ describe("queued", () => {
     assert.equal(events[0]!.interaction.status, "queued");
     assert.deepEqual([events[1]!.event_type, events[1]!.status], ["interaction.status_update", "in_progress"]);
     assert.equal(events.at(-1)!.interaction.service_tier, "flex");
+
+    // A model interaction's tier too.
+    const modelRun = (await ai.interactions.create({ model: MODEL, input: INPUT, background: true, service_tier: "flex" } as never)) as Json;
+    assert.equal(modelRun.status, "queued");
+    assert.equal((await settled(modelRun.id)).status, "completed");
+    const standard = (await ai.interactions.create({ model: MODEL, input: INPUT, background: true, service_tier: "standard" } as never)) as Json;
+    assert.notEqual(standard.status, "queued");
 
     const refused = await call("POST", "/v1beta/interactions", { agent: AGENT, input: INPUT, service_tier: "cheap" });
     assert.equal(refused.status, 400);
