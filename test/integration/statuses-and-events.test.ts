@@ -127,10 +127,20 @@ describe("queued", () => {
     assert.equal(events.at(-1)!.interaction.service_tier, "flex");
 
     // A model interaction's tier too.
-    const modelRun = (await ai.interactions.create({ model: MODEL, input: INPUT, background: true, service_tier: "flex" } as never)) as Json;
+    const modelRun = (await ai.interactions.create({
+      model: MODEL,
+      input: INPUT,
+      background: true,
+      service_tier: "flex",
+    } as never)) as Json;
     assert.equal(modelRun.status, "queued");
     assert.equal((await settled(modelRun.id)).status, "completed");
-    const standard = (await ai.interactions.create({ model: MODEL, input: INPUT, background: true, service_tier: "standard" } as never)) as Json;
+    const standard = (await ai.interactions.create({
+      model: MODEL,
+      input: INPUT,
+      background: true,
+      service_tier: "standard",
+    } as never)) as Json;
     assert.notEqual(standard.status, "queued");
 
     const refused = await call("POST", "/v1beta/interactions", { agent: AGENT, input: INPUT, service_tier: "cheap" });
