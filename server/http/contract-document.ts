@@ -158,6 +158,29 @@ export class ContractDocument {
     return resolvePointer(this.document, base) === undefined ? null : this.compile(base);
   }
 
+  /**
+   * What a request body is checked against: its schema, or, when that is a oneOf without a
+   * discriminator, the branch `body` names: the one whose required fields include one the body has and
+   * no other branch requires (`agent` picks CreateAgentInteraction, `model` CreateModelInteraction).
+   * Null when the body names no branch or several: the route's own check then says which fields to give.
+   */
+  requestSchemaForBody(schema: BodySchema, body: Record<string, unknown>): BodySchema | null {
+    const node = resolvePointer(this.document, schema.pointer.replace(/^#/, "")) as
+      | { oneOf?: Array<{ $ref?: string }>; discriminator?: unknown }
+      | undefined;
+    if (!Array.isArray(node?.oneOf) || node.discriminator !== undefined) return schema;
+    const pointers = node.oneOf.map((branch) => (branch.$ref?.startsWith("#/") ? branch.$ref.slice(1) : null));
+    if (pointers.some((pointer) => pointer === null)) return schema;
+    const required = pointers.map((pointer) => {
+      const branch = resolvePointer(this.document, pointer as string) as { required?: unknown } | undefined;
+      return Array.isArray(branch?.required) ? (branch.required as string[]) : [];
+    });
+    const named = pointers.filter((_, index) =>
+      required[index]!.some((field) => field in body && required.every((other, at) => at === index || !other.includes(field))),
+    );
+    return named.length === 1 ? this.compile(named[0] as string) : null;
+  }
+
   /** The sentinel that ends a stream of `operation` (`x-speakeasy-sse-sentinel`), or null. */
   streamSentinel(operation: Operation): string | null {
     const ok = operation.responses["200"] as { content?: Record<string, Record<string, unknown>> } | undefined;

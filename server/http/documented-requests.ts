@@ -29,7 +29,11 @@ export function documentedRequests(policy: DocumentedRequestsPolicy) {
     if (!WITH_BODY.has(req.method) || req.body === undefined) return next();
     const document = documentOf();
     const operation = document.operationFor(req.method, `${req.baseUrl}${req.path}`);
-    const schema = operation ? document.requestSchemaFor(operation.name) : null;
+    const whole = operation ? document.requestSchemaFor(operation.name) : null;
+    // A body that is no JSON object, and an interaction that names neither or both of agent and model,
+    // are the route's to refuse: its own messages say what to give (`agent or model is required`).
+    if (!whole || !isObject(req.body)) return next();
+    const schema = document.requestSchemaForBody(whole, req.body);
     if (!schema) return next();
     const problem = requestProblem(document, schema, req.body);
     if (!problem) return next();
@@ -40,4 +44,8 @@ export function documentedRequests(policy: DocumentedRequestsPolicy) {
     }
     next(new InvalidArgumentError(`Invalid request: ${text}`));
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

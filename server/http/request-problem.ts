@@ -38,8 +38,12 @@ export function requestProblem(contract: ContractDocument, schema: BodySchema, b
     }
     case "type":
     case "const":
-    case "enum":
-      return { field: pathOf(deepest.instancePath), message: expected(here, resolve) };
+    case "enum": {
+      // What is taken there, then the value given: `must be one of "gcs", "inline", …, got "skill_registry"`.
+      const given = valueAt(body, deepest.instancePath);
+      const got = typeof given === "string" && given.length <= 64 ? `, got ${JSON.stringify(given)}` : "";
+      return { field: pathOf(deepest.instancePath), message: `${expected(here, resolve)}${got}` };
+    }
     case "discriminator": {
       const params = deepest.params as { tag?: string; tagValue?: unknown };
       const tag = params.tag ?? "type";

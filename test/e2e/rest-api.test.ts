@@ -101,7 +101,7 @@ describe("REST API", () => {
       400,
       /both given; an interaction is run by an agent or by a model, not both/,
     ],
-    ["a wrongly typed field", "POST", "/v1/interactions", { agent: "antigravity-x", tools: "code_execution" }, 400, /tools: /],
+    ["a wrongly typed field", "POST", "/v1/interactions", { agent: "antigravity-x", input: "hi", tools: "code_execution" }, 400, /tools: /],
     [
       "a malformed tool_calls script",
       "POST",

@@ -184,7 +184,7 @@ describe("bad sources are refused with a 400 that leaves nothing behind", () => 
     [
       "an unsupported source type",
       { type: "skill_registry", source: "skills/pdf", target: "skills/pdf" },
-      /"skill_registry" is not supported/,
+      /sources\[0\]\.type: must be one of "gcs", "inline", "repository", got "skill_registry"/,
     ],
   ];
   for (const [what, source, pattern] of cases) {

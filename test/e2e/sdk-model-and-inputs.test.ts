@@ -155,7 +155,7 @@ describe("whole inputs through the SDK", () => {
       ai.interactions.create({ agent: AGENT, input: [{ type: "image", data: "this is not base64!", mime_type: "image/png" }] }),
       (error: unknown) => {
         assert.equal((error as { status?: number }).status, 400);
-        assert.match((error as Error).message, /input\[0\]\.data is not valid base64/);
+        assert.match((error as Error).message, /input\[0\]\.data: must be base64/);
         return true;
       },
     );
