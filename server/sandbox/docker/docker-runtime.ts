@@ -205,6 +205,11 @@ export class DockerRuntime implements SandboxRuntime {
     progress(`executor channel: the engine's exec stream, not a socket: ${why}`);
   }
 
+  /** Where the sandbox's socket folder is on this machine, if the runtime makes them (tests read it). */
+  channelFolderOf(environmentId: string): string | null {
+    return this.channelFolders?.folderOf(environmentId) ?? null;
+  }
+
   /** The transport the next new sandbox's channel uses (tests read it). */
   get channelTransport(): "socket" | "exec" {
     return this.channels ? "socket" : "exec";
