@@ -83,7 +83,10 @@ describe("the executor's channel over the sandbox's socket", unlessGvisor("the g
     assert.equal(first.status, "completed");
     const environmentId = first.environment_id!;
     await emulator.stop();
-    const again = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_CHANNEL: "socket", EMULATOR_POOL_SIZE: "0" }, emulator);
+    const again = await startEmulatorProcess(
+      { DOCKER_HOST: relay.dockerHost, EMULATOR_CHANNEL: "socket", EMULATOR_POOL_SIZE: "0" },
+      emulator,
+    );
     emulators[emulators.indexOf(emulator)] = again;
     const check = await runIn(sdk(again), environmentId, `cat /workspace/kept; ${EXECUTORS_PARENT}`);
     assert.equal(check.status, "completed", JSON.stringify(check.errors));

@@ -24,7 +24,7 @@ import { demuxDockerStream } from "./stream-demux.js";
 import { savedFilesTar } from "./saved-files.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
-import { ChannelFolders, type ChannelMode, whySocketCannotWork } from "./socket-channel.js";
+import { ChannelFolders, type ChannelMode, isMissingBindSource, whySocketCannotWork } from "./socket-channel.js";
 
 export interface DockerRuntimeOptions {
   instance: string;
@@ -565,11 +565,8 @@ export class DockerRuntime implements SandboxRuntime {
     }
     let container: Docker.Container;
     try {
-      container = await this.docker.createContainer(
-        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), [
-          ...mounts,
-          ...this.channelMount(spec.environmentId),
-        ]),
+      container = await this.createWithChannel(spec.environmentId, (channel) =>
+        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), [...mounts, ...channel]),
       );
     } catch (error) {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
@@ -639,8 +636,9 @@ export class DockerRuntime implements SandboxRuntime {
     const labels = { ...this.helperLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" };
     let container: Docker.Container;
     try {
-      container = await this.docker.createContainer(
-        this.sandboxContainer(this.image, `${this.poolNamePrefix}${environmentId}`, labels, this.channelMount(environmentId)),
+      const image = this.image;
+      container = await this.createWithChannel(environmentId, (channel) =>
+        this.sandboxContainer(image, `${this.poolNamePrefix}${environmentId}`, labels, channel),
       );
     } catch (error) {
       this.channelFolders?.remove(environmentId);
@@ -682,12 +680,36 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /**
+   * Creates a sandbox container with its socket folder mounted, when new sandboxes get one. An engine
+   * that cannot find the folder on its machine turns the socket off (auto) and gets the container without.
+   */
+  private async createWithChannel(
+    environmentId: string,
+    settings: (channel: Mount[]) => Docker.ContainerCreateOptions,
+  ): Promise<Docker.Container> {
+    const channel = this.channelMount(environmentId);
+    try {
+      return await this.docker.createContainer(settings(channel));
+    } catch (error) {
+      if (channel.length === 0 || !isMissingBindSource(error) || this.options.channel === "socket") throw error;
+      this.channels = null;
+      this.socketOff = true;
+      this.channelFolders?.remove(environmentId);
+      process.stderr.write(
+        `executor channel: the engine's exec stream from now on: the Docker engine cannot mount this emulator's data folder (${(error as Error).message})\n`,
+      );
+      return this.docker.createContainer(settings([]));
+    }
+  }
+
+  /**
    * The sandbox's socket folder, new, with a new secret, mounted where its keep-alive looks for it
    * (socket-channel.ts); none when new sandboxes use the exec stream.
    */
   private channelMount(environmentId: string): Mount[] {
-    if (!this.channels || !this.channels.folderOf(environmentId)) return [];
-    return [{ Type: "bind", Source: this.channels.create(environmentId), Target: CHANNEL_FOLDER }];
+    const channels = this.channels;
+    if (!channels?.folderOf(environmentId)) return [];
+    return [{ Type: "bind", Source: channels.create(environmentId), Target: CHANNEL_FOLDER }];
   }
 
   /** The name of every pool container before it is taken. */

@@ -143,18 +143,18 @@ async function connectUnix(socketPath: string): Promise<net.Socket> {
  * Why the socket cannot work with this engine, or null: a Docker engine on another machine (DOCKER_HOST
  * over TCP or SSH) mounts a folder of its own machine, not this one's.
  */
-export function whySocketCannotWork(docker: { modem?: unknown }, inContainer = runsInContainer()): string | null {
+export function whySocketCannotWork(docker: { modem?: unknown }): string | null {
   const modem = (docker.modem ?? {}) as { socketPath?: unknown; protocol?: unknown };
   // A path, or (no DOCKER_HOST) docker-modem's finder of the default one.
   const local = (typeof modem.socketPath === "string" && modem.socketPath !== "") || typeof modem.socketPath === "function";
-  if (!local)
-    return `the Docker engine is reached over ${String(modem.protocol ?? "the network")} (DOCKER_HOST), so a folder of this machine cannot be mounted in its containers`;
-  // Its data folder is a path of its own container's, which the engine would look for on its machine.
-  if (inContainer) return "the emulator runs in a container, so its data folder is not a folder the Docker engine can mount";
-  return null;
+  if (local) return null;
+  return `the Docker engine is reached over ${String(modem.protocol ?? "the network")} (DOCKER_HOST), so a folder of this machine cannot be mounted in its containers`;
 }
 
-/** Whether this process runs in a container (Docker's marker file, or Podman's). */
-function runsInContainer(): boolean {
-  return fs.existsSync("/.dockerenv") || fs.existsSync("/run/.containerenv");
+/**
+ * Whether the engine refused a container because the folder to mount does not exist on its machine: an
+ * emulator in a container whose data folder is not the engine's, an engine in a VM that does not share it.
+ */
+export function isMissingBindSource(error: unknown): boolean {
+  return /bind source path does not exist|invalid mount config/i.test(String((error as Error)?.message ?? error));
 }
