@@ -210,6 +210,17 @@ export class DockerRuntime implements SandboxRuntime {
     return this.channelFolders?.folderOf(environmentId) ?? null;
   }
 
+  /**
+   * Socket folders whose container is gone without this emulator removing it (removed by hand, or while
+   * it was stopped): one listing of the engine, only when there are folders at all.
+   */
+  private async removeStaleChannelFolders(): Promise<void> {
+    const folders = this.channelFolders;
+    if (!folders || folders.environments().length === 0) return;
+    const live = new Set((await this.list()).map((handle) => handle.environmentId));
+    for (const environmentId of folders.environments()) if (!live.has(environmentId)) folders.remove(environmentId);
+  }
+
   /** The transport the next new sandbox's channel uses (tests read it). */
   get channelTransport(): "socket" | "exec" {
     return this.channels ? "socket" : "exec";
@@ -236,6 +247,7 @@ export class DockerRuntime implements SandboxRuntime {
         );
     }
     this.chooseChannel(progress);
+    await this.removeStaleChannelFolders();
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
     await this.probe(() => this.probeEngine(this.image!, progress));
     // Fork images without their container (an emulator that stopped half-way through a fork, a container

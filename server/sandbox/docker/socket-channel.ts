@@ -75,20 +75,13 @@ export class ChannelFolders {
     }
   }
 
-  /** Removes the folders of environments not in `keep` (their containers are gone). */
-  removeAllBut(keep: ReadonlySet<string>): void {
-    let names: string[];
+  /** The environments that have a folder. */
+  environments(): string[] {
     try {
-      names = fs.readdirSync(this.root);
+      return fs.readdirSync(this.root);
     } catch {
-      return;
+      return [];
     }
-    for (const name of names) if (!keep.has(name)) fs.rmSync(path.join(this.root, name), { recursive: true, force: true });
-  }
-
-  /** Removes this instance's whole channels folder. */
-  removeAll(): void {
-    fs.rmSync(this.root, { recursive: true, force: true });
   }
 
   /**
