@@ -71,6 +71,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const docker = new DockerClient();
   const removeEverything = async () => {
     await removeInstanceObjects(docker, instance);
+    // The sandboxes' socket folders (server/sandbox/docker/socket-channel.ts), in a data folder that is kept.
+    fs.rmSync(path.join(dataDir, "channels", instance), { recursive: true, force: true });
     removeDataDir();
     process.off("exit", removeDataDir);
   };

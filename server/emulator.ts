@@ -1,6 +1,7 @@
 // Wires the parts together: store, sandbox runtime, services and the HTTP API. Used by main.ts and by
 // the end-to-end tests, which start the emulator exactly as `npm start` does, on a free port.
 
+import path from "node:path";
 import { CoverageService } from "./coverage/coverage-service.js";
 import { CoverageStore } from "./coverage/coverage-store.js";
 import { agentModelFrom } from "./planners/agent-model.js";
@@ -78,6 +79,8 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean; pro
     engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,
     engineMaxChanges: config.EMULATOR_ENGINE_MAX_CONTAINER_CHANGES,
     ...(options.probeInBackground ? { probeInBackground: true } : {}),
+    channel: config.EMULATOR_CHANNEL,
+    channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
     ...(options.lease
       ? {
           lease: {

@@ -28,6 +28,7 @@ func holdPort(address string) {
 		// Still the keep-alive: the container must stay up; the executor then reports the port taken.
 		logDiagnostic("cannot hold the egress port %s: %v", address, err)
 	}
+	go serveChannel(ChannelFolder)
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
 	<-signals

@@ -6,6 +6,10 @@ package main
 const (
 	BadRequestCode          = "EBADREQ"
 	ChangedCode             = "ECHANGED"
+	ChannelFolder           = "/usr/libexec/interactions-emulator/channel/mount"
+	ChannelPreambleMaxBytes = 4096
+	ChannelSecretFile       = "secret"
+	ChannelSocketFile       = "executor.sock"
 	DiskLimitFlag           = "--disk-limit-mb"
 	EgressListenRetryMs     = 5000
 	EgressMaxDataFrameBytes = 65536

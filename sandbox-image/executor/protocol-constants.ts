@@ -24,6 +24,23 @@ export const DISK_LIMIT_FLAG = "--disk-limit-mb";
  */
 export const HOLD_PORT_FLAG = "--hold-port";
 
+/**
+ * The executor's channel over a Unix socket (docs/architecture.md#the-executor-and-its-channel): a folder
+ * of the emulator's data folder (EMULATOR_DATA_DIR/channels/<environment>/) is bind-mounted here. The
+ * keep-alive finds CHANNEL_SECRET_FILE in it, makes the folder above root's alone (0700: no sandbox or
+ * hooks user can reach the socket), listens on CHANNEL_SOCKET_FILE, and for each connection that opens
+ * with the secret starts an executor on it (channel_server.go). Under /usr, refused to every input that
+ * places a file (layout.ts).
+ */
+export const CHANNEL_FOLDER = "/usr/libexec/interactions-emulator/channel/mount";
+export const CHANNEL_SOCKET_FILE = "executor.sock";
+export const CHANNEL_SECRET_FILE = "secret";
+/**
+ * The connection's preamble: a u32 BE length, then JSON {"secret": <hex>, "argv": [<the executor's
+ * arguments>]}, at most this long; the frames of the protocol follow.
+ */
+export const CHANNEL_PREAMBLE_MAX_BYTES = 4096;
+
 /** Set in every process an exec starts, so the whole tree can be found and killed; not for users. */
 export const EXEC_MARKER_VARIABLE = "EMULATOR_EXEC_ID";
 

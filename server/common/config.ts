@@ -81,6 +81,12 @@ export const configSchema = z.object({
     .describe(
       "Docker runtime that sandbox containers run under: runsc runs them under gVisor, a user-space kernel between sandbox code and the host's (docs/security.md#gvisor); unset: the engine's default (runc). The engine must list it in `docker info` (the set-up registers runsc with the engine it starts; docs/setup.md#gvisor); one it lacks stops the emulator at start",
     ),
+  EMULATOR_CHANNEL: z
+    .enum(["auto", "socket", "exec"])
+    .default("auto")
+    .describe(
+      "How the emulator reaches each sandbox's executor: a Unix socket in EMULATOR_DATA_DIR/channels that the container's keep-alive serves, so tool calls' bytes never pass through the Docker engine (socket), the engine's exec stream (exec), or the socket where it works and the exec stream elsewhere: an engine on another machine, gVisor, sandboxes of older versions (auto) (docs/architecture.md#the-executor-and-its-channel)",
+    ),
   EMULATOR_ENVIRONMENT_TTL_SECONDS: positiveInt(3600).describe("An environment idle this long is removed and becomes expired"),
   EMULATOR_ENGINE_TIMEOUT_SECONDS: positiveInt(10).describe(
     "How long the Docker engine may take to answer a look-up (or to start an exec; three times this to start a container) before it counts as not answering: the request is then a 503 UNAVAILABLE and the environment is kept",

@@ -54,7 +54,8 @@ export function placeOfRelative(relative: string): string {
 export const RESERVED_TOP_LEVEL = ["proc", "sys", "dev", "etc", "usr", "bin", "sbin", "boot"];
 /**
  * Where the executor lives in every sandbox (sandbox-image/Dockerfile puts it there; the emulator
- * `docker exec`s it as root). Inside /usr, so that every folder on its way (/, /usr, /usr/libexec) is
+ * `docker exec`s it as root), and below it the mount of the executor channel's socket folder
+ * (CHANNEL_FOLDER, socket-channel.ts). Inside /usr, so that every folder on its way (/, /usr, /usr/libexec) is
  * refused as a place for anything a request brings: see reservedPlaceOf.
  */
 export const EXECUTOR_FOLDER = "/usr/libexec/interactions-emulator";

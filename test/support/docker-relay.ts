@@ -15,6 +15,8 @@ export interface DockerRelay {
   readonly accepted: number;
   /** Connections being relayed right now. */
   readonly open: number;
+  /** Bytes relayed so far, both directions together. */
+  readonly bytes: number;
   /** Cuts every relayed connection and refuses (accepts, then closes at once) new ones. */
   pause(): void;
   /**
@@ -49,6 +51,8 @@ export async function startDockerRelay(): Promise<DockerRelay> {
     held.clear();
   };
   let accepted = 0;
+  let bytes = 0;
+  const count = (chunk: Buffer) => (bytes += chunk.length);
 
   const server = net.createServer((client) => {
     accepted += 1;
@@ -75,6 +79,8 @@ export async function startDockerRelay(): Promise<DockerRelay> {
     upstream.on("error", end);
     client.on("close", end);
     upstream.on("close", end);
+    client.on("data", count);
+    upstream.on("data", count);
     client.pipe(upstream);
     upstream.pipe(client);
   });
@@ -87,6 +93,9 @@ export async function startDockerRelay(): Promise<DockerRelay> {
     dockerHost: `unix://${socketPath}`,
     get accepted() {
       return accepted;
+    },
+    get bytes() {
+      return bytes;
     },
     get open() {
       return pairs.size / 2;

@@ -7,6 +7,8 @@
 // are never touched. Removing is idempotent: what is already gone is skipped, what fails is retried by
 // the next sweep.
 
+import fs from "node:fs";
+import path from "node:path";
 import type Docker from "dockerode";
 import { isGone } from "./engine-errors.js";
 import { LABEL_DATA_DIR, LABEL_HOST, LABEL_INSTANCE, LABEL_LEASE_EXPIRES, LABEL_MANAGED } from "./labels.js";
@@ -21,6 +23,9 @@ export interface AbandonedSweep {
   /** What could not be removed this time, with why. */
   failures: string[];
 }
+
+/** An instance name as EMULATOR_INSTANCE allows it: never a path of its own. */
+const SAFE_INSTANCE = /^[a-z0-9][a-z0-9_.-]*$/i;
 
 export async function removeAbandoned(
   docker: Docker,
@@ -72,6 +77,12 @@ export async function removeAbandoned(
     if (!abandoned(container.Labels)) continue;
     if (await attempt(`container ${container.Id}`, () => docker.getContainer(container.Id).remove({ force: true, v: true })))
       sweep.containers += 1;
+  }
+  // Their socket folders (socket-channel.ts), in the data folder that no longer holds its store.
+  for (const [key, verdict] of verdicts) {
+    const [instance, dataDir] = key.split("\n") as [string, string];
+    if (verdict && path.isAbsolute(dataDir) && SAFE_INSTANCE.test(instance))
+      fs.rmSync(path.join(dataDir, "channels", instance), { recursive: true, force: true });
   }
   // A fork of a fork was committed on top of its source's image: the newest go first, and one that still
   // had a descendant is tried again once that is gone.

@@ -1,10 +1,11 @@
 // The Docker implementation of the sandbox runtime: one container per environment, its sources placed
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
+import type { Socket } from "node:net";
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
 import { DockerClient } from "./dockerode.js";
-import { HOLD_PORT_FLAG, PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
+import { CHANNEL_FOLDER, HOLD_PORT_FLAG, PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxFilesTooLargeError, SandboxUnavailableError } from "../runtime.js";
@@ -23,6 +24,7 @@ import { demuxDockerStream } from "./stream-demux.js";
 import { savedFilesTar } from "./saved-files.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
+import { ChannelFolders, type ChannelMode, isMissingBindSource, whySocketCannotWork } from "./socket-channel.js";
 
 export interface DockerRuntimeOptions {
   instance: string;
@@ -60,6 +62,12 @@ export interface DockerRuntimeOptions {
    * read what prepare() found leave it unset.
    */
   probeInBackground?: boolean;
+  /**
+   * The executor's channel (EMULATOR_CHANNEL; socket-channel.ts): over a Unix socket in
+   * `channelsFolder` (EMULATOR_DATA_DIR/channels), or the engine's exec stream. Without a folder: exec.
+   */
+  channel?: ChannelMode;
+  channelsFolder?: string;
 }
 
 /**
@@ -114,6 +122,11 @@ kill -KILL "$1"`;
  */
 const KEEP_ALIVE_CMD = [EXECUTOR_PATH, HOLD_PORT_FLAG, `127.0.0.1:${SANDBOX_PROXY_PORT}`];
 const GVISOR_KEEP_ALIVE_CMD = ["sleep", "infinity"];
+/**
+ * How long a new channel waits for the keep-alive to listen on the socket (a container that just
+ * started), at most; past it, the exec stream (EMULATOR_CHANNEL=auto) or an error (socket).
+ */
+const SOCKET_WAIT_MS = 5_000;
 /** Temporary images of forks, tagged <instance>-<new environment id>; removed as soon as the fork's container exists. */
 const FORK_REPOSITORY = "iemu-fork";
 
@@ -127,7 +140,7 @@ const ENGINE_MAX_CHANGES = 4;
 /** How long /health waits for the engine's answer before it reports the engine not answering (at most the engine timeout). */
 const HEALTH_WAIT_MS = 3000;
 
-type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true };
+type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true } | { Type: "bind"; Source: string; Target: string };
 
 export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
@@ -151,6 +164,17 @@ export class DockerRuntime implements SandboxRuntime {
   private trustFiles: SandboxFile[] = [];
   /** prepare()'s and trustCertificate()'s probes, which every new sandbox or executor waits for. */
   private readonly probes: BackgroundStep[] = [];
+  /**
+   * The sandboxes' socket folders, while new sandboxes get one (socket-channel.ts); null: the exec
+   * stream for every new sandbox (EMULATOR_CHANNEL=exec, an engine on another machine, gVisor).
+   */
+  private channels: ChannelFolders | null = null;
+  /** The socket folders of sandboxes made before, which keep theirs whatever `channels` became. */
+  private readonly channelFolders: ChannelFolders | null;
+  /** Whether a channel over a socket has worked once: until then, one that fails turns the socket off (auto). */
+  private socketWorked = false;
+  /** Set when it failed before it ever worked (auto): every channel then takes the exec stream. */
+  private socketOff = false;
 
   constructor(private readonly options: DockerRuntimeOptions) {
     // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
@@ -162,6 +186,44 @@ export class DockerRuntime implements SandboxRuntime {
       maxChanges: options.engineMaxChanges ?? ENGINE_MAX_CHANGES,
     });
     this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
+    this.channelFolders =
+      options.channelsFolder && options.channel !== "exec" ? new ChannelFolders(`${options.channelsFolder}/${options.instance}`) : null;
+  }
+
+  /** Which channel new sandboxes get, said once at start when it is not the socket the setting asks for. */
+  private chooseChannel(progress: (line: string) => void): void {
+    const mode = this.options.channel ?? "auto";
+    if (mode === "exec" || !this.channelFolders) return;
+    const why = this.engineRuntime.gvisor
+      ? "sandboxes run under gVisor, whose keep-alive does not serve the socket (docs/setup.md#gvisor)"
+      : whySocketCannotWork(this.docker);
+    if (why === null) {
+      this.channels = this.channelFolders;
+      return;
+    }
+    if (mode === "socket") throw new Error(`EMULATOR_CHANNEL=socket, but ${why}; set EMULATOR_CHANNEL=auto or exec`);
+    progress(`executor channel: the engine's exec stream, not a socket: ${why}`);
+  }
+
+  /** Where the sandbox's socket folder is on this machine, if the runtime makes them (tests read it). */
+  channelFolderOf(environmentId: string): string | null {
+    return this.channelFolders?.folderOf(environmentId) ?? null;
+  }
+
+  /**
+   * Socket folders whose container is gone without this emulator removing it (removed by hand, or while
+   * it was stopped): one listing of the engine, only when there are folders at all.
+   */
+  private async removeStaleChannelFolders(): Promise<void> {
+    const folders = this.channelFolders;
+    if (!folders || folders.environments().length === 0) return;
+    const live = new Set((await this.list()).map((handle) => handle.environmentId));
+    for (const environmentId of folders.environments()) if (!live.has(environmentId)) folders.remove(environmentId);
+  }
+
+  /** The transport the next new sandbox's channel uses (tests read it). */
+  get channelTransport(): "socket" | "exec" {
+    return this.channels ? "socket" : "exec";
   }
 
   /**
@@ -184,6 +246,8 @@ export class DockerRuntime implements SandboxRuntime {
           `gVisor: no C compiler to build the statx fix (${shim.missing}); \`ls\` and \`stat\` will fail with EINVAL in sandboxes under bookworm's runsc (docs/security.md#gvisor)`,
         );
     }
+    this.chooseChannel(progress);
+    await this.removeStaleChannelFolders();
     this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
     await this.probe(() => this.probeEngine(this.image!, progress));
     // Fork images without their container (an emulator that stopped half-way through a fork, a container
@@ -513,11 +577,12 @@ export class DockerRuntime implements SandboxRuntime {
     }
     let container: Docker.Container;
     try {
-      container = await this.docker.createContainer(
-        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), mounts),
+      container = await this.createWithChannel(spec.environmentId, (channel) =>
+        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), [...mounts, ...channel]),
       );
     } catch (error) {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
+      this.channelFolders?.remove(spec.environmentId);
       throw error;
     }
     const handle = { sandboxId: container.id, environmentId: spec.environmentId };
@@ -581,9 +646,16 @@ export class DockerRuntime implements SandboxRuntime {
     if (!this.image) throw new Error("DockerRuntime.prepare() must run before createPooled()");
     await this.probesDone();
     const labels = { ...this.helperLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" };
-    const container = await this.docker.createContainer(
-      this.sandboxContainer(this.image, `${this.poolNamePrefix}${environmentId}`, labels, []),
-    );
+    let container: Docker.Container;
+    try {
+      const image = this.image;
+      container = await this.createWithChannel(environmentId, (channel) =>
+        this.sandboxContainer(image, `${this.poolNamePrefix}${environmentId}`, labels, channel),
+      );
+    } catch (error) {
+      this.channelFolders?.remove(environmentId);
+      throw error;
+    }
     const handle = { sandboxId: container.id, environmentId };
     try {
       if (this.systemFiles.length > 0) await container.putArchive(await sourcesTar(this.systemFiles), { path: "/" });
@@ -619,13 +691,46 @@ export class DockerRuntime implements SandboxRuntime {
     return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
   }
 
+  /**
+   * Creates a sandbox container with its socket folder mounted, when new sandboxes get one. An engine
+   * that cannot find the folder on its machine turns the socket off (auto) and gets the container without.
+   */
+  private async createWithChannel(
+    environmentId: string,
+    settings: (channel: Mount[]) => Docker.ContainerCreateOptions,
+  ): Promise<Docker.Container> {
+    const channel = this.channelMount(environmentId);
+    try {
+      return await this.docker.createContainer(settings(channel));
+    } catch (error) {
+      if (channel.length === 0 || !isMissingBindSource(error) || this.options.channel === "socket") throw error;
+      this.channels = null;
+      this.socketOff = true;
+      this.channelFolders?.remove(environmentId);
+      process.stderr.write(
+        `executor channel: the engine's exec stream from now on: the Docker engine cannot mount this emulator's data folder (${(error as Error).message})\n`,
+      );
+      return this.docker.createContainer(settings([]));
+    }
+  }
+
+  /**
+   * The sandbox's socket folder, new, with a new secret, mounted where its keep-alive looks for it
+   * (socket-channel.ts); none when new sandboxes use the exec stream.
+   */
+  private channelMount(environmentId: string): Mount[] {
+    const channels = this.channels;
+    if (!channels?.folderOf(environmentId)) return [];
+    return [{ Type: "bind", Source: channels.create(environmentId), Target: CHANNEL_FOLDER }];
+  }
+
   /** The name of every pool container before it is taken. */
   private get poolNamePrefix(): string {
     return `iemu-${this.options.instance}-pool-`;
   }
 
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
-    const first = await this.startExecutor(handle);
+    const first = await this.openExecutor(handle);
     const pong = await first.client.ping().catch(() => null);
     if (pong?.version === PROTOCOL_VERSION) return first.ready(pong.pid);
     first.client.close();
@@ -633,7 +738,7 @@ export class DockerRuntime implements SandboxRuntime {
     // it would misread this version's requests, or refuse its command line and exit before answering.
     // This version's executor takes its place (the sandbox's own files are not touched) and starts again.
     await this.installExecutor(handle);
-    const second = await this.startExecutor(handle);
+    const second = await this.openExecutor(handle);
     const again = await second.client.ping();
     if (again.version !== PROTOCOL_VERSION) {
       second.client.close();
@@ -665,6 +770,45 @@ export class DockerRuntime implements SandboxRuntime {
       }
       throw engineUnreachable(error, `installing the executor in the sandbox of ${handle.environmentId}`);
     }
+  }
+
+  /**
+   * A new executor and its channel: over the sandbox's socket when it has one (socket-channel.ts), else
+   * (or, with EMULATOR_CHANNEL=auto, when the socket does not answer) over an exec stream.
+   */
+  private async openExecutor(handle: SandboxHandle): Promise<{ client: ExecutorClient; ready(pid: number): SandboxChannel }> {
+    const secret = this.socketOff ? null : (this.channelFolders?.secretOf(handle.environmentId) ?? null);
+    if (secret === null) return this.startExecutor(handle);
+    await this.probesDone();
+    let socket: Socket;
+    try {
+      socket = await this.channelFolders!.open(handle.environmentId, secret, this.executorArgv().slice(1), SOCKET_WAIT_MS);
+    } catch (error) {
+      const why = `the socket of sandbox ${handle.environmentId} did not answer: ${(error as Error).message}`;
+      if (this.options.channel === "socket") throw new SandboxUnavailableError(why, { cause: error });
+      if (!this.socketWorked && this.channels) {
+        // Never worked here (a mount that cannot hold a socket, an image whose keep-alive does not serve it):
+        // new sandboxes go without one.
+        this.channels = null;
+        this.socketOff = true;
+        process.stderr.write(`executor channel: ${why}; the engine's exec stream from now on\n`);
+      } else {
+        process.stderr.write(`[executor ${handle.environmentId}] ${why}; using the engine's exec stream\n`);
+      }
+      return this.startExecutor(handle);
+    }
+    const client = new ExecutorClient(socket, socket, {
+      deadlines: this.options.executorDeadlines,
+      // The client destroys the socket; the keep-alive ends an executor that does not end by itself.
+      onBroken: (reason) => process.stderr.write(`[executor ${handle.environmentId}] channel closed: ${reason}\n`),
+    });
+    return {
+      client,
+      ready: () => {
+        this.socketWorked = true;
+        return client;
+      },
+    };
   }
 
   /**
@@ -807,6 +951,7 @@ export class DockerRuntime implements SandboxRuntime {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
     if (handle.environmentId) {
+      this.channelFolders?.remove(handle.environmentId);
       await this.removeVolumes(handle.environmentId);
       await this.removeForkImage(handle.environmentId);
     }

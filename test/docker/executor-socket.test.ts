@@ -1,0 +1,176 @@
+// The executor's channel over the sandbox's Unix socket (socket-channel.ts, channel_server.go): tool
+// calls' bytes do not pass through the Docker engine, nothing in the sandbox can reach the socket or its
+// secret, a connection without the secret is refused, and an emulator started again reconnects to the
+// sandboxes it finds over their sockets. The emulator talks to the engine through a relay that counts
+// the bytes it carries (DOCKER_HOST=unix://<relay>).
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { GoogleGenAI } from "@google/genai";
+import {
+  CHANNEL_FOLDER,
+  CHANNEL_SECRET_FILE,
+  CHANNEL_SOCKET_FILE,
+  encodeFrame,
+  PROTOCOL_VERSION,
+} from "../../sandbox-image/executor/protocol.js";
+import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
+import type { SandboxChannel, SandboxHandle } from "../../server/sandbox/runtime.js";
+import { removeAllSandboxes, testDockerRuntime, unlessGvisor } from "../support/docker-fixture.js";
+import { startDockerRelay, type DockerRelay } from "../support/docker-relay.js";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { bash, KEY, resultsOf, runIn, script, sdk, AGENT, type Interaction } from "../support/fault-harness.js";
+
+const TEN_MIB = 10 * 1024 * 1024;
+/** Prints the command line of the executor's parent: the keep-alive when the channel is its socket. */
+const EXECUTORS_PARENT = "tr '\\0' ' ' < /proc/$(awk '/^PPid/{print $2}' /proc/$PPID/status)/cmdline 2>&1 || echo none";
+
+async function download(emulator: EmulatorProcess, environmentId: string, file: string): Promise<Buffer> {
+  const response = await fetch(`${emulator.url}/v1beta/environments/${environmentId}/files/${file}?alt=media`, {
+    headers: { "x-goog-api-key": KEY },
+  });
+  assert.equal(response.status, 200);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** An environment holding /workspace/big (10 MiB); returns its ID and what EXECUTORS_PARENT printed. */
+async function environmentWithBigFile(ai: GoogleGenAI): Promise<{ environmentId: string; parent: string }> {
+  const made = (await ai.interactions.create({
+    agent: AGENT,
+    input: script([bash(`head -c ${TEN_MIB} /dev/urandom > /workspace/big && ${EXECUTORS_PARENT}`)]),
+    environment: { type: "remote" },
+  })) as Interaction;
+  assert.equal(made.status, "completed", JSON.stringify(made.errors));
+  return { environmentId: made.environment_id!, parent: resultsOf(made)[0]! };
+}
+
+describe("the executor's channel over the sandbox's socket", unlessGvisor("the gVisor keep-alive serves no socket"), () => {
+  let relay: DockerRelay;
+  const emulators: EmulatorProcess[] = [];
+
+  before(async () => {
+    relay = await startDockerRelay();
+  });
+
+  after(async () => {
+    for (const emulator of emulators) await emulator.destroy();
+    await relay?.close();
+  });
+
+  it("carries a 10 MiB download without the engine; the exec stream (EMULATOR_CHANNEL=exec) carries it through the engine", async () => {
+    const moved: Record<string, number> = {};
+    for (const channel of ["socket", "exec"]) {
+      const emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_CHANNEL: channel, EMULATOR_POOL_SIZE: "0" });
+      emulators.push(emulator);
+      const { environmentId, parent } = await environmentWithBigFile(sdk(emulator));
+      if (channel === "socket") assert.match(parent, /--hold-port/, "the executor is not the keep-alive's child");
+      const before = relay.bytes;
+      const bytes = await download(emulator, environmentId, "workspace/big");
+      moved[channel] = relay.bytes - before;
+      assert.equal(bytes.length, TEN_MIB);
+    }
+    assert.ok(moved.socket! < 1024 * 1024, `the socket channel moved ${moved.socket} bytes through the engine`);
+    assert.ok(moved.exec! > TEN_MIB, `the exec stream moved only ${moved.exec} bytes through the engine`);
+  });
+
+  it("reconnects over the socket to the sandbox it finds after a restart, its files kept", async () => {
+    const emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_CHANNEL: "socket", EMULATOR_POOL_SIZE: "0" });
+    emulators.push(emulator);
+    const first = await runIn(sdk(emulator), (await environmentWithBigFile(sdk(emulator))).environmentId, "echo kept > /workspace/kept");
+    assert.equal(first.status, "completed");
+    const environmentId = first.environment_id!;
+    await emulator.stop();
+    const again = await startEmulatorProcess(
+      { DOCKER_HOST: relay.dockerHost, EMULATOR_CHANNEL: "socket", EMULATOR_POOL_SIZE: "0" },
+      emulator,
+    );
+    emulators[emulators.indexOf(emulator)] = again;
+    const check = await runIn(sdk(again), environmentId, `cat /workspace/kept; ${EXECUTORS_PARENT}`);
+    assert.equal(check.status, "completed", JSON.stringify(check.errors));
+    assert.match(resultsOf(check)[0]!, /^kept\n.*--hold-port/);
+    const before = relay.bytes;
+    assert.equal((await download(again, environmentId, "workspace/big")).length, TEN_MIB);
+    assert.ok(relay.bytes - before < 1024 * 1024, `${relay.bytes - before} bytes through the engine after the restart`);
+  });
+});
+
+describe("the channel's socket folder and secret", unlessGvisor("the gVisor keep-alive serves no socket"), () => {
+  let runtime: DockerRuntime;
+  let handle: SandboxHandle;
+  let channel: SandboxChannel;
+  let hostFolder: string;
+
+  before(async () => {
+    runtime = await testDockerRuntime({ EMULATOR_CHANNEL: "socket" });
+    assert.equal(runtime.channelTransport, "socket");
+    handle = await runtime.create({ environmentId: "env_itestsocketreach", owner: "owner", files: [] });
+    channel = await runtime.connect(handle);
+    const found = runtime.channelFolderOf(handle.environmentId);
+    assert.ok(found && fs.existsSync(path.join(found, CHANNEL_SOCKET_FILE)), "no socket in the sandbox's channel folder");
+    hostFolder = found;
+  });
+
+  after(async () => {
+    channel?.close();
+    if (runtime) await removeAllSandboxes(runtime);
+  });
+
+  for (const runAs of ["sandbox", "hooks"] as const) {
+    it(`is out of the ${runAs} user's reach: no listing, no secret, no connection`, async () => {
+      const probe = [
+        `ls ${CHANNEL_FOLDER} >/dev/null 2>&1; echo "ls: $?"`,
+        `cat ${CHANNEL_FOLDER}/${CHANNEL_SECRET_FILE} >/dev/null 2>&1; echo "cat: $?"`,
+        `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${CHANNEL_FOLDER}/${CHANNEL_SOCKET_FILE}'); print('connected')" 2>&1 | tail -1`,
+        `ls -ld ${path.posix.dirname(CHANNEL_FOLDER)} | cut -d' ' -f1,3`,
+      ].join("; ");
+      const result = await channel.run({ argv: ["sh", "-c", probe], runAs, timeoutMs: 10_000, maxOutputBytes: 10_000 });
+      assert.equal(result.stdout.toString(), "ls: 2\ncat: 1\nPermissionError: [Errno 13] Permission denied\ndrwx------ root\n");
+    });
+  }
+
+  it("refuses and closes a connection without the secret: no executor answers it", async () => {
+    const secret = fs.readFileSync(path.join(hostFolder, CHANNEL_SECRET_FILE), "utf8");
+    const wrong = secret.replace(/^./, (first) => (first === "0" ? "1" : "0"));
+    const ping = encodeFrame({ id: 1, op: "ping" });
+    const preamble = (body: object) => {
+      const json = Buffer.from(JSON.stringify(body));
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(json.length);
+      return Buffer.concat([length, json]);
+    };
+    const argv = ["--identity", "sandbox=1000:1000:/home/sandbox", "--identity", "hooks=1001:1001:/home/hooks"];
+    const attempts: Array<[string, Buffer]> = [
+      ["a wrong secret", preamble({ secret: wrong, argv })],
+      ["no secret", preamble({ argv })],
+      ["no preamble, a frame at once", ping],
+      ["the keep-alive's own arguments", preamble({ secret, argv: ["--hold-port", "127.0.0.1:3129"] })],
+    ];
+    for (const [what, opening] of attempts) {
+      const answer = await new Promise<Buffer>((resolve, reject) => {
+        const socket = net.connect(path.join(hostFolder, CHANNEL_SOCKET_FILE));
+        const chunks: Buffer[] = [];
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+        socket.on("error", () => undefined);
+        socket.on("close", () => resolve(Buffer.concat(chunks)));
+        socket.on("connect", () => socket.write(Buffer.concat([opening, ping])));
+        setTimeout(() => reject(new Error(`${what}: the connection stayed open`)), 20_000).unref();
+      });
+      assert.equal(answer.length, 0, `${what}: got an answer`);
+    }
+    // The right secret is answered, by an executor of this protocol.
+    const other = await runtime.connect(handle);
+    assert.equal((await other.ping()).version, PROTOCOL_VERSION);
+    other.close();
+  });
+
+  it("removes the sandbox's channel folder with the sandbox", async () => {
+    const extra = await runtime.create({ environmentId: "env_itestsocketgone", owner: "owner", files: [] });
+    const folder = runtime.channelFolderOf(extra.environmentId)!;
+    assert.ok(fs.existsSync(folder));
+    await runtime.remove(extra);
+    assert.equal(fs.existsSync(folder), false);
+  });
+});
