@@ -1,6 +1,8 @@
 // Fault: the Docker engine stops answering for a few seconds. The emulator talks to the machine's engine
 // through a socket relay the test controls (DOCKER_HOST=unix://<relay>); pausing the relay cuts every
-// connection, the executor channels (hijacked `docker exec` streams) included, and refuses new ones.
+// connection, the executor channels included, and refuses new ones. Here the channels ride the engine
+// (EMULATOR_CHANNEL=exec, as with a remote DOCKER_HOST or gVisor); with the socket channel a live sandbox
+// does not need the engine at all (engine-outage-socket.test.ts).
 // The real dockerd is never stopped. What the user must see: a 503 UNAVAILABLE (which the SDK retries)
 // or an interaction failed with UNAVAILABLE, never a 4xx, and afterwards the same environment with the
 // same files, working again, also across a restart of the emulator.
@@ -36,7 +38,11 @@ let environmentId: string;
 
 before(async () => {
   relay = await startDockerRelay();
-  emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS) });
+  emulator = await startEmulatorProcess({
+    DOCKER_HOST: relay.dockerHost,
+    EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS),
+    EMULATOR_CHANNEL: "exec",
+  });
   ai = sdk(emulator);
   const made = (await ai.interactions.create({
     agent: AGENT,

@@ -1,6 +1,7 @@
 // Fault: the Docker engine goes away while the warm pool holds a ready sandbox (issue 11, part 1). The
 // emulator reaches the machine's engine through a socket relay the test controls; pausing it cuts the
-// pooled sandbox's channel and refuses new connections. The real dockerd is never stopped. What must hold:
+// pooled sandbox's channel (here on the engine's exec stream, EMULATOR_CHANNEL=exec: a channel on its own
+// socket is not cut, engine-outage-socket.test.ts) and refuses new connections. The real dockerd is never stopped. What must hold:
 // the pool empties (its sandbox is not handed out), a new environment meanwhile gets exactly what a
 // cold create gets in an outage (a 503 UNAVAILABLE, retried by the SDK), and once the engine answers
 // the pool fills again on its own, the broken sandbox is removed, and new environments come from it.
@@ -19,7 +20,12 @@ let emulator: EmulatorProcess;
 
 before(async () => {
   relay = await startDockerRelay();
-  emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_ENGINE_TIMEOUT_SECONDS: "3", EMULATOR_POOL_SIZE: "1" });
+  emulator = await startEmulatorProcess({
+    DOCKER_HOST: relay.dockerHost,
+    EMULATOR_ENGINE_TIMEOUT_SECONDS: "3",
+    EMULATOR_POOL_SIZE: "1",
+    EMULATOR_CHANNEL: "exec",
+  });
 });
 
 after(async () => {
