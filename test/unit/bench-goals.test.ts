@@ -305,7 +305,7 @@ describe("bench goals", () => {
         ttiSequentialP50: 300,
         ttiSequentialFromPool: 0.25,
         ttiPoolSize: 1,
-        ttiColdP50: 380,
+        ttiSequentialColdP50: 380,
         engineCreatesPerSecond: 12.5,
         densityReached: 640,
         densityStoppedBy: DENSITY_STOP.memory,
@@ -324,7 +324,7 @@ describe("bench goals", () => {
     assert.equal(sequential.value, 0.75);
     assert.equal(
       sequential.bound,
-      "25% of the runs found a warm sandbox in the pool (EMULATOR_POOL_SIZE 1); the others waited for one created then (p50 380.0 ms, 0.95× docker run): the pool refills at the engine's pace, which creates and starts 12.5 containers/s of the sandbox image at best (20 at once, this run), so runs that come faster than that wait for the engine",
+      "25% of the runs found a warm sandbox in the pool (EMULATOR_POOL_SIZE 1); the others waited for one created then (their p50 380.0 ms, 0.95× docker run): the pool refills at the engine's pace, which creates and starts 12.5 containers/s of the sandbox image at best (20 at once, this run), and runs came one after another (each as soon as the last was answered and deleted)",
     );
     const density = byId(missed, "density-live-environments");
     assert.equal(formatGoalShort(density), "FAIL  live idle environments: 640 (≥ 1000)");
