@@ -14,6 +14,9 @@ export const DENSITY_STOP = { target: 0, memory: 1, engine: 2, tasks: 3, descrip
 /** The memory a density run leaves to the rest of the machine (part-density.ts stops before it). */
 export const DENSITY_MEMORY_RESERVE_MIB = 4096;
 
+/** The share of the kernel's tasks a density run leaves to the machine (a machine out of tasks fails every fork). */
+export const DENSITY_TASK_RESERVE_SHARE = 0.1;
+
 const POOL_BOUND = [FIGURE.ttiPoolSize, FIGURE.ttiDockerRun, FIGURE.engineCreatesPerSecond];
 
 function poolBound(arrivals: string, fromPool: number, cold: number, size: number, run: number, perSecond: number): string {
@@ -120,7 +123,7 @@ export const DENSITY_GOALS: Goal[] = [
             : code === DENSITY_STOP.memory
               ? `memory: ${mib(available)} available at ${reached.toFixed(0)} live, and the run leaves ${DENSITY_MEMORY_RESERVE_MIB} MiB to the machine`
               : code === DENSITY_STOP.tasks
-                ? `the kernel's task limit (pid_max, threads-max): ${tasks.toFixed(0)} tasks of ${taskLimit.toFixed(0)} at ${reached.toFixed(0)} live`
+                ? `the kernel's task limit (pid_max, threads-max): ${tasks.toFixed(0)} tasks of ${taskLimit.toFixed(0)} at ${reached.toFixed(0)} live, and the run leaves ${DENSITY_TASK_RESERVE_SHARE * 100}% of them to the machine`
                 : code === DENSITY_STOP.descriptors
                   ? `file descriptors: the emulator holds ${fds.toFixed(0)} of its ${fdLimit.toFixed(0)} at ${reached.toFixed(0)} live`
                   : code === DENSITY_STOP.engine

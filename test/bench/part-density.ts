@@ -10,15 +10,19 @@
 import { inBatches, withDeadline } from "./bounded.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
-import { DENSITY_MEMORY_RESERVE_MIB, DENSITY_STOP } from "./goals-scale.js";
+import { DENSITY_MEMORY_RESERVE_MIB, DENSITY_STOP, DENSITY_TASK_RESERVE_SHARE } from "./goals-scale.js";
 import { createEnvironment, perCallCost } from "./interaction-measures.js";
 import { busyCoresWatch, descriptorLimitOf, descriptorsOf, memoryAvailableMiB, taskLimit, tasksNow } from "./machine-limits.js";
 import { pidsOf } from "./engine-pids.js";
 
 const PARALLEL = 4;
 const DEADLINE_MS = 60_000;
-/** Tasks one more batch may add (a shim's dozen threads, the sandbox's processes), kept free under the kernel's limit. */
-const TASK_MARGIN = 500;
+/**
+ * The share of the kernel's tasks left free: the machine is shared, and a machine out of tasks fails
+ * every fork on it, not only this run's (each environment holds about 30: its shim's threads and the
+ * sandbox's processes' threads).
+ */
+const TASK_RESERVE = DENSITY_TASK_RESERVE_SHARE;
 const DESCRIPTOR_MARGIN = 200;
 const PER_CALL_RUNS = 6;
 
@@ -57,9 +61,9 @@ export async function densityPart(
         why = `${memoryAvailableMiB().toFixed(0)} MiB available, under the ${DENSITY_MEMORY_RESERVE_MIB} MiB the run leaves to the machine`;
         break;
       }
-      if (tasksNow() + TASK_MARGIN > limitOfTasks) {
+      if (tasksNow() > (1 - TASK_RESERVE) * limitOfTasks) {
         stoppedBy = DENSITY_STOP.tasks;
-        why = `${tasksNow()} tasks on the machine, the kernel allows ${limitOfTasks}`;
+        why = `${tasksNow()} tasks on the machine, the kernel allows ${limitOfTasks} and the run leaves a tenth of them to the machine`;
         break;
       }
       const crowded = watched.find((one) => descriptorsOf(one.pid) + DESCRIPTOR_MARGIN > one.limit);
