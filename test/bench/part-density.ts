@@ -25,6 +25,8 @@ const DEADLINE_MS = 60_000;
 const TASK_RESERVE = DENSITY_TASK_RESERVE_SHARE;
 const DESCRIPTOR_MARGIN = 200;
 const PER_CALL_RUNS = 6;
+/** Live environments at which the emulator's memory is first read. */
+const BASELINE = 51;
 
 export async function densityPart(
   book: FigureBook,
@@ -43,7 +45,10 @@ export async function densityPart(
     const measured = await createEnvironment(api);
     progress(`density: a tool call with 1 live environment…`);
     const atOne = await perCallCost(api, measured, PER_CALL_RUNS, "`true`, 1 live environment");
-    const before = await emulator.memoryAfterCollection();
+    // The emulator's memory is read at BASELINE live, not at 1: until then its RSS still holds what its
+    // start-up allocated, which the allocator hands back during the first creations (part-series.ts).
+    let before = await emulator.memoryAfterCollection();
+    let baselineLive = 1;
     const availableBefore = memoryAvailableMiB();
     const limitOfTasks = taskLimit();
     const watched = [
@@ -77,6 +82,10 @@ export async function densityPart(
         Array.from({ length: batch }, () => withDeadline(createEnvironment(api), DEADLINE_MS, "creating an environment")),
       );
       for (const outcome of outcomes) if (outcome.status === "fulfilled") others.push(outcome.value);
+      if (baselineLive === 1 && others.length + 1 >= BASELINE && others.length + 1 < target) {
+        before = await emulator.memoryAfterCollection();
+        baselineLive = others.length + 1;
+      }
       const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
       if (failed) {
         const message = String(failed.reason instanceof Error ? failed.reason.message : failed.reason);
@@ -108,11 +117,13 @@ export async function densityPart(
       atMost.many,
     ]);
     const perEnvironment = reached > 1 ? (availableBefore - availableAfter) / (reached - 1) : Number.NaN;
-    const rssPerEnvironment = reached > 1 ? ((after.rssMiB - before.rssMiB) * 1024) / (reached - 1) : Number.NaN;
+    const grown = reached - baselineLive;
+    const rssPerEnvironment = grown > 0 ? ((after.rssMiB - before.rssMiB) * 1024) / grown : Number.NaN;
+    const heapPerEnvironment = grown > 0 ? ((after.heapUsedMiB - before.heapUsedMiB) * 1024) / grown : Number.NaN;
     book.addNote(`Density: ${reached} live idle environments of ${target} asked`, [
       `  stopped by: ${stoppedBy === DENSITY_STOP.target ? "the target (--density)" : Object.entries(DENSITY_STOP).find(([, code]) => code === stoppedBy)![0]}${why ? `: ${why}` : ""}`,
       `  created in ${creationSeconds.toFixed(0)} s (${((reached - 1) / creationSeconds).toFixed(1)}/s, ${PARALLEL} at a time)`,
-      `  the emulator's RSS ${before.rssMiB.toFixed(1)} → ${after.rssMiB.toFixed(1)} MiB (after a full GC): ${rssPerEnvironment.toFixed(1)} KiB per environment; JS heap ${before.heapUsedMiB.toFixed(1)} → ${after.heapUsedMiB.toFixed(1)} MiB`,
+      `  the emulator, ${baselineLive} → ${reached} live (after a full GC each): RSS ${before.rssMiB.toFixed(1)} → ${after.rssMiB.toFixed(1)} MiB, ${rssPerEnvironment.toFixed(1)} KiB per environment; JS heap ${before.heapUsedMiB.toFixed(1)} → ${after.heapUsedMiB.toFixed(1)} MiB, ${heapPerEnvironment.toFixed(1)} KiB per environment`,
       `  the machine's memory available ${availableBefore.toFixed(0)} → ${availableAfter.toFixed(0)} MiB: ${perEnvironment.toFixed(1)} MiB per environment (other work on the machine moves this too)`,
       `  tasks ${tasks} of the kernel's ${limitOfTasks}; the emulator's descriptors ${fds} of ${watched[0]!.limit}; ${watched
         .slice(1)
@@ -130,6 +141,12 @@ export async function densityPart(
       "code",
     );
     book.add(FIGURE.densityRssPerEnvironment, "density: the emulator's RSS per environment (after a full GC)", rssPerEnvironment, "KiB");
+    book.add(
+      "density.emulator_heap_per_environment.kib",
+      "density: the emulator's JS heap per environment (after a full GC)",
+      heapPerEnvironment,
+      "KiB",
+    );
     book.add(FIGURE.densityMachinePerEnvironment, "density: the machine's memory per environment (MemAvailable)", perEnvironment, "MiB");
     book.add(FIGURE.densityAvailableAtStop, "density: memory available at the most live", availableAfter, "MiB", "higher");
     book.add(FIGURE.densityTasksAtStop, "density: tasks on the machine at the most live", tasks, "count");
