@@ -14,6 +14,8 @@ export interface ConcurrencyLevel {
   healthP99: number;
   healthSamples: number;
   busyCores: number;
+  /** The emulator's own process: cores of CPU it used on average (its one JavaScript thread can use at most about one). */
+  emulatorCores: number;
 }
 
 /** What the time-to-interactive part measured (part-time-to-interactive.ts), ms. */
@@ -150,16 +152,23 @@ export function concurrencySvg(levels: ConcurrencyLevel[], spawnsPerSecond: numb
     yMax: number,
     unit: string,
     lines: Array<{ value: number; label: string }>,
+    yMin?: number,
   ) => {
     const x = logScale(xMin, xMax, range.from + 10, range.to - 10);
-    const y = (value: number) => yBottom - (value / yMax) * (yBottom - MARGIN.top - 40);
+    // With yMin the axis is logarithmic (latencies span decades), else linear from 0.
+    const y =
+      yMin !== undefined
+        ? logScale(yMin, yMax, yBottom, MARGIN.top + 40)
+        : (value: number) => yBottom - (value / yMax) * (yBottom - MARGIN.top - 40);
+    const yTicks = yMin !== undefined ? logTicks(yMin, yMax) : [0, 1, 2, 3, 4].map((step) => (yMax * step) / 4);
     body.push(`<line x1="${range.from}" x2="${range.to}" y1="${yBottom}" y2="${yBottom}" stroke="#adb5bd"/>`);
     body.push(`<line x1="${range.from}" x2="${range.from}" y1="${yBottom}" y2="${MARGIN.top + 30}" stroke="#adb5bd"/>`);
     for (const count of counts) body.push(text(x(count), yBottom + 16, String(count), 'text-anchor="middle"'));
     body.push(text((range.from + range.to) / 2, yBottom + 34, "interactions at once (log scale)", 'text-anchor="middle"'));
-    for (let step = 0; step <= 4; step++) {
-      const value = (yMax * step) / 4;
-      body.push(text(range.from - 6, y(value) + 4, value >= 100 ? value.toFixed(0) : value.toFixed(1), 'text-anchor="end"'));
+    for (const value of yTicks) {
+      body.push(
+        text(range.from - 6, y(value) + 4, value >= 10 ? value.toFixed(0) : String(Number(value.toPrecision(2))), 'text-anchor="end"'),
+      );
       body.push(`<line x1="${range.from}" x2="${range.to}" y1="${y(value)}" y2="${y(value)}" stroke="#f1f3f5"/>`);
     }
     body.push(text(range.from, MARGIN.top + 22, unit, 'font-weight="bold"'));
@@ -185,9 +194,10 @@ export function concurrencySvg(levels: ConcurrencyLevel[], spawnsPerSecond: numb
       { label: "interaction p99", color: COLORS[1]!, values: levels.map((level) => level.p99) },
       { label: "/health max", color: COLORS[3]!, values: levels.map((level) => level.healthMax) },
     ],
-    Math.max(...latencies, ...levels.map((level) => level.healthMax)) * 1.1,
-    "latency, ms",
+    10 ** Math.ceil(Math.log10(Math.max(...latencies, ...levels.map((level) => level.healthMax)))),
+    "latency, ms (log scale)",
     [],
+    10 ** Math.floor(Math.log10(Math.max(0.1, Math.min(...latencies, ...levels.map((level) => level.healthMax))))),
   );
   panel(
     right,
@@ -199,5 +209,5 @@ export function concurrencySvg(levels: ConcurrencyLevel[], spawnsPerSecond: numb
       { value: spawnsPerSecond * 0.6, label: "goal: 60% of them" },
     ],
   );
-  return frame("Latency and throughput against concurrency (each interaction: 5 `true` tool calls in its own environment)", caption, body);
+  return frame("Latency and throughput against concurrency (5 `true` calls per interaction)", caption, body);
 }

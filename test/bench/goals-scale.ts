@@ -185,6 +185,11 @@ export const CONCURRENCY_GOALS: Goal[] = [
     reading: "the p50",
     inputs: [FIGURE.concurrencyWorstTail, FIGURE.concurrencyWorstTailAt],
     compute: (tail, at) => ({ value: tail, detail: `at ${at.toFixed(0)} concurrent` }),
+    bound: {
+      inputs: [FIGURE.concurrencyWorstTailAt, FIGURE.concurrencyWorstTailBusyCores, FIGURE.concurrencyWorstTailEmulatorCores],
+      explain: (at, busy, emulator) =>
+        `${at.toFixed(0)} interactions wait their turns for the machine's cores (${busy.toFixed(2)} busy), the emulator's one JavaScript thread among them (${emulator.toFixed(2)} of a core): which interaction's work is served next is not first come, first served`,
+    },
   },
   {
     id: "concurrency-health",
@@ -196,5 +201,10 @@ export const CONCURRENCY_GOALS: Goal[] = [
     unit: "ms",
     inputs: [FIGURE.concurrencyHealthMax, FIGURE.concurrencyHealthP99],
     compute: (max, p99) => ({ value: max, detail: `p99 ${ms(p99)}` }),
+    bound: {
+      inputs: [FIGURE.concurrencyHealthAt, FIGURE.concurrencyHealthEmulatorCores],
+      explain: (at, emulator) =>
+        `the slowest was at ${at.toFixed(0)} concurrent, while the emulator's process used ${emulator.toFixed(2)} of a core: /health is answered by the same JavaScript thread as the interactions' work, and waits behind whatever it runs in one piece`,
+    },
   },
 ];

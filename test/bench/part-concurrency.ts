@@ -13,6 +13,7 @@ import { loopCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { sampleHealth } from "./health-sampler.js";
+import { processCpuMs } from "./cpu-accounting.js";
 import { createEnvironment } from "./interaction-measures.js";
 import { busyCoresWatch } from "./machine-limits.js";
 import { elapsedMs, quantile } from "./stats.js";
@@ -70,6 +71,7 @@ export async function concurrencyPart(
       const rounds = Math.max(3, Math.ceil(60 / concurrent));
       const health = sampleHealth(emulator.process.url);
       const busy = busyCoresWatch();
+      const emulatorCpuBefore = processCpuMs(emulator.process.pid);
       const started = process.hrtime.bigint();
       const times: number[] = [];
       await Promise.all(
@@ -83,6 +85,7 @@ export async function concurrencyPart(
       );
       const wallMs = elapsedMs(started);
       const busyCores = busy();
+      const emulatorCores = (processCpuMs(emulator.process.pid) - emulatorCpuBefore) / wallMs;
       const healthTimes = await health.stop();
       levels.push({
         concurrent,
@@ -93,13 +96,14 @@ export async function concurrencyPart(
         healthP99: quantile(healthTimes, 0.99),
         healthSamples: healthTimes.length,
         busyCores,
+        emulatorCores,
       });
     }
 
     book.addNote(`Throughput under concurrency (interactions of ${CALLS_PER_INTERACTION} \`true\` calls, each in its own environment)`, [
       ...levels.map(
         (level) =>
-          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples) · cores busy ${level.busyCores.toFixed(2)}`,
+          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
       ),
       `  the machine: ${spawnsPerSecond.toFixed(0)} \`bash -c true\` spawns/s (${cores} loops of ${SPAWNS_PER_LOOP}, one per core)`,
     ]);

@@ -73,6 +73,7 @@ describe("bench charts", () => {
       healthP99: 3,
       healthSamples: 100,
       busyCores: 1.5,
+      emulatorCores: 0.9,
     }));
     const svg = concurrencySvg(levels, 1000, "caption");
     assert.equal((svg.match(/<path /g) ?? []).length, 4, "p50, p99, /health max, tool calls/s");
