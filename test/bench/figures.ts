@@ -95,6 +95,8 @@ export const FIGURE = {
   concurrencyWorstTailBusyCores: "concurrency.worst_tail.machine_busy.cores",
   concurrencyHealthAt: "concurrency.health_slowest.at.count",
   concurrencyHealthEmulatorCores: "concurrency.health_slowest.emulator.cores",
+  concurrencyHealthBusyCores: "concurrency.health_slowest.machine_busy.cores",
+  concurrencyBestEmulatorCores: "concurrency.best.emulator.cores",
   concurrencyHealthMax: "concurrency.health.max_ms",
   concurrencyHealthP99: "concurrency.health.p99_ms",
   concurrencyBusyCores: "concurrency.best.machine_busy.cores",

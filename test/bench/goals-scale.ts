@@ -169,9 +169,9 @@ export const CONCURRENCY_GOALS: Goal[] = [
       detail: `${rate.toFixed(0)} tool calls/s at ${at.toFixed(0)} concurrent ÷ ${spawns.toFixed(0)} spawns/s on all cores`,
     }),
     bound: {
-      inputs: [FIGURE.concurrencyBusyCores, FIGURE.concurrencyBestRate, FIGURE.spawnsPerSecond],
-      explain: (busy, rate, spawns) =>
-        `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${ms((busy * 1000) / rate)} of CPU in all (emulator, sandbox, engine), where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores`,
+      inputs: [FIGURE.concurrencyBusyCores, FIGURE.concurrencyBestRate, FIGURE.spawnsPerSecond, FIGURE.concurrencyBestEmulatorCores],
+      explain: (busy, rate, spawns, emulator) =>
+        `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${ms((busy * 1000) / rate)} of CPU in all (the sandbox, the engine, the emulator's ${ms((emulator * 1000) / rate)}, and other work on the machine: the run's note says how much), where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores`,
     },
   },
   {
@@ -202,9 +202,9 @@ export const CONCURRENCY_GOALS: Goal[] = [
     inputs: [FIGURE.concurrencyHealthMax, FIGURE.concurrencyHealthP99],
     compute: (max, p99) => ({ value: max, detail: `p99 ${ms(p99)}` }),
     bound: {
-      inputs: [FIGURE.concurrencyHealthAt, FIGURE.concurrencyHealthEmulatorCores],
-      explain: (at, emulator) =>
-        `the slowest was at ${at.toFixed(0)} concurrent, while the emulator's process used ${emulator.toFixed(2)} of a core: /health is answered by the same JavaScript thread as the interactions' work, and waits behind whatever it runs in one piece`,
+      inputs: [FIGURE.concurrencyHealthAt, FIGURE.concurrencyHealthEmulatorCores, FIGURE.concurrencyHealthBusyCores],
+      explain: (at, emulator, busy) =>
+        `the slowest was at ${at.toFixed(0)} concurrent, while the emulator's process used ${emulator.toFixed(2)} of a core and the machine's cores were ${busy.toFixed(2)} busy: ${emulator < 0.8 ? "the emulator was not what was busy; its thread waited for a core, shared alike with every runnable process of the sandboxes (each may use one, EMULATOR_SANDBOX_CPUS) and the engine" : "/health is answered by the same JavaScript thread as the interactions' work, and waits behind whatever it runs in one piece"}`,
     },
   },
 ];

@@ -317,6 +317,11 @@ describe("bench goals", () => {
         densityEmulatorFdLimit: 20_000,
         concurrencyBestRate: 300,
         concurrencyBusyCores: 1.95,
+        concurrencyBestEmulatorCores: 0.3,
+        concurrencyHealthMax: 420,
+        concurrencyHealthAt: 10,
+        concurrencyHealthEmulatorCores: 0.28,
+        concurrencyHealthBusyCores: 1.98,
       }),
     );
     const sequential = byId(missed, "tti-sequential-p50");
@@ -356,7 +361,11 @@ describe("bench goals", () => {
     assert.equal(throughput.value, 30);
     assert.equal(
       throughput.bound,
-      "the machine's cores were 1.95 busy at that rate: a completed tool call cost 6.50 ms of CPU in all (emulator, sandbox, engine), where a `bash -c true` spawn costs 1.95 ms on the same cores",
+      "the machine's cores were 1.95 busy at that rate: a completed tool call cost 6.50 ms of CPU in all (the sandbox, the engine, the emulator's 1.00 ms, and other work on the machine: the run's note says how much), where a `bash -c true` spawn costs 1.95 ms on the same cores",
+    );
+    assert.equal(
+      byId(missed, "concurrency-health").bound,
+      "the slowest was at 10 concurrent, while the emulator's process used 0.28 of a core and the machine's cores were 1.98 busy: the emulator was not what was busy; its thread waited for a core, shared alike with every runnable process of the sandboxes (each may use one, EMULATOR_SANDBOX_CPUS) and the engine",
     );
   });
 });
