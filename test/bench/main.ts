@@ -182,7 +182,7 @@ if (options.charts && !failure && (tti || levels)) {
     tti,
     levels,
     spawnsPerSecond: book.value(FIGURE.spawnsPerSecond),
-    machine: describeMachine(machine),
+    machine: `${describeMachine(machine)}, load ${machine.loadAtStart.toFixed(1)} → ${machine.loadAtEnd.toFixed(1)}`,
   }).catch((error: unknown) => [`charts not drawn: ${error instanceof Error ? error.message : String(error)}`]);
   for (const line of charted) console.log(`\n${line}`);
 }
