@@ -35,6 +35,28 @@ function executorShare(channelCpu: number, shellCpu: number): string {
 const CALL_CPU = [FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallEngine];
 const HOOKED_CALL_CPU = [FIGURE.cpuPerHookedCallEmulator, FIGURE.cpuPerHookedCallSandbox, FIGURE.cpuPerHookedCallEngine];
 
+/** 100 MiB through the files API (issue 31): the rate, against `cat` of the same bytes over a Unix socket. */
+function filesApiLine(direction: "upload" | "download", how: string, [rate, time]: [string, string], path: string): Goal {
+  return {
+    id: `files-${direction}-100mib`,
+    short: `100 MiB ${direction}, files API`,
+    title: `a 100 MiB file ${how}`,
+    relation: ">=",
+    target: 400,
+    unit: "MB/s",
+    inputs: [rate, FIGURE.unixSocketCatThroughput],
+    compute: (value, reference) => ({
+      value,
+      detail: `${times(value / reference)} \`cat\` of the same bytes over a Unix socket, ${mbs(reference)}`,
+    }),
+    bound: {
+      inputs: [time, FIGURE.unixSocketCat100MiB],
+      explain: (taken, reference) =>
+        `the same 100 MiB take ${ms(reference)} through a Unix socket here; the ${direction} adds ${ms(taken - reference)}: ${path}`,
+    },
+  };
+}
+
 export const GOALS: Goal[] = [
   {
     id: "tool-call-vs-docker-exec",
@@ -132,42 +154,18 @@ export const GOALS: Goal[] = [
         `a \`cat\` over the channel is a command's round trip (the channel's \`true\`, ${ms(channel)}) and 1 MiB carried; \`cat\` over a Unix socket on this machine carries bytes at ${mbs(reference)} (1 MiB in ${ms((1.048576 / reference) * 1000)}): ${mbs(1.048576 / ((channel + (1.048576 / reference) * 1000) / 1000))} at best with the round trip`,
     },
   },
-  {
-    id: "files-upload-100mib",
-    short: "100 MiB upload, files API",
-    title: "a 100 MiB file uploaded through the files API (one PUT, until its answer)",
-    relation: ">=",
-    target: 400,
-    unit: "MB/s",
-    inputs: [FIGURE.filesUploadThroughput, FIGURE.unixSocketCatThroughput],
-    compute: (upload, reference) => ({
-      value: upload,
-      detail: `${times(upload / reference)} \`cat\` of the same bytes over a Unix socket, ${mbs(reference)}`,
-    }),
-    bound: {
-      inputs: [FIGURE.filesUpload100MiB, FIGURE.unixSocketCat100MiB],
-      explain: (upload, reference) =>
-        `the same 100 MiB take ${ms(reference)} through a Unix socket here; the upload adds ${ms(upload - reference)}: HTTP into the emulator, the channel's socket into the sandbox, its file worker writing the file`,
-    },
-  },
-  {
-    id: "files-download-100mib",
-    short: "100 MiB download, files API",
-    title: "a 100 MiB file downloaded through the files API (?alt=media, to the last byte)",
-    relation: ">=",
-    target: 400,
-    unit: "MB/s",
-    inputs: [FIGURE.filesDownloadThroughput, FIGURE.unixSocketCatThroughput],
-    compute: (download, reference) => ({
-      value: download,
-      detail: `${times(download / reference)} \`cat\` of the same bytes over a Unix socket, ${mbs(reference)}`,
-    }),
-    bound: {
-      inputs: [FIGURE.filesDownload100MiB, FIGURE.unixSocketCat100MiB],
-      explain: (download, reference) =>
-        `the same 100 MiB take ${ms(reference)} through a Unix socket here; the download adds ${ms(download - reference)}: the sandbox's file worker reading the file, the channel's socket, the emulator, HTTP`,
-    },
-  },
+  filesApiLine(
+    "upload",
+    "uploaded through the files API (one PUT, until its answer)",
+    [FIGURE.filesUploadThroughput, FIGURE.filesUpload100MiB],
+    "HTTP into the emulator, the channel's socket into the sandbox, its file worker writing the file",
+  ),
+  filesApiLine(
+    "download",
+    "downloaded through the files API (?alt=media, to the last byte)",
+    [FIGURE.filesDownloadThroughput, FIGURE.filesDownload100MiB],
+    "the sandbox's file worker reading the file, the channel's socket, the emulator, HTTP",
+  ),
   {
     id: "read-file-1mib-interaction",
     short: "1 MiB by read_file, end to end",

@@ -322,6 +322,10 @@ describe("bench goals", () => {
         concurrencyHealthAt: 10,
         concurrencyHealthEmulatorCores: 0.28,
         concurrencyHealthBusyCores: 1.98,
+        filesUploadThroughput: 67,
+        filesUpload100MiB: 1559.4,
+        unixSocketCatThroughput: 391,
+        unixSocketCat100MiB: 268.1,
       }),
     );
     const sequential = byId(missed, "tti-sequential-p50");
@@ -330,6 +334,15 @@ describe("bench goals", () => {
     assert.equal(
       sequential.bound,
       "25% of the runs found a warm sandbox in the pool (EMULATOR_POOL_SIZE 1); the others waited for one created then (their p50 380.0 ms, 0.95× docker run): the pool refills at the engine's pace, which creates and starts 12.5 containers/s of the sandbox image at best (20 at once, this run), and runs came one after another (each as soon as the last was answered and deleted)",
+    );
+    const upload = byId(missed, "files-upload-100mib");
+    assert.equal(
+      formatGoal(upload),
+      "FAIL  a 100 MiB file uploaded through the files API (one PUT, until its answer): 67 MB/s (goal ≥ 400 MB/s; 0.17× `cat` of the same bytes over a Unix socket, 391 MB/s)",
+    );
+    assert.equal(
+      upload.bound,
+      "the same 100 MiB take 268.1 ms through a Unix socket here; the upload adds 1291.3 ms: HTTP into the emulator, the channel's socket into the sandbox, its file worker writing the file",
     );
     const density = byId(missed, "density-live-environments");
     assert.equal(formatGoalShort(density), "FAIL  live idle environments: 640 (≥ 1000)");
