@@ -76,6 +76,7 @@ export const FIGURE = {
   densityReached: "density.live_environments.count",
   densityStoppedBy: "density.stopped_by.code",
   densityRssPerEnvironment: "density.emulator_rss_per_environment.kib",
+  densityHeapPerEnvironment: "density.emulator_heap_per_environment.kib",
   densityMachinePerEnvironment: "density.machine_memory_per_environment.mib",
   densityAvailableAtStop: "density.memory_available_at_stop.mib",
   densityTasksAtStop: "density.tasks_at_stop.count",

@@ -46,6 +46,7 @@ const GOOD = {
   densityReached: 1000,
   densityTarget: 1000,
   densityRssPerEnvironment: 20,
+  densityHeapPerEnvironment: 4,
   densityMachinePerEnvironment: 16,
   densityCallAt1: 5,
   densityCallAtMost: 6,
@@ -348,7 +349,7 @@ describe("bench goals", () => {
     assert.equal(formatGoalShort(density), "FAIL  live idle environments: 640 (≥ 1000)");
     assert.equal(
       density.bound,
-      "memory: 4000.0 MiB available at 640 live, and the run leaves 4096 MiB to the machine; each environment takes 27.0 MiB of the machine's memory (its container, its containerd shim, the engine's share; 20.0 KiB of the emulator's RSS): 1,000 need 26.4 GiB; tasks 21000 of the kernel's 32768; the emulator's descriptors 700 of 20000",
+      "memory: 4000.0 MiB available at 640 live, and the run leaves 4096 MiB to the machine; each environment takes 27.0 MiB of the machine's memory (its container, its containerd shim, the engine's share; 4.0 KiB of the emulator's JS heap): 1,000 need 26.4 GiB; tasks 21000 of the kernel's 32768; the emulator's descriptors 700 of 20000",
     );
     const asked = byId(
       evaluateGoals(
