@@ -125,6 +125,13 @@ export async function concurrencyPart(
     book.add(FIGURE.concurrencyBusyCores, "cores busy at the best rate (the whole machine)", best.busyCores, "cores");
     book.add(FIGURE.concurrencyWorstTail, "an interaction's p99 ÷ p50, the worst level", worstTail.p99 / worstTail.p50, "×");
     book.add(FIGURE.concurrencyWorstTailAt, "the concurrency of the worst tail", worstTail.concurrent, "count");
+    const slowestHealth = levels.reduce((a, b) => (b.healthMax > a.healthMax ? b : a));
+    book.add(FIGURE.concurrencyBestEmulatorCores, "the emulator's cores at the best rate", best.emulatorCores, "cores");
+    book.add(FIGURE.concurrencyWorstTailEmulatorCores, "the emulator's cores at the worst tail", worstTail.emulatorCores, "cores");
+    book.add(FIGURE.concurrencyWorstTailBusyCores, "the machine's busy cores at the worst tail", worstTail.busyCores, "cores");
+    book.add(FIGURE.concurrencyHealthAt, "the concurrency of the slowest /health", slowestHealth.concurrent, "count");
+    book.add(FIGURE.concurrencyHealthEmulatorCores, "the emulator's cores at the slowest /health", slowestHealth.emulatorCores, "cores");
+    book.add(FIGURE.concurrencyHealthBusyCores, "the machine's busy cores at the slowest /health", slowestHealth.busyCores, "cores");
     book.add(
       FIGURE.concurrencyHealthMax,
       "/health under concurrency, the slowest",

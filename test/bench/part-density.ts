@@ -142,7 +142,7 @@ export async function densityPart(
     );
     book.add(FIGURE.densityRssPerEnvironment, "density: the emulator's RSS per environment (after a full GC)", rssPerEnvironment, "KiB");
     book.add(
-      "density.emulator_heap_per_environment.kib",
+      FIGURE.densityHeapPerEnvironment,
       "density: the emulator's JS heap per environment (after a full GC)",
       heapPerEnvironment,
       "KiB",
