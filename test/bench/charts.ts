@@ -16,6 +16,8 @@ export interface ConcurrencyLevel {
   busyCores: number;
   /** The emulator's own process: cores of CPU it used on average (its one JavaScript thread can use at most about one). */
   emulatorCores: number;
+  /** The engine's answer to what /health asks it (its version, a container's inspect), the slowest meanwhile. */
+  engineProbeMax: number;
 }
 
 /** What the time-to-interactive part measured (part-time-to-interactive.ts), ms. */

@@ -203,9 +203,14 @@ export const CONCURRENCY_GOALS: Goal[] = [
     inputs: [FIGURE.concurrencyHealthMax, FIGURE.concurrencyHealthP99],
     compute: (max, p99) => ({ value: max, detail: `p99 ${ms(p99)}` }),
     bound: {
-      inputs: [FIGURE.concurrencyHealthAt, FIGURE.concurrencyHealthEmulatorCores, FIGURE.concurrencyHealthBusyCores],
-      explain: (at, emulator, busy) =>
-        `the slowest was at ${at.toFixed(0)} concurrent, while the emulator's process used ${emulator.toFixed(2)} of a core and the machine's cores were ${busy.toFixed(2)} busy: ${emulator < 0.8 ? "the emulator was not what was busy; its thread waited for a core, shared alike with every runnable process of the sandboxes (each may use one, EMULATOR_SANDBOX_CPUS) and the engine" : "/health is answered by the same JavaScript thread as the interactions' work, and waits behind whatever it runs in one piece"}`,
+      inputs: [
+        FIGURE.concurrencyHealthAt,
+        FIGURE.concurrencyHealthEngineMax,
+        FIGURE.concurrencyHealthEmulatorCores,
+        FIGURE.concurrencyHealthBusyCores,
+      ],
+      explain: (at, engine, emulator, busy) =>
+        `/health answers once the Docker engine has answered its probe (the engine's version, a container's inspect): the same two calls to the engine took up to ${ms(engine)} at ${at.toFixed(0)} concurrent, the slowest /health's level; the emulator's process used ${emulator.toFixed(2)} of a core, the machine's cores were ${busy.toFixed(2)} busy`,
     },
   },
 ];

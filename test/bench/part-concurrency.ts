@@ -12,7 +12,7 @@ import type { ConcurrencyLevel } from "./charts.js";
 import { loopCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
-import { sampleHealth } from "./health-sampler.js";
+import { sampleEngineProbe, sampleHealth } from "./health-sampler.js";
 import { processCpuMs } from "./cpu-accounting.js";
 import { createEnvironment } from "./interaction-measures.js";
 import { busyCoresWatch } from "./machine-limits.js";
@@ -70,6 +70,7 @@ export async function concurrencyPart(
       await grow(concurrent);
       const rounds = Math.max(3, Math.ceil(60 / concurrent));
       const health = sampleHealth(emulator.process.url);
+      const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
       const busy = busyCoresWatch();
       const emulatorCpuBefore = processCpuMs(emulator.process.pid);
       const started = process.hrtime.bigint();
@@ -87,6 +88,7 @@ export async function concurrencyPart(
       const busyCores = busy();
       const emulatorCores = (processCpuMs(emulator.process.pid) - emulatorCpuBefore) / wallMs;
       const healthTimes = await health.stop();
+      const engineTimes = await engine.stop();
       levels.push({
         concurrent,
         callsPerSecond: (times.length * CALLS_PER_INTERACTION * 1000) / wallMs,
@@ -97,13 +99,14 @@ export async function concurrencyPart(
         healthSamples: healthTimes.length,
         busyCores,
         emulatorCores,
+        engineProbeMax: Math.max(...engineTimes),
       });
     }
 
     book.addNote(`Throughput under concurrency (interactions of ${CALLS_PER_INTERACTION} \`true\` calls, each in its own environment)`, [
       ...levels.map(
         (level) =>
-          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
+          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
       ),
       `  the machine: ${spawnsPerSecond.toFixed(0)} \`bash -c true\` spawns/s (${cores} loops of ${SPAWNS_PER_LOOP}, one per core)`,
     ]);
@@ -131,6 +134,12 @@ export async function concurrencyPart(
     book.add(FIGURE.concurrencyWorstTailBusyCores, "the machine's busy cores at the worst tail", worstTail.busyCores, "cores");
     book.add(FIGURE.concurrencyHealthAt, "the concurrency of the slowest /health", slowestHealth.concurrent, "count");
     book.add(FIGURE.concurrencyHealthEmulatorCores, "the emulator's cores at the slowest /health", slowestHealth.emulatorCores, "cores");
+    book.add(
+      FIGURE.concurrencyHealthEngineMax,
+      "the engine's answer to /health's probe at the slowest /health, the slowest",
+      slowestHealth.engineProbeMax,
+      "ms",
+    );
     book.add(FIGURE.concurrencyHealthBusyCores, "the machine's busy cores at the slowest /health", slowestHealth.busyCores, "cores");
     book.add(
       FIGURE.concurrencyHealthMax,

@@ -74,6 +74,7 @@ describe("bench charts", () => {
       healthSamples: 100,
       busyCores: 1.5,
       emulatorCores: 0.9,
+      engineProbeMax: 4,
     }));
     const svg = concurrencySvg(levels, 1000, "caption");
     assert.equal((svg.match(/<path /g) ?? []).length, 4, "p50, p99, /health max, tool calls/s");
