@@ -173,40 +173,36 @@ export async function timeToInteractivePart(
       row("  docker run --rm true, one after another", dockerRun),
       `  the engine's own burst of ${BURST} (create + start, --network none, until \`true\` exited): p99 ${ideal.toFixed(1)} ms, ${perSecond.toFixed(1)} containers/s (median of ${ENGINE_BURSTS})`,
     ]);
-    book.add(FIGURE.ttiSequentialP50, "time to interactive, sequential, p50", seq.p50, "ms");
-    book.add(FIGURE.ttiSequentialP99, "time to interactive, sequential, p99", seq.p99, "ms");
-    book.add(
-      FIGURE.ttiSequentialFromPool,
-      "time to interactive, sequential: share of runs from the pool",
-      sequentialFromPool / TTI_RUNS,
-      "share",
-      "higher",
-    );
-    book.add(FIGURE.ttiStaggeredP50, "time to interactive, staggered, p50", stag.p50, "ms");
-    book.add(FIGURE.ttiStaggeredP99, "time to interactive, staggered, p99", stag.p99, "ms");
-    book.add(
-      FIGURE.ttiStaggeredFromPool,
-      "time to interactive, staggered: share of runs from the pool",
-      staggeredFromPool / TTI_RUNS,
-      "share",
-      "higher",
-    );
+    const modes = [
+      [
+        "sequential",
+        seq,
+        sequentialFromPool,
+        sequentialCold,
+        FIGURE.ttiSequentialP50,
+        FIGURE.ttiSequentialP99,
+        FIGURE.ttiSequentialFromPool,
+        FIGURE.ttiSequentialColdP50,
+      ],
+      [
+        "staggered",
+        stag,
+        staggeredFromPool,
+        staggeredCold,
+        FIGURE.ttiStaggeredP50,
+        FIGURE.ttiStaggeredP99,
+        FIGURE.ttiStaggeredFromPool,
+        FIGURE.ttiStaggeredColdP50,
+      ],
+    ] as const;
+    for (const [mode, stats, fromPool, cold, p50, p99, share, coldP50] of modes) {
+      book.add(p50, `time to interactive, ${mode}, p50`, stats.p50, "ms");
+      book.add(p99, `time to interactive, ${mode}, p99`, stats.p99, "ms");
+      book.add(share, `time to interactive, ${mode}: share of runs from the pool`, fromPool / TTI_RUNS, "share", "higher");
+      if (cold.length > 0) book.add(coldP50, `time to interactive, ${mode}: runs the pool could not serve, p50`, quantile(cold, 0.5), "ms");
+    }
     book.add(FIGURE.ttiBurstP50, "time to interactive, bursts of 20, p50", bur.p50, "ms");
     book.add(FIGURE.ttiBurstP99, "time to interactive, bursts of 20, p99", bur.p99, "ms");
-    if (sequentialCold.length > 0)
-      book.add(
-        FIGURE.ttiSequentialColdP50,
-        "time to interactive, sequential: runs the pool could not serve, p50",
-        quantile(sequentialCold, 0.5),
-        "ms",
-      );
-    if (staggeredCold.length > 0)
-      book.add(
-        FIGURE.ttiStaggeredColdP50,
-        "time to interactive, staggered: runs the pool could not serve, p50",
-        quantile(staggeredCold, 0.5),
-        "ms",
-      );
     book.add(FIGURE.ttiPoolSize, "the warm pool's size (EMULATOR_POOL_SIZE)", size, "count", "higher");
     book.add(FIGURE.ttiDockerRun, "docker run --rm true, one after another, p50", dockerRun.p50, "ms");
     book.add(FIGURE.ttiBurstIdeal, "the engine's burst of 20 (create + start until `true` exited), p99", ideal, "ms");
