@@ -67,6 +67,7 @@ export const FIGURE = {
   ttiBurstP99: "tti.burst.p99_ms",
   ttiSequentialColdP50: "tti.sequential.cold.p50_ms",
   ttiStaggeredColdP50: "tti.staggered.cold.p50_ms",
+  ttiStaggeredRate: "tti.staggered.ready_per_s",
   ttiPoolSize: "tti.pool_size.count",
   ttiDockerRun: "floor.docker_run_rm_true_sequential.p50_ms",
   ttiBurstIdeal: "floor.engine_burst_create_start.p99_ms",

@@ -51,10 +51,12 @@ function ttiLine(mode: "sequential" | "staggered", stat: "p50" | "p99", target: 
     inputs: [figure[stat], FIGURE.ttiDockerRun],
     compute: (time, run) => ({ value: time / run, detail: `${stat} ${ms(time)} ÷ docker run ${ms(run)}, 100 runs` }),
     bound: {
-      inputs: [figure.fromPool, figure.cold, ...POOL_BOUND],
-      explain: (fromPool, cold, size, run, perSecond) =>
+      inputs: [figure.fromPool, figure.cold, ...POOL_BOUND, ...(mode === "staggered" ? [FIGURE.ttiStaggeredRate] : [])],
+      explain: (fromPool, cold, size, run, perSecond, ready) =>
         poolBound(
-          mode === "sequential" ? "one after another (each as soon as the last was answered and deleted)" : "at 10/s (one every 100 ms)",
+          mode === "sequential"
+            ? "one after another (each as soon as the last was answered and deleted)"
+            : `at 10/s (one every 100 ms), and were ready at ${ready!.toFixed(1)}/s in all: the emulator's creations ran at ${share(ready! / perSecond)} of the engine's own rate for bare containers`,
           fromPool,
           cold,
           size,

@@ -346,6 +346,24 @@ describe("bench goals", () => {
       upload.bound,
       "the same 100 MiB take 268.1 ms through a Unix socket here; the upload adds 1291.3 ms: HTTP into the emulator, the channel's socket into the sandbox, its file worker writing the file",
     );
+    const staggered = byId(
+      evaluateGoals(
+        figures({
+          ...GOOD,
+          ttiStaggeredP50: 7763,
+          ttiStaggeredFromPool: 0.01,
+          ttiStaggeredColdP50: 8258,
+          ttiStaggeredRate: 4.3,
+          ttiPoolSize: 1,
+          engineCreatesPerSecond: 7.3,
+        }),
+      ),
+      "tti-staggered-p50",
+    );
+    assert.match(
+      staggered.bound!,
+      /and runs came at 10\/s \(one every 100 ms\), and were ready at 4\.3\/s in all: the emulator's creations ran at 59% of the engine's own rate for bare containers$/,
+    );
     const density = byId(missed, "density-live-environments");
     assert.equal(formatGoalShort(density), "FAIL  live idle environments: 640 (≥ 1000)");
     assert.equal(
