@@ -13,12 +13,16 @@ export interface Interaction {
 }
 
 export class ApiClient {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  private readonly agent: http.Agent;
 
+  /** `maxSockets`: requests in flight at once (more wait in the client); a part measuring concurrency raises it. */
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey: string,
-  ) {}
+    maxSockets = 16,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets });
+  }
 
   async request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
     const url = new URL(path, this.baseUrl);

@@ -40,8 +40,8 @@ export class EmulatorUnderTest {
   }
 
   /** A client with its own API key (each key has its own environment quota). */
-  client(apiKey: string): ApiClient {
-    const client = new ApiClient(this.process.url, apiKey);
+  client(apiKey: string, maxSockets?: number): ApiClient {
+    const client = new ApiClient(this.process.url, apiKey, maxSockets);
     this.clients.push(client);
     return client;
   }

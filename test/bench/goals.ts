@@ -1,53 +1,15 @@
 // The goals of issue 11, each a ratio (or a rate) computed from figures of the same run, never an
 // absolute time alone: a slow machine makes both sides slower. Issue 22 adds an idle sandbox's memory,
-// which a machine's speed does not change. Pure: no I/O, unit-tested
+// which a machine's speed does not change; issue 31 bytes against `cat` over a Unix socket, and the
+// lines of goals-scale.ts (time to interactive, density, concurrency). Pure: no I/O, unit-tested
 // (test/unit/bench-goals.test.ts).
 
 import { FIGURE, type Figures } from "./figures.js";
 
-export type Relation = ">=" | "<=" | "<";
+import { type Goal, type GoalOutcome, mbs, mib, ms, type Relation, times } from "./goal-definition.js";
+import { CONCURRENCY_GOALS, DENSITY_GOALS, TIME_TO_INTERACTIVE_GOALS } from "./goals-scale.js";
 
-export interface GoalOutcome {
-  id: string;
-  title: string;
-  short: string;
-  status: "PASS" | "FAIL" | "not measured";
-  /** The ratio (×), rate (MB/s), time (ms) or memory (MiB) measured; absent when not measured. */
-  value?: number;
-  relation: Relation;
-  target: number;
-  unit: "×" | "MB/s" | "ms" | "MiB";
-  /** Said after the value: "faster", "the spawn", … */
-  reading?: string;
-  /** How the value was computed, with the figures it came from; or why it was not measured. */
-  detail: string;
-  /** For a missed goal: what bounds it, from floors and a CPU profile measured in the same run. */
-  bound?: string;
-}
-
-interface Goal {
-  id: string;
-  title: string;
-  /** The title in a few words, for the README's lines. */
-  short: string;
-  relation: Relation;
-  target: number;
-  unit: GoalOutcome["unit"];
-  /** Said after a ratio: "faster", "the spawn", … */
-  reading?: string;
-  /** The figure IDs the value needs, in the order `compute` takes them. */
-  inputs: string[];
-  compute: (...values: number[]) => { value: number; detail: string };
-  /**
-   * What bounds the goal where it is missed, said from other figures of the run (its floors, where the
-   * CPU went): issue 11 asks for the bound, with the profile that shows it, rather than a looser goal.
-   */
-  bound?: { inputs: string[]; explain: (...values: number[]) => string };
-}
-
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-const times = (value: number) => `${value.toFixed(value < 1 ? 2 : 1)}×`;
-const mib = (value: number) => `${value.toFixed(1)} MiB`;
+export type { GoalOutcome, GoalPart, Relation } from "./goal-definition.js";
 
 /** A tool call's CPU, from cpu-accounting.ts: the three sides that take turns on the cores. */
 function cpuSplit(emulator: number, sandbox: number, engine: number): string {
@@ -73,13 +35,35 @@ function executorShare(channelCpu: number, shellCpu: number): string {
 const CALL_CPU = [FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallEngine];
 const HOOKED_CALL_CPU = [FIGURE.cpuPerHookedCallEmulator, FIGURE.cpuPerHookedCallSandbox, FIGURE.cpuPerHookedCallEngine];
 
+/** 100 MiB through the files API (issue 31): the rate, against `cat` of the same bytes over a Unix socket. */
+function filesApiLine(direction: "upload" | "download", how: string, [rate, time]: [string, string], path: string): Goal {
+  return {
+    id: `files-${direction}-100mib`,
+    short: `100 MiB ${direction}, files API`,
+    title: `a 100 MiB file ${how}`,
+    relation: ">=",
+    target: 400,
+    unit: "MB/s",
+    inputs: [rate, FIGURE.unixSocketCatThroughput],
+    compute: (value, reference) => ({
+      value,
+      detail: `${times(value / reference)} \`cat\` of the same bytes over a Unix socket, ${mbs(reference)}`,
+    }),
+    bound: {
+      inputs: [time, FIGURE.unixSocketCat100MiB],
+      explain: (taken, reference) =>
+        `the same 100 MiB take ${ms(reference)} through a Unix socket here; the ${direction} adds ${ms(taken - reference)}: ${path}`,
+    },
+  };
+}
+
 export const GOALS: Goal[] = [
   {
     id: "tool-call-vs-docker-exec",
     short: "tool call vs docker exec",
     title: "a tool call inside an interaction vs `docker exec true`",
     relation: ">=",
-    target: 15,
+    target: 20,
     unit: "×",
     reading: "faster",
     inputs: [FIGURE.dockerExec, FIGURE.perCall],
@@ -95,7 +79,7 @@ export const GOALS: Goal[] = [
     short: "tool call vs bash -c true spawn",
     title: "a tool call inside an interaction vs a `bash -c true` spawn in the container",
     relation: "<=",
-    target: 3,
+    target: 1.5,
     unit: "×",
     reading: "the spawn",
     inputs: [FIGURE.perCall, FIGURE.spawn],
@@ -103,31 +87,23 @@ export const GOALS: Goal[] = [
     bound: {
       inputs: [FIGURE.spawn, FIGURE.channelTrue, ...CALL_CPU],
       explain: (spawn, channel, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; the channel's \`true\` alone is ${times(channel / spawn)} the spawn: the spawn itself and ${ms(Math.max(0, channel - spawn))} of round trip, the request and its answer carried through the engine's exec stream; ${cpuSplit(emulator, sandbox, engine)}`,
+        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; the channel's \`true\` alone is ${times(channel / spawn)} the spawn: the spawn itself and ${ms(Math.max(0, channel - spawn))} of round trip, the request and its answer carried over the channel's socket; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {
-    id: "hooked-call-vs-docker-exec",
-    short: "tool call with a hook vs docker exec",
-    title: "a tool call with one command hook vs `docker exec true`",
-    relation: ">=",
-    target: 6,
+    id: "hooked-call-vs-two-spawns",
+    short: "tool call with a hook vs two spawns",
+    title: "a tool call with one command hook vs two `bash -c true` spawns in the container",
+    relation: "<=",
+    target: 2.5,
     unit: "×",
-    reading: "faster",
-    inputs: [FIGURE.dockerExec, FIGURE.perCallOneHook],
-    compute: (exec, call) => ({ value: exec / call, detail: `docker exec ${ms(exec)} ÷ hooked tool call ${ms(call)}` }),
+    reading: "two spawns",
+    inputs: [FIGURE.perCallOneHook, FIGURE.spawn],
+    compute: (hooked, spawn) => ({ value: hooked / (2 * spawn), detail: `hooked tool call ${ms(hooked)} ÷ two spawns ${ms(2 * spawn)}` }),
     bound: {
-      inputs: [
-        FIGURE.dockerExec,
-        FIGURE.channelTrue,
-        FIGURE.perCall,
-        FIGURE.perCallOneHook,
-        FIGURE.spawn,
-        ...COMMAND_CPU,
-        ...HOOKED_CALL_CPU,
-      ],
-      explain: (exec, channel, call, hooked, spawn, channelCpu, shellCpu, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(exec / sandbox)} at most`)}; the hook is a second command, ${ms(hooked - call)} more than the call alone, and two channel \`true\`s take ${ms(2 * channel)}; the two commands alone, two \`bash -c true\` spawns, take ${ms(2 * spawn)} (${times(exec / (2 * spawn))} at most with nothing else); ${executorShare(channelCpu, shellCpu)}; ${cpuSplit(emulator, sandbox, engine)}`,
+      inputs: [FIGURE.channelTrue, FIGURE.perCall, FIGURE.perCallOneHook, FIGURE.spawn, ...COMMAND_CPU, ...HOOKED_CALL_CPU],
+      explain: (channel, call, hooked, spawn, channelCpu, shellCpu, emulator, sandbox, engine) =>
+        `${sandboxFloor(sandbox, `${times(sandbox / (2 * spawn))} two spawns at least`)}; the hook is a second command, ${ms(hooked - call)} more than the call alone, and two channel \`true\`s take ${ms(2 * channel)} (${times(channel / spawn)} two spawns); ${executorShare(channelCpu, shellCpu)}; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {
@@ -168,14 +144,41 @@ export const GOALS: Goal[] = [
     short: "1 MiB through the channel",
     title: "1 MiB read through the executor channel (`cat`)",
     relation: ">=",
-    target: 200,
+    target: 1000,
     unit: "MB/s",
     inputs: [FIGURE.channelCat],
     compute: (cat) => ({ value: 1.048576 / (cat / 1000), detail: `1 MiB in ${ms(cat)}` }),
     bound: {
-      inputs: [FIGURE.channelTrue, FIGURE.engineCarries1MiB],
-      explain: (channel, engine) =>
-        `a \`cat\` over the channel is a command's round trip (the channel's \`true\`, ${ms(channel)}) and 1 MiB carried by the engine through an exec's stream (${ms(engine)} from the first byte to the last of a \`docker exec cat\`): ${(1.048576 / ((channel + engine) / 1000)).toFixed(0)} MB/s at best`,
+      inputs: [FIGURE.channelTrue, FIGURE.unixSocketCatThroughput],
+      explain: (channel, reference) =>
+        `a \`cat\` over the channel is a command's round trip (the channel's \`true\`, ${ms(channel)}) and 1 MiB carried; \`cat\` over a Unix socket on this machine carries bytes at ${mbs(reference)} (1 MiB in ${ms((1.048576 / reference) * 1000)}): ${mbs(1.048576 / ((channel + (1.048576 / reference) * 1000) / 1000))} at best with the round trip`,
+    },
+  },
+  filesApiLine(
+    "upload",
+    "uploaded through the files API (one PUT, until its answer)",
+    [FIGURE.filesUploadThroughput, FIGURE.filesUpload100MiB],
+    "HTTP into the emulator, the channel's socket into the sandbox, its file worker writing the file",
+  ),
+  filesApiLine(
+    "download",
+    "downloaded through the files API (?alt=media, to the last byte)",
+    [FIGURE.filesDownloadThroughput, FIGURE.filesDownload100MiB],
+    "the sandbox's file worker reading the file, the channel's socket, the emulator, HTTP",
+  ),
+  {
+    id: "read-file-1mib-interaction",
+    short: "1 MiB by read_file, end to end",
+    title: "a 1 MiB file read by `read_file` inside an interaction (request to answer)",
+    relation: ">=",
+    target: 200,
+    unit: "MB/s",
+    inputs: [FIGURE.readFile1MiBInteraction],
+    compute: (time) => ({ value: 1.048576 / (time / 1000), detail: `1 MiB in ${ms(time)}` }),
+    bound: {
+      inputs: [FIGURE.readFile1MiBInteraction, FIGURE.channelCat, FIGURE.noToolCall, FIGURE.perCall],
+      explain: (time, cat, none, call) =>
+        `the channel carries the 1 MiB in ${ms(cat)} (a \`cat\`), an interaction without a tool call takes ${ms(none)} and a \`true\` call ${ms(call)}: the other ${ms(Math.max(0, time - cat - none))} are the emulator's handling of the 1 MiB result (its step and events stored, the answer's JSON)`,
     },
   },
   {
@@ -227,6 +230,9 @@ export const GOALS: Goal[] = [
     inputs: [FIGURE.noToolCall],
     compute: (time) => ({ value: time, detail: "POST over a kept-alive connection, answered 200" }),
   },
+  ...TIME_TO_INTERACTIVE_GOALS,
+  ...DENSITY_GOALS,
+  ...CONCURRENCY_GOALS,
 ];
 
 export function holds(value: number, relation: Relation, target: number): boolean {
@@ -254,6 +260,7 @@ export function evaluateGoals(figures: Figures, reasons: Record<string, string> 
       relation: goal.relation,
       target: goal.target,
       unit: goal.unit,
+      part: goal.part ?? "goals",
       ...(goal.reading ? { reading: goal.reading } : {}),
     };
     const missing = goal.inputs.find((input) => figures[input] === undefined);
@@ -286,15 +293,24 @@ function formatValue(value: number, unit: GoalOutcome["unit"]): string {
   if (unit === "×") return `${value.toFixed(value < 1 ? 2 : 1)}×`;
   if (unit === "MB/s") return `${value.toFixed(0)} MB/s`;
   if (unit === "MiB") return mib(value);
+  if (unit === "%") return `${value.toFixed(0)}%`;
+  if (unit === "count") return value.toFixed(0);
   return `${value.toFixed(2)} ms`;
 }
 
 const RELATION_TEXT: Record<Relation, string> = { ">=": "≥", "<=": "≤", "<": "<" };
 
+/** The target with its unit: `15×`, `200 MB/s`, `60%`, `1000`. */
+function targetText(outcome: GoalOutcome): string {
+  if (outcome.unit === "×" || outcome.unit === "%") return `${outcome.target}${outcome.unit}`;
+  if (outcome.unit === "count") return String(outcome.target);
+  return `${outcome.target} ${outcome.unit}`;
+}
+
 /** One line per goal: `PASS  <title>: <value> (goal ≥ 15×; <detail>)`. */
 export function formatGoal(outcome: GoalOutcome): string {
   const status = outcome.status === "not measured" ? "----" : outcome.status;
-  const goal = `goal ${RELATION_TEXT[outcome.relation]} ${outcome.target}${outcome.unit === "×" ? "×" : ` ${outcome.unit}`}`;
+  const goal = `goal ${RELATION_TEXT[outcome.relation]} ${targetText(outcome)}`;
   if (outcome.value === undefined) return `${status}  ${outcome.title}: not measured: ${outcome.detail} (${goal})`;
   const reading = outcome.reading ? ` ${outcome.reading}` : "";
   return `${status}  ${outcome.title}: ${formatValue(outcome.value, outcome.unit)}${reading} (${goal}; ${outcome.detail})`;
@@ -303,7 +319,7 @@ export function formatGoal(outcome: GoalOutcome): string {
 /** The README's form of a goal line: `FAIL  tool call vs docker exec: 5.4× faster (≥ 15×)`. */
 export function formatGoalShort(outcome: GoalOutcome): string {
   const status = outcome.status === "not measured" ? "----" : outcome.status;
-  const goal = `${RELATION_TEXT[outcome.relation]} ${outcome.target}${outcome.unit === "×" ? "×" : ` ${outcome.unit}`}`;
+  const goal = `${RELATION_TEXT[outcome.relation]} ${targetText(outcome)}`;
   // The reason without its parenthesis: the README has the room for the gist only.
   if (outcome.value === undefined) return `${status}  ${outcome.short}: ${outcome.detail.replace(/ \(.*\)$/, "")} (${goal})`;
   const reading = outcome.reading ? ` ${outcome.reading}` : "";

@@ -20,7 +20,7 @@ import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import { EmulatorUnderTest } from "./emulator-under-test.js";
-import { FigureBook } from "./figures.js";
+import { FIGURE, FigureBook } from "./figures.js";
 import { anyGoalMissed, evaluateGoals, formatGoal } from "./goals.js";
 import { removeLeftovers } from "./leftovers.js";
 import { currentCommit, currentLoad, describeThisMachine, startCpuWatch } from "./machine.js";
@@ -31,6 +31,12 @@ import { sandboxPart } from "./part-sandbox.js";
 import { seriesPart } from "./part-series.js";
 import { tablePart } from "./part-table.js";
 import { warmStartPart } from "./part-warm-start.js";
+import { bytesPart } from "./part-bytes.js";
+import { concurrencyPart } from "./part-concurrency.js";
+import { densityPart } from "./part-density.js";
+import { timeToInteractivePart } from "./part-time-to-interactive.js";
+import type { ConcurrencyLevel, TimeToInteractive } from "./charts.js";
+import { writeCharts } from "./chart-png.js";
 import { describeMachine, formatSeries, formatTable, loadWarning, readmeBlock } from "./report.js";
 import { type BenchDocument, compareFigures, formatComparison, RESULTS_FORMAT, type Series } from "./results.js";
 import { LATEST_RESULTS, readResults, writeResults } from "./results-files.js";
@@ -114,6 +120,8 @@ process.once("SIGINT", () => {
 console.log(`▸ npm run bench: ${parts.join(", ")} on ${describeMachine({ ...machineAtStart, loadAtEnd: 0 })}`);
 let failure: unknown = null;
 let runtime: DockerRuntime | null = null;
+let tti: TimeToInteractive | null = null;
+let levels: ConcurrencyLevel[] | null = null;
 try {
   if (options.parts.has("goals") || options.parts.has("table")) {
     const instance = `bench-${randomBytes(4).toString("hex")}`;
@@ -126,7 +134,11 @@ try {
     await sandboxPart(book, runtime, instance, { goals: options.parts.has("goals"), table: options.parts.has("table") }, progress);
   }
   if (options.parts.has("goals")) await interactionGoalsPart(book, reasons, notes, startEmulator, progress);
+  if (options.parts.has("goals")) await bytesPart(book, startEmulator, progress);
   if (options.parts.has("goals")) await warmStartPart(book, { instances, dataDirs }, progress);
+  if (options.parts.has("tti")) tti = await timeToInteractivePart(book, startEmulator, options.pool, progress);
+  if (options.parts.has("concurrency")) levels = await concurrencyPart(book, startEmulator, progress);
+  if (options.parts.has("density")) await densityPart(book, notes, startEmulator, options.density, progress);
   if (options.parts.has("table")) await tablePart(book, startEmulator, progress);
   if (options.parts.has("series")) await seriesPart(book, series, startEmulator, progress);
   if (options.parts.has("gvisor")) {
@@ -146,14 +158,14 @@ try {
 const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 const othersCores = othersCpu();
 const machine = { ...machineAtStart, loadAtEnd: currentLoad(), ...(othersCores !== undefined ? { othersCores } : {}) };
-const goals = options.parts.has("goals") ? evaluateGoals(book.figures, reasons) : [];
+const goals = evaluateGoals(book.figures, reasons).filter((goal) => options.parts.has(goal.part));
 
 if (series.length > 0) {
   console.log("\nSeries (costs as work grows)");
   for (const one of series) console.log(formatSeries(one, book.figures));
 }
 if (goals.length > 0) {
-  console.log(`\nGoals (issue 11), ratios measured in this run on ${describeMachine(machine)}`);
+  console.log(`\nGoals (issues 11 and 31), ratios measured in this run on ${describeMachine(machine)}`);
   for (const outcome of goals) {
     console.log(`  ${formatGoal(outcome)}`);
     if (outcome.bound) console.log(`        bounded by: ${outcome.bound}`);
@@ -164,6 +176,16 @@ if (options.readme && goals.length > 0)
 const warning = loadWarning(machine);
 if (warning) notes.push(warning);
 for (const note of notes) console.log(`\nnote: ${note}`);
+
+if (options.charts && !failure && (tti || levels)) {
+  const charted = await writeCharts({
+    tti,
+    levels,
+    spawnsPerSecond: book.value(FIGURE.spawnsPerSecond),
+    machine: `${describeMachine(machine)}, load ${machine.loadAtStart.toFixed(1)} → ${machine.loadAtEnd.toFixed(1)}`,
+  }).catch((error: unknown) => [`charts not drawn: ${error instanceof Error ? error.message : String(error)}`]);
+  for (const line of charted) console.log(`\n${line}`);
+}
 
 if (typeof previous === "string") console.log(`\nno comparison: ${previous}`);
 else

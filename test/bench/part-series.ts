@@ -4,6 +4,7 @@
 // process and in its container.
 
 import Docker from "dockerode";
+import { inBatches } from "./bounded.js";
 import { type ApiClient, commandScript, type Interaction } from "./api-client.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import type { FigureBook } from "./figures.js";
@@ -17,20 +18,6 @@ import { measurePair, type Stats } from "./stats.js";
 const PER_CALL_RUNS = 8;
 /** Tool calls of the long interaction: with its input and its answer, 200 steps. */
 const LONG_CALLS = 99;
-
-/** Runs `task` over `items`, `concurrency` at a time (the engine creates containers side by side). */
-async function inBatches<T, R>(items: T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
 
 async function stepsSeries(book: FigureBook, series: Series[], api: ApiClient): Promise<void> {
   const environment = await createEnvironment(api);

@@ -16,7 +16,35 @@ export function summarize(label: string, values: number[]): Stats {
   return { label, runs: sorted.length, mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, p50: at(0.5), p95: at(0.95) };
 }
 
-function elapsedMs(start: bigint): number {
+/** The value at quantile `q` (0–1) of `values` by nearest rank, as summarize() reads its p50 and p95. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) throw new Error("no values to take a quantile of");
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** A distribution as a sandbox service is judged by it (issue 31): median and p99, with the ends. */
+export interface Distribution {
+  runs: number;
+  min: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export function distribution(values: number[]): Distribution {
+  return {
+    runs: values.length,
+    min: quantile(values, 0),
+    p50: quantile(values, 0.5),
+    p90: quantile(values, 0.9),
+    p99: quantile(values, 0.99),
+    max: quantile(values, 1),
+  };
+}
+
+export function elapsedMs(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 

@@ -130,7 +130,10 @@ describe("the results files", () => {
 describe("the benchmark's command line", () => {
   it("runs every part, saves and reports without failing by default", () => {
     const options = parseOptions([]);
-    assert.deepEqual([...options.parts], ["goals", "table", "series", "gvisor"]);
+    assert.deepEqual([...options.parts], ["goals", "table", "series", "gvisor", "tti", "density", "concurrency"]);
+    assert.equal(options.density, 1000);
+    assert.equal(options.pool, undefined);
+    assert.equal(options.charts, true);
     assert.equal(options.check, false);
     assert.equal(options.save, true);
     assert.equal(options.baseline, undefined);
@@ -147,8 +150,24 @@ describe("the benchmark's command line", () => {
     assert.deepEqual([...parseOptions(["--only=table", "--only", "goals"]).parts], ["table", "goals"]);
   });
 
+  it("takes --density N, --pool N and --no-charts, each a whole number in its range", () => {
+    const options = parseOptions(["--only", "density,tti", "--density", "200", "--pool=4", "--no-charts"]);
+    assert.deepEqual([...options.parts], ["density", "tti"]);
+    assert.equal(options.density, 200);
+    assert.equal(options.pool, 4);
+    assert.equal(options.charts, false);
+    assert.equal(parseOptions(["--pool", "0"]).pool, 0);
+    assert.throws(() => parseOptions(["--density", "0"]), /--density: "0" is not a whole number from 1 to 5000/);
+    assert.throws(() => parseOptions(["--density", "2.5"]), /not a whole number/);
+    assert.throws(() => parseOptions(["--pool", "17"]), /--pool: "17" is not a whole number from 0 to 16/);
+    assert.throws(() => parseOptions(["--density"]), /--density needs a value/);
+  });
+
   it("refuses what it does not know, with the usage", () => {
-    assert.throws(() => parseOptions(["--only", "fast"]), /"fast" is not one of goals, table, series, gvisor\nusage:/);
+    assert.throws(
+      () => parseOptions(["--only", "fast"]),
+      /"fast" is not one of goals, table, series, gvisor, tti, density, concurrency\nusage:/,
+    );
     assert.throws(() => parseOptions(["--quick"]), /unknown option --quick/);
     assert.throws(() => parseOptions(["--baseline"]), /--baseline needs a value/);
   });

@@ -1,0 +1,164 @@
+// Throughput under concurrency (issue 31): 1, 10, 50 and 200 interactions at once, each in its own
+// environment, each a few `true` tool calls, run back to back by one worker per environment: completed
+// tool calls per second, an interaction's p50 and p99, and `/health` sampled every 50 ms meanwhile. The
+// reference, in the same run: the machine's `bash -c true` spawns per second, one loop per core, each
+// in a sandbox of its own (timed inside the container).
+
+import os from "node:os";
+import Docker from "dockerode";
+import { commandScript } from "./api-client.js";
+import { inBatches, withDeadline } from "./bounded.js";
+import type { ConcurrencyLevel } from "./charts.js";
+import { loopCostInContainer } from "./docker-floor.js";
+import type { EmulatorUnderTest } from "./emulator-under-test.js";
+import { FIGURE, type FigureBook } from "./figures.js";
+import { sampleEngineProbe, sampleHealth } from "./health-sampler.js";
+import { processCpuMs } from "./cpu-accounting.js";
+import { createEnvironment } from "./interaction-measures.js";
+import { busyCoresWatch } from "./machine-limits.js";
+import { elapsedMs, quantile } from "./stats.js";
+
+export const LEVELS = [1, 10, 50, 200];
+export const CALLS_PER_INTERACTION = 5;
+const DEADLINE_MS = 120_000;
+const SPAWNS_PER_LOOP = 300;
+
+export async function concurrencyPart(
+  book: FigureBook,
+  start: (settings: Record<string, string>) => Promise<EmulatorUnderTest>,
+  progress: (line: string) => void,
+): Promise<ConcurrencyLevel[]> {
+  const most = Math.max(...LEVELS);
+  const docker = new Docker();
+  const emulator = await start({ EMULATOR_MAX_ENVIRONMENTS: String(most + 10), EMULATOR_MAX_ENVIRONMENTS_PER_KEY: String(most + 10) });
+  const environments: string[] = [];
+  try {
+    const api = emulator.client("bench-concurrency", most + 8);
+    const script = commandScript("true", CALLS_PER_INTERACTION);
+    const interact = (environment: string) =>
+      withDeadline(api.interact({ input: script, environment }), DEADLINE_MS, "an interaction under concurrency");
+    const containerOf = (environment: string) => `iemu-${emulator.instance}-${environment}`;
+    const grow = async (count: number) => {
+      const added = await inBatches(Array.from({ length: count - environments.length }), 4, () =>
+        withDeadline(createEnvironment(api), DEADLINE_MS, "creating an environment"),
+      );
+      // Each environment's first interaction (its sandbox's first reads) is not measured.
+      await inBatches(added, 8, (environment) => interact(environment));
+      environments.push(...added);
+    };
+
+    const cores = os.cpus().length;
+    progress(`the machine's \`bash -c true\` spawns per second: ${cores} loops at once, each in a sandbox…`);
+    await grow(Math.max(cores, LEVELS[0]!));
+    const perSpawn = await Promise.all(
+      environments
+        .slice(0, cores)
+        .map((environment) => loopCostInContainer(docker, containerOf(environment), "bash -c true", SPAWNS_PER_LOOP)),
+    );
+    const spawnsPerSecond = perSpawn.reduce((sum, ms) => sum + 1000 / ms, 0);
+    book.add(
+      FIGURE.spawnsPerSecond,
+      `\`bash -c true\` spawns per second, ${cores} loops at once (one per core)`,
+      spawnsPerSecond,
+      "per s",
+      "higher",
+    );
+
+    const levels: ConcurrencyLevel[] = [];
+    for (const concurrent of LEVELS) {
+      progress(`${concurrent} interaction${concurrent === 1 ? "" : "s"} at once, each in its own environment…`);
+      await grow(concurrent);
+      const rounds = Math.max(3, Math.ceil(60 / concurrent));
+      const health = sampleHealth(emulator.process.url);
+      const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
+      const busy = busyCoresWatch();
+      const emulatorCpuBefore = processCpuMs(emulator.process.pid);
+      const started = process.hrtime.bigint();
+      const times: number[] = [];
+      await Promise.all(
+        environments.slice(0, concurrent).map(async (environment) => {
+          for (let round = 0; round < rounds; round++) {
+            const one = process.hrtime.bigint();
+            await interact(environment);
+            times.push(elapsedMs(one));
+          }
+        }),
+      );
+      const wallMs = elapsedMs(started);
+      const busyCores = busy();
+      const emulatorCores = (processCpuMs(emulator.process.pid) - emulatorCpuBefore) / wallMs;
+      const healthTimes = await health.stop();
+      const engineTimes = await engine.stop();
+      levels.push({
+        concurrent,
+        callsPerSecond: (times.length * CALLS_PER_INTERACTION * 1000) / wallMs,
+        p50: quantile(times, 0.5),
+        p99: quantile(times, 0.99),
+        healthMax: Math.max(...healthTimes),
+        healthP99: quantile(healthTimes, 0.99),
+        healthSamples: healthTimes.length,
+        busyCores,
+        emulatorCores,
+        engineProbeMax: Math.max(...engineTimes),
+      });
+    }
+
+    book.addNote(`Throughput under concurrency (interactions of ${CALLS_PER_INTERACTION} \`true\` calls, each in its own environment)`, [
+      ...levels.map(
+        (level) =>
+          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
+      ),
+      `  the machine: ${spawnsPerSecond.toFixed(0)} \`bash -c true\` spawns/s (${cores} loops of ${SPAWNS_PER_LOOP}, one per core)`,
+    ]);
+    for (const level of levels) {
+      book.add(
+        `concurrency.${level.concurrent}.tool_calls_per_s`,
+        `tool calls/s, ${level.concurrent} at once`,
+        level.callsPerSecond,
+        "per s",
+        "higher",
+      );
+      book.add(`concurrency.${level.concurrent}.interaction.p50_ms`, `interaction, ${level.concurrent} at once, p50`, level.p50, "ms");
+      book.add(`concurrency.${level.concurrent}.interaction.p99_ms`, `interaction, ${level.concurrent} at once, p99`, level.p99, "ms");
+    }
+    const best = levels.reduce((a, b) => (b.callsPerSecond > a.callsPerSecond ? b : a));
+    const worstTail = levels.reduce((a, b) => (b.p99 / b.p50 > a.p99 / a.p50 ? b : a));
+    book.add(FIGURE.concurrencyBestRate, "tool calls/s at the best concurrency", best.callsPerSecond, "per s", "higher");
+    book.add(FIGURE.concurrencyBestAt, "the concurrency of the best rate", best.concurrent, "count", "higher");
+    book.add(FIGURE.concurrencyBusyCores, "cores busy at the best rate (the whole machine)", best.busyCores, "cores");
+    book.add(FIGURE.concurrencyWorstTail, "an interaction's p99 ÷ p50, the worst level", worstTail.p99 / worstTail.p50, "×");
+    book.add(FIGURE.concurrencyWorstTailAt, "the concurrency of the worst tail", worstTail.concurrent, "count");
+    const slowestHealth = levels.reduce((a, b) => (b.healthMax > a.healthMax ? b : a));
+    book.add(FIGURE.concurrencyBestEmulatorCores, "the emulator's cores at the best rate", best.emulatorCores, "cores");
+    book.add(FIGURE.concurrencyWorstTailEmulatorCores, "the emulator's cores at the worst tail", worstTail.emulatorCores, "cores");
+    book.add(FIGURE.concurrencyWorstTailBusyCores, "the machine's busy cores at the worst tail", worstTail.busyCores, "cores");
+    book.add(FIGURE.concurrencyHealthAt, "the concurrency of the slowest /health", slowestHealth.concurrent, "count");
+    book.add(FIGURE.concurrencyHealthEmulatorCores, "the emulator's cores at the slowest /health", slowestHealth.emulatorCores, "cores");
+    book.add(
+      FIGURE.concurrencyHealthEngineMax,
+      "the engine's answer to /health's probe at the slowest /health, the slowest",
+      slowestHealth.engineProbeMax,
+      "ms",
+    );
+    book.add(FIGURE.concurrencyHealthBusyCores, "the machine's busy cores at the slowest /health", slowestHealth.busyCores, "cores");
+    book.add(
+      FIGURE.concurrencyHealthMax,
+      "/health under concurrency, the slowest",
+      Math.max(...levels.map((level) => level.healthMax)),
+      "ms",
+    );
+    book.add(
+      FIGURE.concurrencyHealthP99,
+      "/health under concurrency, p99 of the worst level",
+      Math.max(...levels.map((level) => level.healthP99)),
+      "ms",
+    );
+    return levels;
+  } finally {
+    const api = emulator.client("bench-concurrency");
+    await inBatches(environments, 8, (id) =>
+      withDeadline(api.request("DELETE", `/v1beta/environments/${id}`), DEADLINE_MS, "deleting an environment").catch(() => undefined),
+    );
+    await emulator.destroy();
+  }
+}
