@@ -534,7 +534,8 @@ class CappedOutput {
   }
 
   bytes(): Buffer {
-    return Buffer.concat(this.chunks, this.kept);
+    // Output that came in one frame (the executor reads up to a pipe's worth at a time) is not copied again.
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.kept);
   }
 }
 
