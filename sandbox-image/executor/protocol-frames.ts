@@ -56,6 +56,10 @@ export function writeFrame(sink: FrameSink, header: object, body: Buffer = EMPTY
  * a body spread over several chunks is copied into a buffer of the announced size, made when its header
  * has arrived, as the chunks come (never gathered and joined). Only a frame's prefix and header, split
  * across chunks, are gathered (they are small).
+ *
+ * With `transientChunks`, each chunk is a view of a buffer the next read overwrites (a socket's `onread`
+ * buffer): then every byte kept is copied (a body into a buffer of its own, a piece of a head), and no
+ * frame is a view of a chunk.
  */
 export class FrameDecoder<H = unknown> {
   /** Bytes of the current frame's prefix and header received so far, when they came in pieces. */
@@ -65,6 +69,11 @@ export class FrameDecoder<H = unknown> {
   private header: H | undefined;
   private body: Buffer | null = null;
   private bodyFilled = 0;
+  private readonly transient: boolean;
+
+  constructor(options: { transientChunks?: boolean } = {}) {
+    this.transient = options.transientChunks === true;
+  }
 
   push(chunk: Buffer): Frame<H>[] {
     const frames: Frame<H>[] = [];
@@ -97,7 +106,8 @@ export class FrameDecoder<H = unknown> {
       if (headerEnd <= chunk.length) {
         const header = JSON.parse(chunk.toString("utf8", offset + 8, headerEnd)) as H;
         if (headerEnd + bodyLength <= chunk.length) {
-          frames.push({ header, body: bodyLength === 0 ? EMPTY : chunk.subarray(headerEnd, headerEnd + bodyLength) });
+          const body = bodyLength === 0 ? EMPTY : chunk.subarray(headerEnd, headerEnd + bodyLength);
+          frames.push({ header, body: this.transient && bodyLength > 0 ? Buffer.from(body) : body });
           return headerEnd + bodyLength;
         }
         this.startBody(header, bodyLength);
@@ -124,7 +134,8 @@ export class FrameDecoder<H = unknown> {
   private gather(chunk: Buffer, offset: number, upTo: number): number {
     const taken = Math.max(0, Math.min(upTo - this.headBytes, chunk.length - offset));
     if (taken === 0) return offset;
-    this.headParts.push(chunk.subarray(offset, offset + taken));
+    const piece = chunk.subarray(offset, offset + taken);
+    this.headParts.push(this.transient ? Buffer.from(piece) : piece);
     this.headBytes += taken;
     return offset + taken;
   }

@@ -164,6 +164,20 @@ describe("FrameDecoder with large bodies", () => {
     assert.equal(large.body.buffer.byteLength, 1_048_576);
   });
 
+  it("with transientChunks, gives the same frames from chunks overwritten after each push (a reused read buffer)", () => {
+    for (const size of [1, 7, 4096, 65_536, 200_000]) {
+      const reused = Buffer.alloc(size);
+      const decoder = new FrameDecoder<TestHeader>({ transientChunks: true });
+      const decoded: Frame<TestHeader>[] = [];
+      for (let offset = 0; offset < stream.length; offset += size) {
+        const length = stream.copy(reused, 0, offset, offset + size);
+        decoded.push(...decoder.push(reused.subarray(0, length)));
+        reused.fill(0xee);
+      }
+      assertFrames(decoded, `a reused buffer of ${size} bytes`);
+    }
+  });
+
   it("throws on an impossible body length announced in a header that came in pieces", () => {
     const decoder = new FrameDecoder();
     const bad = Buffer.concat([prefix(2, MAX_FRAME_PART_BYTES + 1), Buffer.from("{}")]);
