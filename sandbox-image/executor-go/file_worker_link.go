@@ -145,15 +145,20 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
-	stdout, err := command.StdoutPipe()
+	stdout, workerEnd, err := answerSocket()
 	if err != nil {
+		stdin.Close()
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
+	command.Stdout = workerEnd
 	spawnLock.Lock()
 	err = command.Start()
 	spawnLock.Unlock()
+	workerEnd.Close()
 	if err != nil {
+		stdin.Close()
+		stdout.Close()
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
@@ -163,7 +168,24 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 	return worker
 }
 
-func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.Reader) {
+// answerSocket is what the worker's answers travel through: a Unix socket pair rather than a pipe. A
+// pipe holds 64 KiB, so a 1 MiB read crossed it in sixteen turns of the two processes; the socket holds
+// what the kernel's socket buffer does (about 200 KiB by default), and unlike a bigger pipe
+// (F_SETPIPE_SZ) it is not counted in the pipe pages that all of root's processes share across the
+// machine (fs.pipe-user-pages-soft), past which every container's root gets two-page pipes.
+func answerSocket() (ours *os.File, workers *os.File, err error) {
+	ends, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Only the worker writes and only we read: each end is shut for the other direction.
+	_ = syscall.Shutdown(ends[0], syscall.SHUT_WR)
+	_ = syscall.Shutdown(ends[1], syscall.SHUT_RD)
+	return os.NewFile(uintptr(ends[0]), "file worker answers"), os.NewFile(uintptr(ends[1]), "file worker stdout"), nil
+}
+
+func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.ReadCloser) {
+	defer stdout.Close()
 	reader := bufio.NewReaderSize(stdout, 256*1024)
 	for {
 		frame, err := readFrame(reader)
