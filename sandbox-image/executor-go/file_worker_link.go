@@ -88,12 +88,15 @@ func (link *FileWorkerLink) ask(request map[string]any) ([]byte, []byte) {
 	return answer[0], answer[1]
 }
 
-func (link *FileWorkerLink) deliver(forwarded *forwardedRequest, header []byte, body []byte) {
+// deliver hands an answer on; true when its bytes are kept (a reply to the executor's own request),
+// false when they were written out before it returned.
+func (link *FileWorkerLink) deliver(forwarded *forwardedRequest, header []byte, body []byte) bool {
 	if forwarded.reply != nil {
 		forwarded.reply(header, body)
-	} else {
-		link.answer(header, body)
+		return true
 	}
+	link.answer(header, body)
+	return false
 }
 
 func unavailable(forwarded *forwardedRequest, message string) []byte {
@@ -188,7 +191,7 @@ func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.ReadClo
 	defer stdout.Close()
 	reader := bufio.NewReaderSize(stdout, 256*1024)
 	for {
-		frame, err := readFrame(reader)
+		frame, err := readFrameInto(reader, takeBuffer)
 		if err != nil {
 			if err != io.EOF {
 				logDiagnostic("file worker sent a corrupt frame (%v); restarting it", err)
@@ -196,14 +199,19 @@ func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.ReadClo
 			}
 			break
 		}
-		link.passOn(frame)
+		// Header and body share one buffer (the header's capacity reaches over the body): free again
+		// once the answer was written to the channel, but not when the executor's own request keeps it.
+		if !link.passOn(frame) {
+			releaseBuffer(frame.Header)
+		}
 	}
 	// By now every answer it wrote has been read, so none is taken for lost.
 	_ = worker.command.Wait()
 	link.onWorkerExit(worker)
 }
 
-func (link *FileWorkerLink) passOn(frame Frame) {
+// passOn delivers a frame of the worker's; true when its bytes are kept (see deliver).
+func (link *FileWorkerLink) passOn(frame Frame) bool {
 	var head struct {
 		ID *int64 `json:"id"`
 	}
@@ -222,9 +230,9 @@ func (link *FileWorkerLink) passOn(frame Frame) {
 			text = text[:200]
 		}
 		logDiagnostic("file worker answered a request it was not given: %s", text)
-		return
+		return false
 	}
-	link.deliver(forwarded, frame.Header, frame.Body)
+	return link.deliver(forwarded, frame.Header, frame.Body)
 }
 
 func (link *FileWorkerLink) onWorkerExit(worker *workerProcess) {
