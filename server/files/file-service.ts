@@ -13,7 +13,6 @@ import { fileApiError } from "./file-errors.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { renderFile, type EnvironmentFile } from "./render-file.js";
 import { PSEUDO_FOLDERS, UNWRITABLE_FOLDERS } from "../sandbox/layout.js";
-import { readAhead } from "./read-ahead.js";
 import { measureFolderArchive, writeFolderArchive, type FolderArchiveOptions } from "./folder-archive.js";
 import { apiPathOf, checkReach, parseFilePath, type Access } from "./sandbox-path.js";
 import { decodePageToken, encodePageToken } from "../common/page-token.js";
@@ -144,9 +143,12 @@ export class FileService {
       const size = first.size;
       this.checkDownloadSize(shown, size);
       sink.begin({ name: path.basename(absolute), size, mimeType: mimeTypeOf(path.basename(absolute)) });
-      const shrank = (offset: number) => new Error(`"${shown}" shrank to ${offset} bytes during the download`);
-      for await (const content of readAhead(channel, absolute, size, first.content, { chunkBytes: DOWNLOAD_CHUNK_BYTES, shrank })) {
+      for (let offset = 0, content = first.content; offset < size; ) {
+        // Shrunk while being sent: the response cannot be completed truthfully.
+        if (content.length === 0) throw new Error(`"${shown}" shrank to ${offset} bytes during the download`);
         await sink.write(content);
+        offset += content.length;
+        if (offset < size) ({ content } = await channel.readFileChunk(absolute, offset, Math.min(DOWNLOAD_CHUNK_BYTES, size - offset)));
       }
     });
   }

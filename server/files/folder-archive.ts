@@ -9,7 +9,6 @@ import path from "node:path/posix";
 import { pack, type Header, type Pack } from "tar-stream";
 import { isWithin } from "../common/paths.js";
 import { SandboxFileError, type SandboxChannel, type TreeEntry } from "../sandbox/runtime.js";
-import { readAhead } from "./read-ahead.js";
 
 export interface FolderArchiveOptions {
   /** Subfolders' contents too; without it, the folder's own files and its subfolders as empty folders. */
@@ -105,9 +104,16 @@ export async function writeFolderArchive(
       const first = await channel.readFileChunk(absolute, 0, Math.min(options.chunkBytes, entry.size)).catch(skipUnreadable);
       if (first === null) continue;
       const { sink, done } = addEntry(archive, { name, type: "file", mode: 0o644, mtime, size: first.size });
-      const shrank = (offset: number) => new Error(`"${absolute}" shrank to ${offset} bytes while it was archived`);
-      for await (const piece of readAhead(channel, absolute, first.size, first.content, { chunkBytes: options.chunkBytes, shrank })) {
+      let offset = 0;
+      let content = first.content;
+      while (offset < first.size) {
+        if (content.length === 0) throw new Error(`"${absolute}" shrank to ${offset} bytes while it was archived`);
+        const piece = content.subarray(0, first.size - offset);
         await writeTo(sink, piece);
+        offset += piece.length;
+        if (offset < first.size) {
+          ({ content } = await channel.readFileChunk(absolute, offset, Math.min(options.chunkBytes, first.size - offset)));
+        }
       }
       sink.end(Buffer.alloc(0));
       await done;
