@@ -205,6 +205,9 @@ func (executor *Executor) handleFileRequest(id int64, op string, request any, fr
 		} else {
 			executor.sendResult(id, result, body)
 		}
+		if _, chunk := request.(*ReadFileChunkRequest); chunk {
+			releaseBuffer(body) // written: nothing refers to it any more
+		}
 	}()
 }
 

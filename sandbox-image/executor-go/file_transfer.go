@@ -35,11 +35,13 @@ func readFileChunk(path string, offset, length int64) ([]byte, int64, error) {
 	if length < want {
 		want = length
 	}
-	content := make([]byte, want)
+	// Handed back (releaseBuffer) by whoever sends it, once sent.
+	content := takeBuffer(int(want))
 	filled := 0
 	for filled < len(content) {
 		count, err := syscall.Pread(fd, content[filled:], offset+int64(filled))
 		if err != nil {
+			releaseBuffer(content)
 			return nil, 0, failedFor("readFileChunk", path, err)
 		}
 		if count == 0 {

@@ -55,6 +55,9 @@ func runFileWorker(identity *Identity) {
 		} else {
 			err = out.Write(ResultMessage{Type: "result", Id: id, Result: result}, body)
 		}
+		if _, chunk := request.(*ReadFileChunkRequest); chunk {
+			releaseBuffer(body) // written: nothing refers to it any more
+		}
 		if err != nil {
 			os.Exit(0)
 		}

@@ -88,12 +88,15 @@ func (link *FileWorkerLink) ask(request map[string]any) ([]byte, []byte) {
 	return answer[0], answer[1]
 }
 
-func (link *FileWorkerLink) deliver(forwarded *forwardedRequest, header []byte, body []byte) {
+// deliver hands an answer on; true when its bytes are kept (a reply to the executor's own request),
+// false when they were written out before it returned.
+func (link *FileWorkerLink) deliver(forwarded *forwardedRequest, header []byte, body []byte) bool {
 	if forwarded.reply != nil {
 		forwarded.reply(header, body)
-	} else {
-		link.answer(header, body)
+		return true
 	}
+	link.answer(header, body)
+	return false
 }
 
 func unavailable(forwarded *forwardedRequest, message string) []byte {
@@ -145,15 +148,20 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
-	stdout, err := command.StdoutPipe()
+	stdout, workerEnd, err := answerSocket()
 	if err != nil {
+		stdin.Close()
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
+	command.Stdout = workerEnd
 	spawnLock.Lock()
 	err = command.Start()
 	spawnLock.Unlock()
+	workerEnd.Close()
 	if err != nil {
+		stdin.Close()
+		stdout.Close()
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
@@ -163,10 +171,27 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 	return worker
 }
 
-func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.Reader) {
+// answerSocket is what the worker's answers travel through: a Unix socket pair rather than a pipe. A
+// pipe holds 64 KiB, so a 1 MiB read crossed it in sixteen turns of the two processes; the socket holds
+// what the kernel's socket buffer does (about 200 KiB by default), and unlike a bigger pipe
+// (F_SETPIPE_SZ) it is not counted in the pipe pages that all of root's processes share across the
+// machine (fs.pipe-user-pages-soft), past which every container's root gets two-page pipes.
+func answerSocket() (ours *os.File, workers *os.File, err error) {
+	ends, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Only the worker writes and only we read: each end is shut for the other direction.
+	_ = syscall.Shutdown(ends[0], syscall.SHUT_WR)
+	_ = syscall.Shutdown(ends[1], syscall.SHUT_RD)
+	return os.NewFile(uintptr(ends[0]), "file worker answers"), os.NewFile(uintptr(ends[1]), "file worker stdout"), nil
+}
+
+func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.ReadCloser) {
+	defer stdout.Close()
 	reader := bufio.NewReaderSize(stdout, 256*1024)
 	for {
-		frame, err := readFrame(reader)
+		frame, err := readFrameInto(reader, takeBuffer)
 		if err != nil {
 			if err != io.EOF {
 				logDiagnostic("file worker sent a corrupt frame (%v); restarting it", err)
@@ -174,14 +199,19 @@ func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.Reader)
 			}
 			break
 		}
-		link.passOn(frame)
+		// Header and body share one buffer (the header's capacity reaches over the body): free again
+		// once the answer was written to the channel, but not when the executor's own request keeps it.
+		if !link.passOn(frame) {
+			releaseBuffer(frame.Header)
+		}
 	}
 	// By now every answer it wrote has been read, so none is taken for lost.
 	_ = worker.command.Wait()
 	link.onWorkerExit(worker)
 }
 
-func (link *FileWorkerLink) passOn(frame Frame) {
+// passOn delivers a frame of the worker's; true when its bytes are kept (see deliver).
+func (link *FileWorkerLink) passOn(frame Frame) bool {
 	var head struct {
 		ID *int64 `json:"id"`
 	}
@@ -200,9 +230,9 @@ func (link *FileWorkerLink) passOn(frame Frame) {
 			text = text[:200]
 		}
 		logDiagnostic("file worker answered a request it was not given: %s", text)
-		return
+		return false
 	}
-	link.deliver(forwarded, frame.Header, frame.Body)
+	return link.deliver(forwarded, frame.Header, frame.Body)
 }
 
 func (link *FileWorkerLink) onWorkerExit(worker *workerProcess) {

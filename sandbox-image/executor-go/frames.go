@@ -20,8 +20,45 @@ type Frame struct {
 	Body   []byte
 }
 
+// Buffers of chunk size (a readFileChunk answer of the files API's 1 MiB, with its header) are kept for
+// the next one: without them each chunk cost two fresh megabytes (the file worker's read, the executor's
+// copy of its answer), and with a few MiB of live heap Go collected every other chunk, its background
+// sweeper then spinning on the runtime's locks (a sixth of the executor's CPU in a loop of chunk reads).
+// A sync.Pool gives the buffers back to the collector when they go unused.
+const (
+	pooledBufferMin = 64 * 1024
+	pooledBufferCap = mib + 64*1024
+)
+
+var chunkBuffers = sync.Pool{}
+
+// takeBuffer is make([]byte, size), from the pool when the size is of a chunk's class. Its content is
+// not zeroed: the caller overwrites what it uses.
+func takeBuffer(size int) []byte {
+	if size < pooledBufferMin || size > pooledBufferCap {
+		return make([]byte, size)
+	}
+	if pooled, ok := chunkBuffers.Get().(*[]byte); ok {
+		return (*pooled)[:size]
+	}
+	return make([]byte, size, pooledBufferCap)
+}
+
+// releaseBuffer hands a buffer from takeBuffer back once nothing refers to it any more.
+func releaseBuffer(buffer []byte) {
+	if cap(buffer) == pooledBufferCap {
+		buffer = buffer[:0]
+		chunkBuffers.Put(&buffer)
+	}
+}
+
 // readFrame reads one frame; io.EOF at a frame boundary is the clean end of the stream.
 func readFrame(reader *bufio.Reader) (Frame, error) {
+	return readFrameInto(reader, func(size int) []byte { return make([]byte, size) })
+}
+
+// readFrameInto reads one frame into a buffer from `allocate` (header and body share it).
+func readFrameInto(reader *bufio.Reader, allocate func(size int) []byte) (Frame, error) {
 	var prefix [8]byte
 	if _, err := io.ReadFull(reader, prefix[:]); err != nil {
 		if err == io.ErrUnexpectedEOF {
@@ -34,7 +71,7 @@ func readFrame(reader *bufio.Reader) (Frame, error) {
 	if headerLength > MaxFramePartBytes || bodyLength > MaxFramePartBytes {
 		return Frame{}, fmt.Errorf("corrupt frame: header %d bytes, body %d bytes", headerLength, bodyLength)
 	}
-	whole := make([]byte, int(headerLength)+int(bodyLength))
+	whole := allocate(int(headerLength) + int(bodyLength))
 	if _, err := io.ReadFull(reader, whole); err != nil {
 		return Frame{}, fmt.Errorf("stream ended inside a frame")
 	}

@@ -33,6 +33,8 @@ var spawnLock sync.Mutex
 
 // CommandEvents receives a command's output and its one exit.
 type CommandEvents struct {
+	// chunk is a view of the output reader's buffer, valid only until output returns: the reader reuses
+	// it for the next read (output writes it to the channel before returning).
 	output func(stream string, chunk []byte)
 	exit   func(report ExitMessage)
 }
@@ -246,7 +248,8 @@ func (command *RunningCommand) forward(stream string, chunk []byte) {
 	}
 	command.forwarded[stream] += int64(len(kept))
 	command.lock.Unlock()
-	command.events.output(stream, append([]byte(nil), kept...))
+	// Not copied: output has written it before the pump reads into the buffer again.
+	command.events.output(stream, kept)
 }
 
 func (command *RunningCommand) onExit(state *os.ProcessState) {

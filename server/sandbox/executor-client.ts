@@ -87,6 +87,12 @@ export interface ExecutorClientOptions {
    * a protocol violation), so that the runtime can end it; not when the executor exited or close() was called.
    */
   onBroken?: (reason: string) => void;
+  /**
+   * Where the input's bytes come from when not from its 'data' events: a socket reading into a buffer
+   * that the next read overwrites (socket-channel.ts), whose views the client copies as it keeps them.
+   * The input's 'end', 'close' and 'error' are listened to all the same.
+   */
+  transientInput?: { setReceiver(receive: (chunk: Buffer) => void): void };
 }
 
 /** setTimeout treats larger delays as 1 ms. */
@@ -98,7 +104,7 @@ export class ExecutorClient implements SandboxChannel {
   private closeReason: string | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, PendingRequest>();
-  private readonly decoder = new FrameDecoder<unknown>();
+  private readonly decoder: FrameDecoder<unknown>;
   private readonly egressStreams = new EgressStreams((frame, body) => this.sendEgressFrame(frame, body));
   private readonly deadlines: ExecutorDeadlines;
   /** What readFiles read last, per path, so that a file read the same is not sent again. */
@@ -111,7 +117,9 @@ export class ExecutorClient implements SandboxChannel {
   ) {
     this.deadlines = { ...DEFAULT_EXECUTOR_DEADLINES, ...options.deadlines };
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    input.on("data", (chunk: Buffer) => this.receive(chunk));
+    this.decoder = new FrameDecoder<unknown>({ transientChunks: options.transientInput !== undefined });
+    if (options.transientInput) options.transientInput.setReceiver((chunk) => this.receive(chunk));
+    else input.on("data", (chunk: Buffer) => this.receive(chunk));
     input.on("end", () => this.shutDown("the executor closed its output"));
     input.on("close", () => this.shutDown("the executor's output stream closed"));
     input.on("error", (error) => this.shutDown(`reading from the executor failed: ${error.message}`, error));
@@ -534,7 +542,8 @@ class CappedOutput {
   }
 
   bytes(): Buffer {
-    return Buffer.concat(this.chunks, this.kept);
+    // Output that came in one frame (the executor reads up to a pipe's worth at a time) is not copied again.
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.kept);
   }
 }
 

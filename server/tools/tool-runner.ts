@@ -2,6 +2,7 @@
 // the text the interaction records. The tools run as the sandbox's unprivileged user, so the
 // operating system's permissions (and read-only mounts) apply to them as they would to the agent.
 
+import { isUtf8 } from "node:buffer";
 import path from "node:path/posix";
 import { StringDecoder } from "node:string_decoder";
 import type { ToolCall } from "./tool-call.js";
@@ -164,9 +165,8 @@ function truncationNote(stream: string, kept: number, total: number): string {
 async function readFile(channel: SandboxChannel, target: string, limits: ToolLimits): Promise<ToolExecution> {
   const file = await channel.readFile(target, limits.maxOutputBytes);
   const note = file.truncated ? `\n[truncated: showing ${file.content.length} of ${file.size} bytes]` : "";
-  const text = file.content.toString("utf8");
-  // Round-tripping shows whether the bytes were valid UTF-8; binary content is shown as base64.
-  if (Buffer.from(text, "utf8").equals(file.content)) return { result: text + note, isError: false };
+  // Valid UTF-8 is shown as text (checked in place, not by encoding the text again); binary content as base64.
+  if (isUtf8(file.content)) return { result: file.content.toString("utf8") + note, isError: false };
   return { result: `[binary file, ${file.size} bytes, shown as base64]\n${file.content.toString("base64")}${note}`, isError: false };
 }
 

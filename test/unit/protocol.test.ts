@@ -108,6 +108,84 @@ describe("FrameDecoder", () => {
   });
 });
 
+describe("FrameDecoder with large bodies", () => {
+  /** Frames with bodies from empty to past a socket read's 64 KiB, each byte telling its frame and place. */
+  const frames = [0, 1, 7, 65_535, 65_536, 200_001, 1_048_576, 3].map((size, index) => ({
+    header: { type: "stdout", id: index + 1, note: "é".repeat(index) },
+    body: Buffer.from(Array.from({ length: size }, (_, at) => (at * 31 + index) % 251)),
+  }));
+  const stream = Buffer.concat(frames.map((frame) => encodeFrame(frame.header, frame.body)));
+
+  function decodeIn(chunkSizes: () => number): Frame<TestHeader>[] {
+    const decoder = new FrameDecoder<TestHeader>();
+    const decoded: Frame<TestHeader>[] = [];
+    for (let offset = 0; offset < stream.length; ) {
+      const size = Math.max(1, chunkSizes());
+      // A copy per chunk, as a socket delivers them: nothing may depend on the chunks being one buffer.
+      decoded.push(...decoder.push(Buffer.from(stream.subarray(offset, offset + size))));
+      offset += size;
+    }
+    return decoded;
+  }
+
+  function assertFrames(decoded: Frame<TestHeader>[], how: string): void {
+    assert.equal(decoded.length, frames.length, how);
+    decoded.forEach((frame, index) => {
+      assert.deepEqual(frame.header, frames[index]!.header, `${how}: header ${index}`);
+      assert.ok(frame.body.equals(frames[index]!.body), `${how}: body ${index}`);
+    });
+  }
+
+  it("gives the same frames fed in one chunk, byte by byte, in socket-sized and in random chunks", () => {
+    assertFrames(
+      decodeIn(() => stream.length),
+      "one chunk",
+    );
+    assertFrames(
+      decodeIn(() => 1),
+      "byte by byte",
+    );
+    assertFrames(
+      decodeIn(() => 65_536),
+      "64 KiB chunks",
+    );
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % 3 === 0 ? seed % 13 : seed % 300_000;
+    };
+    for (let round = 0; round < 5; round++) assertFrames(decodeIn(random), `random chunks, round ${round}`);
+  });
+
+  it("keeps no frame's bytes in a buffer another frame's body shares, once the body came in pieces", () => {
+    const decoded = decodeIn(() => 65_536);
+    const large = decoded.find((frame) => frame.body.length === 1_048_576)!;
+    // Assembled in a buffer of its own, exactly its size: nothing else is kept alive with it.
+    assert.equal(large.body.buffer.byteLength, 1_048_576);
+  });
+
+  it("with transientChunks, gives the same frames from chunks overwritten after each push (a reused read buffer)", () => {
+    for (const size of [1, 7, 4096, 65_536, 200_000]) {
+      const reused = Buffer.alloc(size);
+      const decoder = new FrameDecoder<TestHeader>({ transientChunks: true });
+      const decoded: Frame<TestHeader>[] = [];
+      for (let offset = 0; offset < stream.length; offset += size) {
+        const length = stream.copy(reused, 0, offset, offset + size);
+        decoded.push(...decoder.push(reused.subarray(0, length)));
+        reused.fill(0xee);
+      }
+      assertFrames(decoded, `a reused buffer of ${size} bytes`);
+    }
+  });
+
+  it("throws on an impossible body length announced in a header that came in pieces", () => {
+    const decoder = new FrameDecoder();
+    const bad = Buffer.concat([prefix(2, MAX_FRAME_PART_BYTES + 1), Buffer.from("{}")]);
+    for (let offset = 0; offset < 5; offset++) decoder.push(bad.subarray(offset, offset + 1));
+    assert.throws(() => decoder.push(bad.subarray(5, 8)), /corrupt frame/);
+  });
+});
+
 describe("parseEgressFrame", () => {
   it("accepts every well-formed kind", () => {
     const frames = [

@@ -168,25 +168,54 @@ function inlineCode(text: string): string {
 
 /** Short one-line results follow the colon; anything longer goes in a fenced block, shortened. */
 export function resultBlock(text: string): string {
-  const shown = shorten(text.replace(/\n+$/, ""));
+  const shown = shorten(withoutTrailingNewlines(text));
   if (!shown.includes("\n") && shown.length <= INLINE_RESULT_MAX_CHARS) return ` ${shown}`;
   const fence = "`".repeat(Math.max(3, longestBacktickRun(shown) + 1));
   return `\n${fence}\n${shown}\n${fence}`;
 }
 
+/**
+ * The text without the newlines that end it. Not `replace(/\n+$/, "")`: that regular expression tries
+ * every run of newlines to its end, quadratic in the run's length, and a result of a megabyte of newlines
+ * with one character after them held the event loop for minutes.
+ */
+function withoutTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === NEWLINE) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
+const NEWLINE = 10;
+
+/**
+ * The first REPORT_LIMITS.headLines lines and the last tailLines with a note of how many were left out
+ * between them, then the same by characters. The lines are found by scanning for newlines, never by
+ * splitting the whole text: a tool's result may be a megabyte of short lines.
+ */
 export function shorten(text: string): string {
   const { headLines, tailLines, headChars, tailChars } = REPORT_LIMITS;
   let result = text;
-  const lines = result.split("\n");
-  if (lines.length > headLines + tailLines) {
-    const omitted = lines.length - headLines - tailLines;
-    result = [...lines.slice(0, headLines), omissionNote(`${omitted} lines`), ...lines.slice(-tailLines)].join("\n");
+  const lineCount = countNewlines(text) + 1;
+  if (lineCount > headLines + tailLines) {
+    const omitted = lineCount - headLines - tailLines;
+    // The head ends at its last line's newline; the tail starts after the newline before its first line.
+    let headEnd = -1;
+    for (let line = 0; line < headLines; line++) headEnd = text.indexOf("\n", headEnd + 1);
+    let tailStart = text.length;
+    for (let line = 0; line < tailLines; line++) tailStart = text.lastIndexOf("\n", tailStart - 1);
+    result = `${text.slice(0, headEnd)}\n${omissionNote(`${omitted} lines`)}\n${text.slice(tailStart + 1)}`;
   }
   if (result.length > headChars + tailChars) {
     const omitted = result.length - headChars - tailChars;
     result = `${result.slice(0, headChars)}\n${omissionNote(`${omitted} characters`)}\n${result.slice(-tailChars)}`;
   }
   return result;
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return count;
 }
 
 function omissionNote(amount: string): string {

@@ -1,7 +1,6 @@
 // The Docker implementation of the sandbox runtime: one container per environment, its sources placed
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
-import type { Socket } from "node:net";
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
 import { DockerClient } from "./dockerode.js";
@@ -24,7 +23,7 @@ import { demuxDockerStream } from "./stream-demux.js";
 import { savedFilesTar } from "./saved-files.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
-import { ChannelFolders, type ChannelMode, isMissingBindSource, whySocketCannotWork } from "./socket-channel.js";
+import { ChannelFolders, type ChannelMode, type ChannelSocket, isMissingBindSource, whySocketCannotWork } from "./socket-channel.js";
 
 export interface DockerRuntimeOptions {
   instance: string;
@@ -780,9 +779,9 @@ export class DockerRuntime implements SandboxRuntime {
     const secret = this.socketOff ? null : (this.channelFolders?.secretOf(handle.environmentId) ?? null);
     if (secret === null) return this.startExecutor(handle);
     await this.probesDone();
-    let socket: Socket;
+    let connected: ChannelSocket;
     try {
-      socket = await this.channelFolders!.open(handle.environmentId, secret, this.executorArgv().slice(1), SOCKET_WAIT_MS);
+      connected = await this.channelFolders!.open(handle.environmentId, secret, this.executorArgv().slice(1), SOCKET_WAIT_MS);
     } catch (error) {
       const why = `the socket of sandbox ${handle.environmentId} did not answer: ${(error as Error).message}`;
       if (this.options.channel === "socket") throw new SandboxUnavailableError(why, { cause: error });
@@ -797,7 +796,9 @@ export class DockerRuntime implements SandboxRuntime {
       }
       return this.startExecutor(handle);
     }
+    const { socket } = connected;
     const client = new ExecutorClient(socket, socket, {
+      transientInput: connected,
       deadlines: this.options.executorDeadlines,
       // The client destroys the socket; the keep-alive ends an executor that does not end by itself.
       onBroken: (reason) => process.stderr.write(`[executor ${handle.environmentId}] channel closed: ${reason}\n`),
