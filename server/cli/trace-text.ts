@@ -94,7 +94,7 @@ function describeDiagnostic(diagnostic: HookDiagnostic): string {
 
 /** The first few lines of an output excerpt, each cut to a readable length. */
 export function excerptLines(text: string, maxLines = EXCERPT_LINES): string[] {
-  const all = text.replace(/\s+$/, "").split("\n");
+  const all = text.trimEnd().split("\n");
   if (all.length === 1 && all[0] === "") return [];
   const shown = all.slice(0, maxLines).map((line) => (line.length > EXCERPT_LINE_CHARS ? `${line.slice(0, EXCERPT_LINE_CHARS)}…` : line));
   if (all.length > maxLines) shown.push(`… (${all.length - maxLines} more line${all.length - maxLines === 1 ? "" : "s"})`);
