@@ -3,8 +3,8 @@
 // the environments page writes them; any other is read from /workspace ("src/main.py" is
 // /workspace/src/main.py), as the OpenAPI document says ("the relative destination path inside the
 // environment workspace") and its samples and the Python SDK's fixtures write them (docs/fidelity.md,
-// "files API paths"). "" is /workspace, the API's root, as the page lists it. Whatever cannot name a place inside the sandbox is a
-// 400 before the sandbox is asked anything; where a path really leads (after symlinks, resolved inside
+// "files API paths"). "" is /workspace, the API's root, as the page lists it. Whatever cannot name a
+// place inside the sandbox is a 400 before the sandbox is asked anything; where a path really leads (after symlinks, resolved inside
 // the sandbox) is checked against what the API may read or write, a 403 otherwise. The executor runs as
 // the sandbox user, so the operating system's permissions apply on top.
 
@@ -40,7 +40,10 @@ function placeNamed(shown: string): string | null {
   }
 }
 
-/** The API's form of an absolute path: "/workspace/a.txt" → "workspace/a.txt", "/" → "". */
+/**
+ * The API's listed form of an absolute path, written from the root: "/workspace/a.txt" →
+ * "workspace/a.txt" (which names it again). The root itself, reached only through a link, is "".
+ */
 export function apiPathOf(absolute: string): string {
   return absolute.replace(/^\/+/, "");
 }
