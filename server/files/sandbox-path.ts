@@ -4,9 +4,9 @@
 // /workspace/src/main.py), as the OpenAPI document says ("the relative destination path inside the
 // environment workspace") and its samples and the Python SDK's fixtures write them (docs/fidelity.md,
 // "files API paths"). "" is /workspace, the API's root, as the page lists it. Whatever cannot name a
-// place inside the sandbox is a 400 before the sandbox is asked anything; where a path really leads (after symlinks, resolved inside
-// the sandbox) is checked against what the API may read or write, a 403 otherwise. The executor runs as
-// the sandbox user, so the operating system's permissions apply on top.
+// place inside the sandbox is a 400 before the sandbox is asked anything; where a path really leads
+// (after symlinks, resolved inside the sandbox) is checked against what the API may read or write, a 403
+// otherwise. The executor runs as the sandbox user, so the operating system's permissions apply on top.
 
 import path from "node:path/posix";
 import { InvalidArgumentError, PermissionDeniedError } from "../common/errors.js";
