@@ -23,7 +23,7 @@ import { checkPreamble, readPreambleLine } from "./preamble.js";
 import { parseAbsoluteTarget } from "./request-target.js";
 import { systemResolver, type Resolver } from "./resolver.js";
 import { answerSocketWithError, answerWithError } from "./responses.js";
-import { RouteAgent } from "./upstream-agent.js";
+import { singleRequestAgent } from "./upstream-agent.js";
 
 export type EgressProxyOptions = {
   /** Shared with the server, which alone writes preambles. */
@@ -175,13 +175,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         return;
       }
     }
-    const agent = new RouteAgent(
-      result.route,
-      dialer,
-      target.scheme === "https" ? { trustedCas } : null,
-      { keepAlive: false },
-      trackSocket,
-    );
+    const agent = singleRequestAgent(result.route, target.scheme, dialer, trustedCas, trackSocket);
     forwarder.forward(request, response, {
       environmentId: context.environmentId,
       route: result.route,

@@ -16,7 +16,7 @@ import type { Dialer } from "./dialer.js";
 import { routeDestination, type RouteDependencies } from "./egress-route.js";
 import { CompiledPolicy, type OAuth2Grant } from "./policy.js";
 import { parseAbsoluteTarget, type AbsoluteTarget } from "./request-target.js";
-import { RouteAgent } from "./upstream-agent.js";
+import { type RouteAgent, singleRequestAgent } from "./upstream-agent.js";
 
 export type OAuth2Settings = {
   /** The whole token call, connection to last byte. */
@@ -93,13 +93,7 @@ export class OAuth2Tokens {
       );
     }
     const { dialer, trustedCas, trackSocket, settings } = this.dependencies;
-    const agent = new RouteAgent(
-      routed.route,
-      dialer,
-      target.scheme === "https" ? { trustedCas } : null,
-      { keepAlive: false },
-      trackSocket,
-    );
+    const agent = singleRequestAgent(routed.route, target.scheme, dialer, trustedCas, trackSocket);
     const form = new URLSearchParams({
       grant_type: "refresh_token",
       refresh_token: grant.refresh_token,

@@ -44,3 +44,17 @@ export class RouteAgent extends http.Agent {
     }
   }
 }
+
+/**
+ * An agent for one request to `route` (no connection kept), speaking TLS, verified against `trustedCas`,
+ * when `scheme` is https: a forwarded plain request and an OAuth2 token call are both made with one.
+ */
+export function singleRequestAgent(
+  route: Route,
+  scheme: string,
+  dialer: Dialer,
+  trustedCas: string[] | undefined,
+  onConnection?: (socket: net.Socket) => void,
+): RouteAgent {
+  return new RouteAgent(route, dialer, scheme === "https" ? { trustedCas } : null, { keepAlive: false }, onConnection);
+}
