@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
-import { AGENT, type Interaction, resultsOf, rest, runIn, script, sdk, startLongCall, writeFile } from "../support/fault-harness.js";
+import { type Interaction, resultsOf, rest, runIn, sdk, startLongCall, writeKeepFile } from "../support/fault-harness.js";
 
 let emulator: EmulatorProcess | undefined;
 
@@ -21,11 +21,7 @@ describe("the emulator killed with SIGKILL mid-run", () => {
   }, async () => {
     emulator = await startEmulatorProcess();
     let ai = sdk(emulator);
-    const writer = (await ai.interactions.create({
-      agent: AGENT,
-      input: script([writeFile("/workspace/keep.txt", "kept across a crash\n")]),
-      environment: { type: "remote" },
-    })) as Interaction;
+    const writer = await writeKeepFile(ai, "kept across a crash\n");
     const environmentId = writer.environment_id!;
     const runningId = await startLongCall(ai, environmentId, "echo started; sleep 3600");
 

@@ -24,7 +24,7 @@ import {
   sdk,
   startLongCall,
   waitFor,
-  writeFile,
+  writeKeepFile,
 } from "../support/fault-harness.js";
 
 let relay: DockerRelay;
@@ -37,13 +37,7 @@ before(async () => {
   relay = await startDockerRelay();
   emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_ENGINE_TIMEOUT_SECONDS: "3" });
   ai = sdk(emulator);
-  const made = (await ai.interactions.create({
-    agent: AGENT,
-    input: script([writeFile("/workspace/keep.txt", "precious\n")]),
-    environment: { type: "remote" },
-  })) as Interaction;
-  assert.equal(made.status, "completed");
-  environmentId = made.environment_id!;
+  environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
 });
 
 after(async () => {

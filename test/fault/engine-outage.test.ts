@@ -24,7 +24,7 @@ import {
   script,
   sdk,
   waitFor,
-  writeFile,
+  writeKeepFile,
   startLongCall,
 } from "../support/fault-harness.js";
 
@@ -44,13 +44,7 @@ before(async () => {
     EMULATOR_CHANNEL: "exec",
   });
   ai = sdk(emulator);
-  const made = (await ai.interactions.create({
-    agent: AGENT,
-    input: script([writeFile("/workspace/keep.txt", "precious\n")]),
-    environment: { type: "remote" },
-  })) as Interaction;
-  assert.equal(made.status, "completed");
-  environmentId = made.environment_id!;
+  environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
 });
 
 after(async () => {

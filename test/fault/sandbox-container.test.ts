@@ -24,7 +24,7 @@ import {
   script,
   sdk,
   waitFor,
-  writeFile,
+  writeKeepFile,
   startLongCall,
 } from "../support/fault-harness.js";
 
@@ -46,12 +46,7 @@ after(async () => {
 
 /** A new environment holding /workspace/keep.txt, and the interaction that wrote it. */
 async function newEnvironment(content: string): Promise<{ environmentId: string; writer: Interaction }> {
-  const writer = (await ai.interactions.create({
-    agent: AGENT,
-    input: script([writeFile("/workspace/keep.txt", content)]),
-    environment: { type: "remote" },
-  })) as Interaction;
-  assert.equal(writer.status, "completed");
+  const writer = await writeKeepFile(ai, content);
   return { environmentId: writer.environment_id!, writer };
 }
 

@@ -109,3 +109,14 @@ export async function startLongCall(ai: GoogleGenAI, environmentId: string, code
   });
   return running.id!;
 }
+
+/** A new environment holding /workspace/keep.txt with `content`: the interaction that wrote it, completed. */
+export async function writeKeepFile(ai: GoogleGenAI, content: string): Promise<Interaction> {
+  const writer = (await ai.interactions.create({
+    agent: AGENT,
+    input: script([writeFile("/workspace/keep.txt", content)]),
+    environment: { type: "remote" },
+  })) as Interaction;
+  assert.equal(writer.status, "completed", JSON.stringify(writer.errors));
+  return writer;
+}
