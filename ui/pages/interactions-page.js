@@ -7,18 +7,7 @@ import { InteractionTable } from "../components/interaction-table.js";
 import { useLiveInteractions } from "../components/live-interactions.js";
 import { html } from "../html.js";
 import { links, navigate } from "../router.js";
-
-const STATUSES = [
-  "queued",
-  "in_progress",
-  "requires_action",
-  "requires_continuation",
-  "completed",
-  "incomplete",
-  "failed",
-  "cancelled",
-  "budget_exceeded",
-];
+import { STATUSES } from "../statuses.js";
 
 export function InteractionsPage({ query }) {
   const filter = {
