@@ -73,6 +73,7 @@ const ALIASES: ReadonlyArray<{ method: string; pattern: RegExp; operation: strin
 export class ContractDocument {
   private readonly ajv: InstanceType<(typeof AjvModule)["default"]>;
   private readonly compiled = new Map<string, BodySchema>();
+  private readonly branches = new Map<string, Array<{ pointer: string; only: string[] }> | null>();
   private readonly matchers: Array<{ operation: Operation; pattern: RegExp }>;
   private readonly byName = new Map<string, Operation>();
 
@@ -165,20 +166,38 @@ export class ContractDocument {
    * Null when the body names no branch or several: the route's own check then says which fields to give.
    */
   requestSchemaForBody(schema: BodySchema, body: Record<string, unknown>): BodySchema | null {
-    const node = resolvePointer(this.document, schema.pointer.replace(/^#/, "")) as
-      | { oneOf?: Array<{ $ref?: string }>; discriminator?: unknown }
-      | undefined;
-    if (!Array.isArray(node?.oneOf) || node.discriminator !== undefined) return schema;
-    const pointers = node.oneOf.map((branch) => (branch.$ref?.startsWith("#/") ? branch.$ref.slice(1) : null));
-    if (pointers.some((pointer) => pointer === null)) return schema;
-    const required = pointers.map((pointer) => {
-      const branch = resolvePointer(this.document, pointer as string) as { required?: unknown } | undefined;
-      return Array.isArray(branch?.required) ? (branch.required as string[]) : [];
-    });
-    const named = pointers.filter((_, index) =>
-      required[index]!.some((field) => field in body && required.every((other, at) => at === index || !other.includes(field))),
-    );
-    return named.length === 1 ? this.compile(named[0] as string) : null;
+    const branches = this.namedBranchesOf(schema.pointer);
+    if (branches === null) return schema;
+    const named = branches.filter((branch) => branch.only.some((field) => Object.hasOwn(body, field)));
+    return named.length === 1 ? this.compile(named[0]!.pointer) : null;
+  }
+
+  /**
+   * For a oneOf of `$ref`s without a discriminator: each branch with the required fields no other branch
+   * requires. Null for any other schema (checked whole). Worked out once per schema.
+   */
+  private namedBranchesOf(pointer: string): Array<{ pointer: string; only: string[] }> | null {
+    if (!this.branches.has(pointer)) {
+      const node = resolvePointer(this.document, pointer.replace(/^#/, "")) as
+        | { oneOf?: Array<{ $ref?: string }>; discriminator?: unknown }
+        | undefined;
+      const pointers = Array.isArray(node?.oneOf) && node.discriminator === undefined ? node.oneOf.map((branch) => branch.$ref) : [];
+      if (pointers.length === 0 || pointers.some((ref) => !ref?.startsWith("#/"))) this.branches.set(pointer, null);
+      else {
+        const required = pointers.map((ref) => {
+          const branch = resolvePointer(this.document, (ref as string).slice(1)) as { required?: unknown } | undefined;
+          return Array.isArray(branch?.required) ? (branch.required as string[]) : [];
+        });
+        this.branches.set(
+          pointer,
+          pointers.map((ref, index) => ({
+            pointer: (ref as string).slice(1),
+            only: required[index]!.filter((field) => required.every((other, at) => at === index || !other.includes(field))),
+          })),
+        );
+      }
+    }
+    return this.branches.get(pointer) ?? null;
   }
 
   /** The sentinel that ends a stream of `operation` (`x-speakeasy-sse-sentinel`), or null. */
