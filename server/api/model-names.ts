@@ -4,8 +4,7 @@
 // takes any `gemini-*` name, since new ones appear faster than documents (docs/fidelity.md, "models").
 
 import fs from "node:fs";
-import path from "node:path";
-import { projectRoot } from "../common/paths.js";
+import { openApiFile } from "../common/paths.js";
 
 /** [choice] Models this emulator runs beyond the document's list: any `gemini-*` name. */
 export const EMULATED_MODEL_PREFIX = "gemini-";
@@ -15,8 +14,7 @@ let documented: ReadonlySet<string> | undefined;
 /** The `ModelOption` enum of the vendored OpenAPI document, read once. */
 export function documentedModels(): ReadonlySet<string> {
   if (documented === undefined) {
-    const file = path.join(projectRoot, "schemas", "interactions.openapi.json");
-    const document = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    const document = JSON.parse(fs.readFileSync(openApiFile, "utf8")) as {
       components?: { schemas?: { ModelOption?: { enum?: unknown } } };
     };
     const names = document.components?.schemas?.ModelOption?.enum;

@@ -8,6 +8,8 @@ export const sandboxImageDir = path.join(projectRoot, "sandbox-image");
 export const executorBinaryPath = path.join(projectRoot, "dist", "sandbox-image", "sandbox-executor");
 /** The dashboard's browser modules and style sheet, served as they are at /ui/assets/ (docs/dashboard.md). */
 export const uiDir = path.join(projectRoot, "ui");
+/** The service's OpenAPI document, vendored (schemas/README.md): the contract, the models, the parity table. */
+export const openApiFile = path.join(projectRoot, "schemas", "interactions.openapi.json");
 
 /**
  * Whether `child` is `folder` or lies under it (both absolute or both relative, normalised; "/" holds

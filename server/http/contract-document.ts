@@ -9,10 +9,10 @@ import path from "node:path";
 import type AjvModule from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { loadOnFirstUse } from "../common/load-on-first-use.js";
-import { projectRoot } from "../common/paths.js";
+import { openApiFile, projectRoot } from "../common/paths.js";
 import { VERSION_SEGMENT } from "./base-path.js";
 
-export const OPENAPI_FILE = path.join(projectRoot, "schemas", "interactions.openapi.json");
+export const OPENAPI_FILE = openApiFile;
 export const DEFECTS_FILE = path.join(projectRoot, "schemas", "interactions.openapi.defects.json");
 
 const ajvModule = loadOnFirstUse<typeof AjvModule>("ajv");

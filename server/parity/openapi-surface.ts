@@ -4,10 +4,9 @@
 // create bodies are left out here: their fields are listed from the SDK's types (sdk-surface.ts).
 
 import fs from "node:fs";
-import path from "node:path";
-import { projectRoot } from "../common/paths.js";
+import { openApiFile } from "../common/paths.js";
 
-export const OPENAPI_FILE = path.join(projectRoot, "schemas", "interactions.openapi.json");
+export const OPENAPI_FILE = openApiFile;
 
 type Schema = Record<string, unknown>;
 export interface OpenApiDocument {
