@@ -64,6 +64,8 @@ export interface SwarmCluster {
   nodes: SwarmNode[];
   /** The internal, attachable overlay network for sandboxes. */
   overlay: string;
+  /** The images loaded into every node. */
+  images: string[];
   /** How long up() took in all, and the part of it spent copying images. */
   timings: { upMs: number; imageLoadMs: number };
   /** Stops one node's engine (a machine lost): SIGTERM, then SIGKILL. */
@@ -285,8 +287,9 @@ export async function up(options: SwarmClusterOptions = {}): Promise<SwarmCluste
   const [manager, ...workers] = nodes as [NodeLayout, ...NodeLayout[]];
   await removeSwarmCluster(progress);
   let imageLoadMs = 0;
+  let images: string[] = [];
   try {
-    const images = options.images ?? [await emulatorSandboxImage(progress)];
+    images = options.images ?? [await emulatorSandboxImage(progress)];
     fs.mkdirSync(SWARM_BASE, { recursive: true, mode: 0o700 });
     const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB;
     if (memoryMb > 0) await run(["mount", "-t", "tmpfs", "-o", `size=${memoryMb}m,mode=0700`, `${SWARM_PREFIX}data`, SWARM_BASE]);
@@ -318,6 +321,7 @@ export async function up(options: SwarmClusterOptions = {}): Promise<SwarmCluste
     managerSocket: manager.socket,
     nodes: nodes.map((node) => ({ name: node.name, socket: node.socket, address: node.address })),
     overlay: SANDBOX_OVERLAY,
+    images,
     timings: { upMs, imageLoadMs },
     stopNode: async (name) => {
       const node = nodes.find((candidate) => candidate.name === name);
