@@ -97,7 +97,14 @@ func lockChannelParent(parent string) error {
 	return nil
 }
 
-func serveChannelConnection(conn *net.UnixConn, secretPath string) {
+// channelConn is a connection of either channel: the Unix socket's or the network's.
+type channelConn interface {
+	net.Conn
+	File() (*os.File, error)
+	SyscallConn() (syscall.RawConn, error)
+}
+
+func serveChannelConnection(conn channelConn, secretPath string) {
 	preamble, err := readChannelPreamble(conn, secretPath)
 	if err != nil {
 		logDiagnostic("channel connection refused: %v", err)
@@ -129,7 +136,7 @@ func serveChannelConnection(conn *net.UnixConn, secretPath string) {
 	conn.Close()
 }
 
-func readChannelPreamble(conn *net.UnixConn, secretPath string) (*channelPreamble, error) {
+func readChannelPreamble(conn channelConn, secretPath string) (*channelPreamble, error) {
 	_ = conn.SetReadDeadline(time.Now().Add(channelPreambleDeadline))
 	defer conn.SetReadDeadline(time.Time{})
 	var length [4]byte
@@ -170,7 +177,7 @@ func readChannelPreamble(conn *net.UnixConn, secretPath string) (*channelPreambl
 
 // endWhenHungUp waits for the emulator to close its end (or for the executor to exit first), then gives
 // the executor channelHangupGrace to end by itself before ending it.
-func endWhenHungUp(conn *net.UnixConn, process *os.Process, exited <-chan struct{}) {
+func endWhenHungUp(conn channelConn, process *os.Process, exited <-chan struct{}) {
 	if !waitForHangup(conn, exited) {
 		return
 	}
@@ -189,7 +196,7 @@ func endWhenHungUp(conn *net.UnixConn, process *os.Process, exited <-chan struct
 }
 
 // waitForHangup blocks until the peer shut its end down (true) or the executor exited (false).
-func waitForHangup(conn *net.UnixConn, exited <-chan struct{}) bool {
+func waitForHangup(conn channelConn, exited <-chan struct{}) bool {
 	epoll, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		logDiagnostic("channel connection: epoll: %v", err)

@@ -23,12 +23,15 @@ import (
 // Go's syscall package does not name.
 const soReusePort = 15
 
-func holdPort(address string) {
+func holdPort(address string, channelPort int) {
 	if err := bindHeld(address); err != nil {
 		// Still the keep-alive: the container must stay up; the executor then reports the port taken.
 		logDiagnostic("cannot hold the egress port %s: %v", address, err)
 	}
 	go serveChannel(ChannelFolder)
+	if channelPort != 0 {
+		go serveNetworkChannel(channelPort, ChannelNetworkSecretPath)
+	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
 	<-signals

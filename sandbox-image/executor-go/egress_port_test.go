@@ -105,3 +105,21 @@ func TestTheKeepAliveTakesOnlyItsAddress(t *testing.T) {
 		t.Errorf("a host name was accepted: the keep-alive resolves nothing")
 	}
 }
+
+func TestKeepAliveChannelPort(t *testing.T) {
+	parsed := mustParse(t, "--hold-port", "127.0.0.1:3128", "--channel-port", "7070")
+	if parsed.HoldPort != "127.0.0.1:3128" || parsed.ChannelPort != 7070 {
+		t.Errorf("parsed %+v", parsed)
+	}
+	for _, argv := range [][]string{
+		{"--channel-port", "7070"},
+		{"--hold-port", "127.0.0.1:3128", "--channel-port", "0"},
+		{"--hold-port", "127.0.0.1:3128", "--channel-port", "07070"},
+		{"--hold-port", "127.0.0.1:3128", "--channel-port", "65536"},
+		{"--hold-port", "127.0.0.1:3128", "--channel-port", "7070", "--identity", sandboxArgument},
+	} {
+		if _, err := parseExecutorArguments(argv); err == nil {
+			t.Errorf("%v was accepted", argv)
+		}
+	}
+}

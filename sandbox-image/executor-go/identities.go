@@ -35,8 +35,11 @@ type ExecutorArguments struct {
 	Identities    map[string]*Identity
 	FileWorkerFor string
 	DiskLimitMb   int64
-	// The address the keep-alive holds (egress_port_holder.go); nothing else may be asked with it.
+	// The address the keep-alive holds (egress_port_holder.go); nothing else may be asked with it but
+	// ChannelPort.
 	HoldPort string
+	// The keep-alive's: the TCP port it also serves the channel on (channel_server.go); 0 for none.
+	ChannelPort int
 }
 
 var identityPattern = regexp.MustCompile(`^([a-z]+)=(\d+):(\d+):(/.*)$`)
@@ -65,6 +68,12 @@ func parseExecutorArguments(argv []string) (*ExecutorArguments, error) {
 			parsed.FileWorkerFor = name
 		case HoldPortFlag:
 			parsed.HoldPort = value
+		case ChannelPortFlag:
+			port, err := strconv.Atoi(value)
+			if err != nil || port < 1 || port > 65535 || strconv.Itoa(port) != value {
+				return nil, fmt.Errorf("%s %s: expected a port number", ChannelPortFlag, value)
+			}
+			parsed.ChannelPort = port
 		case DiskLimitFlag:
 			if !diskLimitPattern.MatchString(value) {
 				return nil, fmt.Errorf("%s %s: expected a whole number of MiB", DiskLimitFlag, value)
@@ -74,8 +83,15 @@ func parseExecutorArguments(argv []string) (*ExecutorArguments, error) {
 			return nil, fmt.Errorf("unknown argument %s", flag)
 		}
 	}
-	if parsed.HoldPort != "" && len(argv) != 2 {
-		return nil, fmt.Errorf("%s takes no other argument: the keep-alive only holds the port", HoldPortFlag)
+	keepAliveArguments := 2
+	if parsed.ChannelPort != 0 {
+		keepAliveArguments = 4
+	}
+	if parsed.HoldPort != "" && len(argv) != keepAliveArguments {
+		return nil, fmt.Errorf("%s takes no other argument but %s: the keep-alive only holds the port and serves the channel", HoldPortFlag, ChannelPortFlag)
+	}
+	if parsed.ChannelPort != 0 && parsed.HoldPort == "" {
+		return nil, fmt.Errorf("%s is the keep-alive's: it needs %s", ChannelPortFlag, HoldPortFlag)
 	}
 	if len(parsed.Identities) > 0 {
 		var missing []string

@@ -30,7 +30,7 @@ func main() {
 		os.Exit(exitRefused)
 	}
 	if parsed.HoldPort != "" {
-		holdPort(parsed.HoldPort)
+		holdPort(parsed.HoldPort, parsed.ChannelPort)
 		return
 	}
 	if parsed.FileWorkerFor != "" {

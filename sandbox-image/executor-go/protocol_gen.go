@@ -4,30 +4,32 @@
 package main
 
 const (
-	BadRequestCode          = "EBADREQ"
-	ChangedCode             = "ECHANGED"
-	ChannelFolder           = "/usr/libexec/interactions-emulator/channel/mount"
-	ChannelPreambleMaxBytes = 4096
-	ChannelSecretFile       = "secret"
-	ChannelSocketFile       = "executor.sock"
-	DiskLimitFlag           = "--disk-limit-mb"
-	EgressListenRetryMs     = 5000
-	EgressMaxDataFrameBytes = 65536
-	EgressMaxHookStreams    = 32
-	EgressMaxStreams        = 256
-	EgressWindowBytes       = 262144
-	ExecMarkerVariable      = "EMULATOR_EXEC_ID"
-	FileWorkerFlag          = "--file-worker"
-	HoldPortFlag            = "--hold-port"
-	IdentityFlag            = "--identity"
-	MaxFileChunkBytes       = 8388608
-	MaxFramePartBytes       = 67108864
-	MaxPathList             = 10000
-	MaxReadFiles            = 16
-	MaxReadFilesBytes       = 4194304
-	MaxWalkEntries          = 10000
-	ProtocolVersion         = 7
-	UnavailableCode         = "EUNAVAILABLE"
+	BadRequestCode           = "EBADREQ"
+	ChangedCode              = "ECHANGED"
+	ChannelFolder            = "/usr/libexec/interactions-emulator/channel/mount"
+	ChannelNetworkSecretPath = "/run/secrets/iemu-channel"
+	ChannelPortFlag          = "--channel-port"
+	ChannelPreambleMaxBytes  = 4096
+	ChannelSecretFile        = "secret"
+	ChannelSocketFile        = "executor.sock"
+	DiskLimitFlag            = "--disk-limit-mb"
+	EgressListenRetryMs      = 5000
+	EgressMaxDataFrameBytes  = 65536
+	EgressMaxHookStreams     = 32
+	EgressMaxStreams         = 256
+	EgressWindowBytes        = 262144
+	ExecMarkerVariable       = "EMULATOR_EXEC_ID"
+	FileWorkerFlag           = "--file-worker"
+	HoldPortFlag             = "--hold-port"
+	IdentityFlag             = "--identity"
+	MaxFileChunkBytes        = 8388608
+	MaxFramePartBytes        = 67108864
+	MaxPathList              = 10000
+	MaxReadFiles             = 16
+	MaxReadFilesBytes        = 4194304
+	MaxWalkEntries           = 10000
+	ProtocolVersion          = 7
+	UnavailableCode          = "EUNAVAILABLE"
 )
 
 var IdentityNames = []string{"sandbox", "hooks"}

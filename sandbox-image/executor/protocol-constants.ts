@@ -36,6 +36,16 @@ export const CHANNEL_FOLDER = "/usr/libexec/interactions-emulator/channel/mount"
 export const CHANNEL_SOCKET_FILE = "executor.sock";
 export const CHANNEL_SECRET_FILE = "secret";
 /**
+ * `--channel-port 7070` (with HOLD_PORT_FLAG, the keep-alive only): the channel over TCP, for a sandbox on
+ * another machine than the emulator's (docs/scale-out.md), on every address of the container, with the
+ * same preamble and frames as the socket's. Authenticated with the secret at CHANNEL_NETWORK_SECRET_PATH
+ * (root's alone, mode 0400: a Swarm secret). Before it listens, the keep-alive takes the network from
+ * every user but root (a routing rule: network_isolation.go), so sandbox code reaches neither other
+ * sandboxes nor the emulator, only the loopback egress port; it serves nothing when that fails.
+ */
+export const CHANNEL_PORT_FLAG = "--channel-port";
+export const CHANNEL_NETWORK_SECRET_PATH = "/run/secrets/iemu-channel";
+/**
  * The connection's preamble: a u32 BE length, then JSON {"secret": <hex>, "argv": [<the executor's
  * arguments>]}, at most this long; the frames of the protocol follow.
  */

@@ -108,23 +108,46 @@ export class ChannelFolders {
    * Retries while the socket is missing or refuses (the keep-alive has not listened yet) until the deadline.
    */
   async open(environmentId: string, secret: string, argv: readonly string[], deadlineMs: number): Promise<ChannelSocket> {
-    const folder = this.folderOf(environmentId)!;
-    const preamble = Buffer.from(JSON.stringify({ secret, argv }));
-    if (preamble.length > CHANNEL_PREAMBLE_MAX_BYTES) throw new Error(`the channel preamble is ${preamble.length} bytes`);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(preamble.length);
-    const deadline = Date.now() + deadlineMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const connected = await connectUnix(path.join(folder, CHANNEL_SOCKET_FILE));
-        connected.socket.write(Buffer.concat([length, preamble]));
-        return connected;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!;
-        if ((code !== "ENOENT" && code !== "ECONNREFUSED") || Date.now() + wait > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
+    const socketPath = path.join(this.folderOf(environmentId)!, CHANNEL_SOCKET_FILE);
+    return openPreambled(() => connectUnix(socketPath), secret, argv, deadlineMs);
+  }
+}
+
+/**
+ * The channel over TCP (CHANNEL_PORT_FLAG: a sandbox on another machine, docs/scale-out.md): connects to
+ * the keep-alive at host:port and sends the preamble, retrying as open() does while nothing listens yet.
+ */
+export async function openNetworkChannel(
+  address: { host: string; port: number },
+  secret: string,
+  argv: readonly string[],
+  deadlineMs: number,
+): Promise<ChannelSocket> {
+  return openPreambled(() => connectSocket({ ...address, noDelay: true, keepAlive: true }), secret, argv, deadlineMs);
+}
+
+/** Connects with `connect` (retried while the keep-alive is not listening yet), then sends the preamble. */
+async function openPreambled(
+  connect: () => Promise<ChannelSocket>,
+  secret: string,
+  argv: readonly string[],
+  deadlineMs: number,
+): Promise<ChannelSocket> {
+  const preamble = Buffer.from(JSON.stringify({ secret, argv }));
+  if (preamble.length > CHANNEL_PREAMBLE_MAX_BYTES) throw new Error(`the channel preamble is ${preamble.length} bytes`);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(preamble.length);
+  const deadline = Date.now() + deadlineMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const connected = await connect();
+      connected.socket.write(Buffer.concat([length, preamble]));
+      return connected;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!;
+      if ((code !== "ENOENT" && code !== "ECONNREFUSED") || Date.now() + wait > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
@@ -138,35 +161,40 @@ async function connectUnix(socketPath: string): Promise<ChannelSocket> {
     target = `/proc/self/fd/${folderFd}/${path.basename(socketPath)}`;
   }
   try {
-    let receiver: ((chunk: Buffer) => void) | null = null;
-    const early: Buffer[] = [];
-    const onread = {
-      buffer: SHARED_READ_BUFFER,
-      callback: (bytes: number, buffer: Buffer): boolean => {
-        const chunk = buffer.subarray(0, bytes);
-        if (receiver) receiver(chunk);
-        else early.push(Buffer.from(chunk));
-        return true;
-      },
-    };
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect({ path: target, onread });
-      socket.once("connect", () => {
-        socket.off("error", reject);
-        resolve(socket);
-      });
-      socket.once("error", reject);
-    });
-    return {
-      socket,
-      setReceiver(receive) {
-        receiver = receive;
-        for (const chunk of early.splice(0)) receive(chunk);
-      },
-    };
+    return await connectSocket({ path: target });
   } finally {
     if (folderFd !== null) fs.closeSync(folderFd);
   }
+}
+
+/** A connected socket (Unix or TCP) that reads into the shared buffer. */
+async function connectSocket(options: net.NetConnectOpts): Promise<ChannelSocket> {
+  let receiver: ((chunk: Buffer) => void) | null = null;
+  const early: Buffer[] = [];
+  const onread = {
+    buffer: SHARED_READ_BUFFER,
+    callback: (bytes: number, buffer: Buffer): boolean => {
+      const chunk = buffer.subarray(0, bytes);
+      if (receiver) receiver(chunk);
+      else early.push(Buffer.from(chunk));
+      return true;
+    },
+  };
+  const socket = await new Promise<net.Socket>((resolve, reject) => {
+    const socket = net.connect({ ...options, onread });
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+  return {
+    socket,
+    setReceiver(receive) {
+      receiver = receive;
+      for (const chunk of early.splice(0)) receive(chunk);
+    },
+  };
 }
 
 /**
