@@ -192,6 +192,19 @@ describe("the engine gate's answer to /health", () => {
     assert.equal((await gate.health(1000)).state, "answering");
   });
 
+  it("counts the engine's answer to a container look-up as a recent answer: a busy emulator's /health does not probe", async () => {
+    const engine = standInEngine();
+    const gate = gateEngine(engine.docker, { timeoutMs: 5000, maxCalls: 4, maxChanges: 2, healthRefreshMs: 60_000, healthMaxAgeMs: 50 });
+    engine.answerWith((dialled) => (dialled.path === "/version" ? VERSION : {}));
+    assert.equal((await gate.health(1000)).state, "answering");
+    await sleep(80);
+    await call(engine.docker, "GET", "/containers/abc/json?");
+    const health = await gate.health(1000);
+    assert.equal(health.state, "answering");
+    assert.ok(health.checked_ms_ago! < 50, `checked ${health.checked_ms_ago} ms ago`);
+    assert.equal(engine.all.filter((dialled) => dialled.path === "/version").length, 1, "no second probe");
+  });
+
   it("asks again, with the bounded wait, once a call found no engine", { timeout: 10_000 }, async () => {
     const engine = standInEngine();
     const gate = gateEngine(engine.docker, {

@@ -386,6 +386,9 @@ export class EngineGate {
     this.rawDial(options, (error, result) => {
       // A call that reached no engine (refused, cut) makes /health ask again rather than repeat an older answer.
       if (error && (error as { statusCode?: number }).statusCode === undefined && !controller.signal.aborted) this.lastAnswer = null;
+      // A container looked up, made or changed is what the probe asks (the calls the deadlock held): the
+      // engine's answer to it is as recent an answer as a probe's, so a busy emulator's /health never waits.
+      if (!error && this.lastAnswer && (call.container || call.doing === "creating a container")) this.lastAnswer.at = Date.now();
       this.learn(options, call, error, result);
       const body = result as NodeJS.ReadableStream | undefined;
       if (!error && options.isStream && !options.hijack && !options.openStdin && typeof body?.once === "function") {
