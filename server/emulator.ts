@@ -169,7 +169,12 @@ export async function startEmulator(
   // Warm sandboxes for new environments; none on a runtime that cannot keep them (tests' fakes).
   const pool =
     config.EMULATOR_POOL_SIZE > 0 && runtimeHasPool(runtime)
-      ? new SandboxPool(runtime, { size: config.EMULATOR_POOL_SIZE, log: (line) => console.log(line) })
+      ? new SandboxPool(runtime, {
+          size: config.EMULATOR_POOL_SIZE,
+          maxSize: config.EMULATOR_POOL_MAX_SIZE,
+          fillConcurrency: config.EMULATOR_POOL_FILL_CONCURRENCY,
+          log: (line) => console.log(line),
+        })
       : null;
   environments = new EnvironmentService(environmentStore, runtime, {
     maxSourcesBytes: config.EMULATOR_MAX_SOURCES_BYTES,
@@ -325,7 +330,7 @@ export async function startEmulator(
     coverage,
     health: {
       runtime: () => runtime.health(),
-      ...(pool ? { pool: () => ({ size: config.EMULATOR_POOL_SIZE, ready: pool.readyCount }) } : {}),
+      ...(pool ? { pool: () => pool.state() } : {}),
       activeFaultRules: () => faults.activeCount(),
       store: () => {
         try {

@@ -132,6 +132,24 @@ export const configSchema = z.object({
     .describe(
       "Warm sandboxes kept started, waiting to become new environments (docs/environments-and-files.md#the-warm-pool); 0 turns the pool off. They never count as environments",
     ),
+  EMULATOR_POOL_MAX_SIZE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64, "at most 64: each pooled sandbox holds a started container and its executor (about 35 MiB of memory) while it waits")
+    .default(16)
+    .describe(
+      "Warm sandboxes the pool may grow to while new environments outrun it (it doubles on each miss), back to EMULATOR_POOL_SIZE after 30 s without one; at least EMULATOR_POOL_SIZE (equal: the pool never grows)",
+    ),
+  EMULATOR_POOL_FILL_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(2)
+    .describe(
+      "Warm sandboxes being started at once; each takes one of EMULATOR_ENGINE_MAX_CONTAINER_CHANGES's places while its container is created and started",
+    ),
   EMULATOR_MAX_SOURCES_BYTES: positiveInt(32 * 1024 * 1024).describe("Total size of the sources of one request"),
   EMULATOR_EGRESS_HOST_MAP: z
     .string()
@@ -440,6 +458,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (agentModel.startsWith("gemini:") && mode !== "replay" && !parsed.data.EMULATOR_GEMINI_API_KEY) {
     throw new ConfigError(
       `invalid configuration:\n  EMULATOR_GEMINI_API_KEY: EMULATOR_AGENT_MODEL=${agentModel} asks Gemini, which needs the emulator's own key; set EMULATOR_GEMINI_API_KEY (never a client's key), or replay a cassette (EMULATOR_MODEL_MODE=replay)`,
+    );
+  }
+  const { EMULATOR_POOL_SIZE: poolSize, EMULATOR_POOL_MAX_SIZE: poolMax } = parsed.data;
+  if (poolMax < poolSize) {
+    throw new ConfigError(
+      `invalid configuration:\n  EMULATOR_POOL_MAX_SIZE: ${poolMax} is below EMULATOR_POOL_SIZE ${poolSize}; set it to at least ${poolSize} (equal keeps the pool at its size)`,
     );
   }
   const dataDir = path.resolve(parsed.data.EMULATOR_DATA_DIR ?? defaultDataDirectory(env));

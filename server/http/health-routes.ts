@@ -1,11 +1,12 @@
 import { Router } from "express";
 import type { RuntimeHealth } from "../sandbox/runtime.js";
+import type { PoolState } from "../sandbox/sandbox-pool.js";
 
 export interface HealthSources {
   runtime: () => Promise<RuntimeHealth>;
   store: () => RuntimeHealth;
   /** The warm pool's state, when there is one: never part of the status (an empty pool means cold creates). */
-  pool?: () => { size: number; ready: number };
+  pool?: () => PoolState;
   /** How many fault rules are in force over all keys (docs/faults.md#health). */
   activeFaultRules?: () => number;
   /** With EMULATOR_CONTRACT_CHECK=true: the answers that violated the OpenAPI document (contract-check.ts). */

@@ -189,6 +189,8 @@ export interface RuntimeHealth {
   state?: "answering" | "not answering" | "unreachable";
   /** Since when it has not answered (ISO 8601), while not answering. */
   since?: string;
+  /** How long ago (ms) the engine gave the answer this state is from: /health repeats a recent one (engine-gate.ts). */
+  checked_ms_ago?: number;
 }
 
 export interface SandboxRuntime {

@@ -45,9 +45,9 @@ async function start(settings: Record<string, string>, reuse?: EmulatorProcess):
 const client = (emulator: EmulatorProcess, key = KEY): GoogleGenAI =>
   new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: emulator.url } });
 
-/** Waits until the pool holds `ready` sandboxes that can be taken now (started, channel open). */
+/** Waits until the pool holds at least `ready` sandboxes that can be taken now (started, channel open; a miss grows the pool). */
 async function poolReady(emulator: EmulatorProcess, ready = 1): Promise<string[]> {
-  await waitFor(`${ready} ready pool sandbox(es)`, async () => ((await emulator.pool())?.ready === ready ? true : undefined), 60_000);
+  await waitFor(`${ready} ready pool sandbox(es)`, async () => ((await emulator.pool())!.ready >= ready ? true : undefined), 60_000);
   return emulator.pooledSandboxes();
 }
 
@@ -315,7 +315,13 @@ describe("the warm pool", () => {
   });
 
   it("never counts pool sandboxes toward EMULATOR_MAX_ENVIRONMENTS(_PER_KEY)", { timeout: 60_000 }, async () => {
-    const limited = await start({ EMULATOR_POOL_SIZE: "2", EMULATOR_MAX_ENVIRONMENTS: "2", EMULATOR_MAX_ENVIRONMENTS_PER_KEY: "1" });
+    // A pool that does not grow: two takes in a row would grow it (that is the next test).
+    const limited = await start({
+      EMULATOR_POOL_SIZE: "2",
+      EMULATOR_POOL_MAX_SIZE: "2",
+      EMULATOR_MAX_ENVIRONMENTS: "2",
+      EMULATOR_MAX_ENVIRONMENTS_PER_KEY: "1",
+    });
     await poolReady(limited, 2);
     const first = client(limited, "key-one");
     const one = (await first.environments.create({})) as { id: string };
@@ -327,6 +333,26 @@ describe("the warm pool", () => {
     await poolReady(limited, 2);
     assert.equal(await limited.sandboxCount(), 2);
     assert.equal((await limited.pooledSandboxes()).length, 2);
+  });
+
+  it("grows when new environments outrun it, refilling at once, up to EMULATOR_POOL_MAX_SIZE", { timeout: 90_000 }, async () => {
+    const growing = await start({ EMULATOR_POOL_SIZE: "1", EMULATOR_POOL_MAX_SIZE: "2" });
+    await poolReady(growing, 1);
+    const made = (await Promise.all([0, 1].map(() => client(growing).environments.create({})))) as Array<{ id: string }>;
+    const labels = await Promise.all(made.map(async (one) => fromPool(await containerOf(growing, one.id))));
+    assert.deepEqual(labels.sort(), [false, true], "one from the pool, one created cold: the pool missed");
+    // A grown pool does not wait a second after each take: it makes both at once (fill concurrency 2).
+    const grown = await waitFor(
+      "the grown pool to fill",
+      async () => {
+        const state = await growing.pool();
+        return state?.ready === 2 ? state : undefined;
+      },
+      60_000,
+    );
+    assert.deepEqual(grown, { size: 1, target: 2, ready: 2, filling: 0 });
+    assert.equal((await growing.pooledSandboxes()).length, 2, "the engine holds the two, no more");
+    for (const one of made) await client(growing).environments.delete(one.id);
   });
 
   it("expires a pooled environment after the TTL like any other, and leaves the pool's sandbox alone", { timeout: 60_000 }, async () => {

@@ -41,7 +41,7 @@ let environmentId: string;
 
 interface Health {
   status: string;
-  docker: { ok: boolean; state?: string; since?: string; detail: string };
+  docker: { ok: boolean; state?: string; since?: string; detail: string; checked_ms_ago?: number };
 }
 
 const health = async (): Promise<{ status: number; body: Health }> => {
@@ -70,6 +70,46 @@ after(async () => {
 });
 
 describe("a Docker engine that takes connections but does not answer creates, inspects and removals", () => {
+  it("has /health answer from the engine's last answer while its probe is held, then report the engine", { timeout: 60_000 }, async () => {
+    const first = await health();
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(typeof first.body.docker.checked_ms_ago, "number");
+
+    relay.hang([{ method: "GET", path: /^\/version$/ }]);
+    try {
+      // Once its answer is a second old, /health probes again in the background; the relay holds that probe.
+      const seen: number[] = [];
+      await waitFor("/health's probe to be held at the engine", async () => {
+        seen.push((await health()).status);
+        return relay.pending > 0 ? true : undefined;
+      });
+      const during = await health();
+      assert.ok(relay.pending > 0, "the probe is still held");
+      assert.equal(during.status, 200, JSON.stringify(during.body));
+      assert.equal(during.body.docker.state, "answering");
+      assert.ok(during.body.docker.checked_ms_ago! >= 1000, `the answer /health repeats is ${during.body.docker.checked_ms_ago} ms old`);
+      assert.deepEqual(
+        seen.filter((status) => status !== 200),
+        [],
+        "/health answered 200 throughout",
+      );
+
+      // The outage is not hidden: the probe unanswered for /health's wait (3 s here) shows as a 503.
+      const noticed = await waitFor(
+        "/health to say the engine is not answering",
+        async () => {
+          const now = await health();
+          return now.status === 503 ? now : undefined;
+        },
+        4 * ENGINE_TIMEOUT_SECONDS * 1000,
+      );
+      assert.equal(noticed.body.docker.state, "not answering");
+    } finally {
+      relay.answer();
+    }
+    await waitFor("/health to say the engine answers again", async () => ((await health()).status === 200 ? true : undefined));
+  });
+
   it("is reported by /health, refused at once, never asked past the bounds, and recovered from by itself", {
     timeout: 180_000,
   }, async () => {

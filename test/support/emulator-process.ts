@@ -8,6 +8,7 @@ import path from "node:path";
 import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import { projectRoot } from "../../server/common/paths.js";
+import type { PoolState } from "../../server/sandbox/sandbox-pool.js";
 
 export interface EmulatorProcess {
   url: string;
@@ -21,7 +22,7 @@ export interface EmulatorProcess {
   /** Container IDs of this emulator's warm pool sandboxes that no environment has taken. */
   pooledSandboxes(): Promise<string[]>;
   /** The warm pool as /health reports it (ready: started, channel open, takeable now); null without a pool. */
-  pool(): Promise<{ size: number; ready: number } | null>;
+  pool(): Promise<PoolState | null>;
   /** Stops the process but keeps data and containers (for restart tests). */
   stop(): Promise<void>;
   /** Kills the process with SIGKILL, as a crash would (no shutdown); keeps data and containers. */
@@ -71,7 +72,7 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     // An environment's containers only: the start-up probes run in the background after a start, and
     // their short-lived containers (labelled with no environment) come and go at any time.
     sandboxCount: async () => (await runtime.list()).filter((handle) => !handle.pooled && handle.environmentId !== "").length,
-    pool: async () => ((await (await fetch(`${url}/health`)).json()) as { pool?: { size: number; ready: number } }).pool ?? null,
+    pool: async () => ((await (await fetch(`${url}/health`)).json()) as { pool?: PoolState }).pool ?? null,
     pooledSandboxes: async () => (await runtime.list()).filter((handle) => handle.pooled).map((handle) => handle.sandboxId),
     stop,
     crash: () => end("SIGKILL"),

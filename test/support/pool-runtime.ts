@@ -27,9 +27,22 @@ export class PoolRuntime implements SandboxRuntime {
   async prepare(): Promise<void> {}
   /** createPooled() calls so far, those still waiting on the gate included. */
   attempts = 0;
+  /** createPooled() calls not yet returned, and the most there were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
 
   async createPooled(environmentId: string): Promise<SandboxHandle> {
     this.attempts += 1;
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      return await this.makePooled(environmentId);
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  private async makePooled(environmentId: string): Promise<SandboxHandle> {
     if (this.gate) await this.gate;
     if (this.failNext > 0) {
       this.failNext -= 1;

@@ -147,3 +147,91 @@ describe("the engine gate", () => {
     assert.equal((await gate.health(1000)).state, "answering");
   });
 });
+
+describe("the engine gate's answer to /health", () => {
+  const VERSION = { Version: "20.10", ApiVersion: "1.41" };
+
+  it("repeats the last probe's answer while a new probe is held, and reports the engine once that probe goes unanswered", {
+    timeout: 10_000,
+  }, async () => {
+    const engine = standInEngine();
+    const gate = gateEngine(engine.docker, { timeoutMs: 2000, maxCalls: 4, maxChanges: 2, healthRefreshMs: 20, healthMaxAgeMs: 60_000 });
+    engine.answerWith((dialled) => (dialled.path === "/version" ? VERSION : undefined));
+    const first = await gate.health(1000);
+    assert.equal(first.state, "answering");
+    assert.equal(first.checked_ms_ago, 0);
+
+    // From now on the engine holds every call.
+    engine.answerWith(null);
+    await sleep(30);
+    // The answer is old enough to ask again: /health starts a probe and answers at once, without waiting
+    // for it (it would wait its whole 60 s for the held probe otherwise, past the test's timeout).
+    const cached = await gate.health(60_000);
+    assert.equal(cached.ok, true);
+    assert.equal(cached.state, "answering");
+    assert.ok(cached.checked_ms_ago! >= 20, `checked ${cached.checked_ms_ago} ms ago`);
+    assert.equal(engine.open.filter((dialled) => dialled.path === "/version").length, 1, "a probe asks the engine, and is held");
+    assert.equal((await gate.health(60_000)).state, "answering", "one probe at a time: a second /health joins it");
+    assert.equal(engine.all.filter((dialled) => dialled.path === "/version").length, 2);
+
+    // Once the held probe is older than /health's wait, the outage shows, though the last answer is recent.
+    await sleep(60);
+    const held = await gate.health(50);
+    assert.equal(held.ok, false);
+    assert.equal(held.state, "not answering");
+    // And once its deadline marks the engine, at once whatever /health's wait.
+    while (gate.notAnsweringSince === null) await sleep(50);
+    const stuck = await gate.health(60_000);
+    assert.equal(stuck.state, "not answering");
+    assert.match(stuck.detail, /asking its version got no answer within 2 s/);
+
+    // The engine answers again: the recheck finds it, and /health says so.
+    engine.answerWith((dialled) => (dialled.path === "/version" ? VERSION : undefined));
+    for (const dialled of [...engine.open]) dialled.answer(null, VERSION);
+    while (gate.notAnsweringSince !== null) await sleep(50);
+    assert.equal((await gate.health(1000)).state, "answering");
+  });
+
+  it("counts the engine's answer to a container look-up as a recent answer: a busy emulator's /health does not probe", async () => {
+    const engine = standInEngine();
+    const gate = gateEngine(engine.docker, { timeoutMs: 5000, maxCalls: 4, maxChanges: 2, healthRefreshMs: 60_000, healthMaxAgeMs: 50 });
+    engine.answerWith((dialled) => (dialled.path === "/version" ? VERSION : {}));
+    assert.equal((await gate.health(1000)).state, "answering");
+    await sleep(80);
+    await call(engine.docker, "GET", "/containers/abc/json?");
+    const health = await gate.health(1000);
+    assert.equal(health.state, "answering");
+    assert.ok(health.checked_ms_ago! < 50, `checked ${health.checked_ms_ago} ms ago`);
+    assert.equal(engine.all.filter((dialled) => dialled.path === "/version").length, 1, "no second probe");
+  });
+
+  it("asks again, with the bounded wait, once a call found no engine", { timeout: 10_000 }, async () => {
+    const engine = standInEngine();
+    const gate = gateEngine(engine.docker, {
+      timeoutMs: 5000,
+      maxCalls: 4,
+      maxChanges: 2,
+      healthRefreshMs: 60_000,
+      healthMaxAgeMs: 60_000,
+    });
+    engine.answerWith((dialled) => (dialled.path === "/version" ? VERSION : undefined));
+    assert.equal((await gate.health(1000)).state, "answering");
+    assert.equal(typeof (await gate.health(1000)).checked_ms_ago, "number");
+    assert.equal(engine.all.length, 1, "a recent answer is repeated without asking");
+
+    // A call that reaches no engine (its socket refused): the next /health asks, and says what it found.
+    engine.answerWith(null);
+    const refused = call(engine.docker, "GET", "/containers/json?");
+    await sleep(5);
+    engine.open[0]!.answer(Object.assign(new Error("connect ECONNREFUSED /var/run/docker.sock"), { code: "ECONNREFUSED" }));
+    await assert.rejects(refused, /ECONNREFUSED/);
+    const asking = gate.health(1000);
+    await sleep(5);
+    assert.equal(engine.open.at(-1)?.path, "/version", "/health asked the engine again");
+    engine.open.at(-1)!.answer(Object.assign(new Error("connect ECONNREFUSED /var/run/docker.sock"), { code: "ECONNREFUSED" }));
+    const unreachable = await asking;
+    assert.equal(unreachable.ok, false);
+    assert.equal(unreachable.state, "unreachable");
+    assert.match(unreachable.detail, /ECONNREFUSED/);
+  });
+});

@@ -130,3 +130,129 @@ describe("the warm pool", () => {
     assert.throws(() => new SandboxPool(runtime as SandboxRuntime, { size: 1, log: () => undefined }), /cannot keep a pool/);
   });
 });
+
+describe("the warm pool under load", () => {
+  /** A runtime whose createPooled() waits until the returned open() is called. */
+  const held = () => {
+    const runtime = new PoolRuntime();
+    let open!: () => void;
+    runtime.gate = new Promise((resolve) => (open = resolve));
+    return { runtime, open };
+  };
+
+  it("makes sandboxes in parallel, never more at once than its fill concurrency", async () => {
+    const { runtime, open } = held();
+    const pool = new SandboxPool(runtime, { size: 5, fillConcurrency: 2, log: () => undefined, refillDelayMs: 0 });
+    pool.start();
+    await until("two fills under way", () => runtime.attempts === 2);
+    await sleep(20);
+    assert.equal(runtime.attempts, 2, "no third fill while two are under way");
+    assert.deepEqual(pool.state(), { size: 5, target: 5, ready: 0, filling: 2 });
+    open();
+    await until("five ready", () => pool.readyCount === 5);
+    assert.equal(runtime.maxInFlight, 2);
+    assert.equal(runtime.created, 5);
+    assert.deepEqual(pool.state(), { size: 5, target: 5, ready: 5, filling: 0 });
+    await pool.close();
+    assert.deepEqual([...runtime.alive], []);
+  });
+
+  it("doubles its target on each take that finds it empty, up to its maximum, and refills at once meanwhile", async () => {
+    const { runtime, open } = held();
+    // A refill delay of a minute: a grown pool must not wait for it.
+    const pool = new SandboxPool(runtime, { size: 1, maxSize: 6, fillConcurrency: 2, log: () => undefined, refillDelayMs: 60_000 });
+    pool.start();
+    assert.equal(pool.take(), null);
+    assert.equal(pool.state().target, 2);
+    assert.equal(pool.take(), null);
+    assert.equal(pool.state().target, 4);
+    assert.equal(pool.take(), null);
+    assert.equal(pool.state().target, 6, "doubled, then held at the maximum");
+    assert.equal(pool.take(), null);
+    assert.equal(pool.state().target, 6);
+    await until("two fills under way", () => runtime.attempts === 2);
+    open();
+    await until("six ready", () => pool.readyCount === 6);
+    assert.equal(runtime.created, 6, "no more than the maximum");
+    assert.ok(runtime.maxInFlight <= 2);
+    await pool.close();
+    assert.deepEqual([...runtime.alive], []);
+  });
+
+  it("grows when a take empties it while the last take's replacement is still to come", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 2, maxSize: 8, log: () => undefined, refillDelayMs: 60_000 });
+    pool.start();
+    await until("two ready", () => pool.readyCount === 2);
+    assert.ok(pool.take());
+    assert.equal(pool.state().target, 2, "one take leaves one ready: no growth");
+    assert.ok(pool.take());
+    assert.equal(pool.state().target, 4, "the second empties it before the first's replacement started");
+    await until("four ready, without waiting for the refill delay", () => pool.readyCount === 4);
+    await pool.close();
+  });
+
+  it("goes back to its size after a quiet stretch, removing the surplus, and a fill finished after that is not kept", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, {
+      size: 1,
+      maxSize: 4,
+      fillConcurrency: 2,
+      log: () => undefined,
+      refillDelayMs: 0,
+      shrinkAfterMs: 150,
+    });
+    pool.start();
+    await until("one ready", () => pool.readyCount === 1);
+    const taken = [pool.take()!];
+    assert.equal(pool.take(), null);
+    assert.equal(pool.take(), null);
+    assert.equal(pool.state().target, 4);
+    await until("four ready", () => pool.readyCount === 4);
+    // A take keeps it grown; then a fill is held while the quiet stretch ends.
+    let open!: () => void;
+    runtime.gate = new Promise((resolve) => (open = resolve));
+    taken.push(pool.take()!);
+    await until("its replacement under way", () => pool.state().filling === 1);
+    await until("the pool back to its size", () => pool.state().target === 1);
+    assert.equal(pool.readyCount, 1);
+    open();
+    await until("the late fill done", () => pool.state().filling === 0);
+    assert.equal(pool.readyCount, 1, "the late fill was not kept");
+    const kept = new Set(taken.map((one) => one.handle.sandboxId));
+    await until("the surplus removed", () => [...runtime.alive].filter((id) => !kept.has(id)).length === 1);
+    await pool.close();
+    assert.deepEqual(new Set(runtime.alive), kept, "only what callers took is left");
+  });
+
+  it("does not grow while its fills fail", async () => {
+    const runtime = new PoolRuntime();
+    runtime.failNext = 100;
+    const pool = new SandboxPool(runtime, { size: 1, maxSize: 8, log: () => undefined, backoffMs: 10_000 });
+    pool.start();
+    await until("a failed fill", () => runtime.attempts === 1 && pool.state().filling === 0);
+    assert.equal(pool.take(), null);
+    assert.equal(pool.state().target, 1);
+    await pool.close();
+  });
+
+  it("close() removes the ready sandboxes and every fill under way", async () => {
+    const runtime = new PoolRuntime();
+    const pool = new SandboxPool(runtime, { size: 1, maxSize: 8, fillConcurrency: 3, log: () => undefined, refillDelayMs: 0 });
+    pool.start();
+    await until("one ready", () => pool.readyCount === 1);
+    let open!: () => void;
+    runtime.gate = new Promise((resolve) => (open = resolve));
+    const taken = pool.take()!;
+    pool.take();
+    pool.take();
+    await until("three fills under way", () => runtime.inFlight === 3);
+    const closing = pool.close();
+    open();
+    await closing;
+    assert.equal(runtime.created, 4);
+    assert.deepEqual([...runtime.alive], [taken.handle.sandboxId]);
+    assert.equal(pool.state().ready, 0);
+    assert.equal(pool.state().filling, 0);
+  });
+});

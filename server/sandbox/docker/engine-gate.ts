@@ -13,6 +13,9 @@
 //   the version and then inspects a container the engine answered for before: an inspect takes the
 //   locks the deadlock held, where `/_ping` and `/version` do not. It runs again every RECHECK_MS while
 //   the engine is marked, so the emulator recovers on its own, and on /health;
+// - /health answers from the last probe's answer while it is recent, and asks again in the background
+//   (health() below): a busy engine slows the probe, never /health; an engine marked not answering, or a
+//   probe without an answer for /health's wait, shows at once;
 // - containers whose creation got no answer (the engine may still make them once it is free again), and
 //   removals that failed meanwhile, are removed once the engine answers again.
 //
@@ -29,6 +32,10 @@ export interface EngineGateSettings {
   maxCalls: number;
   /** EMULATOR_ENGINE_MAX_CONTAINER_CHANGES: of those, creates, starts and removals at once. */
   maxChanges: number;
+  /** How old the last probe's answer may be before /health asks again in the background (HEALTH_REFRESH_MS by default; tests shorten it). */
+  healthRefreshMs?: number;
+  /** How old it may be and still be /health's answer (HEALTH_MAX_AGE_MS by default). */
+  healthMaxAgeMs?: number;
 }
 
 type DialCallback = (error: unknown, result?: unknown) => void;
@@ -53,6 +60,16 @@ interface Modem {
 const RECHECK_MS = 1000;
 /** How many containers the gate remembers (the probe needs one) and how many clean-ups it keeps for later. */
 const MAX_REMEMBERED = 256;
+/**
+ * [choice] /health answers from the probe's last answer while it is younger than HEALTH_MAX_AGE_MS, and
+ * starts a new probe in the background once it is older than HEALTH_REFRESH_MS: polled every second or
+ * more often, /health never waits for the engine, whose answer to the probe took up to 0.7 s on two
+ * saturated cores (docs/benchmarks.md, throughput under concurrency). An engine that stops answering
+ * shows at most HEALTH_REFRESH_MS later than when every /health asked (a probe then goes unanswered for
+ * /health's wait, and that shows at once), and one marked not answering shows at once.
+ */
+const HEALTH_REFRESH_MS = 1000;
+const HEALTH_MAX_AGE_MS = 5000;
 
 interface Waiter {
   call: EngineCall;
@@ -86,6 +103,8 @@ export class EngineGate {
   /** Containers to remove once the engine answers again (names of creates without an answer, IDs of failed removals). */
   private readonly cleanUps = new Set<string>();
   private probing: { started: number; result: Promise<ProbeResult> } | null = null;
+  /** The last probe that found the engine answering, and when its answer came; cleared by any sign of trouble. */
+  private lastAnswer: { at: number; detail: string } | null = null;
   private recheck: NodeJS.Timeout | null = null;
 
   constructor(
@@ -119,18 +138,42 @@ export class EngineGate {
   }
 
   /**
-   * The engine's state for /health: the probe's answer, or, when it has not answered within `waitMs`,
-   * "not answering" since it started (the probe goes on to its own deadline, which marks the engine).
+   * The engine's state for /health. While the engine is marked not answering: that, at once. Else the
+   * last probe's answer while it is recent (probing again in the background once it is older than the
+   * refresh age), unless a probe has gone unanswered for `waitMs`; else a probe's answer, or, when it
+   * has not answered within `waitMs`, "not answering" since it started (the probe goes on to its own
+   * deadline, which marks the engine).
    */
   async health(waitMs: number): Promise<RuntimeHealth> {
+    if (this.stuck) {
+      this.probe();
+      return this.notAnswering(this.stuck.since);
+    }
+    const now = Date.now();
+    const last = this.lastAnswer;
+    if (last && now - last.at < (this.settings.healthMaxAgeMs ?? HEALTH_MAX_AGE_MS)) {
+      const probing = this.probing ?? (now - last.at >= (this.settings.healthRefreshMs ?? HEALTH_REFRESH_MS) ? this.probe() : null);
+      if (!probing || now - probing.started < waitMs) return this.answeringHealth(last, now);
+      return this.notAnswering(probing.started);
+    }
     const probe = this.probe();
     let timer: NodeJS.Timeout | undefined;
     const result = await Promise.race([probe.result, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)))]);
     clearTimeout(timer);
-    if (result?.ok) return { ok: true, state: "answering", detail: result.detail };
-    if (result && !result.hung && !this.stuck) return { ok: false, state: "unreachable", detail: result.detail };
-    const since = Math.min(this.stuck?.since ?? probe.started, probe.started);
-    const what = this.stuck?.what ?? `a container look-up has had no answer for ${((Date.now() - probe.started) / 1000).toFixed(1)} s`;
+    if (result?.ok) return { ok: true, state: "answering", detail: result.detail, checked_ms_ago: 0 };
+    // (The engine may have been marked meanwhile, by the probe or another call.)
+    const since = this.notAnsweringSince;
+    if (result && !result.ok && !result.hung && since === null)
+      return { ok: false, state: "unreachable", detail: result.detail, checked_ms_ago: 0 };
+    return this.notAnswering(Math.min(since ?? probe.started, probe.started));
+  }
+
+  private answeringHealth(last: { at: number; detail: string }, now: number): RuntimeHealth {
+    return { ok: true, state: "answering", detail: last.detail, checked_ms_ago: Math.max(0, now - last.at) };
+  }
+
+  private notAnswering(since: number): RuntimeHealth {
+    const what = this.stuck?.what ?? `a container look-up has had no answer for ${((Date.now() - since) / 1000).toFixed(1)} s`;
     return {
       ok: false,
       state: "not answering",
@@ -166,8 +209,11 @@ export class EngineGate {
         }
       }
       this.answering();
-      return { ok: true, detail: `Docker engine ${version.Version} (API ${version.ApiVersion})` };
+      const detail = `Docker engine ${version.Version} (API ${version.ApiVersion})`;
+      this.lastAnswer = { at: Date.now(), detail };
+      return { ok: true, detail };
     } catch (error) {
+      this.lastAnswer = null;
       if (error instanceof DeadlineMissed) {
         this.markStuck(started, `${error.doing} got no answer within ${seconds(deadlineMs)} s`);
         return { ok: false, hung: true, detail: error.message };
@@ -206,6 +252,7 @@ export class EngineGate {
   }
 
   private markStuck(since: number, what: string): void {
+    this.lastAnswer = null;
     if (this.stuck) return;
     this.stuck = { since, what };
     process.stderr.write(
@@ -337,6 +384,11 @@ export class EngineGate {
       release();
     };
     this.rawDial(options, (error, result) => {
+      // A call that reached no engine (refused, cut) makes /health ask again rather than repeat an older answer.
+      if (error && (error as { statusCode?: number }).statusCode === undefined && !controller.signal.aborted) this.lastAnswer = null;
+      // A container looked up, made or changed is what the probe asks (the calls the deadlock held): the
+      // engine's answer to it is as recent an answer as a probe's, so a busy emulator's /health never waits.
+      if (!error && this.lastAnswer && (call.container || call.doing === "creating a container")) this.lastAnswer.at = Date.now();
       this.learn(options, call, error, result);
       const body = result as NodeJS.ReadableStream | undefined;
       if (!error && options.isStream && !options.hijack && !options.openStdin && typeof body?.once === "function") {
