@@ -212,7 +212,7 @@ export const CONCURRENCY_GOALS: Goal[] = [
         FIGURE.concurrencyHealthBusyCores,
       ],
       explain: (at, engine, emulator, busy) =>
-        `/health answers once the Docker engine has answered its probe (the engine's version, a container's inspect): the same two calls to the engine took up to ${ms(engine)} at ${at.toFixed(0)} concurrent, the slowest /health's level; the emulator's process used ${emulator.toFixed(2)} of a core, the machine's cores were ${busy.toFixed(2)} busy`,
+        `/health answers from the engine's last answer while it is under 5 s old (docs/api.md), so the engine's own calls (up to ${ms(engine)} at ${at.toFixed(0)} concurrent, the slowest /health's level) are not waited for; what is left is waiting for the cores, the emulator's and the bench's own: the emulator's process used ${emulator.toFixed(2)} of a core, the machine's cores were ${busy.toFixed(2)} busy`,
     },
   },
 ];
