@@ -272,9 +272,10 @@ export class SwarmRuntime implements SandboxRuntime {
         "looking up a sandbox's task",
       )) as SwarmTask[];
     } catch (error) {
+      // The manager answered that the service does not exist.
+      if (isGone(error)) return { kind: "gone", why: "its service is gone" };
       throw engineUnreachable(error, `looking up the sandbox of ${handle.environmentId}`);
     }
-    // A filter by a service that is gone answers with no task: gone too.
     return taskState(tasks, this.options.network);
   }
 
