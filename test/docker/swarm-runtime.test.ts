@@ -109,6 +109,25 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     return { node: node.Description.Hostname, address: attachment.Addresses[0]!.split("/")[0]! };
   }
 
+  it("answers for the manager's engine, and refuses at start a worker's", async () => {
+    assert.equal((await runtime.health()).ok, true);
+    const worker = new SwarmRuntime({
+      instance: INSTANCE,
+      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
+      memoryMb: 256,
+      cpus: 0.5,
+      pids: 256,
+      network: cluster.overlay,
+      taskStartMs: 1000,
+      channelsFolder: path.join(dataDir, "channels"),
+      docker: new Docker({ socketPath: cluster.nodes[1]!.socket }),
+    });
+    await assert.rejects(
+      worker.prepare(() => undefined),
+      /needs a Swarm manager's engine, and this one is a worker: point DOCKER_HOST at a manager/,
+    );
+  });
+
   it("places environments on more than one node, each a running service of this instance", async () => {
     const nodes = new Set<string>();
     for (const handle of handles) {
