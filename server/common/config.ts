@@ -107,7 +107,7 @@ export const configSchema = z.object({
       "With EMULATOR_SANDBOX_RUNTIME=swarm: placement constraints, comma-separated, each like node.labels.zone==a, added to the sandbox node label's",
     ),
   EMULATOR_SWARM_TASK_START_SECONDS: positiveInt(60).describe(
-    "With EMULATOR_SANDBOX_RUNTIME=swarm: how long creating an environment waits for its Swarm task to run before it fails and removes it (no node free, an image missing)",
+    "With EMULATOR_SANDBOX_RUNTIME=swarm: how long creating an environment waits for its Swarm task to run before it fails and removes it (no node free, an image missing), and the start's check that every node taking sandboxes can run the image waits for its tasks",
   ),
   EMULATOR_CHANNEL: z
     .enum(["auto", "socket", "exec"])

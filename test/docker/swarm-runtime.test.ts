@@ -199,4 +199,30 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     assert.equal(await runtime.isAlive(handle), false);
     assert.equal(await runtime.ensureRunning(handle), false);
   });
+  it("refuses at start when a node that takes sandboxes lacks the image, naming the node", async () => {
+    // Last: the image is removed from a node, so nothing of this suite may run there any more.
+    for (const handle of handles.splice(0)) await runtime.remove(handle);
+    const node = cluster.nodes[2]!;
+    await run(["docker", "-H", `unix://${node.socket}`, "rmi", "--force", cluster.images[0]!]);
+    const again = new SwarmRuntime({
+      instance: INSTANCE,
+      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
+      memoryMb: 256,
+      cpus: 0.5,
+      pids: 256,
+      network: cluster.overlay,
+      taskStartMs: 30_000,
+      channelsFolder: path.join(dataDir, "channels"),
+      docker: manager,
+    });
+    await assert.rejects(
+      again.prepare(() => undefined),
+      (error: Error) => {
+        assert.match(error.message, new RegExp(`cannot run on every node that takes sandboxes: ${node.name} \\(`));
+        assert.doesNotMatch(error.message, /iemu-swarm-n1 \(|iemu-swarm-n2 \(/);
+        return true;
+      },
+    );
+    assert.deepEqual(await manager.listServices(), [], "the image check's service outlived it");
+  });
 });

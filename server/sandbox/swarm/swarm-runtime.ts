@@ -24,7 +24,8 @@ import { ensureSandboxImage, type ImageOptions } from "../docker/image.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "../docker/labels.js";
 import { readImageFile } from "../docker/read-image-file.js";
 import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
-import { type ConfigMount, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
+import { nodesLackingImage } from "./image-check.js";
+import { type ConfigMount, SANDBOX_NODE_LABEL, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
 import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
 
 /** The value of EMULATOR_SANDBOX_RUNTIME that selects this runtime. */
@@ -103,7 +104,10 @@ export class SwarmRuntime implements SandboxRuntime {
     return this.gate.health(Math.min(HEALTH_WAIT_MS, this.engineTimeoutMs));
   }
 
-  /** The engine must be a Swarm manager; the overlay is made when missing; the image present on the manager. */
+  /**
+   * The engine must be a Swarm manager; the overlay is made when missing; the image present on the
+   * manager (built there if need be) and able to run on every node that takes sandboxes (image-check.ts).
+   */
   async prepare(progress: (line: string) => void): Promise<void> {
     const info = (await withEngineTimeout(this.docker.info(), this.engineTimeoutMs, "asking the engine about its swarm")) as {
       Swarm?: { ControlAvailable?: boolean; LocalNodeState?: string };
@@ -114,8 +118,20 @@ export class SwarmRuntime implements SandboxRuntime {
       );
     }
     await this.ensureNetwork(progress);
-    this.image = await ensureSandboxImage(this.docker, this.options.image, progress);
-    progress(`swarm: sandboxes are services of ${this.image} on ${this.options.network}; every labelled node must hold that image`);
+    const image = await ensureSandboxImage(this.docker, this.options.image, progress);
+    const lacking = await nodesLackingImage(this.docker, {
+      image,
+      constraints: this.options.constraints ?? [],
+      labels: this.instanceLabels(),
+      timeoutMs: this.options.taskStartMs,
+      engineTimeoutMs: this.engineTimeoutMs,
+    });
+    if (lacking.length > 0)
+      throw new Error(
+        `the sandbox image ${image} cannot run on every node that takes sandboxes: ${lacking.map(({ node, why }) => `${node} (${why})`).join("; ")}. Load it there (\`docker save ${image} | docker -H <node> load\`), or remove the node's ${SANDBOX_NODE_LABEL} label`,
+      );
+    this.image = image;
+    progress(`swarm: sandboxes are services of ${image} on ${this.options.network}`);
   }
 
   private async ensureNetwork(progress: (line: string) => void): Promise<void> {
