@@ -199,6 +199,35 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     assert.equal(await runtime.isAlive(handle), false);
     assert.equal(await runtime.ensureRunning(handle), false);
   });
+  it("places by EMULATOR_SWARM_CONSTRAINTS, and counts a sandbox whose node is lost as gone", async () => {
+    const lostNode = cluster.nodes[1]!.name;
+    const pinned = new SwarmRuntime({
+      instance: INSTANCE,
+      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
+      memoryMb: 256,
+      cpus: 0.5,
+      pids: 256,
+      network: cluster.overlay,
+      constraints: [`node.hostname==${lostNode}`],
+      taskStartMs: 60_000,
+      channelsFolder: path.join(dataDir, "channels"),
+      docker: manager,
+      dial: relay.dial,
+    });
+    await pinned.prepare(() => undefined);
+    const handle = await pinned.create({ environmentId: "env_swarmlost", owner: "test", files: [] });
+    handles.push(handle);
+    assert.equal((await placement(handle)).node, lostNode);
+    assert.equal(await sandboxRuns(await connect(handle), "id -u"), String(SANDBOX_UID));
+    await cluster.stopNode(lostNode);
+    // The manager marks the node down after about 12-14 s here; bounded, not timed.
+    const deadline = Date.now() + 90_000;
+    while ((await runtime.isAlive(handle)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(await runtime.isAlive(handle), false, `the sandbox on ${lostNode} still counts as running 90 s after its engine stopped`);
+    assert.equal(await runtime.ensureRunning(handle), false);
+    assert.equal((await manager.listTasks({ filters: { service: [handle.sandboxId] } })).length, 1, "the service got another task");
+  });
+
   it("refuses at start when a node that takes sandboxes lacks the image, naming the node", async () => {
     // Last: the image is removed from a node, so nothing of this suite may run there any more.
     for (const handle of handles.splice(0)) await runtime.remove(handle);
