@@ -35,6 +35,7 @@ import { reconcileSandboxes } from "./environments/reconcile.js";
 import { keepLease } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
 import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
+import { SWARM_RUNTIME, SwarmRuntime } from "./sandbox/swarm/swarm-runtime.js";
 import { TestClocks } from "./common/test-clocks.js";
 import { TriggerService } from "./triggers/trigger-service.js";
 import { TriggerStore } from "./triggers/trigger-store.js";
@@ -102,6 +103,33 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean; pro
   });
 }
 
+/** EMULATOR_SANDBOX_RUNTIME=swarm: sandboxes as Swarm services, DOCKER_HOST a manager (docs/scale-out.md). */
+export function swarmRuntimeFor(config: Config): SwarmRuntime {
+  return new SwarmRuntime({
+    instance: config.EMULATOR_INSTANCE,
+    image: {
+      ...(config.EMULATOR_SANDBOX_IMAGE ? { fixedImage: config.EMULATOR_SANDBOX_IMAGE } : {}),
+      baseImage: config.EMULATOR_BASE_IMAGE,
+      offlineBase: config.EMULATOR_OFFLINE_BASE,
+    },
+    memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
+    cpus: config.EMULATOR_SANDBOX_CPUS,
+    pids: config.EMULATOR_SANDBOX_PIDS,
+    diskMb: config.EMULATOR_SANDBOX_DISK_MB,
+    network: config.EMULATOR_SWARM_NETWORK,
+    constraints: config.EMULATOR_SWARM_CONSTRAINTS,
+    taskStartMs: config.EMULATOR_SWARM_TASK_START_SECONDS * 1000,
+    channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
+    engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
+    engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,
+    engineMaxChanges: config.EMULATOR_ENGINE_MAX_CONTAINER_CHANGES,
+    executorDeadlines: {
+      graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
+      fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,
+    },
+  });
+}
+
 export async function startEmulator(
   config: Config,
   options: {
@@ -113,7 +141,11 @@ export async function startEmulator(
 ): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   // Its probe containers run while the emulator starts serving; every sandbox waits for them (docs/setup.md#a-warm-start).
-  const runtime = options.runtime ?? dockerRuntimeFor(config, { lease: true, probeInBackground: true });
+  const runtime: SandboxRuntime =
+    options.runtime ??
+    (config.EMULATOR_SANDBOX_RUNTIME === SWARM_RUNTIME
+      ? swarmRuntimeFor(config)
+      : dockerRuntimeFor(config, { lease: true, probeInBackground: true }));
   const health = await runtime.health();
   if (!health.ok) {
     throw new Error(

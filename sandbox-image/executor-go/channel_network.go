@@ -15,7 +15,11 @@ import (
 	"time"
 )
 
-func serveNetworkChannel(port int, secretPath string) {
+func serveNetworkChannel(port int, secretPath string, privilegeGains error) {
+	if privilegeGains != nil {
+		logDiagnostic("not serving the channel on port %d: a setuid program could give the sandbox's users back the capability to undo their network rule: %v", port, privilegeGains)
+		return
+	}
 	if err := checkNetworkSecret(secretPath); err != nil {
 		logDiagnostic("not serving the channel on port %d: %v", port, err)
 		return

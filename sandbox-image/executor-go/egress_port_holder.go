@@ -24,13 +24,19 @@ import (
 const soReusePort = 15
 
 func holdPort(address string, channelPort int) {
+	// First, from the main goroutine before any other: every thread of the keep-alive, and so every
+	// executor and command started under it, from now on (network_isolation.go).
+	var privilegeGains error
+	if channelPort != 0 {
+		privilegeGains = forbidPrivilegeGains()
+	}
 	if err := bindHeld(address); err != nil {
 		// Still the keep-alive: the container must stay up; the executor then reports the port taken.
 		logDiagnostic("cannot hold the egress port %s: %v", address, err)
 	}
 	go serveChannel(ChannelFolder)
 	if channelPort != 0 {
-		go serveNetworkChannel(channelPort, ChannelNetworkSecretPath)
+		go serveNetworkChannel(channelPort, ChannelNetworkSecretPath, privilegeGains)
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)

@@ -10,7 +10,10 @@ package main
 //
 // It needs CAP_NET_ADMIN, which the container is given only for this; the rule cannot be undone without
 // it, which no process of the sandbox user's has (the kernel clears capabilities as the uid leaves 0, and
-// no-new-privileges keeps them from coming back).
+// no-new-privileges keeps them from coming back). The keep-alive sets no-new-privileges itself
+// (forbidPrivilegeGains) rather than trust the engine to: a Swarm service on Docker 20.10 (API 1.41)
+// cannot ask for it, and the image's setuid-root programs (su, mount, passwd) would otherwise run with
+// every capability the container holds, CAP_NET_ADMIN included.
 
 import (
 	"encoding/binary"
@@ -120,4 +123,17 @@ func netlinkAck(answer []byte) error {
 		return syscall.Errno(-code)
 	}
 	return errorText("no acknowledgement from the kernel")
+}
+
+// prctl(2)'s PR_SET_NO_NEW_PRIVS (linux/prctl.h).
+const prSetNoNewPrivs = 38
+
+// forbidPrivilegeGains sets no_new_privs on every thread of this process: what it starts from now on
+// (executors, the sandbox's commands) can never gain privileges by exec, as with the engine's
+// no-new-privileges; setuid() by a holder of CAP_SETUID (how commands become their user) still works.
+func forbidPrivilegeGains() error {
+	if _, _, errno := syscall.AllThreadsSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	return nil
 }

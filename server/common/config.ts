@@ -79,8 +79,36 @@ export const configSchema = z.object({
         .optional(),
     )
     .describe(
-      "Docker runtime that sandbox containers run under: runsc runs them under gVisor, a user-space kernel between sandbox code and the host's (docs/security.md#gvisor); unset: the engine's default (runc). The engine must list it in `docker info` (the set-up registers runsc with the engine it starts; docs/setup.md#gvisor); one it lacks stops the emulator at start",
+      "Docker runtime that sandbox containers run under: runsc runs them under gVisor, a user-space kernel between sandbox code and the host's (docs/security.md#gvisor); unset: the engine's default (runc). The engine must list it in `docker info` (the set-up registers runsc with the engine it starts; docs/setup.md#gvisor); one it lacks stops the emulator at start. The reserved value swarm instead makes each sandbox a Docker Swarm service placed on the nodes labelled dev.interactions-emulator.sandboxes=true, DOCKER_HOST naming a manager (docs/scale-out.md; a first cut: no fork, repository sources, snapshots or warm pool)",
     ),
+  // The swarm runtime (docs/scale-out.md): its own block, so that other settings' edits merge apart from it.
+  EMULATOR_SWARM_NETWORK: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "a Docker network name")
+    .default("iemu-swarm-sandboxes")
+    .describe(
+      "With EMULATOR_SANDBOX_RUNTIME=swarm: the internal, attachable overlay network sandboxes and the emulator share (created at start when missing); it must have no route out",
+    ),
+  EMULATOR_SWARM_CONSTRAINTS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const constraints = (value ?? "")
+        .split(",")
+        .map((constraint) => constraint.trim())
+        .filter((constraint) => constraint.length > 0);
+      for (const constraint of constraints) {
+        if (!/^[A-Za-z0-9_.-]+\s*(==|!=)\s*[A-Za-z0-9_.:-]+$/.test(constraint))
+          context.addIssue({ code: "custom", message: `"${constraint}" is not a placement constraint like node.labels.zone==a` });
+      }
+      return constraints;
+    })
+    .describe(
+      "With EMULATOR_SANDBOX_RUNTIME=swarm: placement constraints, comma-separated, each like node.labels.zone==a, added to the sandbox node label's",
+    ),
+  EMULATOR_SWARM_TASK_START_SECONDS: positiveInt(60).describe(
+    "With EMULATOR_SANDBOX_RUNTIME=swarm: how long creating an environment waits for its Swarm task to run before it fails and removes it (no node free, an image missing), and the start's check that every node taking sandboxes can run the image waits for its tasks",
+  ),
   EMULATOR_CHANNEL: z
     .enum(["auto", "socket", "exec"])
     .default("auto")

@@ -3,7 +3,7 @@
 
 import type { EnvironmentInput } from "../api/create-interaction.js";
 import { environmentRef, idOf } from "../api/resource-names.js";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
+import { ApiError, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
 import { newEnvironmentId } from "../common/ids.js";
 import { RuntimeUnreachableError, SandboxUnavailableError } from "../sandbox/runtime.js";
 import type { SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
@@ -146,6 +146,8 @@ export class EnvironmentService {
         try {
           handle = await this.runtime.create({ environmentId: id, owner, files: sources.files, readOnlyTrees: sources.readOnlyTrees });
         } catch (error) {
+          // A refusal the runtime words itself (what the swarm runtime cannot do yet) is not a failure to retry.
+          if (error instanceof ApiError) throw error;
           throw new UnavailableError(
             `Could not create the sandbox container (${(error as Error).message}); no environment was created. Retry in a moment.`,
           );
@@ -266,6 +268,7 @@ export class EnvironmentService {
           { environmentId: id, owner, files: [] },
         );
       } catch (error) {
+        if (error instanceof ApiError) throw error;
         throw new UnavailableError(`Could not copy the sandbox of environment ${source.id}: ${(error as Error).message}`);
       }
       const now = nowTimestamp();
@@ -318,6 +321,7 @@ export class EnvironmentService {
         try {
           made.push(await this.runtime.create({ environmentId: environment.id, owner, files: [], restore: environment.restore }));
         } catch (error) {
+          if (error instanceof ApiError) throw error;
           throw new UnavailableError(
             `Could not create the sandbox of environment ${environment.id} (${(error as Error).message}); nothing was imported. Retry in a moment.`,
           );

@@ -24,6 +24,13 @@ class FakeRuntime implements Partial<SandboxRuntime> {
   listFails = false;
   removeFails = false;
   containers: SandboxHandle[] = [];
+  /** What create() throws, if anything. */
+  createFails: Error | null = null;
+
+  async create(spec: { environmentId: string }): Promise<SandboxHandle> {
+    if (this.createFails) throw this.createFails;
+    return { sandboxId: `container-of-${spec.environmentId}`, environmentId: spec.environmentId };
+  }
 
   async ensureRunning(): Promise<boolean> {
     if (this.answer === "unreachable") throw new RuntimeUnreachableError("the Docker engine did not answer (ECONNREFUSED)");
@@ -150,5 +157,24 @@ describe("reading the engine's failures", () => {
     const failed = Object.assign(new Error("(HTTP code 500) server error - boom "), { statusCode: 500 });
     assert.match(engineUnreachable(failed, "starting").message, /it answered 500: \(HTTP code 500\) server error - boom\)$/);
     assert.ok(engineUnreachable(refused, "x") instanceof RuntimeUnreachableError);
+  });
+});
+
+describe("a refusal the runtime words itself", () => {
+  it("reaches the caller as it is (a 400 saying what the runtime cannot do), not as a 503 to retry, and creates nothing", async () => {
+    const { store, runtime, service } = setUp();
+    runtime.createFails = new FailedPreconditionError(
+      "A repository source (a read-only tree) is not yet available with EMULATOR_SANDBOX_RUNTIME=swarm (docs/scale-out.md)",
+    );
+    const make = await service.plan("owner", undefined);
+    await assert.rejects(make(), (error: unknown) => {
+      assert.ok(error instanceof FailedPreconditionError, String(error));
+      assert.equal(error.httpStatus, 400);
+      assert.match(error.message, /not yet available with EMULATOR_SANDBOX_RUNTIME=swarm/);
+      return true;
+    });
+    assert.deepEqual(store.listLive(), []);
+    runtime.createFails = new Error("the Docker engine did not answer");
+    await assert.rejects((await service.plan("owner", undefined))(), UnavailableError);
   });
 });

@@ -74,7 +74,7 @@ export interface DockerRuntimeOptions {
  * image creates the users): sandbox code can neither signal nor trace it (docs/security.md#who-runs-what-in-a-sandbox).
  * A static binary: it needs nothing of the image's, so any Linux image with a shell can be a sandbox.
  */
-const EXECUTOR_ARGV = [
+export const EXECUTOR_ARGV = [
   EXECUTOR_PATH,
   "--identity",
   `sandbox=${SANDBOX_UID}:${SANDBOX_GID}:/home/sandbox`,

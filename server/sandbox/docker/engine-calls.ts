@@ -46,6 +46,8 @@ const CONTAINER_ACTIONS: Record<string, [EngineCallKind, string]> = {
   exec: ["lookup", "starting an exec"],
 };
 
+const SWARM_OBJECTS: Record<string, string> = { services: "a service", secrets: "a secret", configs: "a config", networks: "a network" };
+
 /** The call dockerode dials with `method` on `rawPath` (an API version prefix and a query allowed). */
 export function engineCall(method: string, rawPath: string): EngineCall {
   const path = (rawPath.split("?")[0] ?? "").replace(/^\/v\d+(\.\d+)?(?=\/)/, "");
@@ -70,6 +72,11 @@ export function engineCall(method: string, rawPath: string): EngineCall {
   if (resource === "commit") return { kind: "transfer", doing: "committing a container to an image" };
   if ((resource === "volumes" || resource === "images") && (verb === "DELETE" || id === "create")) {
     return { kind: "change", doing: `${verb === "DELETE" ? "removing" : "creating"} ${resource === "volumes" ? "a volume" : "an image"}` };
+  }
+  // The swarm runtime's objects (swarm-runtime.ts): a service per sandbox, its secret, the CA's configs, the overlay.
+  const swarmObject = SWARM_OBJECTS[resource ?? ""];
+  if (swarmObject && (verb === "DELETE" || id === "create")) {
+    return { kind: "change", doing: `${verb === "DELETE" ? "removing" : "creating"} ${swarmObject}` };
   }
   return { kind: "lookup", doing: `asking ${verb} ${path || "/"}` };
 }

@@ -126,8 +126,11 @@ export async function openNetworkChannel(
   return openPreambled(() => connectSocket({ ...address, noDelay: true, keepAlive: true }), secret, argv, deadlineMs);
 }
 
-/** Connects with `connect` (retried while the keep-alive is not listening yet), then sends the preamble. */
-async function openPreambled(
+/**
+ * Connects with `connect` (retried while the keep-alive is not listening yet), then sends the preamble.
+ * The swarm runtime's tests pass a relay onto the overlay as `connect`.
+ */
+export async function openPreambled(
   connect: () => Promise<ChannelSocket>,
   secret: string,
   argv: readonly string[],

@@ -1,0 +1,404 @@
+// The Swarm implementation of the sandbox runtime (EMULATOR_SANDBOX_RUNTIME=swarm; docs/scale-out.md):
+// each environment is a Swarm service of one task, placed by the manager on a node labelled for
+// sandboxes, on an internal overlay network. The emulator reaches the task's keep-alive over that
+// overlay (the channel over TCP, socket-channel.ts's openNetworkChannel), with a secret per sandbox that
+// Swarm mounts for root alone and the emulator keeps in its data folder (Swarm never gives one back).
+//
+// First cut: create, connect, remove, list, isAlive/ensureRunning, health. Not yet: fork, repository
+// sources (read-only trees), restoring a snapshot, exporting files, the warm pool; each is refused with
+// an error that says so.
+
+import { createHash, randomBytes } from "node:crypto";
+import type Docker from "dockerode";
+import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
+import { FailedPreconditionError } from "../../common/errors.js";
+import { EMULATOR_CA_PATH, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
+import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
+import type { RuntimeHealth, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
+import { SandboxUnavailableError } from "../runtime.js";
+import { EXECUTOR_ARGV } from "../docker/docker-runtime.js";
+import { DockerClient } from "../docker/dockerode.js";
+import { engineUnreachable, isGone, withEngineTimeout } from "../docker/engine-errors.js";
+import { type EngineGate, gateEngine } from "../docker/engine-gate.js";
+import { ensureSandboxImage, type ImageOptions } from "../docker/image.js";
+import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "../docker/labels.js";
+import { readImageFile } from "../docker/read-image-file.js";
+import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
+import { nodesLackingImage } from "./image-check.js";
+import { type ConfigMount, SANDBOX_NODE_LABEL, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
+import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
+
+/** The value of EMULATOR_SANDBOX_RUNTIME that selects this runtime. */
+export const SWARM_RUNTIME = "swarm";
+
+export interface SwarmRuntimeOptions {
+  instance: string;
+  image: ImageOptions;
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+  /** Disk limit per sandbox, MiB: guarded by the executor (a service has no storage quota). */
+  diskMb?: number;
+  /** EMULATOR_SWARM_NETWORK: the internal overlay; prepare() creates it when missing. */
+  network: string;
+  /** EMULATOR_SWARM_CONSTRAINTS: placement constraints beyond the sandbox node label. */
+  constraints?: readonly string[];
+  /** EMULATOR_SWARM_TASK_START_SECONDS in ms: how long create() waits for the task to run. */
+  taskStartMs: number;
+  /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
+  channelsFolder: string;
+  executorDeadlines?: Partial<ExecutorDeadlines>;
+  /** A client of a Swarm manager's engine; default DOCKER_HOST. */
+  docker?: Docker;
+  engineTimeoutMs?: number;
+  engineMaxCalls?: number;
+  engineMaxChanges?: number;
+  /**
+   * How the channel reaches host:port on the overlay; default a TCP connection (the emulator runs on the
+   * overlay, deploy/swarm.yml). Tests outside the overlay pass a relay (test/docker/swarm-runtime.test.ts).
+   */
+  dial?: (address: { host: string; port: number }) => Promise<ChannelSocket>;
+}
+
+const ENGINE_TIMEOUT_MS = 10_000;
+const ENGINE_MAX_CALLS = 16;
+const ENGINE_MAX_CHANGES = 4;
+const HEALTH_WAIT_MS = 3000;
+/** Between two looks at a task that is on its way. */
+const TASK_POLL_MS = 250;
+/** How long a channel waits for a running task's keep-alive to listen. */
+const CHANNEL_WAIT_MS = 10_000;
+/** Removing a secret right after its service: tried this many times, TASK_POLL_MS apart, while Swarm still counts it used. */
+const SECRET_REMOVE_ATTEMPTS = 20;
+
+/** A refusal of what this first cut does not do. */
+function notYet(what: string): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `${what} is not yet available with EMULATOR_SANDBOX_RUNTIME=swarm (docs/scale-out.md); use the docker runtime for it`,
+  );
+}
+
+export class SwarmRuntime implements SandboxRuntime {
+  readonly name = "swarm";
+  private readonly docker: Docker;
+  private readonly gate: EngineGate;
+  private readonly engineTimeoutMs: number;
+  private readonly channels: ChannelFolders;
+  private image: string | null = null;
+  /** The emulator's CA as Swarm configs, mounted in every new sandbox (trustCertificate). */
+  private configs: ConfigMount[] = [];
+
+  constructor(private readonly options: SwarmRuntimeOptions) {
+    this.docker = options.docker ?? new DockerClient();
+    this.engineTimeoutMs = options.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
+    this.gate = gateEngine(this.docker, {
+      timeoutMs: this.engineTimeoutMs,
+      maxCalls: options.engineMaxCalls ?? ENGINE_MAX_CALLS,
+      maxChanges: options.engineMaxChanges ?? ENGINE_MAX_CHANGES,
+    });
+    this.channels = new ChannelFolders(`${options.channelsFolder}/${options.instance}`);
+  }
+
+  /** The manager's engine, as DockerRuntime reports its engine. */
+  async health(): Promise<RuntimeHealth> {
+    return this.gate.health(Math.min(HEALTH_WAIT_MS, this.engineTimeoutMs));
+  }
+
+  /**
+   * The engine must be a Swarm manager; the overlay is made when missing; the image present on the
+   * manager (built there if need be) and able to run on every node that takes sandboxes (image-check.ts).
+   */
+  async prepare(progress: (line: string) => void): Promise<void> {
+    const info = (await withEngineTimeout(this.docker.info(), this.engineTimeoutMs, "asking the engine about its swarm")) as {
+      Swarm?: { ControlAvailable?: boolean; LocalNodeState?: string };
+    };
+    if (!info.Swarm?.ControlAvailable) {
+      throw new Error(
+        `EMULATOR_SANDBOX_RUNTIME=swarm needs a Swarm manager's engine, and this one is ${info.Swarm?.LocalNodeState === "active" ? "a worker" : "not in a swarm"}: point DOCKER_HOST at a manager (docs/scale-out.md)`,
+      );
+    }
+    await this.ensureNetwork(progress);
+    const image = await ensureSandboxImage(this.docker, this.options.image, progress);
+    const lacking = await nodesLackingImage(this.docker, {
+      image,
+      constraints: this.options.constraints ?? [],
+      labels: this.instanceLabels(),
+      timeoutMs: this.options.taskStartMs,
+      engineTimeoutMs: this.engineTimeoutMs,
+    });
+    if (lacking.length > 0)
+      throw new Error(
+        `the sandbox image ${image} cannot run on every node that takes sandboxes: ${lacking.map(({ node, why }) => `${node} (${why})`).join("; ")}. Load it there (\`docker save ${image} | docker -H <node> load\`), or remove the node's ${SANDBOX_NODE_LABEL} label`,
+      );
+    this.image = image;
+    progress(`swarm: sandboxes are services of ${image} on ${this.options.network}`);
+  }
+
+  private async ensureNetwork(progress: (line: string) => void): Promise<void> {
+    const name = this.options.network;
+    try {
+      const network = (await withEngineTimeout(this.docker.getNetwork(name).inspect(), this.engineTimeoutMs, "looking up the overlay")) as {
+        Driver?: string;
+        Internal?: boolean;
+        Attachable?: boolean;
+      };
+      if (network.Driver !== "overlay" || !network.Internal || !network.Attachable)
+        throw new Error(
+          `EMULATOR_SWARM_NETWORK=${name} is a ${network.Driver} network${network.Internal ? "" : " with a route out"}; sandboxes need an internal, attachable overlay: name another, or remove it and let the emulator make it`,
+        );
+      return;
+    } catch (error) {
+      if (!isGone(error)) throw error;
+    }
+    progress(`swarm: creating the internal overlay ${name}`);
+    await this.docker.createNetwork({ Name: name, Driver: "overlay", Internal: true, Attachable: true, Labels: this.instanceLabels() });
+  }
+
+  /** Every new sandbox trusts `caPem`: the image's bundle with it appended, and the CA alone, as two Swarm configs. */
+  async trustCertificate(caPem: string): Promise<void> {
+    const image = this.image;
+    if (!image) throw new Error("SwarmRuntime.prepare() must run before trustCertificate()");
+    const systemBundle = await readImageFile(this.docker, image, SYSTEM_CA_BUNDLE, this.instanceLabels());
+    const ca = Buffer.from(caPem.endsWith("\n") ? caPem : `${caPem}\n`);
+    const bundle = Buffer.concat([systemBundle, Buffer.from("\n"), ca]);
+    this.configs = [await this.config("ca-bundle", bundle, SYSTEM_CA_BUNDLE), await this.config("ca", ca, EMULATOR_CA_PATH)];
+  }
+
+  /** A config named by its content's hash (configs cannot change), made once and reused. */
+  private async config(kind: string, content: Buffer, path: string): Promise<ConfigMount> {
+    const name = `iemu-${this.options.instance}-${kind}-${createHash("sha256").update(content).digest("hex").slice(0, 16)}`;
+    try {
+      const made = (await this.docker.createConfig({ Name: name, Labels: this.instanceLabels(), Data: content.toString("base64") })) as {
+        id?: string;
+        ID?: string;
+      };
+      return { id: made.id ?? made.ID ?? "", name, path };
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+      const existing = (await this.docker.getConfig(name).inspect()) as { ID: string };
+      return { id: existing.ID, name, path };
+    }
+  }
+
+  private instanceLabels(): Record<string, string> {
+    return { [LABEL_MANAGED]: "true", [LABEL_INSTANCE]: this.options.instance };
+  }
+
+  private labels(spec: Pick<SandboxSpec, "environmentId" | "owner">): Record<string, string> {
+    return { ...this.instanceLabels(), [LABEL_ENVIRONMENT]: spec.environmentId, [LABEL_OWNER]: spec.owner, [LABEL_POOLED]: "false" };
+  }
+
+  private get guardsDisk(): boolean {
+    return this.options.diskMb !== undefined;
+  }
+
+  private executorArgv(): string[] {
+    return [...EXECUTOR_ARGV.slice(1), ...(this.guardsDisk ? ["--disk-limit-mb", String(this.options.diskMb)] : [])];
+  }
+
+  /**
+   * The secret (kept in the data folder first: without it the sandbox could never be reached), the
+   * service, a bounded wait for its task to run, then spec.files through the channel, as the sandbox
+   * user, before anything of the user's has run. On failure nothing is left behind.
+   */
+  async create(spec: SandboxSpec): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("SwarmRuntime.prepare() must run before create()");
+    if ((spec.readOnlyTrees ?? []).length > 0) throw notYet("A repository source (a read-only tree)");
+    if (spec.restore) throw notYet("Restoring a sandbox's saved files");
+    if (spec.files.some((file) => file.system)) throw notYet("Placing system files other than the emulator's CA");
+    this.channels.create(spec.environmentId);
+    const secretValue = this.channels.secretOf(spec.environmentId)!;
+    const name = `iemu-${this.options.instance}-${randomBytes(6).toString("hex")}`;
+    const labels = this.labels(spec);
+    let secretId: string | null = null;
+    let handle: SandboxHandle | null = null;
+    try {
+      const secret = (await withEngineTimeout(
+        this.docker.createSecret({ Name: `${name}-channel`, Labels: labels, Data: Buffer.from(secretValue).toString("base64") }),
+        this.engineTimeoutMs,
+        "creating a sandbox's channel secret",
+      )) as { id?: string; ID?: string };
+      secretId = secret.id ?? secret.ID ?? `${name}-channel`;
+      const service = await withEngineTimeout(
+        this.docker.createService(
+          sandboxServiceSpec({
+            name,
+            image: this.image,
+            labels,
+            network: this.options.network,
+            secret: { id: secretId, name: `${name}-channel` },
+            configs: this.configs,
+            memoryMb: this.options.memoryMb,
+            cpus: this.options.cpus,
+            pids: this.options.pids,
+            guardsDisk: this.guardsDisk,
+            constraints: this.options.constraints ?? [],
+          }),
+        ),
+        this.engineTimeoutMs,
+        "creating a sandbox service",
+      );
+      handle = { sandboxId: service.id, environmentId: spec.environmentId };
+      await this.waitForTask(handle);
+      if (spec.files.length > 0) {
+        const channel = await this.connect(handle);
+        try {
+          for (const file of spec.files) await channel.writeFile(file.path, file.content, file.mode);
+        } finally {
+          channel.close();
+        }
+      }
+      return handle;
+    } catch (error) {
+      if (handle) await this.remove(handle).catch(() => undefined);
+      else {
+        if (secretId)
+          await this.docker
+            .getSecret(secretId)
+            .remove()
+            .catch(() => undefined);
+        this.channels.remove(spec.environmentId);
+      }
+      throw error;
+    }
+  }
+
+  /** Waits, at most taskStartMs, for the service's task to run; one that fails (no image on its node, …) says why. */
+  private async waitForTask(handle: SandboxHandle): Promise<void> {
+    const deadline = Date.now() + this.options.taskStartMs;
+    let last: TaskState = { kind: "starting", state: "new" };
+    while (Date.now() < deadline) {
+      last = await this.taskOf(handle);
+      if (last.kind === "running" && last.address) return;
+      if (last.kind === "gone") throw new Error(`the sandbox's Swarm task did not start: ${last.why}`);
+      await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
+    }
+    throw new Error(
+      `the sandbox's Swarm task was still ${last.kind === "starting" ? last.state : "without an overlay address"} after ${Math.round(this.options.taskStartMs / 1000)} s (EMULATOR_SWARM_TASK_START_SECONDS): is a node labelled for sandboxes free, and does it hold the image?`,
+    );
+  }
+
+  /** The service's task as the manager sees it. */
+  private async taskOf(handle: SandboxHandle): Promise<TaskState> {
+    let tasks: SwarmTask[];
+    try {
+      tasks = (await withEngineTimeout(
+        this.docker.listTasks({ filters: { service: [handle.sandboxId] } }),
+        this.engineTimeoutMs,
+        "looking up a sandbox's task",
+      )) as SwarmTask[];
+    } catch (error) {
+      // The manager answered that the service does not exist.
+      if (isGone(error)) return { kind: "gone", why: "its service is gone" };
+      throw engineUnreachable(error, `looking up the sandbox of ${handle.environmentId}`);
+    }
+    return taskState(tasks, this.options.network);
+  }
+
+  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+    const task = await this.taskOf(handle);
+    if (task.kind !== "running" || !task.address)
+      throw new SandboxUnavailableError(
+        `the sandbox of ${handle.environmentId} does not run: ${task.kind === "gone" ? task.why : `its task is ${task.kind === "starting" ? task.state : "without an address"}`}`,
+      );
+    const secret = this.channels.secretOf(handle.environmentId);
+    if (secret === null)
+      throw new SandboxUnavailableError(`the channel secret of sandbox ${handle.environmentId} is gone from the emulator's data folder`);
+    const address = { host: task.address, port: SWARM_CHANNEL_PORT };
+    let connected: ChannelSocket;
+    try {
+      connected = this.options.dial
+        ? await openPreambled(() => this.options.dial!(address), secret, this.executorArgv(), CHANNEL_WAIT_MS)
+        : await openNetworkChannel(address, secret, this.executorArgv(), CHANNEL_WAIT_MS);
+    } catch (error) {
+      throw new SandboxUnavailableError(
+        `the channel of sandbox ${handle.environmentId} at ${task.address}:${SWARM_CHANNEL_PORT} did not answer: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    const client = new ExecutorClient(connected.socket, connected.socket, {
+      transientInput: connected,
+      deadlines: this.options.executorDeadlines,
+      onBroken: (reason) => process.stderr.write(`[executor ${handle.environmentId}] channel closed: ${reason}\n`),
+    });
+    const pong = await client.ping().catch((error: Error) => {
+      client.close();
+      throw new SandboxUnavailableError(`the executor of sandbox ${handle.environmentId} did not answer: ${error.message}`, {
+        cause: error,
+      });
+    });
+    if (pong.version !== PROTOCOL_VERSION) {
+      client.close();
+      throw new SandboxUnavailableError(
+        `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}`,
+      );
+    }
+    return client;
+  }
+
+  async isAlive(handle: SandboxHandle): Promise<boolean> {
+    return (await this.taskOf(handle)).kind === "running";
+  }
+
+  /** A task that ended is gone for good (RestartPolicy none): its files were on its node. One on its way counts as there. */
+  async ensureRunning(handle: SandboxHandle): Promise<boolean> {
+    return (await this.taskOf(handle)).kind !== "gone";
+  }
+
+  /** The service, then its secret (Swarm refuses to remove a secret a service still names). */
+  async remove(handle: SandboxHandle): Promise<void> {
+    await this.removeService(handle);
+    const secrets = (await withEngineTimeout(
+      this.docker.listSecrets({
+        filters: { label: [`${LABEL_INSTANCE}=${this.options.instance}`, `${LABEL_ENVIRONMENT}=${handle.environmentId}`] },
+      }),
+      this.engineTimeoutMs,
+      "listing a sandbox's secrets",
+    )) as Array<{ ID: string }>;
+    for (const secret of secrets) await this.removeSecret(secret.ID);
+    if (handle.environmentId) this.channels.remove(handle.environmentId);
+  }
+
+  private async removeService(handle: SandboxHandle): Promise<void> {
+    try {
+      await withEngineTimeout(this.docker.getService(handle.sandboxId).remove(), this.engineTimeoutMs, "removing a sandbox service");
+    } catch (error) {
+      if (!isGone(error)) throw engineUnreachable(error, `removing the sandbox of ${handle.environmentId}`);
+    }
+  }
+
+  private async removeSecret(id: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await withEngineTimeout(this.docker.getSecret(id).remove(), this.engineTimeoutMs, "removing a sandbox's channel secret");
+        return;
+      } catch (error) {
+        if (isGone(error)) return;
+        if (attempt >= SECRET_REMOVE_ATTEMPTS) throw engineUnreachable(error, "removing a sandbox's channel secret");
+        await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
+      }
+    }
+  }
+
+  async list(): Promise<SandboxHandle[]> {
+    let services: Array<{ ID: string; Spec?: { Labels?: Record<string, string> } }>;
+    try {
+      services = (await withEngineTimeout(
+        this.docker.listServices({ filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_INSTANCE}=${this.options.instance}`] } }),
+        this.engineTimeoutMs,
+        "listing sandboxes",
+      )) as typeof services;
+    } catch (error) {
+      throw engineUnreachable(error, "listing sandboxes");
+    }
+    return services.map((service) => ({ sandboxId: service.ID, environmentId: service.Spec?.Labels?.[LABEL_ENVIRONMENT] ?? "" }));
+  }
+
+  async fork(): Promise<SandboxHandle> {
+    throw notYet("Forking an environment");
+  }
+
+  async exportFiles(): Promise<Buffer> {
+    throw notYet("Exporting a sandbox's files (state snapshots)");
+  }
+}
