@@ -40,7 +40,11 @@ export function startWalCheckpointer(db: Db, options: CheckpointerOptions): WalC
   db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.ceil(options.walLimitBytes / pageSize))}`);
   db.pragma(`journal_size_limit = ${options.walLimitBytes}`);
   const workerData: CheckpointWorkerData = { file: db.name, intervalMs: options.intervalMs };
-  const worker = new Worker(new URL("./checkpoint-worker.js", import.meta.url), { workerData });
+  const worker = new Worker(new URL("./checkpoint-worker.js", import.meta.url), {
+    workerData,
+    // It holds a connection and a timer: a small heap is plenty (the thread costs about 9 MiB of memory).
+    resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
+  });
   // The thread never keeps the process alive by itself: an emulator that is not closed still exits.
   worker.unref();
   let checkpoints = 0;

@@ -83,6 +83,13 @@ describe("the store's write-ahead log is checkpointed off the event loop", () =>
     dataDirs.push(dir);
     return dir;
   };
+  /** Stops `emulator` and starts another on its data folder, which must read every one of `ids` back whole. */
+  const assertIntactAfterRestart = async (emulator: FakeRuntimeEmulator, dataDir: string, ids: readonly string[]): Promise<void> => {
+    running.splice(running.indexOf(emulator), 1);
+    await emulator.close();
+    const again = await start({ EMULATOR_DATA_DIR: dataDir });
+    await assertResultsIntact(again.url, ids);
+  };
   after(async () => {
     for (const emulator of running) await emulator.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -106,12 +113,8 @@ describe("the store's write-ahead log is checkpointed off the event loop", () =>
       `the database file grew by ${sizeOf(storeFile(dataDir)) - before} bytes: the emulator's connection checkpointed`,
     );
     assert.ok(sizeOf(walFile(dataDir)) >= 12 * MIB, "the 12 MiB are in the log");
-    const ids = [...warmUp, ...watched];
-    await emulator.close();
-    running.pop();
     // Nothing was lost for not being checkpointed: a restarted emulator reads every result back.
-    const again = await start({ EMULATOR_DATA_DIR: dataDir });
-    await assertResultsIntact(again.url, ids);
+    await assertIntactAfterRestart(emulator, dataDir, [...warmUp, ...watched]);
   });
 
   it("copies the log into the database file from its worker thread while the emulator writes", async () => {
@@ -122,10 +125,7 @@ describe("the store's write-ahead log is checkpointed off the event loop", () =>
     // Waits for an outcome, not a speed: the thread copies the 8 MiB into the file within its next ticks.
     for (let wait = 0; wait < 300 && sizeOf(storeFile(dataDir)) < 8 * MIB; wait++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(sizeOf(storeFile(dataDir)) >= 8 * MIB, `the database file holds the 8 MiB (${sizeOf(storeFile(dataDir))} bytes)`);
-    await emulator.close();
-    running.pop();
-    const again = await start({ EMULATOR_DATA_DIR: dataDir });
-    await assertResultsIntact(again.url, ids);
+    await assertIntactAfterRestart(emulator, dataDir, ids);
   });
 
   it("keeps the log within EMULATOR_STORE_WAL_MAX_MB when the thread does not keep up", async () => {
@@ -141,10 +141,7 @@ describe("the store's write-ahead log is checkpointed off the event loop", () =>
     // The limit, and at most one interaction's writes past it (its 1 MiB result with the pages around it).
     assert.ok(largest <= 5 * MIB, `the log reached ${largest} bytes (limit 3 MiB)`);
     assert.ok(sizeOf(storeFile(dataDir)) >= 8 * MIB, "past the limit, the emulator's connection checkpointed");
-    await emulator.close();
-    running.pop();
-    const again = await start({ EMULATOR_DATA_DIR: dataDir });
-    await assertResultsIntact(again.url, ids);
+    await assertIntactAfterRestart(emulator, dataDir, ids);
   });
 
   it("loses no commit that was never checkpointed when the process is killed", async () => {
