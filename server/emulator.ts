@@ -26,6 +26,7 @@ import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
 import { openDatabase, storeFilesIn, storeMayExistIn, type Db } from "./store/database.js";
+import { startWalCheckpointer } from "./store/wal-checkpointer.js";
 import { secureDataFolder } from "../proxy/index.js";
 import { EnvironmentStore } from "./environments/environment-store.js";
 import { EventStore } from "./interactions/event-store.js";
@@ -163,6 +164,11 @@ export async function startEmulator(
     storeFilesIn(config.EMULATOR_DATA_DIR),
   );
   const db: Db = openDatabase(config.EMULATOR_DATA_DIR);
+  const checkpointer = startWalCheckpointer(db, {
+    intervalMs: config.EMULATOR_STORE_CHECKPOINT_MS,
+    walLimitBytes: config.EMULATOR_STORE_WAL_MAX_MB * 1024 * 1024,
+    warn: (line) => console.warn(line),
+  });
   // A clock per key (docs/clock.md): what a key owns (trigger runs, webhook retries, environment TTLs,
   // coverage) is on its clock, and POST /emulator/clock moves the caller's only.
   const clocks = new TestClocks({
@@ -405,6 +411,7 @@ export async function startEmulator(
     await runtime.backgroundSettled?.();
     await lease.stop();
     await proxy.close();
+    await checkpointer.stop();
     db.close();
   };
 

@@ -237,6 +237,25 @@ export const configSchema = z.object({
   EMULATOR_EGRESS_LOG_ENTRIES: positiveInt(1000).describe(
     "Egress log entries kept per environment (GET /emulator/environments/{id}/egress); older ones are dropped",
   ),
+  // The store's write-ahead log (docs/architecture.md#state): its own lines, so other settings' edits merge apart from them.
+  EMULATOR_STORE_CHECKPOINT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(3_600_000, "at most 3600000 (an hour)")
+    .default(100)
+    .describe(
+      "Between two checkpoints of the store's write-ahead log, run by a worker thread off the event loop (docs/architecture.md#state)",
+    ),
+  EMULATOR_STORE_WAL_MAX_MB: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(65_536, "at most 65536 (64 GiB): SQLite holds the limit as a 32-bit count of pages")
+    .default(64)
+    .describe(
+      "Largest the store's write-ahead log grows, MiB (plus one transaction): past it the emulator checkpoints the log itself, on its event loop, should the checkpoint thread fall behind (docs/security.md#limits)",
+    ),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
   EMULATOR_STATE_MAX_BYTES: positiveInt(2 * 1024 * 1024 * 1024).describe(
     "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not",

@@ -7,6 +7,7 @@
 import type { InteractionStatus } from "../agent/steps.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
+import { PreparedStatements } from "../store/prepared-statements.js";
 import { type InteractionRecord, type InteractionRow, recordColumns } from "./interaction-store.js";
 import { INPUT_PREVIEW_CHARS, previewOfTexts, summaryFields, type InteractionSummary } from "./interaction-summary.js";
 import type { Usage } from "./usage.js";
@@ -38,17 +39,14 @@ const FIRST_STEP_EVENT_SEQ = 3;
 
 export class InteractionListing {
   /** Prepared once per store: a page runs two small queries per interaction listed. */
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements: PreparedStatements;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.statements = new PreparedStatements(db);
+  }
 
   private prepared(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return this.statements.get(sql);
   }
 
   /** Up to `limit` interactions of `owner` matching `filter`, newest first, after `after` when given. */

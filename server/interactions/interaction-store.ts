@@ -9,6 +9,7 @@ import { foldEvents, foldStepsOneByOne } from "./step-accumulator.js";
 import { usageOfStoredSteps, type Usage } from "./usage.js";
 import { InteractionListing, type InteractionListFilter, type ListedInteraction, type ListPosition } from "./interaction-listing.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
+import { PreparedStatements } from "../store/prepared-statements.js";
 
 export interface InteractionRecord {
   id: string;
@@ -115,13 +116,18 @@ export class InteractionStore {
   /** The interaction_events table read page by page (readFoldedSteps). */
   private eventPages: EventStore | null = null;
 
-  constructor(private readonly db: Db) {}
+  /** What every run saves and reads twice or more (save, read, get): prepared once. */
+  private readonly statements: PreparedStatements;
+
+  constructor(private readonly db: Db) {
+    this.statements = new PreparedStatements(db);
+  }
 
   /** Writes the interaction and its steps in one transaction: a reader never sees half of it. */
   save(record: InteractionRecord, options: SaveOptions = {}): void {
     this.db.transaction(() => {
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, input_shape, usage)
            VALUES (@id, @owner, @status, @environmentId, @previousInteractionId, @echo, @errors, @created, @updated, @plannerState, @inputShape, @usage)
            ON CONFLICT (id) DO UPDATE SET status = excluded.status, errors = excluded.errors, updated = excluded.updated,
@@ -142,13 +148,13 @@ export class InteractionStore {
           inputShape: record.inputShape === undefined ? null : JSON.stringify(record.inputShape),
           usage: record.usage === undefined ? null : JSON.stringify(record.usage),
         });
-      this.db.prepare("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
-      const insertStep = this.db.prepare("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
+      this.statements.get("DELETE FROM steps WHERE interaction_id = ?").run(record.id);
+      const insertStep = this.statements.get("INSERT INTO steps (interaction_id, idx, step) VALUES (?, ?, ?)");
       if (!options.stepsInEvents) {
         for (const [index, step] of record.steps.entries()) insertStep.run(record.id, index, JSON.stringify(step));
       }
-      this.db.prepare("DELETE FROM hook_traces WHERE interaction_id = ?").run(record.id);
-      const insertTrace = this.db.prepare("INSERT INTO hook_traces (interaction_id, idx, trace) VALUES (?, ?, ?)");
+      this.statements.get("DELETE FROM hook_traces WHERE interaction_id = ?").run(record.id);
+      const insertTrace = this.statements.get("INSERT INTO hook_traces (interaction_id, idx, trace) VALUES (?, ?, ?)");
       for (const [index, trace] of record.hookTraces.entries()) insertTrace.run(record.id, index, JSON.stringify(trace));
     })();
   }
@@ -164,7 +170,7 @@ export class InteractionStore {
    * (its usage is counted from its steps).
    */
   read(id: string, owner: string): InteractionReading | null {
-    const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
+    const row = this.statements.get("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
     if (!row) return null;
     if (row.usage === null) {
       const whole = this.hydrate(row);
@@ -173,12 +179,12 @@ export class InteractionStore {
     const record: InteractionRecord = { ...recordColumns(row), steps: [], hookTraces: [], usage: JSON.parse(row.usage) as Usage };
     if (row.planner_state !== null) record.plannerState = JSON.parse(row.planner_state) as PlannerState;
     if (row.input_shape !== null) record.inputShape = JSON.parse(row.input_shape) as InputShape;
-    const stepsInTable = this.db.prepare("SELECT 1 FROM steps WHERE interaction_id = ? LIMIT 1").get(id) !== undefined;
+    const stepsInTable = this.statements.get("SELECT 1 FROM steps WHERE interaction_id = ? LIMIT 1").get(id) !== undefined;
     return { record, steps: () => (stepsInTable ? this.readStepRows(id) : this.readFoldedSteps(id)) };
   }
 
   get(id: string, owner: string): InteractionRecord | null {
-    const row = this.db.prepare("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
+    const row = this.statements.get("SELECT * FROM interactions WHERE id = ? AND owner = ?").get(id, owner) as InteractionRow | undefined;
     return row ? this.hydrate(row) : null;
   }
 

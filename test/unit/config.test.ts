@@ -38,6 +38,16 @@ describe("configuration", () => {
     assert.throws(() => loadConfig({ EMULATOR_CLOCK_MAX_OFFSET_DAYS: "100000000" }), /EMULATOR_CLOCK_MAX_OFFSET_DAYS/);
   });
 
+  it("checkpoints the store's log every 100 ms from a thread, and bounds it at 64 MiB (docs/architecture.md#state)", () => {
+    const config = loadConfig({ HOME: "/home/u" });
+    assert.equal(config.EMULATOR_STORE_CHECKPOINT_MS, 100);
+    assert.equal(config.EMULATOR_STORE_WAL_MAX_MB, 64);
+    // Past a timer's range Node.js would fire every 1 ms; past 2^31 pages SQLite cannot hold the limit.
+    assert.throws(() => loadConfig({ EMULATOR_STORE_CHECKPOINT_MS: "3000000000" }), /EMULATOR_STORE_CHECKPOINT_MS/);
+    assert.throws(() => loadConfig({ EMULATOR_STORE_WAL_MAX_MB: "10000000" }), /EMULATOR_STORE_WAL_MAX_MB/);
+    assert.throws(() => loadConfig({ EMULATOR_STORE_WAL_MAX_MB: "0" }), /EMULATOR_STORE_WAL_MAX_MB/);
+  });
+
   it("bounds MCP servers by default and lets them be anywhere unless EMULATOR_MCP_HOSTS names hosts", () => {
     const config = loadConfig({ HOME: "/home/u" });
     assert.equal(config.EMULATOR_MCP_TIMEOUT_SECONDS, 60);
