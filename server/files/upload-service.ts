@@ -239,33 +239,57 @@ export class UploadService {
     return this.environments.channel(this.environments.getUsable(session.environmentId, session.owner));
   }
 
+  /**
+   * Appends the request's bytes in batches, one batch written in the sandbox while the next is read from
+   * the request: at most two batches in memory, and the request stream paused while both are taken.
+   * Appends go out in order on the one channel, each at the offset the one before ends at (the executor
+   * refuses any other), and the upload is not left before the last one has answered.
+   */
   private async append(session: UploadSession, body: AsyncIterable<Buffer>): Promise<void> {
     const limit = session.declaredLength ?? this.options.maxUploadBytes;
     await this.environments.using(session.environmentId, async () => {
       const channel = await this.channelOf(session);
       let batch: Buffer[] = [];
       let batched = 0;
+      /** Bytes handed to appends: written, or being written. */
+      let sent = session.received;
+      /** The append under way (a holder: the closure below replaces it). */
+      const under = { writing: null as Promise<void> | null };
       const flush = async (): Promise<void> => {
         if (batched === 0) return;
         const content = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
         batch = [];
         batched = 0;
-        session.received = await channel.appendFile(session.staging, session.received, content);
+        // The batch before must have been written first: a failed one ends the upload here.
+        await under.writing;
+        const offset = sent;
+        sent += content.length;
+        under.writing = channel.appendFile(session.staging, offset, content).then((size) => {
+          session.received = size;
+        });
+        // Awaited by the next flush or at the end; never left to reject unobserved meanwhile.
+        under.writing.catch(() => undefined);
       };
-      for await (const chunk of body) {
-        if (session.received + batched + chunk.length > limit) {
-          throw session.declaredLength !== null
-            ? new InvalidArgumentError(
-                `The upload is longer than the ${session.declaredLength} bytes announced in x-goog-upload-header-content-length; the upload was cancelled, start it again with the right length.`,
-              )
-            : tooLarge(session.received + batched + chunk.length, this.options.maxUploadBytes);
+      try {
+        for await (const chunk of body) {
+          if (sent + batched + chunk.length > limit) {
+            throw session.declaredLength !== null
+              ? new InvalidArgumentError(
+                  `The upload is longer than the ${session.declaredLength} bytes announced in x-goog-upload-header-content-length; the upload was cancelled, start it again with the right length.`,
+                )
+              : tooLarge(sent + batched + chunk.length, this.options.maxUploadBytes);
+          }
+          batch.push(chunk);
+          batched += chunk.length;
+          // Awaited while the request stream is paused: memory holds two batches, the rest waits in the socket.
+          if (batched >= APPEND_BATCH_BYTES) await flush();
         }
-        batch.push(chunk);
-        batched += chunk.length;
-        // Awaited while the request stream is paused: memory holds one batch, the rest waits in the socket.
-        if (batched >= APPEND_BATCH_BYTES) await flush();
+        await flush();
+        await under.writing;
+      } finally {
+        // Whatever ended the loop, the append under way has answered before the upload is let go.
+        await under.writing?.catch(() => undefined);
       }
-      await flush();
     });
   }
 

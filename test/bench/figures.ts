@@ -51,6 +51,7 @@ export const FIGURE = {
   // Issue 31: bytes against `cat` of the same bytes over a Unix socket (part-bytes.ts).
   unixSocketCat100MiB: "floor.cat_100mib_unix_socket.p50_ms",
   unixSocketCatThroughput: "floor.cat_100mib_unix_socket.mb_per_s",
+  sandboxWrite100MiB: "floor.sandbox_write_100mib.p50_ms",
   filesUpload100MiB: "files.upload_100mib.p50_ms",
   filesUploadThroughput: "files.upload_100mib.mb_per_s",
   filesDownload100MiB: "files.download_100mib.p50_ms",
