@@ -295,6 +295,14 @@ switch (command) {
     await ensureDocker();
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     ensureComposeNodeImage();
+    // --save FILE: both images deploy/swarm.yml needs, in one tar for `docker load` (server/save-images.ts).
+    if (passThrough.includes("--save")) {
+      step("saving the stack's images…");
+      mustRun(
+        [process.execPath, path.join(root, "dist", "server", "save-images.js"), passThrough[passThrough.indexOf("--save") + 1] ?? ""],
+        "saving the images",
+      );
+    }
     break;
   case "test": {
     await ensureDependencies();
