@@ -1,7 +1,8 @@
 // Where the three-node test swarm lives (test/support/swarm-cluster.ts): every object it makes on this
 // machine is named with one prefix, in one folder, so that a later run finds and removes what a killed
 // one left. All addresses are inside 198.18.0.0/15 (RFC 2544's benchmarking block), and only inside
-// network namespaces of its own: the root namespace, its routes and its firewall are never touched.
+// network namespaces of its own: the root namespace, its routes and its firewall are never touched, but
+// for the veth that up()'s hostRoute adds (HOST_VETH, 198.18.0.254/24 onto the hub's bridge).
 
 import { execFile } from "node:child_process";
 import os from "node:os";
