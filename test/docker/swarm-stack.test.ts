@@ -16,6 +16,7 @@ import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
 import { saveImages, stackImages, type StackImages } from "../../server/save-images.js";
 import { type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { SEED_GATE_SCRIPT, SEED_HOOKS_FILES } from "../support/seed-hooks-files.js";
 import { dockerOn } from "../support/swarm-layout.js";
 
 const STACK = "interactions";
@@ -144,5 +145,31 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
     const node = (await manager.getNode(tasks[0]!.NodeID).inspect()) as { Spec: { Labels: Record<string, string> } };
     assert.equal(node.Spec.Labels["dev.interactions-emulator.sandboxes"], "true");
     assert.equal(result.result?.trim(), `ran-in-${tasks[0]!.Status.ContainerStatus!.ContainerID!.slice(0, 12)}`);
+  });
+
+  it("runs the seed's security gate in a sandbox task: rm -rf denied with its reason, another command allowed", async () => {
+    const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: API } });
+    const sources = [
+      { type: "inline", target: ".agents/hooks.json", content: SEED_HOOKS_FILES["security-gate"]! },
+      { type: "inline", target: ".agents/hooks-scripts/gate.py", content: SEED_GATE_SCRIPT },
+    ];
+    const environment = (await ai.environments.create({ sources } as Parameters<GoogleGenAI["environments"]["create"]>[0])) as {
+      id: string;
+    };
+    const run = async (code: string) => {
+      const interaction = (await ai.interactions.create({
+        agent: AGENT,
+        input: script([{ name: "code_execution", args: { code, language: "bash" } }]),
+        environment: environment.id,
+      })) as { steps?: Array<{ type: string; result?: string; is_error?: boolean }> };
+      const result = interaction.steps?.find((step) => step.type === "code_execution_result");
+      assert.ok(result, `no code_execution_result step: ${JSON.stringify(interaction)}`);
+      return result;
+    };
+    const denied = await run("rm -rf /tmp/forbidden");
+    assert.equal(denied.is_error, true);
+    assert.equal(denied.result, 'Tool call denied by hook "security-gate": Destructive command blocked by security gate.');
+    const allowed = await run("echo allowed-by-the-gate");
+    assert.equal(allowed.result?.trim(), "allowed-by-the-gate");
   });
 });
