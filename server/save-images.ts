@@ -76,9 +76,9 @@ async function main(file: string | undefined): Promise<void> {
   console.log(
     [
       "",
-      "On every node: docker load -i FILE. Then, on a manager (docs/scale-out.md):",
-      `  export EMULATOR_IMAGE=${images.EMULATOR_IMAGE} SANDBOX_IMAGE=${images.SANDBOX_IMAGE}`,
-      "  docker stack deploy -c deploy/swarm.yml interactions",
+      `On every node: docker load -i ${file}. Then, on a manager (docs/scale-out.md#deploying-the-stack):`,
+      `  export EMULATOR_IMAGE=${images.EMULATOR_IMAGE} SANDBOX_IMAGE=${images.SANDBOX_IMAGE} EMULATOR_API_KEYS=<keys>`,
+      "  docker stack deploy --resolve-image=never -c deploy/swarm.yml interactions",
     ].join("\n"),
   );
 }

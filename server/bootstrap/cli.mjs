@@ -290,6 +290,11 @@ switch (command) {
     break;
   }
   case "image":
+    // Refused before the slow steps, not after them.
+    if (passThrough.includes("--save") && !/^[^-]/.test(passThrough[passThrough.indexOf("--save") + 1] ?? "")) {
+      console.error("usage: npm run image -- --save FILE (the tar to write, for docker load on a swarm's nodes)");
+      process.exit(2);
+    }
     await ensureDependencies();
     build();
     await ensureDocker();
