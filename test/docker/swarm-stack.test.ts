@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
+import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { saveImages, stackImages, type StackImages } from "../../server/save-images.js";
 import { type SwarmCluster, up } from "../support/swarm-cluster.js";
 import { SEED_GATE_SCRIPT, SEED_HOOKS_FILES } from "../support/seed-hooks-files.js";
@@ -21,6 +22,7 @@ import { dockerOn } from "../support/swarm-layout.js";
 
 const STACK = "interactions";
 const KEY = "stack-key";
+const INSTANCE = "stacktest";
 const AGENT = "antigravity-preview-05-2026";
 const API = "http://198.18.0.1:8080";
 /** The emulator's start on the manager: its image check runs a task on every labelled node. */
@@ -93,6 +95,7 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
         EMULATOR_IMAGE: images.EMULATOR_IMAGE,
         SANDBOX_IMAGE: images.SANDBOX_IMAGE,
         EMULATOR_API_KEYS: KEY,
+        EMULATOR_INSTANCE: INSTANCE,
         EMULATOR_SWARM_NETWORK: cluster.overlay,
         // The node's engine listens in the cluster's folder; /var/run/docker.sock is this machine's own.
         DOCKER_SOCKET: cluster.managerSocket,
@@ -171,5 +174,14 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
     assert.equal(denied.result, 'Tool call denied by hook "security-gate": Destructive command blocked by security gate.');
     const allowed = await run("echo allowed-by-the-gate");
     assert.equal(allowed.result?.trim(), "allowed-by-the-gate");
+  });
+
+  it("spreads the stack's environments over more than one node", async () => {
+    const services = (await manager.listServices({ filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } })) as Array<{ ID: string }>;
+    assert.equal(services.length, 2, "the two environments above, each a service of this instance");
+    const tasks = (await manager.listTasks({
+      filters: { service: services.map((service) => service.ID), "desired-state": ["running"] },
+    })) as Array<{ NodeID: string }>;
+    assert.equal(new Set(tasks.map((task) => task.NodeID)).size, 2);
   });
 });
