@@ -290,11 +290,24 @@ switch (command) {
     break;
   }
   case "image":
+    // Refused before the slow steps, not after them.
+    if (passThrough.includes("--save") && !/^[^-]/.test(passThrough[passThrough.indexOf("--save") + 1] ?? "")) {
+      console.error("usage: npm run image -- --save FILE (the tar to write, for docker load on a swarm's nodes)");
+      process.exit(2);
+    }
     await ensureDependencies();
     build();
     await ensureDocker();
     mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
     ensureComposeNodeImage();
+    // --save FILE: both images deploy/swarm.yml needs, in one tar for `docker load` (server/save-images.ts).
+    if (passThrough.includes("--save")) {
+      step("saving the stack's images…");
+      mustRun(
+        [process.execPath, path.join(root, "dist", "server", "save-images.js"), passThrough[passThrough.indexOf("--save") + 1] ?? ""],
+        "saving the images",
+      );
+    }
     break;
   case "test": {
     await ensureDependencies();

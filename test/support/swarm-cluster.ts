@@ -16,7 +16,10 @@ import { ensureSandboxImage } from "../../server/sandbox/docker/image.js";
 import {
   allNodes,
   dockerOn,
+  HOST_ADDRESS,
+  HOST_VETH,
   HUB_BRIDGE,
+  HUB_HOST_VETH,
   HUB_NETNS,
   type NodeLayout,
   run,
@@ -44,6 +47,12 @@ export interface SwarmClusterOptions {
    * them on disk instead, where copying the images and removing them take about ten times as long.
    */
   memoryMb?: number;
+  /**
+   * A route from the root namespace into the cluster: a veth with HOST_ADDRESS (198.18.0.254/24) on
+   * the hub's bridge, so this process reaches ports the nodes publish (deploy/swarm.yml's API on
+   * 198.18.0.1:8080). Off by default: nothing of the cluster is then in the root namespace. down() removes it.
+   */
+  hostRoute?: boolean;
   /** The bound on each wait of up(): an engine answering, the swarm's nodes Ready and Active. */
   readyTimeoutMs?: number;
   progress?: (line: string) => void;
@@ -101,6 +110,14 @@ async function makeNetwork(nodes: NodeLayout[]): Promise<void> {
     await run(["ip", "-n", node.name, "link", "set", "eth0", "up"]);
     await run(["ip", "-n", node.name, "link", "set", "lo", "up"]);
   }
+}
+
+/** The root namespace's veth into the hub (SwarmClusterOptions.hostRoute); deleting the hub namespace deletes it too. */
+async function addHostRoute(): Promise<void> {
+  await run(["ip", "link", "add", HOST_VETH, "type", "veth", "peer", "name", HUB_HOST_VETH, "netns", HUB_NETNS]);
+  await run(["ip", "-n", HUB_NETNS, "link", "set", HUB_HOST_VETH, "master", HUB_BRIDGE, "up"]);
+  await run(["ip", "addr", "add", `${HOST_ADDRESS}/24`, "dev", HOST_VETH]);
+  await run(["ip", "link", "set", HOST_VETH, "up"]);
 }
 
 /**
@@ -295,6 +312,7 @@ export async function up(options: SwarmClusterOptions = {}): Promise<SwarmCluste
     if (memoryMb > 0) await run(["mount", "-t", "tmpfs", "-o", `size=${memoryMb}m,mode=0700`, `${SWARM_PREFIX}data`, SWARM_BASE]);
     progress("network namespaces");
     await makeNetwork(nodes);
+    if (options.hostRoute) await addHostRoute();
     for (const node of nodes) startEngine(node);
     await Promise.all(nodes.map((node) => waitForEngine(node, timeoutMs)));
     progress("engines answer; forming the swarm");

@@ -1,7 +1,8 @@
 // Where the three-node test swarm lives (test/support/swarm-cluster.ts): every object it makes on this
 // machine is named with one prefix, in one folder, so that a later run finds and removes what a killed
 // one left. All addresses are inside 198.18.0.0/15 (RFC 2544's benchmarking block), and only inside
-// network namespaces of its own: the root namespace, its routes and its firewall are never touched.
+// network namespaces of its own: the root namespace, its routes and its firewall are never touched, but
+// for the veth that up()'s hostRoute adds (HOST_VETH, 198.18.0.254/24 onto the hub's bridge).
 
 import { execFile } from "node:child_process";
 import os from "node:os";
@@ -17,6 +18,13 @@ export const SWARM_BASE = path.join(os.tmpdir(), `${SWARM_PREFIX}cluster`);
 export const HUB_NETNS = `${SWARM_PREFIX}hub`;
 /** Interface names are at most 15 bytes: iemu-swarm-br, iemu-swarm-v1. */
 export const HUB_BRIDGE = `${SWARM_PREFIX}br`;
+/**
+ * The root namespace's way into the hub (up()'s hostRoute): a veth whose root end holds HOST_ADDRESS/24,
+ * the other end on the bridge, so a test reaches a port a node publishes (deploy/swarm.yml's 8080).
+ */
+export const HOST_VETH = `${SWARM_PREFIX}h0`;
+export const HUB_HOST_VETH = `${SWARM_PREFIX}hh`;
+export const HOST_ADDRESS = "198.18.0.254";
 /** The overlay network for sandboxes, made on the manager. */
 export const SANDBOX_OVERLAY = `${SWARM_PREFIX}sandboxes`;
 
@@ -78,8 +86,8 @@ export function run(argv: string[], options: { timeoutMs?: number; env?: NodeJS.
 }
 
 /** The docker CLI against one node's engine, never the machine's own. */
-export function dockerOn(socket: string, args: string[], timeoutMs = 60_000): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DOCKER_HOST: `unix://${socket}`, DOCKER_SERVICE_PREFER_OFFLINE_IMAGE: "1" };
+export function dockerOn(socket: string, args: string[], timeoutMs = 60_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DOCKER_HOST: `unix://${socket}`, DOCKER_SERVICE_PREFER_OFFLINE_IMAGE: "1" };
   delete env.DOCKER_CONTEXT;
   return run(["docker", "-H", `unix://${socket}`, ...args], { timeoutMs, env });
 }

@@ -133,7 +133,7 @@ export async function clusterNetns(): Promise<string[]> {
     .filter((name) => name.startsWith(SWARM_PREFIX));
 }
 
-/** Interfaces of the cluster's name in the root namespace (there should never be any). */
+/** Interfaces of the cluster's name in the root namespace (only up()'s hostRoute veth, which goes with the hub's namespace). */
 export async function rootInterfaces(): Promise<string[]> {
   const listed = await run(["ip", "-o", "link", "show"]);
   return listed

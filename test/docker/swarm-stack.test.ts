@@ -1,0 +1,187 @@
+// deploy/swarm.yml on the real three-node test swarm (test/support/swarm-cluster.ts), as an operator
+// deploys it: `npm run image -- --save`'s images (server/save-images.ts) loaded into every node, then
+// `docker stack deploy` on the manager. This test process reaches the emulator's API, published in host
+// mode on the manager's 8080, through the cluster's host route (198.18.0.254 into the hub), and drives it
+// with the official SDK: an environment, an interaction whose tool call runs in the environment's
+// sandbox, a Swarm task on a labelled node. Everything goes with the cluster's down().
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { GoogleGenAI } from "@google/genai";
+import Docker from "dockerode";
+import { projectRoot } from "../../server/common/paths.js";
+import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
+import { saveImages, stackImages, type StackImages } from "../../server/save-images.js";
+import { type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { SEED_GATE_SCRIPT, SEED_HOOKS_FILES } from "../support/seed-hooks-files.js";
+import { dockerOn } from "../support/swarm-layout.js";
+
+const STACK = "interactions";
+const KEY = "stack-key";
+const INSTANCE = "stacktest";
+const AGENT = "antigravity-preview-05-2026";
+const API = "http://198.18.0.1:8080";
+/** The emulator's start on the manager: its image check runs a task on every labelled node. */
+const START_TIMEOUT_MS = 180_000;
+/** Three copies of each image (the emulator's is the larger) and the tasks' layers. */
+const CLUSTER_MEMORY_MB = 6144;
+
+function whyNot(): string | false {
+  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
+  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
+    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
+  }
+  return false;
+}
+
+const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
+
+async function waitForHealth(deadlineMs: number, why: () => Promise<string>, failedTwice: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const ok = await fetch(`${API}/health`, { signal: AbortSignal.timeout(3000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    // A task that exits at start is restarted for ever: two failures are enough to say why.
+    if (await failedTwice()) throw new Error(`the stack's emulator exits at start:\n${await why()}`);
+    if (Date.now() >= deadline) throw new Error(`the stack's emulator did not answer on ${API} within ${deadlineMs} ms:\n${await why()}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
+  let images: StackImages;
+  let cluster: SwarmCluster;
+  let manager: Docker;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "iemu-stack-"));
+
+  before(async () => {
+    images = await stackImages(new Docker(), () => undefined);
+    cluster = await up({ images: [images.EMULATOR_IMAGE, images.SANDBOX_IMAGE], hostRoute: true, memoryMb: CLUSTER_MEMORY_MB });
+    manager = new Docker({ socketPath: cluster.managerSocket });
+  });
+
+  after(async () => {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    await cluster?.down();
+  });
+
+  it("`npm run image -- --save` writes both images the stack names into one tar", async () => {
+    const file = path.join(scratch, "stack-images.tar");
+    await saveImages([images.EMULATOR_IMAGE, images.SANDBOX_IMAGE], file, () => undefined);
+    const listed = spawnSync("tar", ["-xOf", file, "manifest.json"], { encoding: "utf8", maxBuffer: 1 << 20 });
+    assert.equal(listed.status, 0, listed.stderr);
+    const tags = (JSON.parse(listed.stdout) as Array<{ RepoTags: string[] }>).flatMap((entry) => entry.RepoTags).sort();
+    assert.deepEqual(tags, [images.EMULATOR_IMAGE, images.SANDBOX_IMAGE].sort());
+    assert.deepEqual(
+      fs.readdirSync(scratch).filter((name) => name.includes(".partial")),
+      [],
+    );
+    fs.rmSync(file);
+  });
+
+  it("deploys the emulator on the manager, its API on port 8080 of that node", async () => {
+    await dockerOn(
+      cluster.managerSocket,
+      ["stack", "deploy", "--resolve-image=never", "-c", path.join(projectRoot, "deploy", "swarm.yml"), STACK],
+      60_000,
+      {
+        EMULATOR_IMAGE: images.EMULATOR_IMAGE,
+        SANDBOX_IMAGE: images.SANDBOX_IMAGE,
+        EMULATOR_API_KEYS: KEY,
+        EMULATOR_INSTANCE: INSTANCE,
+        EMULATOR_SWARM_NETWORK: cluster.overlay,
+        // The node's engine listens in the cluster's folder; /var/run/docker.sock is this machine's own.
+        DOCKER_SOCKET: cluster.managerSocket,
+      },
+    );
+    await waitForHealth(
+      START_TIMEOUT_MS,
+      async () => {
+        const tasks = await dockerOn(cluster.managerSocket, ["service", "ps", "--no-trunc", `${STACK}_emulator`], 10_000).catch(String);
+        // The last container's own output (`service logs` shows nothing of a task that exited at start).
+        const [last] = await manager.listContainers({ all: true, filters: { label: [`com.docker.swarm.service.name=${STACK}_emulator`] } });
+        const logs = last
+          ? (await manager.getContainer(last.Id).logs({ stdout: true, stderr: true, tail: 30 })).toString("utf8")
+          : "no container";
+        return `${tasks}\n${logs}`;
+      },
+      async () => {
+        const tasks = (await manager.listTasks({ filters: { service: [`${STACK}_emulator`] } })) as Array<{ Status: { State: string } }>;
+        return tasks.filter((task) => task.Status.State === "failed").length >= 2;
+      },
+    );
+    const [task] = (await manager.listTasks({ filters: { service: [`${STACK}_emulator`], "desired-state": ["running"] } })) as Array<{
+      NodeID: string;
+    }>;
+    const node = (await manager.getNode(task!.NodeID).inspect()) as { Description: { Hostname: string }; Spec: { Role: string } };
+    assert.equal(node.Spec.Role, "manager");
+  });
+
+  it("runs an interaction's tool call, through the SDK, in a sandbox task on a labelled node", async () => {
+    const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: API } });
+    const environment = (await ai.environments.create({} as Parameters<GoogleGenAI["environments"]["create"]>[0])) as { id: string };
+    const interaction = (await ai.interactions.create({
+      agent: AGENT,
+      input: script([{ name: "code_execution", args: { code: "echo ran-in-$(hostname)", language: "bash" } }]),
+      environment: environment.id,
+    })) as { status?: string; steps?: Array<{ type: string; result?: string }> };
+    const result = interaction.steps?.find((step) => step.type === "code_execution_result");
+    assert.ok(result, `no code_execution_result step: ${JSON.stringify(interaction)}`);
+    const services = (await manager.listServices({
+      filters: { label: [`dev.interactions-emulator.environment=${environment.id}`] },
+    })) as Array<{
+      ID: string;
+    }>;
+    assert.equal(services.length, 1, "one Swarm service holds the environment");
+    const tasks = (await manager.listTasks({ filters: { service: [services[0]!.ID], "desired-state": ["running"] } })) as Array<{
+      NodeID: string;
+      Status: { ContainerStatus?: { ContainerID?: string } };
+    }>;
+    assert.equal(tasks.length, 1, "one Swarm task holds the environment");
+    const node = (await manager.getNode(tasks[0]!.NodeID).inspect()) as { Spec: { Labels: Record<string, string> } };
+    assert.equal(node.Spec.Labels["dev.interactions-emulator.sandboxes"], "true");
+    assert.equal(result.result?.trim(), `ran-in-${tasks[0]!.Status.ContainerStatus!.ContainerID!.slice(0, 12)}`);
+  });
+
+  it("runs the seed's security gate in a sandbox task: rm -rf denied with its reason, another command allowed", async () => {
+    const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: API } });
+    const sources = [
+      { type: "inline", target: ".agents/hooks.json", content: SEED_HOOKS_FILES["security-gate"]! },
+      { type: "inline", target: ".agents/hooks-scripts/gate.py", content: SEED_GATE_SCRIPT },
+    ];
+    const environment = (await ai.environments.create({ sources } as Parameters<GoogleGenAI["environments"]["create"]>[0])) as {
+      id: string;
+    };
+    const run = async (code: string) => {
+      const interaction = (await ai.interactions.create({
+        agent: AGENT,
+        input: script([{ name: "code_execution", args: { code, language: "bash" } }]),
+        environment: environment.id,
+      })) as { steps?: Array<{ type: string; result?: string; is_error?: boolean }> };
+      const result = interaction.steps?.find((step) => step.type === "code_execution_result");
+      assert.ok(result, `no code_execution_result step: ${JSON.stringify(interaction)}`);
+      return result;
+    };
+    const denied = await run("rm -rf /tmp/forbidden");
+    assert.equal(denied.is_error, true);
+    assert.equal(denied.result, 'Tool call denied by hook "security-gate": Destructive command blocked by security gate.');
+    const allowed = await run("echo allowed-by-the-gate");
+    assert.equal(allowed.result?.trim(), "allowed-by-the-gate");
+  });
+
+  it("spreads the stack's environments over more than one node", async () => {
+    const services = (await manager.listServices({ filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } })) as Array<{ ID: string }>;
+    assert.equal(services.length, 2, "the two environments above, each a service of this instance");
+    const tasks = (await manager.listTasks({
+      filters: { service: services.map((service) => service.ID), "desired-state": ["running"] },
+    })) as Array<{ NodeID: string }>;
+    assert.equal(new Set(tasks.map((task) => task.NodeID)).size, 2);
+  });
+});
