@@ -47,7 +47,8 @@ export async function bytesPart(
         "s=$(date +%s%N); head -c 104857600 /dev/zero > /workspace/written.bin; e=$(date +%s%N); rm -f /workspace/written.bin; echo $(( (e - s) / 1000 ))",
       ]);
       const microseconds = Number(output.trim());
-      if (!Number.isFinite(microseconds) || microseconds <= 0) throw new Error(`writing 100 MiB in the sandbox printed ${JSON.stringify(output)}`);
+      if (!Number.isFinite(microseconds) || microseconds <= 0)
+        throw new Error(`writing 100 MiB in the sandbox printed ${JSON.stringify(output)}`);
       return microseconds / 1000;
     };
     // One uncounted round first; then upload and download in turns, so both see the same load.
