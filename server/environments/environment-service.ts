@@ -441,7 +441,8 @@ export class EnvironmentService {
     const opening = (async () => {
       if (!(await this.sandboxExists(record, handle))) {
         const current = this.store.getById(record.id);
-        if (current?.status === "lost") throw new FailedPreconditionError(`Environment ${record.id} is lost: ${current.config.lostReason}.`);
+        if (current?.status === "lost")
+          throw new FailedPreconditionError(`Environment ${record.id} is lost: ${current.config.lostReason}.`);
         this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
         throw new FailedPreconditionError(
           `Environment ${record.id} has expired: its sandbox container is gone (the Docker engine reports it removed). Create a new environment.`,

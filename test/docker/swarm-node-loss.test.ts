@@ -137,7 +137,10 @@ describe("losing a machine under the swarm runtime", { skip: whyNot() }, () => {
     const elapsedMs = Date.now() - lostAt;
     process.stdout.write(`# from ${what} ${node} to the call's failure: ${(elapsedMs / 1000).toFixed(1)} s\n`);
     assert.ok(failure instanceof SandboxLostError, `the call failed otherwise: ${(failure as Error).message}`);
-    assert.match(failure.message, new RegExp(`the machine holding this environment's files, Swarm node ${node}, is \\w+: the files were on it`));
+    assert.match(
+      failure.message,
+      new RegExp(`the machine holding this environment's files, Swarm node ${node}, is \\w+: the files were on it`),
+    );
     assert.ok(elapsedMs < LOSS_BOUND_MS, `the call failed ${elapsedMs} ms after ${what} ${node}, past the issue's 30 s`);
   }
 
@@ -156,7 +159,8 @@ describe("losing a machine under the swarm runtime", { skip: whyNot() }, () => {
     assert.match(shown.emulator_status_reason ?? "", new RegExp(`Swarm node ${lostNode}`));
     assert.throws(
       () => service.getUsable(environmentId, "owner"),
-      (error: unknown) => error instanceof FailedPreconditionError && new RegExp(`is lost: .*${lostNode}.*Create a new environment`).test(error.message),
+      (error: unknown) =>
+        error instanceof FailedPreconditionError && new RegExp(`is lost: .*${lostNode}.*Create a new environment`).test(error.message),
     );
     await assert.rejects(service.channel(stored), /is lost: .*files were on it/);
 
@@ -184,7 +188,12 @@ describe("losing a machine under the swarm runtime", { skip: whyNot() }, () => {
     const environmentId = "env_nodeloss3";
     const { store, running } = await sleepingOn(lostNode, environmentId);
     const veth = nodeLayout(2).hubVeth;
-    await losesWithin30s(lostNode, running, () => run(["ip", "-n", HUB_NETNS, "link", "set", veth, "down"]).then(() => undefined), "cutting");
+    await losesWithin30s(
+      lostNode,
+      running,
+      () => run(["ip", "-n", HUB_NETNS, "link", "set", veth, "down"]).then(() => undefined),
+      "cutting",
+    );
     assert.equal(store.getById(environmentId)?.status, "lost");
   });
 });

@@ -158,7 +158,11 @@ export class SwarmRuntime implements SandboxRuntime {
       for (const client of open.clients) client.lose(reason);
     }
     const [tasks, services] = await Promise.all([
-      withEngineTimeout(this.docker.listTasks({ filters: { node: [node.id] } }), this.engineTimeoutMs, "listing a lost node's tasks") as Promise<SwarmTask[]>,
+      withEngineTimeout(
+        this.docker.listTasks({ filters: { node: [node.id] } }),
+        this.engineTimeoutMs,
+        "listing a lost node's tasks",
+      ) as Promise<SwarmTask[]>,
       this.list(),
     ]);
     const onNode = new Set(tasks.map((task) => task.ServiceID));
