@@ -75,7 +75,13 @@ export class NodeWatcher {
       }
       if (this.down.has(id)) continue;
       this.down.add(id);
-      await this.options.onDown({ id, name: node.Description?.Hostname || id, state });
+      try {
+        await this.options.onDown({ id, name: node.Description?.Hostname || id, state });
+      } catch (error) {
+        // Reported again at the next look, so that what could not be done now is retried.
+        this.down.delete(id);
+        throw error;
+      }
     }
   }
 }
