@@ -11,6 +11,7 @@ import { CredentialStore } from "../../server/credentials/credential-store.js";
 import { EnvironmentService } from "../../server/environments/environment-service.js";
 import { EnvironmentStore } from "../../server/environments/environment-store.js";
 import { renderEnvironment } from "../../server/environments/render-environment.js";
+import { fileApiError } from "../../server/files/file-errors.js";
 import { SandboxLostError, SandboxUnavailableError, type SandboxHandle, type SandboxRuntime } from "../../server/sandbox/runtime.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { FakeExecutorPeer } from "../support/fake-executor-peer.js";
@@ -108,5 +109,15 @@ describe("a sandbox lost with its machine", { timeout: 20_000 }, () => {
     // A channel asked for with the record read before the loss is refused as lost, not marked expired.
     await assert.rejects(service.channel(record), /is lost: .*Swarm node n3/);
     assert.equal(store.getById("env_lost")?.status, "lost");
+  });
+});
+
+describe("a files call on a sandbox lost with its machine", () => {
+  it("is a 400 FAILED_PRECONDITION saying the environment is lost, not a 503 to retry", () => {
+    const answer = fileApiError(new SandboxLostError(`sandbox executor unavailable: ${REASON}`), "workspace/a.txt", "env_lost");
+    assert.ok(answer instanceof FailedPreconditionError, answer.constructor.name);
+    assert.equal(answer.httpStatus, 400);
+    assert.match(answer.message, /Environment env_lost is lost: .*Swarm node n3, is down/);
+    assert.equal(fileApiError(new SandboxUnavailableError("gone"), "a", "env_x").httpStatus, 503);
   });
 });
