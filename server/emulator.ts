@@ -120,6 +120,8 @@ export function swarmRuntimeFor(config: Config): SwarmRuntime {
     network: config.EMULATOR_SWARM_NETWORK,
     constraints: config.EMULATOR_SWARM_CONSTRAINTS,
     taskStartMs: config.EMULATOR_SWARM_TASK_START_SECONDS * 1000,
+    nodePollMs: config.EMULATOR_SWARM_NODE_POLL_SECONDS * 1000,
+    nodeDownWaitMs: config.EMULATOR_SWARM_NODE_DOWN_SECONDS * 1000,
     channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
     engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
     engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,

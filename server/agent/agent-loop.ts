@@ -40,8 +40,8 @@ export type AgentEnding =
   | { kind: "asked_client"; calls: PendingClientCall[] }
   /** The signal stopped the run (cancel, shutdown); nothing after the running call happened. */
   | { kind: "stopped" }
-  /** The sandbox stopped answering; `text` is the planner's answer that says so. */
-  | { kind: "sandbox_failed"; message: string; text: string }
+  /** The sandbox stopped answering (lost: for good, with its files); `text` is the planner's answer that says so. */
+  | { kind: "sandbox_failed"; message: string; text: string; lost: boolean }
   /** The planner did not answer within the allowed turns. */
   | { kind: "turn_limit"; text: string }
   /** The planner asked for more tool calls than one run may make; the calls of that move did not run. */
@@ -138,7 +138,7 @@ async function takeTurns(planner: Planner, context: AgentContext, run: AgentRun)
         callsAsked += move.calls.length;
         const end = await runToolCalls(move.calls, callContext, run);
         if (end.kind === "stopped") return STOPPED;
-        if (end.kind === "sandbox_failed") return concludeAfterFailure(planner, run.conversation, end.message, signal, context.output);
+        if (end.kind === "sandbox_failed") return concludeAfterFailure(planner, run.conversation, end, signal, context.output);
       }
     }
   }
@@ -198,7 +198,7 @@ function handToClient(calls: readonly ClientFunctionCall[], run: AgentRun, conte
 async function concludeAfterFailure(
   planner: Planner,
   conversation: Conversation,
-  message: string,
+  { message, lost }: { message: string; lost: boolean },
   signal: AbortSignal | undefined,
   output: PlannerOutput | undefined,
 ): Promise<AgentEnding> {
@@ -206,7 +206,7 @@ async function concludeAfterFailure(
   const move = await askPlanner(planner, conversation, signal, output);
   if (move === null) return STOPPED;
   const text = move.kind === "answer" ? move.text : `The sandbox stopped answering, so the run could not go on: ${message}`;
-  return { kind: "sandbox_failed", message, text };
+  return { kind: "sandbox_failed", message, text, lost };
 }
 
 function callLimitText(asked: number, more: number, max: number): string {

@@ -9,7 +9,7 @@ import type { FaultSite } from "../faults/fault-rules.js";
 import type { HookHost } from "../hooks/hook-host.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
-import { SandboxFilesChangedError, SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
+import { SandboxFilesChangedError, SandboxLostError, SandboxUnavailableError, type SandboxChannel } from "../sandbox/runtime.js";
 import type { ToolCall } from "../tools/tool-call.js";
 import { runTool, type ToolContext, type ToolExecution, type ToolObserver } from "../tools/tool-runner.js";
 import { previewOfCall, type ToolCallPreview } from "./call-preview.js";
@@ -54,7 +54,7 @@ export interface CallContext {
 }
 
 /** How the call left the run: it may go on, it was stopped by the signal, or the sandbox is gone. */
-export type CallEnd = { kind: "done" } | { kind: "stopped" } | { kind: "sandbox_failed"; message: string };
+export type CallEnd = { kind: "done" } | { kind: "stopped" } | { kind: "sandbox_failed"; message: string; lost: boolean };
 
 export function denialText(group: string, reason: string): string {
   return `Tool call denied by hook "${group}": ${reason}`;
@@ -95,7 +95,7 @@ export async function runGuardedCall(
       result.get().finish(`The sandbox stopped answering: ${error.message}`, true);
       outcomes.push({ call, callId: id, status: "error", output: error.message });
     }
-    return { kind: "sandbox_failed", message: error.message };
+    return { kind: "sandbox_failed", message: error.message, lost: error instanceof SandboxLostError };
   }
   return signal?.aborted ? { kind: "stopped" } : { kind: "done" };
 }

@@ -109,6 +109,12 @@ export const configSchema = z.object({
   EMULATOR_SWARM_TASK_START_SECONDS: positiveInt(60).describe(
     "With EMULATOR_SANDBOX_RUNTIME=swarm: how long creating an environment waits for its Swarm task to run before it fails and removes it (no node free, an image missing), and the start's check that every node taking sandboxes can run the image waits for its tasks",
   ),
+  EMULATOR_SWARM_NODE_POLL_SECONDS: positiveInt(2).describe(
+    "With EMULATOR_SANDBOX_RUNTIME=swarm: how often the manager is asked for its nodes (one `node ls`, never two at once); a node that leaves ready loses its sandboxes: their calls fail and their environments are lost (docs/scale-out.md#losing-a-machine). The manager itself takes 10-15 s to call a stopped node down",
+  ),
+  EMULATOR_SWARM_NODE_DOWN_SECONDS: positiveInt(25).describe(
+    "With EMULATOR_SANDBOX_RUNTIME=swarm: when a sandbox's channel is ended from its side, how long its calls wait for the manager to call the sandbox's node down (they then fail as lost, naming the node) before they fail as a broken channel; a stopping engine ends its containers' connections 10-15 s before the manager sees the node go",
+  ),
   EMULATOR_CHANNEL: z
     .enum(["auto", "socket", "exec"])
     .default("auto")

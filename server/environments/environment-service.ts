@@ -5,7 +5,7 @@ import type { EnvironmentInput } from "../api/create-interaction.js";
 import { environmentRef, idOf } from "../api/resource-names.js";
 import { ApiError, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../common/errors.js";
 import { newEnvironmentId } from "../common/ids.js";
-import { RuntimeUnreachableError, SandboxUnavailableError } from "../sandbox/runtime.js";
+import { RuntimeUnreachableError, SandboxLostError, SandboxUnavailableError } from "../sandbox/runtime.js";
 import type { SandboxChannel, SandboxFile, SandboxHandle, SandboxRuntime } from "../sandbox/runtime.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { EgressGateway } from "../egress/egress-gateway.js";
@@ -69,6 +69,26 @@ export class EnvironmentService {
     private readonly options: EnvironmentServiceOptions,
   ) {
     this.quota = new EnvironmentQuota(store, options.limits ?? { perKey: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY });
+    runtime.onSandboxLost?.((handle, reason) => this.markLost(handle, reason));
+  }
+
+  /**
+   * The runtime lost the environment's sandbox with its files (its machine went down): the environment
+   * is "lost" for good, its channel dropped, and what is left of the sandbox removed (a node that comes
+   * back then has nothing of it to start again).
+   */
+  private markLost(handle: SandboxHandle, reason: string): void {
+    const record = this.store.getById(handle.environmentId);
+    if (!record || record.sandboxId !== handle.sandboxId || (record.status !== "active" && record.status !== "creating")) return;
+    this.store.update(record.id, { status: "lost", config: { ...record.config, lostReason: reason }, updated: nowTimestamp() });
+    const pending = this.channels.get(record.id);
+    this.channels.delete(record.id);
+    void pending?.then(
+      (channel) => channel.close(),
+      () => undefined,
+    );
+    // The service and its secret; should the manager not answer now, the start-up sweep removes them later.
+    void this.runtime.remove(handle).catch(() => undefined);
   }
 
   /** Looks up an environment the owner may use; another owner's environment does not exist for them. */
@@ -76,6 +96,9 @@ export class EnvironmentService {
     const record = this.store.get(id, owner);
     if (!record || record.status === "deleted") {
       throw new NotFoundError(`Environment ${id} not found. Pass the environment_id of an earlier interaction made with the same API key.`);
+    }
+    if (record.status === "lost") {
+      throw new FailedPreconditionError(`Environment ${id} is lost: ${record.config.lostReason ?? "its sandbox's machine went down"}.`);
     }
     if (record.status !== "active") {
       throw new FailedPreconditionError(`Environment ${id} is ${record.status}; create a new environment instead.`);
@@ -417,6 +440,9 @@ export class EnvironmentService {
     const handle = { sandboxId: record.sandboxId ?? "", environmentId: record.id };
     const opening = (async () => {
       if (!(await this.sandboxExists(record, handle))) {
+        const current = this.store.getById(record.id);
+        if (current?.status === "lost")
+          throw new FailedPreconditionError(`Environment ${record.id} is lost: ${current.config.lostReason}.`);
         this.store.update(record.id, { status: "expired", updated: nowTimestamp() });
         throw new FailedPreconditionError(
           `Environment ${record.id} has expired: its sandbox container is gone (the Docker engine reports it removed). Create a new environment.`,
@@ -540,6 +566,7 @@ export class EnvironmentService {
 
 /** A sandbox that cannot be reached right now, as the 503 a client may retry; the environment is kept. */
 function unavailable(environmentId: string, error: unknown): unknown {
+  if (error instanceof SandboxLostError) return new FailedPreconditionError(`Environment ${environmentId} is lost: ${error.message}.`);
   if (error instanceof RuntimeUnreachableError) {
     return new UnavailableError(
       `Environment ${environmentId} cannot be reached right now: ${error.message}. The environment and its files are kept; retry in a moment.`,

@@ -4,7 +4,8 @@ import type { EnvCredentials } from "../egress/env-credentials.js";
 import type { SourceSummary } from "../sources/source-summary.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 
-export type EnvironmentStatus = "creating" | "active" | "expired" | "deleted";
+/** lost: its sandbox went with the machine holding it (a Swarm node down; docs/scale-out.md#losing-a-machine). */
+export type EnvironmentStatus = "creating" | "active" | "expired" | "lost" | "deleted";
 
 /** What the environment was created or last updated with; inline content is not kept. */
 export interface EnvironmentConfig {
@@ -20,6 +21,8 @@ export interface EnvironmentConfig {
    * environment's file_count and size_bytes count them too.
    */
   uploads?: string[];
+  /** Why the environment is lost (status "lost"): the machine that held its files, and that they are gone. */
+  lostReason?: string;
 }
 
 export interface EnvironmentRecord {

@@ -15,6 +15,9 @@ export interface EnvironmentResource {
   size_bytes: string;
   sources: Array<{ type: string; target: string; source?: string; encoding?: string }>;
   network?: unknown;
+  /** Emulator-only: "lost" when the machine holding its files went down (status then reads "expired"). */
+  emulator_status?: "lost";
+  emulator_status_reason?: string;
 }
 
 export function renderEnvironment(record: EnvironmentRecord, usage: { files: number; bytes: number }): EnvironmentResource {
@@ -33,5 +36,6 @@ export function renderEnvironment(record: EnvironmentRecord, usage: { files: num
       ...(encoding !== undefined ? { encoding } : {}),
     })),
     ...(record.config.network !== undefined ? { network: redactNetwork(record.config.network) } : {}),
+    ...(record.status === "lost" ? { emulator_status: "lost" as const, emulator_status_reason: record.config.lostReason ?? "" } : {}),
   };
 }

@@ -11,11 +11,13 @@ import {
   PermissionDeniedError,
   UnavailableError,
 } from "../common/errors.js";
-import { SandboxFileError, SandboxUnavailableError } from "../sandbox/runtime.js";
+import { SandboxFileError, SandboxLostError, SandboxUnavailableError } from "../sandbox/runtime.js";
 
 /** `shown` is the path as the caller gave it (in the API's listed form, from the sandbox root). */
 export function fileApiError(error: unknown, shown: string, environmentId: string): ApiError {
   if (error instanceof ApiError) return error;
+  // Lost with its machine: retrying cannot bring the files back, so not a 503.
+  if (error instanceof SandboxLostError) return new FailedPreconditionError(`Environment ${environmentId} is lost: ${error.message}.`);
   if (error instanceof SandboxUnavailableError) {
     return new UnavailableError(`The sandbox of environment ${environmentId} stopped answering: ${error.message}`);
   }

@@ -270,10 +270,13 @@ export class InteractionRun {
         return this.finishStopped();
       case "sandbox_failed":
         this.steps.text(ending.text);
-        return this.finish("failed", {
-          code: "service_unavailable",
-          message: sandboxFailedMessage(this.input.environment?.id, ending.message),
-        });
+        // A lost sandbox took its files with it: running again cannot help, so not the retryable code.
+        return this.finish(
+          "failed",
+          ending.lost
+            ? { code: "failed_precondition", message: sandboxLostMessage(this.input.environment?.id, ending.message) }
+            : { code: "service_unavailable", message: sandboxFailedMessage(this.input.environment?.id, ending.message) },
+        );
       case "turn_limit":
       case "call_limit":
         this.steps.text(ending.text);
@@ -356,6 +359,12 @@ const ANNOUNCED_ENDINGS: ReadonlySet<InteractionRecord["status"]> = new Set(["re
  * channel breaks when the container or the Docker engine stops answering; neither removes the
  * environment, which the next request reconnects (or, if its container was removed, reports expired).
  */
+/** The sandbox went with its machine (docs/scale-out.md#losing-a-machine): the environment is lost for good. */
+function sandboxLostMessage(environmentId: string | undefined, detail: string): string {
+  const where = environmentId ? `The sandbox of environment ${environmentId}` : "The sandbox";
+  return `${where} is lost (${detail}); the steps so far are kept. The environment cannot be used again: run the interaction in a new environment.`;
+}
+
 function sandboxFailedMessage(environmentId: string | undefined, detail: string): string {
   const where = environmentId ? `The sandbox of environment ${environmentId}` : "The sandbox";
   return `${where} stopped answering during the run (${detail}); the steps so far are kept. The environment is not given up: run the interaction again.`;

@@ -42,6 +42,7 @@ import {
   SandboxEgressError,
   SandboxFileError,
   SandboxFilesChangedError,
+  SandboxLostError,
   SandboxUnavailableError,
   type CommandRequest,
   type CommandResult,
@@ -93,6 +94,13 @@ export interface ExecutorClientOptions {
    * The input's 'end', 'close' and 'error' are listened to all the same.
    */
   transientInput?: { setReceiver(receive: (chunk: Buffer) => void): void };
+  /**
+   * When the peer ends or breaks the stream (not close(), lose() or a deadline): the calls still pending
+   * wait for this before they fail, so that a runtime which may learn the sandbox was lost with its
+   * machine (a stopped engine ends its containers' connections before the manager calls the node down)
+   * can lose() the channel meanwhile. It must settle within a bound of its own.
+   */
+  beforePeerEnd?: () => Promise<void>;
 }
 
 /** setTimeout treats larger delays as 1 ms. */
@@ -102,6 +110,10 @@ export class ExecutorClient implements SandboxChannel {
   readonly closed: Promise<void>;
   private markClosed!: () => void;
   private closeReason: string | null = null;
+  /** Set by lose(): pending and later calls fail with SandboxLostError. */
+  private lost = false;
+  /** The peer ended the stream and beforePeerEnd is running. */
+  private peerEnding = false;
   private nextId = 1;
   private readonly pending = new Map<number, PendingRequest>();
   private readonly decoder: FrameDecoder<unknown>;
@@ -120,12 +132,12 @@ export class ExecutorClient implements SandboxChannel {
     this.decoder = new FrameDecoder<unknown>({ transientChunks: options.transientInput !== undefined });
     if (options.transientInput) options.transientInput.setReceiver((chunk) => this.receive(chunk));
     else input.on("data", (chunk: Buffer) => this.receive(chunk));
-    input.on("end", () => this.shutDown("the executor closed its output"));
-    input.on("close", () => this.shutDown("the executor's output stream closed"));
-    input.on("error", (error) => this.shutDown(`reading from the executor failed: ${error.message}`, error));
+    input.on("end", () => this.peerEnded("the executor closed its output"));
+    input.on("close", () => this.peerEnded("the executor's output stream closed"));
+    input.on("error", (error) => this.peerEnded(`reading from the executor failed: ${error.message}`, error));
     // Kept for the channel's whole life: an unhandled 'error' on either stream would crash the server.
-    output.on("error", (error) => this.shutDown(`writing to the executor failed: ${error.message}`, error));
-    output.on("close", () => this.shutDown("the executor's input stream closed"));
+    output.on("error", (error) => this.peerEnded(`writing to the executor failed: ${error.message}`, error));
+    output.on("close", () => this.peerEnded("the executor's input stream closed"));
   }
 
   async ping(): Promise<{ version: number; pid: number; uid: number }> {
@@ -367,6 +379,16 @@ export class ExecutorClient implements SandboxChannel {
   }
 
   /**
+   * The sandbox is gone with its files (its machine was lost): every pending and later call fails at once
+   * with SandboxLostError saying `reason`. Waits for nothing from the peer, which may never answer again.
+   */
+  lose(reason: string): void {
+    if (this.closeReason !== null) return;
+    this.lost = true;
+    this.shutDown(reason);
+  }
+
+  /**
    * Sends a request (with `body` as its frame body) that is answered by a `result` or an `error`:
    * resolves with the result once it is the one `expected` and `check` finds nothing wrong with it.
    */
@@ -490,6 +512,18 @@ export class ExecutorClient implements SandboxChannel {
     this.shutDown(`executor protocol violation: ${detail}`, undefined, { broken: true });
   }
 
+  /** The stream ended or broke on the peer's side: shut down, after beforePeerEnd when there is one. */
+  private peerEnded(reason: string, cause?: unknown): void {
+    const before = this.options.beforePeerEnd;
+    if (!before || this.closeReason !== null) return this.shutDown(reason, cause);
+    if (this.peerEnding) return;
+    this.peerEnding = true;
+    before().then(
+      () => this.shutDown(reason, cause),
+      () => this.shutDown(reason, cause),
+    );
+  }
+
   /**
    * keepReading: leave the executor's output to drain (a clean close). broken: the executor may still
    * run but can no longer be trusted or waited for; the runtime is told so it can end it.
@@ -517,7 +551,8 @@ export class ExecutorClient implements SandboxChannel {
 
   private unavailable(cause?: unknown): SandboxUnavailableError {
     const message = `sandbox executor unavailable: ${this.closeReason ?? "closed"}`;
-    return cause === undefined ? new SandboxUnavailableError(message) : new SandboxUnavailableError(message, { cause });
+    const Kind = this.lost ? SandboxLostError : SandboxUnavailableError;
+    return cause === undefined ? new Kind(message) : new Kind(message, { cause });
   }
 }
 

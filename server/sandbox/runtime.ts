@@ -125,6 +125,12 @@ export class SandboxUnavailableError extends EmulatorError {}
  */
 export class RuntimeUnreachableError extends SandboxUnavailableError {}
 
+/**
+ * The sandbox is gone for good with its files (the machine holding it was lost: the swarm runtime's
+ * node watcher, docs/scale-out.md#losing-a-machine). Unlike its parent, retrying cannot help.
+ */
+export class SandboxLostError extends SandboxUnavailableError {}
+
 /** A live connection to one sandbox's executor. */
 export interface SandboxChannel {
   ping(): Promise<{ version: number; pid: number; uid: number }>;
@@ -265,4 +271,9 @@ export interface SandboxRuntime {
    * (RuntimeUnreachableError) rather than answer with a list it could not get.
    */
   list(): Promise<SandboxHandle[]>;
+  /**
+   * Runtimes that can lose a sandbox with its files behind the emulator's back (a Swarm node going
+   * down) call `listener` once per sandbox lost, after failing its open channels with SandboxLostError.
+   */
+  onSandboxLost?(listener: (handle: SandboxHandle, reason: string) => void): void;
 }

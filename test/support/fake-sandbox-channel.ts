@@ -6,6 +6,7 @@
 import type { Duplex } from "node:stream";
 import {
   SandboxFileError,
+  SandboxLostError,
   SandboxUnavailableError,
   type CommandRequest,
   type CommandResult,
@@ -57,12 +58,19 @@ export class FakeSandboxChannel implements SandboxChannel {
   /** Answers each command; the default prints nothing and exits 0. */
   onRun: (request: CommandRequest) => Promise<ScriptedOutput | CommandResult> = async () => ({});
   private goneReason: string | null = null;
+  private goneLost = false;
   private markClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.markClosed = resolve));
 
   /** From now on every operation fails as a sandbox that stopped answering does. */
   goAway(reason = "the executor closed its output"): void {
     this.goneReason = reason;
+  }
+
+  /** From now on every call fails as on a sandbox lost with its machine (SandboxLostError). */
+  lose(reason: string): void {
+    this.goneReason = reason;
+    this.goneLost = true;
   }
 
   /** Runs `onRun` while streaming its stdout and stderr; a signal that aborts meanwhile cancels it. */
@@ -173,7 +181,9 @@ export class FakeSandboxChannel implements SandboxChannel {
   }
 
   private checkAlive(): void {
-    if (this.goneReason !== null) throw new SandboxUnavailableError(`sandbox executor unavailable: ${this.goneReason}`);
+    if (this.goneReason === null) return;
+    const message = `sandbox executor unavailable: ${this.goneReason}`;
+    throw this.goneLost ? new SandboxLostError(message) : new SandboxUnavailableError(message);
   }
 }
 

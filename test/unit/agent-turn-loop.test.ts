@@ -327,7 +327,7 @@ describe("agent turn loop: limits and failures", () => {
     const { run, ending } = await h.run(planner);
 
     const message = "sandbox executor unavailable: the container was removed";
-    assert.deepEqual(ending, { kind: "sandbox_failed", message, text: `failure seen: ${message}` });
+    assert.deepEqual(ending, { kind: "sandbox_failed", message, text: `failure seen: ${message}`, lost: false });
     assert.equal(run.conversation.failure, message);
     assert.deepEqual(h.steps.steps, [
       { type: "function_call", id: "call_1", name: "write_file", arguments: { path: "/workspace/a.txt", content: "a" } },
@@ -354,6 +354,19 @@ describe("agent turn loop: limits and failures", () => {
       kind: "sandbox_failed",
       message: "sandbox executor unavailable: gone",
       text: "The sandbox stopped answering, so the run could not go on: sandbox executor unavailable: gone",
+      lost: false,
+    });
+  });
+
+  it("says the sandbox was lost for good when its machine went with it (SandboxLostError)", async () => {
+    const h = harness();
+    h.channel.lose("Swarm node n3 is down");
+    const { ending } = await h.run(new FakePlanner(() => ({ kind: "call_tools", calls: [read("/a")] })));
+    assert.deepEqual(ending, {
+      kind: "sandbox_failed",
+      message: "sandbox executor unavailable: Swarm node n3 is down",
+      text: "The sandbox stopped answering, so the run could not go on: sandbox executor unavailable: Swarm node n3 is down",
+      lost: true,
     });
   });
 
@@ -533,6 +546,7 @@ describe("agent turn loop: the scripted planner gives today's answers", () => {
       kind: "sandbox_failed",
       message: "sandbox executor unavailable: gone",
       text: "Ran `echo one` (bash); it failed. Output: sandbox executor unavailable: gone\n\nThe sandbox stopped answering, so the remaining steps did not run: sandbox executor unavailable: gone",
+      lost: false,
     });
   });
 

@@ -13,6 +13,7 @@ const STATUS_LABELS = {
   cancelled: "cancelled",
   active: "active",
   expired: "expired",
+  lost: "lost",
   // Webhooks, their deliveries and each attempt
   enabled: "enabled",
   disabled: "disabled",

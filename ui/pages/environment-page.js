@@ -28,10 +28,11 @@ export function EnvironmentPage({ id, query }) {
   return html`<main class="environment">
     <header class="page-head">
       <h1><span class="muted">Environment</span> <span class="mono">${id}</span></h1>
-      ${environment ? html`<${StatusBadge} status=${environment.status} />` : null}
+      ${environment ? html`<${StatusBadge} status=${environment.emulator_status ?? environment.status} />` : null}
       <${Link} href=${links.coverage(id)} data-coverage-link>Hook coverage<//>
     </header>
     <${ErrorBox} error=${error} />
+    ${environment?.emulator_status_reason ? html`<${ErrorBox}>${environment.emulator_status_reason}<//>` : null}
     ${!environment && !error ? html`<${Loading} />` : null}
     ${
       environment

@@ -41,7 +41,7 @@ export function EnvironmentsPage() {
             <tbody>
               ${state.environments.map(
                 (environment) => html`<tr data-environment-id=${environment.id}>
-                  <td><${StatusBadge} status=${environment.status} /></td>
+                  <td><${StatusBadge} status=${environment.emulator_status ?? environment.status} /></td>
                   <td class="mono"><${Link} href=${links.environment(environment.id)}>${environment.id}<//></td>
                   <td>${environment.sources.length}</td>
                   <td class="num">${environment.file_count}</td>

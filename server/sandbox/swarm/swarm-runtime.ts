@@ -4,6 +4,9 @@
 // overlay (the channel over TCP, socket-channel.ts's openNetworkChannel), with a secret per sandbox that
 // Swarm mounts for root alone and the emulator keeps in its data folder (Swarm never gives one back).
 //
+// A node watcher (node-watcher.ts) turns a node that leaves `ready` into lost sandboxes: their channels
+// fail at once with SandboxLostError naming the node, and onSandboxLost's listeners are told.
+//
 // First cut: create, connect, remove, list, isAlive/ensureRunning, health. Not yet: fork, repository
 // sources (read-only trees), restoring a snapshot, exporting files, the warm pool; each is refused with
 // an error that says so.
@@ -15,7 +18,7 @@ import { FailedPreconditionError } from "../../common/errors.js";
 import { EMULATOR_CA_PATH, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
-import { SandboxUnavailableError } from "../runtime.js";
+import { SandboxLostError, SandboxUnavailableError } from "../runtime.js";
 import { EXECUTOR_ARGV } from "../docker/docker-runtime.js";
 import { DockerClient } from "../docker/dockerode.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "../docker/engine-errors.js";
@@ -25,6 +28,7 @@ import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_PO
 import { readImageFile } from "../docker/read-image-file.js";
 import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
 import { nodesLackingImage } from "./image-check.js";
+import { type DownNode, NodeWatcher } from "./node-watcher.js";
 import { type ConfigMount, SANDBOX_NODE_LABEL, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
 import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
 
@@ -45,6 +49,13 @@ export interface SwarmRuntimeOptions {
   constraints?: readonly string[];
   /** EMULATOR_SWARM_TASK_START_SECONDS in ms: how long create() waits for the task to run. */
   taskStartMs: number;
+  /** EMULATOR_SWARM_NODE_POLL_SECONDS in ms: how often the nodes are looked at for one that went down. */
+  nodePollMs?: number;
+  /**
+   * EMULATOR_SWARM_NODE_DOWN_SECONDS in ms: how long a call on a channel its peer ended waits for the
+   * manager to call the sandbox's node down (the call then fails as lost) before it fails as broken.
+   */
+  nodeDownWaitMs?: number;
   /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
   channelsFolder: string;
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -70,6 +81,13 @@ const TASK_POLL_MS = 250;
 const CHANNEL_WAIT_MS = 10_000;
 /** Removing a secret right after its service: tried this many times, TASK_POLL_MS apart, while Swarm still counts it used. */
 const SECRET_REMOVE_ATTEMPTS = 20;
+const NODE_POLL_MS = 2000;
+const NODE_DOWN_WAIT_MS = 25_000;
+
+/** What a lost sandbox's calls and environment say. */
+export function lostReason(node: DownNode): string {
+  return `the machine holding this environment's files, Swarm node ${node.name}, is ${node.state}: the files were on it and are lost with it. Create a new environment`;
+}
 
 /** A refusal of what this first cut does not do. */
 function notYet(what: string): FailedPreconditionError {
@@ -87,6 +105,12 @@ export class SwarmRuntime implements SandboxRuntime {
   private image: string | null = null;
   /** The emulator's CA as Swarm configs, mounted in every new sandbox (trustCertificate). */
   private configs: ConfigMount[] = [];
+  private readonly watcher: NodeWatcher;
+  /** Open channels by sandbox (service ID), with the node their task runs on. */
+  private readonly open = new Map<string, { handle: SandboxHandle; nodeId: string; clients: Set<ExecutorClient> }>();
+  /** Sandboxes lost with their node, and why; forgotten on remove(). */
+  private readonly lost = new Map<string, string>();
+  private readonly lostListeners: Array<(handle: SandboxHandle, reason: string) => void> = [];
 
   constructor(private readonly options: SwarmRuntimeOptions) {
     this.docker = options.docker ?? new DockerClient();
@@ -97,6 +121,52 @@ export class SwarmRuntime implements SandboxRuntime {
       maxChanges: options.engineMaxChanges ?? ENGINE_MAX_CHANGES,
     });
     this.channels = new ChannelFolders(`${options.channelsFolder}/${options.instance}`);
+    this.watcher = new NodeWatcher({
+      docker: this.docker,
+      pollMs: options.nodePollMs ?? NODE_POLL_MS,
+      engineTimeoutMs: this.engineTimeoutMs,
+      onDown: (node) => this.nodeDown(node),
+      onError: (error) => process.stderr.write(`[swarm] looking at the nodes failed: ${(error as Error).message}\n`),
+    });
+  }
+
+  onSandboxLost(listener: (handle: SandboxHandle, reason: string) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  /** Stops watching the nodes (the sandboxes keep running). */
+  close(): void {
+    this.watcher.stop();
+  }
+
+  /**
+   * A node left `ready`: the channels of sandboxes on it fail now (a dead machine sends no FIN, so
+   * waiting on TCP could take minutes), then every sandbox of this instance whose task is there is
+   * lost, and the listeners are told.
+   */
+  private async nodeDown(node: DownNode): Promise<void> {
+    const reason = lostReason(node);
+    const lose = (handle: SandboxHandle) => {
+      if (this.lost.has(handle.sandboxId)) return;
+      this.lost.set(handle.sandboxId, reason);
+      // The environment is marked first: whoever sees a call fail then finds it lost.
+      for (const listener of this.lostListeners) listener(handle, reason);
+    };
+    for (const open of this.open.values()) {
+      if (open.nodeId !== node.id) continue;
+      lose(open.handle);
+      for (const client of open.clients) client.lose(reason);
+    }
+    const [tasks, services] = await Promise.all([
+      withEngineTimeout(
+        this.docker.listTasks({ filters: { node: [node.id] } }),
+        this.engineTimeoutMs,
+        "listing a lost node's tasks",
+      ) as Promise<SwarmTask[]>,
+      this.list(),
+    ]);
+    const onNode = new Set(tasks.map((task) => task.ServiceID));
+    for (const handle of services) if (onNode.has(handle.sandboxId)) lose(handle);
   }
 
   /** The manager's engine, as DockerRuntime reports its engine. */
@@ -131,6 +201,7 @@ export class SwarmRuntime implements SandboxRuntime {
         `the sandbox image ${image} cannot run on every node that takes sandboxes: ${lacking.map(({ node, why }) => `${node} (${why})`).join("; ")}. Load it there (\`docker save ${image} | docker -H <node> load\`), or remove the node's ${SANDBOX_NODE_LABEL} label`,
       );
     this.image = image;
+    this.watcher.start();
     progress(`swarm: sandboxes are services of ${image} on ${this.options.network}`);
   }
 
@@ -296,6 +367,8 @@ export class SwarmRuntime implements SandboxRuntime {
   }
 
   async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+    const lost = this.lost.get(handle.sandboxId);
+    if (lost !== undefined) throw new SandboxLostError(`the sandbox of ${handle.environmentId} is lost: ${lost}`);
     const task = await this.taskOf(handle);
     if (task.kind !== "running" || !task.address)
       throw new SandboxUnavailableError(
@@ -320,7 +393,11 @@ export class SwarmRuntime implements SandboxRuntime {
       transientInput: connected,
       deadlines: this.options.executorDeadlines,
       onBroken: (reason) => process.stderr.write(`[executor ${handle.environmentId}] channel closed: ${reason}\n`),
+      // A node's engine that stops ends its containers' connections some 10-15 s before the manager
+      // calls the node down: the calls wait that long for nodeDown() to lose() the channel.
+      beforePeerEnd: () => this.untilNodeDownOrTimeout(),
     });
+    this.track(handle, task.nodeId, client);
     const pong = await client.ping().catch((error: Error) => {
       client.close();
       throw new SandboxUnavailableError(`the executor of sandbox ${handle.environmentId} did not answer: ${error.message}`, {
@@ -336,12 +413,31 @@ export class SwarmRuntime implements SandboxRuntime {
     return client;
   }
 
+  private untilNodeDownOrTimeout(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, this.options.nodeDownWaitMs ?? NODE_DOWN_WAIT_MS).unref());
+  }
+
+  /** Keeps the channel where nodeDown() finds it, until it closes. */
+  private track(handle: SandboxHandle, nodeId: string, client: ExecutorClient): void {
+    const sandboxId = handle.sandboxId;
+    const open = this.open.get(sandboxId) ?? { handle, nodeId, clients: new Set<ExecutorClient>() };
+    open.nodeId = nodeId;
+    open.clients.add(client);
+    this.open.set(sandboxId, open);
+    void client.closed.then(() => {
+      open.clients.delete(client);
+      if (open.clients.size === 0 && this.open.get(sandboxId) === open) this.open.delete(sandboxId);
+    });
+  }
+
   async isAlive(handle: SandboxHandle): Promise<boolean> {
+    if (this.lost.has(handle.sandboxId)) return false;
     return (await this.taskOf(handle)).kind === "running";
   }
 
   /** A task that ended is gone for good (RestartPolicy none): its files were on its node. One on its way counts as there. */
   async ensureRunning(handle: SandboxHandle): Promise<boolean> {
+    if (this.lost.has(handle.sandboxId)) return false;
     return (await this.taskOf(handle)).kind !== "gone";
   }
 
@@ -357,6 +453,7 @@ export class SwarmRuntime implements SandboxRuntime {
     )) as Array<{ ID: string }>;
     for (const secret of secrets) await this.removeSecret(secret.ID);
     if (handle.environmentId) this.channels.remove(handle.environmentId);
+    this.lost.delete(handle.sandboxId);
   }
 
   private async removeService(handle: SandboxHandle): Promise<void> {

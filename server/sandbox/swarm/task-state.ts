@@ -5,6 +5,7 @@
 export interface SwarmTask {
   ID?: string;
   NodeID?: string;
+  ServiceID?: string;
   CreatedAt?: string;
   DesiredState?: string;
   Status?: { State?: string; Err?: string; Message?: string };
