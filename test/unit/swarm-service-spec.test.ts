@@ -81,7 +81,7 @@ describe("a sandbox service's task", () => {
     for (const state of ["failed", "shutdown", "orphaned", "rejected", "complete"])
       assert.equal(taskState([{ DesiredState: "shutdown", Status: { State: state, Err: "No such image" } }], "x").kind, "gone", state);
     assert.match(JSON.stringify(taskState([{ Status: { State: "rejected", Err: "No such image: x" } }], "x")), /No such image/);
-    assert.deepEqual(taskState([], "x"), { kind: "gone", why: "the service has no task" });
+    assert.deepEqual(taskState([], "x"), { kind: "gone", why: "the service has no task", noTask: true });
   });
 });
 

@@ -341,11 +341,12 @@ export class SwarmRuntime implements SandboxRuntime {
     while (Date.now() < deadline) {
       last = await this.taskOf(handle);
       if (last.kind === "running" && last.address) return;
-      if (last.kind === "gone") throw new Error(`the sandbox's Swarm task did not start: ${last.why}`);
+      // The orchestrator makes a new service's task a moment after the service: none yet is not a failure.
+      if (last.kind === "gone" && !last.noTask) throw new Error(`the sandbox's Swarm task did not start: ${last.why}`);
       await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
     }
     throw new Error(
-      `the sandbox's Swarm task was still ${last.kind === "starting" ? last.state : "without an overlay address"} after ${Math.round(this.options.taskStartMs / 1000)} s (EMULATOR_SWARM_TASK_START_SECONDS): is a node labelled for sandboxes free, and does it hold the image?`,
+      `the sandbox's Swarm task was still ${last.kind === "starting" ? last.state : last.kind === "gone" ? "not made" : "without an overlay address"} after ${Math.round(this.options.taskStartMs / 1000)} s (EMULATOR_SWARM_TASK_START_SECONDS): is a node labelled for sandboxes free, and does it hold the image?`,
     );
   }
 

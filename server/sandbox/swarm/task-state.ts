@@ -15,7 +15,7 @@ export interface SwarmTask {
 export type TaskState =
   | { kind: "running"; address: string | null; nodeId: string }
   | { kind: "starting"; state: string }
-  | { kind: "gone"; why: string };
+  | { kind: "gone"; why: string; noTask?: true };
 
 /** States a task passes before it runs. */
 const ON_ITS_WAY = new Set(["new", "allocated", "pending", "assigned", "accepted", "preparing", "ready", "starting"]);
@@ -26,7 +26,8 @@ const ON_ITS_WAY = new Set(["new", "allocated", "pending", "assigned", "accepted
  */
 export function taskState(tasks: readonly SwarmTask[], network: string): TaskState {
   const newest = [...tasks].sort((a, b) => String(b.CreatedAt ?? "").localeCompare(String(a.CreatedAt ?? "")))[0];
-  if (!newest) return { kind: "gone", why: "the service has no task" };
+  // Gone for a service that ran (its one task removed); a new service has none for a moment (waitForTask).
+  if (!newest) return { kind: "gone", why: "the service has no task", noTask: true };
   const state = newest.Status?.State ?? "unknown";
   if (state === "running" && newest.DesiredState !== "shutdown") {
     return { kind: "running", address: overlayAddress(newest, network), nodeId: newest.NodeID ?? "" };
