@@ -25,7 +25,8 @@ const KEEP_ALIVE = [EXECUTOR_PATH, HOLD_PORT_FLAG, `127.0.0.1:${SANDBOX_PROXY_PO
  * As DockerRuntime's containers: root's processes with only what the executor needs (SETUID, SETGID;
  * DAC_OVERRIDE for the disk guard), and NET_ADMIN for the rule above. No SYS_RESOURCE: a service cannot
  * be probed for it before it is placed. Swarm's API 1.41 (engine 20.10) has no no-new-privileges for a
- * service: docs/security.md#the-swarm-runtime says what that leaves.
+ * service: the keep-alive sets it on itself before anything else (network_isolation.go), and serves no
+ * channel if it cannot (docs/security.md#the-swarm-runtime).
  */
 const CAPABILITIES = ["SETUID", "SETGID", "NET_ADMIN"];
 const DISK_GUARD_CAPABILITY = "DAC_OVERRIDE";
