@@ -42,16 +42,32 @@ export function egressBehaviours(t: ChannelSuite): void {
     /**
      * Serves the streams of the next connections with `serve`. Each stream gets an 'error' listener
      * first, so a failure lands in the test (through `served`) rather than crashing the runner.
+     * `served(atLeast)` first waits for that many streams to have arrived: a program can connect, send
+     * and exit before the executor accepts its connection, so its command's answer may come before the
+     * connection's stream does.
      */
     const serveEgress = (target: SandboxChannel, serve: (stream: Duplex) => Promise<void>) => {
       const served: Array<Promise<void>> = [];
+      const waiting: Array<{ count: number; arrived: () => void }> = [];
       target.onEgressStream((stream) => {
         stream.on("error", () => undefined);
         const serving = serve(stream);
         serving.catch(() => undefined);
         served.push(serving);
+        for (const waiter of waiting.filter((entry) => served.length >= entry.count)) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.arrived();
+        }
       });
-      return { count: () => served.length, served: () => Promise.all(served) };
+      const arrived = (count: number): Promise<void> =>
+        served.length >= count ? Promise.resolve() : new Promise((resolve) => waiting.push({ count, arrived: () => resolve() }));
+      return {
+        count: () => served.length,
+        served: async (atLeast = 0) => {
+          await arrived(atLeast);
+          await Promise.all(served);
+        },
+      };
     };
 
     const readToEnd = (stream: Duplex): Promise<Buffer> =>
@@ -300,7 +316,7 @@ export function egressBehaviours(t: ChannelSuite): void {
         clearInterval(writer);
       });
       assert.equal(reportOf<string>(await runProgram(programs.EXIT_MID_CONNECTION)), "exiting");
-      await server.served();
+      await server.served(1);
       assert.equal(received, "last words");
       assert.ok(failure !== null, "the stream closed without an error");
       assert.ok(["EPIPE", "ECONNRESET"].includes((failure as NodeJS.ErrnoException).code ?? ""), String(failure));
@@ -315,7 +331,7 @@ export function egressBehaviours(t: ChannelSuite): void {
         await finished(stream);
       });
       const flood = reportOf<{ open: number; closed: number }>(await runProgram(programs.FLOOD, [EGRESS_MAX_STREAMS + extra]));
-      await server.served();
+      await server.served(EGRESS_MAX_STREAMS);
       assert.deepEqual(flood, { open: EGRESS_MAX_STREAMS, closed: extra });
       assert.equal(server.count(), EGRESS_MAX_STREAMS);
       serveEgress(channel(), upperCaseEcho);
