@@ -167,8 +167,11 @@ describe("losing a machine under the swarm runtime", { skip: whyNot() }, () => {
     // Its service and secret are removed (the node, should it come back, has nothing of it to run).
     const label = `dev.interactions-emulator.environment=${environmentId}`;
     const deadline = Date.now() + 30_000;
-    while ((await manager.listServices({ filters: { label: [label] } })).length > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    // The secret goes after its service, once Swarm no longer counts it used: both are waited for.
+    const leftovers = async () =>
+      (await manager.listServices({ filters: { label: [label] } })).length +
+      (await manager.listSecrets({ filters: { label: [label] } })).length;
+    while ((await leftovers()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
     assert.deepEqual(await manager.listServices({ filters: { label: [label] } }), [], "the lost sandbox's service is still there");
     assert.deepEqual(await manager.listSecrets({ filters: { label: [label] } }), []);
 
