@@ -61,13 +61,11 @@ export interface RunningEmulator {
 }
 
 /**
- * The Docker runtime for this configuration. `lease: true` (the emulator, and tests that stand in for it)
- * ties every object to the data folder and lets the runtime keep a lease, so that another emulator can
- * clean up once this one is gone for good; a runtime used on its own (the docker tests) leaves no such
- * claim, and another emulator never removes what it made.
+ * What every sandbox runtime takes from the configuration alike: the image, the limits, the engine's
+ * bounds, the executor's deadlines and where the channels' secrets live.
  */
-export function dockerRuntimeFor(config: Config, options: { lease?: boolean; probeInBackground?: boolean } = {}): DockerRuntime {
-  return new DockerRuntime({
+function sandboxSettingsOf(config: Config) {
+  return {
     instance: config.EMULATOR_INSTANCE,
     image: {
       ...(config.EMULATOR_SANDBOX_IMAGE ? { fixedImage: config.EMULATOR_SANDBOX_IMAGE } : {}),
@@ -77,12 +75,29 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean; pro
     memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
     cpus: config.EMULATOR_SANDBOX_CPUS,
     pids: config.EMULATOR_SANDBOX_PIDS,
+    diskMb: config.EMULATOR_SANDBOX_DISK_MB,
     engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
     engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,
     engineMaxChanges: config.EMULATOR_ENGINE_MAX_CONTAINER_CHANGES,
+    channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
+    executorDeadlines: {
+      graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
+      fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,
+    },
+  };
+}
+
+/**
+ * The Docker runtime for this configuration. `lease: true` (the emulator, and tests that stand in for it)
+ * ties every object to the data folder and lets the runtime keep a lease, so that another emulator can
+ * clean up once this one is gone for good; a runtime used on its own (the docker tests) leaves no such
+ * claim, and another emulator never removes what it made.
+ */
+export function dockerRuntimeFor(config: Config, options: { lease?: boolean; probeInBackground?: boolean } = {}): DockerRuntime {
+  return new DockerRuntime({
+    ...sandboxSettingsOf(config),
     ...(options.probeInBackground ? { probeInBackground: true } : {}),
     channel: config.EMULATOR_CHANNEL,
-    channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
     ...(options.lease
       ? {
           lease: {
@@ -93,43 +108,19 @@ export function dockerRuntimeFor(config: Config, options: { lease?: boolean; pro
           },
         }
       : {}),
-
-    diskMb: config.EMULATOR_SANDBOX_DISK_MB,
     ...(config.EMULATOR_SANDBOX_RUNTIME ? { containerRuntime: config.EMULATOR_SANDBOX_RUNTIME } : {}),
-
-    executorDeadlines: {
-      graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
-      fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,
-    },
   });
 }
 
 /** EMULATOR_SANDBOX_RUNTIME=swarm: sandboxes as Swarm services, DOCKER_HOST a manager (docs/scale-out.md). */
 export function swarmRuntimeFor(config: Config): SwarmRuntime {
   return new SwarmRuntime({
-    instance: config.EMULATOR_INSTANCE,
-    image: {
-      ...(config.EMULATOR_SANDBOX_IMAGE ? { fixedImage: config.EMULATOR_SANDBOX_IMAGE } : {}),
-      baseImage: config.EMULATOR_BASE_IMAGE,
-      offlineBase: config.EMULATOR_OFFLINE_BASE,
-    },
-    memoryMb: config.EMULATOR_SANDBOX_MEMORY_MB,
-    cpus: config.EMULATOR_SANDBOX_CPUS,
-    pids: config.EMULATOR_SANDBOX_PIDS,
-    diskMb: config.EMULATOR_SANDBOX_DISK_MB,
+    ...sandboxSettingsOf(config),
     network: config.EMULATOR_SWARM_NETWORK,
     constraints: config.EMULATOR_SWARM_CONSTRAINTS,
     taskStartMs: config.EMULATOR_SWARM_TASK_START_SECONDS * 1000,
     nodePollMs: config.EMULATOR_SWARM_NODE_POLL_SECONDS * 1000,
     nodeDownWaitMs: config.EMULATOR_SWARM_NODE_DOWN_SECONDS * 1000,
-    channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
-    engineTimeoutMs: config.EMULATOR_ENGINE_TIMEOUT_SECONDS * 1000,
-    engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,
-    engineMaxChanges: config.EMULATOR_ENGINE_MAX_CONTAINER_CHANGES,
-    executorDeadlines: {
-      graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
-      fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,
-    },
   });
 }
 
