@@ -25,7 +25,7 @@ import { SandboxLostError, type SandboxHandle } from "../../server/sandbox/runti
 import { SwarmRuntime, type SwarmRuntimeOptions } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
 import { HUB_NETNS, nodeLayout, run } from "../support/swarm-layout.js";
 
 const INSTANCE = "nodeloss";
@@ -67,16 +67,10 @@ describe("losing a machine under the swarm runtime", { skip: whyNot() }, () => {
 
   async function runtimeOn(constraints: string[]): Promise<SwarmRuntime> {
     const options: SwarmRuntimeOptions = {
-      instance: INSTANCE,
-      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
-      memoryMb: 256,
-      cpus: 0.5,
-      pids: 256,
-      network: cluster.overlay,
+      ...testRuntimeOptions(cluster, INSTANCE, dataDir),
       constraints,
       taskStartMs: 60_000,
       nodePollMs: 1000,
-      channelsFolder: path.join(dataDir, "channels"),
       docker: manager,
       dial: relay.dial,
     };

@@ -22,7 +22,7 @@ import { SWARM_CHANNEL_PORT } from "../../server/sandbox/swarm/service-spec.js";
 import { SwarmRuntime } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { SANDBOX_UID } from "../../server/sandbox/docker/tar.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
 import { run } from "../support/swarm-layout.js";
 
 const INSTANCE = "swarmtest";
@@ -112,14 +112,8 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
   it("answers for the manager's engine, and refuses at start a worker's", async () => {
     assert.equal((await runtime.health()).ok, true);
     const worker = new SwarmRuntime({
-      instance: INSTANCE,
-      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
-      memoryMb: 256,
-      cpus: 0.5,
-      pids: 256,
-      network: cluster.overlay,
+      ...testRuntimeOptions(cluster, INSTANCE, dataDir),
       taskStartMs: 1000,
-      channelsFolder: path.join(dataDir, "channels"),
       docker: new Docker({ socketPath: cluster.nodes[1]!.socket }),
     });
     await assert.rejects(
@@ -202,15 +196,9 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
   it("places by EMULATOR_SWARM_CONSTRAINTS, and counts a sandbox whose node is lost as gone", async () => {
     const lostNode = cluster.nodes[1]!.name;
     const pinned = new SwarmRuntime({
-      instance: INSTANCE,
-      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
-      memoryMb: 256,
-      cpus: 0.5,
-      pids: 256,
-      network: cluster.overlay,
+      ...testRuntimeOptions(cluster, INSTANCE, dataDir),
       constraints: [`node.hostname==${lostNode}`],
       taskStartMs: 60_000,
-      channelsFolder: path.join(dataDir, "channels"),
       docker: manager,
       dial: relay.dial,
     });
@@ -234,14 +222,8 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     const node = cluster.nodes[2]!;
     await run(["docker", "-H", `unix://${node.socket}`, "rmi", "--force", cluster.images[0]!]);
     const again = new SwarmRuntime({
-      instance: INSTANCE,
-      image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
-      memoryMb: 256,
-      cpus: 0.5,
-      pids: 256,
-      network: cluster.overlay,
+      ...testRuntimeOptions(cluster, INSTANCE, dataDir),
       taskStartMs: 30_000,
-      channelsFolder: path.join(dataDir, "channels"),
       docker: manager,
     });
     await assert.rejects(

@@ -9,10 +9,12 @@
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Docker from "dockerode";
 import { loadConfig } from "../../server/common/config.js";
 import { ensureSandboxImage } from "../../server/sandbox/docker/image.js";
+import type { SwarmRuntimeOptions } from "../../server/sandbox/swarm/swarm-runtime.js";
 import {
   allNodes,
   dockerOn,
@@ -296,6 +298,26 @@ async function loadImages(images: string[], nodes: NodeLayout[]): Promise<void> 
  * Brings the cluster up, first removing whatever a previous run left (one cluster per machine). On any
  * failure it removes what it made and rethrows, naming the node and why (with its dockerd log's tail).
  */
+/**
+ * A SwarmRuntime's options for a test on the cluster: the cluster's first image as is, small sandboxes,
+ * the cluster's overlay, secrets kept under `dataDir`. Tests add their own bounds, client and dialer.
+ */
+export function testRuntimeOptions(
+  cluster: Pick<SwarmCluster, "images" | "overlay">,
+  instance: string,
+  dataDir: string,
+): Pick<SwarmRuntimeOptions, "instance" | "image" | "memoryMb" | "cpus" | "pids" | "network" | "channelsFolder"> {
+  return {
+    instance,
+    image: { fixedImage: cluster.images[0]!, baseImage: "unused", offlineBase: "never" },
+    memoryMb: 256,
+    cpus: 0.5,
+    pids: 256,
+    network: cluster.overlay,
+    channelsFolder: path.join(dataDir, "channels"),
+  };
+}
+
 export async function up(options: SwarmClusterOptions = {}): Promise<SwarmCluster> {
   const progress = options.progress ?? (() => undefined);
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
