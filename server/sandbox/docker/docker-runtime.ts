@@ -130,14 +130,14 @@ const SOCKET_WAIT_MS = 5_000;
 const FORK_REPOSITORY = "iemu-fork";
 
 /** How long a look-up (inspect, list, exec) may take before the engine counts as not answering, by default. */
-const ENGINE_TIMEOUT_MS = 10_000;
+export const ENGINE_TIMEOUT_MS = 10_000;
 /** Starting a stopped container takes longer on a busy engine: this many look-ups' time. */
 const START_TIMEOUT_FACTOR = 3;
 /** Engine calls in flight at once, and of those creates, starts and removals, by default (engine-gate.ts). */
-const ENGINE_MAX_CALLS = 16;
-const ENGINE_MAX_CHANGES = 4;
+export const ENGINE_MAX_CALLS = 16;
+export const ENGINE_MAX_CHANGES = 4;
 /** How long /health waits for the engine's answer before it reports the engine not answering (at most the engine timeout). */
-const HEALTH_WAIT_MS = 3000;
+export const HEALTH_WAIT_MS = 3000;
 
 type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true } | { Type: "bind"; Source: string; Target: string };
 

@@ -19,7 +19,8 @@ import { EMULATOR_CA_PATH, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
 import type { RuntimeHealth, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxLostError, SandboxUnavailableError } from "../runtime.js";
-import { EXECUTOR_ARGV } from "../docker/docker-runtime.js";
+// The engine's bounds and /health's wait: the manager's engine is gated as the Docker runtime's engine is.
+import { ENGINE_MAX_CALLS, ENGINE_MAX_CHANGES, ENGINE_TIMEOUT_MS, EXECUTOR_ARGV, HEALTH_WAIT_MS } from "../docker/docker-runtime.js";
 import { DockerClient } from "../docker/dockerode.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "../docker/engine-errors.js";
 import { type EngineGate, gateEngine } from "../docker/engine-gate.js";
@@ -71,10 +72,6 @@ export interface SwarmRuntimeOptions {
   dial?: (address: { host: string; port: number }) => Promise<ChannelSocket>;
 }
 
-const ENGINE_TIMEOUT_MS = 10_000;
-const ENGINE_MAX_CALLS = 16;
-const ENGINE_MAX_CHANGES = 4;
-const HEALTH_WAIT_MS = 3000;
 /** Between two looks at a task that is on its way. */
 const TASK_POLL_MS = 250;
 /** How long a channel waits for a running task's keep-alive to listen. */
