@@ -7,6 +7,7 @@
 // step), so they are rebuilt from it when the events are read (replay-events.ts). A 50 MB input is
 // then stored once, not three times (docs/security.md#limits).
 
+import { stringifyReusingEscapes } from "../common/escaped-json.js";
 import type { InteractionEvent, StreamEvent } from "./events.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
@@ -42,7 +43,8 @@ export class EventStore {
     this.insert ??= this.db.prepare<[string, number, string]>(
       "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)",
     );
-    const json = JSON.stringify(stored);
+    // A result's long text is escaped once here and reused for the answer (common/escaped-json.ts).
+    const json = stringifyReusingEscapes(stored);
     this.insert.run(interactionId, seq, json);
     return json.length;
   }

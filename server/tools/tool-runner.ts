@@ -2,7 +2,7 @@
 // the text the interaction records. The tools run as the sandbox's unprivileged user, so the
 // operating system's permissions (and read-only mounts) apply to them as they would to the agent.
 
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import path from "node:path/posix";
 import { StringDecoder } from "node:string_decoder";
 import type { ToolCall } from "./tool-call.js";
@@ -166,6 +166,8 @@ async function readFile(channel: SandboxChannel, target: string, limits: ToolLim
   const file = await channel.readFile(target, limits.maxOutputBytes);
   const note = file.truncated ? `\n[truncated: showing ${file.content.length} of ${file.size} bytes]` : "";
   // Valid UTF-8 is shown as text (checked in place, not by encoding the text again); binary content as base64.
+  // ASCII (most files an agent reads) is decoded as Latin-1: the same text, without UTF-8's decoding work.
+  if (isAscii(file.content)) return { result: file.content.toString("latin1") + note, isError: false };
   if (isUtf8(file.content)) return { result: file.content.toString("utf8") + note, isError: false };
   return { result: `[binary file, ${file.size} bytes, shown as base64]\n${file.content.toString("base64")}${note}`, isError: false };
 }

@@ -53,8 +53,10 @@ describe("the streaming JSON writer", () => {
       fn: () => 1,
       list: [undefined, () => 1, Number.NaN, -0, 1e21],
       lone: "\ud800 and \udfff",
-      // Long enough to be written slice by slice, with a surrogate pair across each slice boundary.
+      // Long enough to be written in one escape (at most 4 Mi characters)…
       long: "😀".repeat(300_000),
+      // …and slice by slice past that, with a surrogate pair across each slice boundary.
+      longer: "😀".repeat(2_200_000),
       nested: { deep: [{ a: "x".repeat(20_000) }] },
     };
     assert.equal(await jsonText(value), JSON.stringify(value));

@@ -1,0 +1,73 @@
+// A long string is escaped into JSON once, not once per consumer. A tool's result of 1 MiB (a file read
+// by read_file, a command's output) goes into its step.delta event, which the event store keeps as JSON,
+// and then into the interaction's answer (and a stream's frame), each of which escaped it again: about
+// 1 ms of the event loop per MiB each time, plus a copy the collector must later free
+// (docs/benchmarks.md#read_file-of-1-mib). The escapes of the last long strings are kept, by the string's
+// identity (the same string object flows from the event to the step the answer is written from), in a
+// cache bounded by its total size.
+
+import { randomUUID } from "node:crypto";
+
+/** A string at least this long is escaped through the cache; a shorter one costs too little to keep. */
+export const LONG_STRING_CHARS = 64 * 1024;
+/** The most characters of escaped text the cache holds, all entries together (1 to 2 bytes each). */
+export const CACHE_CHARS = 16 * 1024 * 1024;
+
+const cache = new Map<string, string>();
+let cachedChars = 0;
+
+/** JSON.stringify(text): from the cache when this string was escaped lately. */
+export function escapedString(text: string): string {
+  if (text.length < LONG_STRING_CHARS) return JSON.stringify(text);
+  const cached = cache.get(text);
+  if (cached !== undefined) {
+    // Most recently used last, so the oldest entry is the first to go.
+    cache.delete(text);
+    cache.set(text, cached);
+    return cached;
+  }
+  const escaped = JSON.stringify(text);
+  if (escaped.length > CACHE_CHARS) return escaped;
+  cache.set(text, escaped);
+  cachedChars += escaped.length;
+  for (const [key, value] of cache) {
+    if (cachedChars <= CACHE_CHARS) break;
+    cache.delete(key);
+    cachedChars -= value.length;
+  }
+  return escaped;
+}
+
+/**
+ * A placeholder a replacer puts where a long string was. JSON.stringify escapes its NUL, so the text it
+ * leaves is `"\u0000…"`; with a random part per process no value a client sent can spell it.
+ */
+const PLACEHOLDER = `\u0000iemu-escaped-${randomUUID()}:`;
+const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER).slice(0, -1);
+
+/** JSON.stringify(value), with its long strings escaped through escapedString(). */
+export function stringifyReusingEscapes(value: unknown): string {
+  const longs: string[] = [];
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item !== "string" || item.length < LONG_STRING_CHARS) return item;
+    longs.push(item);
+    return `${PLACEHOLDER}${longs.length - 1}`;
+  });
+  if (longs.length === 0) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const [index, long] of longs.entries()) {
+    const marker = `${PLACEHOLDER_JSON}${index}"`;
+    const at = text.indexOf(marker, from);
+    parts.push(text.slice(from, at), escapedString(long));
+    from = at + marker.length;
+  }
+  parts.push(text.slice(from));
+  return parts.join("");
+}
+
+/** Forgets every kept escape (tests). */
+export function clearEscapedStrings(): void {
+  cache.clear();
+  cachedChars = 0;
+}

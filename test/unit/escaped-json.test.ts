@@ -1,0 +1,94 @@
+// One escape of a long string for all its consumers (server/common/escaped-json.ts): the text is exactly
+// JSON.stringify's, whatever the value (also one that spells the placeholder's visible part), a long
+// string escaped once is not escaped again by the next consumer, and the cache stays within its bound.
+
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import fc from "fast-check";
+import {
+  CACHE_CHARS,
+  clearEscapedStrings,
+  escapedString,
+  LONG_STRING_CHARS,
+  stringifyReusingEscapes,
+} from "../../server/common/escaped-json.js";
+import { runs } from "../support/property-runs.js";
+
+/** Runs `work` counting the calls of JSON.stringify given a string of at least LONG_STRING_CHARS. */
+function longEscapesDuring(work: () => void): number {
+  const original = JSON.stringify;
+  let count = 0;
+  JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
+    if (typeof value === "string" && value.length >= LONG_STRING_CHARS) count += 1;
+    return (original as (...args: unknown[]) => string)(value, ...rest);
+  }) as typeof JSON.stringify;
+  try {
+    work();
+  } finally {
+    JSON.stringify = original;
+  }
+  return count;
+}
+
+const longText = fc
+  .tuple(fc.string({ unit: "binary", maxLength: 40 }), fc.integer({ min: LONG_STRING_CHARS, max: LONG_STRING_CHARS + 500 }))
+  .map(([piece, length]) => (piece === "" ? "x" : piece).repeat(Math.ceil(length / Math.max(1, piece.length))).slice(0, length));
+
+describe("escaping a long string once", () => {
+  afterEach(() => clearEscapedStrings());
+
+  it("gives JSON.stringify's text for any value, long strings (lone surrogates too) anywhere in it", () => {
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { maxDepth: 3 },
+        fc.jsonValue({ maxDepth: 1 }),
+        longText,
+        fc.array(tie("node"), { maxLength: 4 }),
+        fc.dictionary(fc.string(), tie("node"), { maxKeys: 4 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, (item) => assert.equal(stringifyReusingEscapes(item), JSON.stringify(item))),
+      runs(100),
+    );
+  });
+
+  it("is not fooled by a value that spells the placeholder's visible part", () => {
+    const long = "y".repeat(LONG_STRING_CHARS);
+    const value = { a: "\u0000iemu-escaped-", b: long, c: ["\u0000iemu-escaped-0", "\\u0000iemu-escaped-"], d: long };
+    assert.equal(stringifyReusingEscapes(value), JSON.stringify(value));
+  });
+
+  it("escapes a long result once for the stored event and the answer written after it", () => {
+    const result = 'a\n"b"'.repeat(LONG_STRING_CHARS);
+    const event = { event_type: "step.delta", index: 1, delta: { type: "function_result", result } };
+    const escapes = longEscapesDuring(() => {
+      stringifyReusingEscapes(event);
+      escapedString(result);
+      escapedString(result);
+    });
+    assert.equal(escapes, 1);
+    // A short string is not kept: it costs less to escape than to look up.
+    assert.equal(
+      longEscapesDuring(() => escapedString("short")),
+      0,
+    );
+  });
+
+  it("keeps at most CACHE_CHARS of escaped text, dropping the least recently used first", () => {
+    const size = Math.floor(CACHE_CHARS / 4);
+    const strings = ["a", "b", "c", "d", "e"].map((letter) => letter.repeat(size - 2));
+    for (const text of strings.slice(0, 4)) escapedString(text);
+    // Used again, so "b" (not "a") is the oldest when "e" comes in.
+    escapedString(strings[0] as string);
+    escapedString(strings[4] as string);
+    const again = (text: string) => longEscapesDuring(() => escapedString(text));
+    assert.equal(again(strings[0] as string), 0);
+    assert.equal(again(strings[4] as string), 0);
+    assert.equal(again(strings[1] as string), 1, "the least recently used entry was kept past the bound");
+    // A string whose escape alone is larger than the cache is escaped every time and never kept.
+    const huge = "z".repeat(CACHE_CHARS);
+    assert.equal(again(huge), 1);
+    assert.equal(again(huge), 1);
+  });
+});
