@@ -15,6 +15,7 @@ import "os"
 const exitRefused = 78
 
 func main() {
+	fitSchedulerToQuota()
 	parsed, err := parseExecutorArguments(os.Args[1:])
 	if err == nil {
 		err = checkRulesImplemented()
