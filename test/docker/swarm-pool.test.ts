@@ -1,4 +1,4 @@
-// The swarm runtime's warm pool and its start-up sweep (server/sandbox/swarm/; docs/scale-out.md), on the
+// The swarm runtime's warm pool, its start-up sweep and its channel ping (server/sandbox/swarm/; docs/scale-out.md), on the
 // real three-node test swarm (test/support/swarm-cluster.ts), reached through a relay container on the
 // overlay as in swarm-runtime.test.ts. What it must show:
 // - a pool (sandbox-pool.ts) fills with placed services; taking one creates no service and restarts no
@@ -6,7 +6,9 @@
 //   the pool refills, and closing it removes every service it still held;
 // - after a crash (a runtime dropped without removing anything, a secret whose service was never made,
 //   an earlier run's CA), the next start with the same instance (the reconcile, then trustCertificate)
-//   leaves no service, secret, stale CA config or channel folder of it.
+//   leaves no service, secret, stale CA config or channel folder of it;
+// - a channel whose far end froze (a relay paused: no FIN, no answer) fails its pending call within the
+//   channel's ping and its deadline (channel-heartbeat.ts), not at the call's own deadline.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -138,6 +140,46 @@ describe("the swarm runtime's warm pool and start-up sweep", { skip: whyNot() },
       assert.deepEqual(await secrets(), []);
     } finally {
       await pool.close();
+    }
+  });
+
+  it("fails the calls on a channel whose far end froze (no FIN, no answer) long before their own deadline", async () => {
+    const label = { "dev.interactions-emulator.test": "relay-frozen" };
+    const frozen = await startOverlayRelay(manager, cluster.images[0]!, cluster.overlay, label);
+    const [container] = await manager.listContainers({ filters: { label: ["dev.interactions-emulator.test=relay-frozen"] } });
+    const relayContainer = manager.getContainer(container!.Id);
+    try {
+      const runtime = new SwarmRuntime({
+        ...testRuntimeOptions(cluster, INSTANCE, dataDir),
+        taskStartMs: 60_000,
+        docker: manager,
+        dial: frozen.dial,
+        channelPingMs: 1000,
+        executorDeadlines: { graceMs: 3000 },
+      });
+      runtimes.push(runtime);
+      await runtime.prepare(() => undefined);
+      await runtime.trustCertificate(CA_PEM);
+      const handle = await runtime.create({ environmentId: "env_frozen", owner: "k1", files: [] });
+      const channel = await runtime.connect(handle);
+      const call = channel.run({ argv: ["sleep", "600"], timeoutMs: 600_000, maxOutputBytes: 1024 });
+      // The relay's process stops: its sockets stay open (no FIN, no reset) and nothing is answered, as
+      // when the sandbox's machine vanished while the manager still calls it ready.
+      await relayContainer.pause();
+      // Without the channel's ping the call waits for its own deadline (600 s and the grace); the bound
+      // here is far below that, and far above a ping's interval and deadline.
+      const outcome = await Promise.race([
+        call.then(
+          () => "answered",
+          (error: Error) => error.message,
+        ),
+        new Promise<string>((resolve) => setTimeout(() => resolve("still waiting after 60 s"), 60_000).unref()),
+      ]);
+      assert.match(outcome, /did not end ping request/);
+      await runtime.remove(handle);
+    } finally {
+      await relayContainer.unpause().catch(() => undefined);
+      await frozen.remove();
     }
   });
 

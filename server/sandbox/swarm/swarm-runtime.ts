@@ -29,6 +29,7 @@ import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_PO
 import { readImageFile } from "../docker/read-image-file.js";
 import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
 import { nodesLackingImage } from "./image-check.js";
+import { keepPinging } from "./channel-heartbeat.js";
 import { removeLeftovers } from "./leftovers.js";
 import { relabelService } from "./service-labels.js";
 import { type DownNode, NodeWatcher } from "./node-watcher.js";
@@ -59,6 +60,8 @@ export interface SwarmRuntimeOptions {
    * manager to call the sandbox's node down (the call then fails as lost) before it fails as broken.
    */
   nodeDownWaitMs?: number;
+  /** EMULATOR_SWARM_CHANNEL_PING_SECONDS in ms: how often an open channel is pinged (channel-heartbeat.ts). */
+  channelPingMs?: number;
   /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
   channelsFolder: string;
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -82,6 +85,7 @@ const CHANNEL_WAIT_MS = 10_000;
 const SECRET_REMOVE_ATTEMPTS = 20;
 const NODE_POLL_MS = 2000;
 const NODE_DOWN_WAIT_MS = 25_000;
+const CHANNEL_PING_MS = 5000;
 
 /** What a lost sandbox's calls and environment say. */
 export function lostReason(node: DownNode): string {
@@ -465,6 +469,8 @@ export class SwarmRuntime implements SandboxRuntime {
         `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}`,
       );
     }
+    // A peer that vanished without a FIN, its node still called ready, fails the channel within a ping and its deadline.
+    keepPinging(client, this.options.channelPingMs ?? CHANNEL_PING_MS);
     return client;
   }
 
