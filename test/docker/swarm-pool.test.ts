@@ -155,7 +155,7 @@ describe("the swarm runtime's warm pool and start-up sweep", { skip: whyNot() },
         docker: manager,
         dial: frozen.dial,
         channelPingMs: 1000,
-        executorDeadlines: { graceMs: 3000 },
+        nodeDownWaitMs: 4000,
       });
       runtimes.push(runtime);
       await runtime.prepare(() => undefined);

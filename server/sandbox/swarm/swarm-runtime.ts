@@ -469,8 +469,12 @@ export class SwarmRuntime implements SandboxRuntime {
         `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}`,
       );
     }
-    // A peer that vanished without a FIN, its node still called ready, fails the channel within a ping and its deadline.
-    keepPinging(client, this.options.channelPingMs ?? CHANNEL_PING_MS);
+    // A peer that vanished without a FIN, its node still called ready, breaks the channel within
+    // EMULATOR_SWARM_NODE_DOWN_SECONDS (channel-heartbeat.ts).
+    keepPinging(client, {
+      intervalMs: this.options.channelPingMs ?? CHANNEL_PING_MS,
+      silenceMs: this.options.nodeDownWaitMs ?? NODE_DOWN_WAIT_MS,
+    });
     return client;
   }
 
