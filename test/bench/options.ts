@@ -39,8 +39,8 @@ export const USAGE = `usage: npm run bench -- [options]
                      concurrency  1, 10, 50, 200 interactions at once, each in its own environment: tool calls/s,
                              p50/p99, /health meanwhile; the machine's bash -c true spawns/s
                      swarm   a tool call in a sandbox on another node of the three-node test swarm vs one on
-                             the emulator's own node (needs root; not measured otherwise; hold the cluster's
-                             lock when tests may use it: docs/testing.md)
+                             the emulator's own node (needs root; not measured otherwise; not while a
+                             test/docker/swarm-*.test.ts runs: the test swarm is one per machine)
   --density N      live environments the density part aims for (default ${DEFAULT_DENSITY})
   --pool N         EMULATOR_POOL_SIZE of the tti part's emulator (default: the emulator's default)
   --no-charts      do not render docs/images/bench-*.png

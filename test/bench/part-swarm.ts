@@ -7,7 +7,7 @@
 // through the same relay, so what differs is the overlay's hop between machines.
 // Not measured, with the reason, where the test swarm cannot come up (it needs root and dockerd, ip,
 // nsenter, unshare). The test swarm is one per machine, and up() removes any other: run this part while
-// no test uses it (the tests hold /tmp/iemu-swarm-cluster.lock; docs/testing.md).
+// no swarm test (test/docker/swarm-*.test.ts) runs.
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

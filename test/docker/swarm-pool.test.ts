@@ -221,4 +221,43 @@ describe("the swarm runtime's warm pool and start-up sweep", { skip: whyNot() },
     assert.deepEqual(fs.existsSync(folders) ? fs.readdirSync(folders) : [], [], "a crashed run's channel folder survived the start");
     assert.equal(await next.isAlive(orphan), false);
   });
+
+  it("a node that comes back runs nothing of a sandbox removed while it was down, and keeps no container of it", async () => {
+    // Last: it stops and restarts a node.
+    const node = cluster.nodes[2]!;
+    const runtime = new SwarmRuntime({
+      ...testRuntimeOptions(cluster, INSTANCE, dataDir),
+      constraints: [`node.hostname==${node.name}`],
+      taskStartMs: 60_000,
+      nodePollMs: 500,
+      docker: manager,
+      dial: relay.dial,
+    });
+    runtimes.push(runtime);
+    await runtime.prepare(() => undefined);
+    await runtime.trustCertificate(CA_PEM);
+    const lost = new Promise<SandboxHandle>((resolve) => runtime.onSandboxLost((handle) => resolve(handle)));
+    const handle = await runtime.create({ environmentId: "env_comesback", owner: "k1", files: [] });
+    const engine = new Docker({ socketPath: node.socket });
+    const containersOf = async () =>
+      engine.listContainers({ all: true, filters: { label: [`com.docker.swarm.service.id=${handle.sandboxId}`] } });
+    assert.equal((await containersOf()).length, 1);
+    await cluster.stopNode(node.name);
+    // The emulator removes a lost sandbox's service and secret (the environment service, on this event).
+    // Bounded (the node watcher's timer keeps no test alive): the manager calls a stopped node down in 10-15 s.
+    let bound: NodeJS.Timeout | undefined;
+    const noLoss = new Promise<never>((_resolve, reject) => {
+      bound = setTimeout(() => reject(new Error(`${node.name} was not called down within 90 s`)), 90_000);
+    });
+    assert.equal((await Promise.race([lost, noLoss])).sandboxId, handle.sandboxId);
+    clearTimeout(bound);
+    await runtime.remove(handle);
+    await cluster.startNode(node.name);
+    await until(
+      "the returning node's engine removing the container of the removed service",
+      async () => (await containersOf()).length === 0,
+    );
+    assert.deepEqual(await manager.listTasks({ filters: { service: [handle.sandboxId] } }).catch(() => []), []);
+    assert.deepEqual(await services(), []);
+  });
 });
