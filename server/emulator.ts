@@ -121,6 +121,7 @@ export function swarmRuntimeFor(config: Config): SwarmRuntime {
     taskStartMs: config.EMULATOR_SWARM_TASK_START_SECONDS * 1000,
     nodePollMs: config.EMULATOR_SWARM_NODE_POLL_SECONDS * 1000,
     nodeDownWaitMs: config.EMULATOR_SWARM_NODE_DOWN_SECONDS * 1000,
+    channelPingMs: config.EMULATOR_SWARM_CHANNEL_PING_SECONDS * 1000,
   });
 }
 

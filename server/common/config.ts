@@ -115,6 +115,9 @@ export const configSchema = z.object({
   EMULATOR_SWARM_NODE_DOWN_SECONDS: positiveInt(25).describe(
     "With EMULATOR_SANDBOX_RUNTIME=swarm: when a sandbox's channel is ended from its side, how long its calls wait for the manager to call the sandbox's node down (they then fail as lost, naming the node) before they fail as a broken channel; a stopping engine ends its containers' connections 10-15 s before the manager sees the node go",
   ),
+  EMULATOR_SWARM_CHANNEL_PING_SECONDS: positiveInt(5).describe(
+    "With EMULATOR_SANDBOX_RUNTIME=swarm: how often each open channel to a sandbox is pinged, one ping at a time; a ping unanswered for EMULATOR_SWARM_NODE_DOWN_SECONDS less this breaks the channel and fails its pending calls, so a machine that vanished without closing its connections (no FIN) is noticed while the manager still calls it ready (docs/scale-out.md#a-peer-that-vanished)",
+  ),
   EMULATOR_CHANNEL: z
     .enum(["auto", "socket", "exec"])
     .default("auto")

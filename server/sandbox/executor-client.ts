@@ -140,8 +140,9 @@ export class ExecutorClient implements SandboxChannel {
     output.on("close", () => this.peerEnded("the executor's input stream closed"));
   }
 
-  async ping(): Promise<{ version: number; pid: number; uid: number }> {
-    const { result } = await this.call({ op: "ping" }, "ping", { deadlineMs: this.deadlines.graceMs });
+  /** Unanswered within `deadlineMs` (the grace by default), the channel is broken. */
+  async ping(deadlineMs = this.deadlines.graceMs): Promise<{ version: number; pid: number; uid: number }> {
+    const { result } = await this.call({ op: "ping" }, "ping", { deadlineMs });
     return { version: result.version, pid: result.pid, uid: result.uid };
   }
 

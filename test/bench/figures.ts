@@ -106,6 +106,12 @@ export const FIGURE = {
   concurrencyBusyCores: "concurrency.best.machine_busy.cores",
   warmStart: "start.warm_npm_start_until_healthy.p50_ms",
   bareExpressStart: "floor.bare_express_until_healthy.p50_ms",
+  // Issue 32: the swarm runtime on the three-node test swarm (part-swarm.ts): a sandbox on the
+  // emulator's own node and one on another node, in turns.
+  swarmCallOwnNode: "swarm.tool_call.own_node.p50_ms",
+  swarmCallOtherNode: "swarm.tool_call.other_node.p50_ms",
+  swarmChannelOwnNode: "swarm.channel_run_true.own_node.p50_ms",
+  swarmChannelOtherNode: "swarm.channel_run_true.other_node.p50_ms",
 } as const;
 
 /** Collects the figures of a run, with the tables they were printed in. */

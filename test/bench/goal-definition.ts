@@ -24,7 +24,7 @@ export interface GoalOutcome {
 }
 
 /** The parts whose figures goal lines are computed from (options.ts). */
-export type GoalPart = "goals" | "tti" | "density" | "concurrency";
+export type GoalPart = "goals" | "tti" | "density" | "concurrency" | "swarm";
 
 export interface Goal {
   id: string;

@@ -244,6 +244,23 @@ export const GOALS: Goal[] = [
   ...TIME_TO_INTERACTIVE_GOALS,
   ...DENSITY_GOALS,
   ...CONCURRENCY_GOALS,
+  {
+    id: "swarm-tool-call-other-node",
+    part: "swarm",
+    short: "tool call on another Swarm node vs the emulator's own",
+    title: "a tool call in a sandbox on another Swarm node vs one on the emulator's own node (issue 32)",
+    relation: "<=",
+    target: 1.3,
+    unit: "×",
+    reading: "the same node",
+    inputs: [FIGURE.swarmCallOtherNode, FIGURE.swarmCallOwnNode],
+    compute: (other, own) => ({ value: other / own, detail: `other node ${ms(other)} ÷ own node ${ms(own)}` }),
+    bound: {
+      inputs: [FIGURE.swarmChannelOtherNode, FIGURE.swarmChannelOwnNode, FIGURE.swarmCallOwnNode],
+      explain: (channelOther, channelOwn, own) =>
+        `the channel's \`true\` alone takes ${ms(channelOther)} to another node and ${ms(channelOwn)} on the own node: the overlay's hop between machines adds ${ms(channelOther - channelOwn)} per round trip to a ${ms(own)} call`,
+    },
+  },
 ];
 
 export function holds(value: number, relation: Relation, target: number): boolean {

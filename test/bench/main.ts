@@ -6,7 +6,8 @@
 //           the warm pool and without it;
 //   table   file operations, separated identities, whole interactions, egress;
 //   series  costs as work grows: live environments, hooks.json rules, steps, memory;
-//   gvisor  what gVisor costs: the same work under runsc and runc, in turns (part-gvisor.ts).
+//   gvisor  what gVisor costs: the same work under runsc and runc, in turns (part-gvisor.ts);
+//   swarm   a tool call on another node of the three-node test swarm vs on the emulator's own (part-swarm.ts).
 // Then one line per goal (PASS/FAIL), the series, the change of every figure since the last run, and
 // the figures as JSON in bench/results/. Traffic goes only to loopback and to containers this benchmark
 // creates; every loop is bounded; everything it creates is removed at the end.
@@ -26,6 +27,7 @@ import { removeLeftovers } from "./leftovers.js";
 import { currentCommit, currentLoad, describeThisMachine, startCpuWatch } from "./machine.js";
 import { type BenchOptions, parseOptions, USAGE } from "./options.js";
 import { gvisorPart } from "./part-gvisor.js";
+import { swarmPart } from "./part-swarm.js";
 import { interactionGoalsPart } from "./part-interactions.js";
 import { sandboxPart } from "./part-sandbox.js";
 import { seriesPart } from "./part-series.js";
@@ -148,6 +150,7 @@ try {
     dataDirs.push(dataDir);
     await gvisorPart(book, notes, instance, dataDir, progress);
   }
+  if (options.parts.has("swarm")) await swarmPart(book, reasons, progress);
 } catch (error) {
   failure = error;
 } finally {
@@ -165,7 +168,7 @@ if (series.length > 0) {
   for (const one of series) console.log(formatSeries(one, book.figures));
 }
 if (goals.length > 0) {
-  console.log(`\nGoals (issues 11 and 31), ratios measured in this run on ${describeMachine(machine)}`);
+  console.log(`\nGoals (issues 11, 31 and 32), ratios measured in this run on ${describeMachine(machine)}`);
   for (const outcome of goals) {
     console.log(`  ${formatGoal(outcome)}`);
     if (outcome.bound) console.log(`        bounded by: ${outcome.bound}`);

@@ -1,7 +1,7 @@
-// The benchmark's command line: `npm run bench -- [--only goals,table,series,gvisor,tti,density,concurrency]
+// The benchmark's command line: `npm run bench -- [--only goals,table,series,gvisor,tti,density,concurrency,swarm]
 // [--density N] [--pool N] [--no-charts] [--check] [--no-save] [--baseline FILE] [--readme]`. Pure, unit-tested (test/unit/bench-results.test.ts).
 
-export const PARTS = ["goals", "table", "series", "gvisor", "tti", "density", "concurrency"] as const;
+export const PARTS = ["goals", "table", "series", "gvisor", "tti", "density", "concurrency", "swarm"] as const;
 
 /** Live environments the density part aims for (issue 31: 1,000 on the 24 GiB, 2-core machine). */
 export const DEFAULT_DENSITY = 1000;
@@ -38,6 +38,9 @@ export const USAGE = `usage: npm run bench -- [options]
                      density live idle environments, up to --density (memory, engine, tasks, descriptors stop it)
                      concurrency  1, 10, 50, 200 interactions at once, each in its own environment: tool calls/s,
                              p50/p99, /health meanwhile; the machine's bash -c true spawns/s
+                     swarm   a tool call in a sandbox on another node of the three-node test swarm vs one on
+                             the emulator's own node (needs root; not measured otherwise; not while a
+                             test/docker/swarm-*.test.ts runs: the test swarm is one per machine)
   --density N      live environments the density part aims for (default ${DEFAULT_DENSITY})
   --pool N         EMULATOR_POOL_SIZE of the tti part's emulator (default: the emulator's default)
   --no-charts      do not render docs/images/bench-*.png

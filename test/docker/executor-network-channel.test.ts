@@ -8,18 +8,20 @@
 // channel at all.
 
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import Docker from "dockerode";
 import { CHANNEL_NETWORK_SECRET_PATH, CHANNEL_PORT_FLAG, HOLD_PORT_FLAG } from "../../sandbox-image/executor/protocol.js";
 import { loadConfig } from "../../server/common/config.js";
 import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import { EXECUTOR_PATH, ensureSandboxImage } from "../../server/sandbox/docker/image.js";
-import { openNetworkChannel } from "../../server/sandbox/docker/socket-channel.js";
+import { NETWORK_KEEPALIVE_IDLE_MS, openNetworkChannel } from "../../server/sandbox/docker/socket-channel.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID } from "../../server/sandbox/docker/tar.js";
 import { unlessGvisor } from "../support/docker-fixture.js";
 
@@ -112,6 +114,20 @@ describe("the channel over TCP; the network taken from the sandbox users", unles
     const client = await connect(addresses[0]!);
     assert.equal((await client.ping()).uid, 0);
     assert.equal(await sandboxRuns(client, "id -u"), String(SANDBOX_UID));
+  });
+
+  it("probes an idle connection within seconds (TCP keep-alive), so a peer that vanished without a FIN is noticed", async () => {
+    const client = await connect(addresses[0]!);
+    await client.ping();
+    // The kernel's view of this connection: `timer:(keepalive,9.8sec,0)`; the OS's default idle is two hours.
+    const { stdout } = await promisify(execFile)("ss", ["-tnoH", "state", "established", "dst", `${addresses[0]!}:${PORT}`]);
+    const timers = [...stdout.matchAll(/timer:\(keepalive,([^,]+),/g)].map((match) => match[1]!);
+    assert.ok(timers.length > 0, `no keep-alive timer on the channel's connection: ${stdout}`);
+    // Under a minute: seconds and milliseconds (iproute2 6.1 writes 9.992 s as "9.992ms"); two hours as "119min".
+    for (const timer of timers) {
+      assert.doesNotMatch(timer, /min/, `the first keep-alive probe is ${timer} away`);
+      assert.ok(Number.parseFloat(timer) <= NETWORK_KEEPALIVE_IDLE_MS / 1000, `the first keep-alive probe is ${timer} away`);
+    }
   });
 
   it("leaves the sandbox's and the hooks' users no route to the other sandbox, whose channel root reaches", async () => {

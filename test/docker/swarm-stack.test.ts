@@ -3,7 +3,8 @@
 // `docker stack deploy` on the manager. This test process reaches the emulator's API, published in host
 // mode on the manager's 8080, through the cluster's host route (198.18.0.254 into the hub), and drives it
 // with the official SDK: an environment, an interaction whose tool call runs in the environment's
-// sandbox, a Swarm task on a labelled node. Everything goes with the cluster's down().
+// sandbox, a Swarm task on a labelled node; a new environment takes the warm pool's waiting service.
+// Everything goes with the cluster's down().
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -124,6 +125,33 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
     assert.equal(node.Spec.Role, "manager");
   });
 
+  it("takes a new environment from the warm pool: the pool's waiting service becomes the environment's", async () => {
+    const deadline = Date.now() + 120_000;
+    let ready = 0;
+    while (ready < 1 && Date.now() < deadline) {
+      const health = (await (await fetch(`${API}/health`)).json()) as { pool?: { ready: number } };
+      ready = health.pool?.ready ?? 0;
+      if (ready < 1) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.equal(ready, 1, "the stack's emulator kept no warm sandbox (EMULATOR_POOL_SIZE 1) within 120 s");
+    const pooled = (await manager.listServices({
+      filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled=true"] },
+    })) as Array<{ ID: string }>;
+    assert.equal(pooled.length, 1);
+    const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: API } });
+    const environment = (await ai.environments.create({} as Parameters<GoogleGenAI["environments"]["create"]>[0])) as { id: string };
+    const services = (await manager.listServices({
+      filters: { label: [`dev.interactions-emulator.environment=${environment.id}`] },
+    })) as Array<{ ID: string; Spec: { Labels: Record<string, string> } }>;
+    assert.deepEqual(
+      services.map((service) => service.ID),
+      [pooled[0]!.ID],
+      "the environment's service is not the one the pool held",
+    );
+    assert.equal(services[0]!.Spec.Labels["dev.interactions-emulator.pooled"], "false");
+    await ai.environments.delete(environment.id);
+  });
+
   it("runs an interaction's tool call, through the SDK, in a sandbox task on a labelled node", async () => {
     const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: API } });
     const environment = (await ai.environments.create({} as Parameters<GoogleGenAI["environments"]["create"]>[0])) as { id: string };
@@ -177,7 +205,10 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
   });
 
   it("spreads the stack's environments over more than one node", async () => {
-    const services = (await manager.listServices({ filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } })) as Array<{ ID: string }>;
+    // Not the warm pool's services (EMULATOR_POOL_SIZE): a taken one is relabelled pooled=false.
+    const services = (await manager.listServices({
+      filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled=false"] },
+    })) as Array<{ ID: string }>;
     assert.equal(services.length, 2, "the two environments above, each a service of this instance");
     const tasks = (await manager.listTasks({
       filters: { service: services.map((service) => service.ID), "desired-state": ["running"] },

@@ -81,6 +81,8 @@ export interface SwarmCluster {
   timings: { upMs: number; imageLoadMs: number };
   /** Stops one node's engine (a machine lost): SIGTERM, then SIGKILL. */
   stopNode(name: string): Promise<void>;
+  /** Starts a stopped node's engine again, on its data root (a machine back): resolves once the manager calls it ready. */
+  startNode(name: string): Promise<void>;
   /** Removes the cluster and everything it made; idempotent. */
   down(): Promise<void>;
 }
@@ -364,12 +366,22 @@ export async function up(options: SwarmClusterOptions = {}): Promise<SwarmCluste
     images,
     timings: { upMs, imageLoadMs },
     stopNode: async (name) => {
-      const node = nodes.find((candidate) => candidate.name === name);
-      if (!node) throw new Error(`no node ${name} in the test swarm (${nodes.map((candidate) => candidate.name).join(", ")})`);
-      await stopNodeEngine(node);
+      await stopNodeEngine(nodeNamed(nodes, name));
+    },
+    startNode: async (name) => {
+      const node = nodeNamed(nodes, name);
+      startEngine(node);
+      await waitForEngine(node, timeoutMs);
+      await waitForNodesReady(manager, [node], timeoutMs);
     },
     down: () => removeSwarmCluster(progress),
   };
+}
+
+function nodeNamed(nodes: NodeLayout[], name: string): NodeLayout {
+  const node = nodes.find((candidate) => candidate.name === name);
+  if (!node) throw new Error(`no node ${name} in the test swarm (${nodes.map((candidate) => candidate.name).join(", ")})`);
+  return node;
 }
 
 /** Removes the cluster, whoever made it; a no-op when there is none. */
@@ -400,7 +412,7 @@ async function main(argv: string[]): Promise<void> {
       sandboxNodes: flags.includes("--sandbox-nodes=workers") ? "workers" : "all",
       ...(memoryFlag ? { memoryMb: Number(memoryFlag.slice("--memory-mb=".length)) } : {}),
     });
-    const { down: _down, stopNode: _stop, ...shown } = cluster;
+    const { down: _down, stopNode: _stop, startNode: _start, ...shown } = cluster;
     process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
   } else if (command === "down") {
     await down(progress);

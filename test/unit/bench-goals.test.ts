@@ -57,6 +57,8 @@ const GOOD = {
   concurrencyWorstTailAt: 200,
   concurrencyHealthMax: 40,
   concurrencyHealthP99: 20,
+  swarmCallOwnNode: 4,
+  swarmCallOtherNode: 4.4,
 };
 
 /** The figures that are times: a machine three times slower makes each of them three times longer. */
@@ -79,6 +81,8 @@ const TIMES = [
   "ttiBurstIdeal",
   "densityCallAt1",
   "densityCallAtMost",
+  "swarmCallOwnNode",
+  "swarmCallOtherNode",
 ];
 
 const byId = (outcomes: GoalOutcome[], id: string) => outcomes.find((outcome) => outcome.id === id)!;
@@ -111,6 +115,7 @@ describe("bench goals", () => {
         ["concurrency-throughput", "PASS"],
         ["concurrency-tail", "PASS"],
         ["concurrency-health", "PASS"],
+        ["swarm-tool-call-other-node", "PASS"],
       ],
     );
     assert.equal(byId(outcomes, "tool-call-vs-docker-exec").value, 23.75);
@@ -123,9 +128,10 @@ describe("bench goals", () => {
     assert.equal(byId(outcomes, "tti-burst-p99").value, 1.5);
     assert.equal(byId(outcomes, "density-tool-call").value, 1.2);
     assert.equal(byId(outcomes, "concurrency-throughput").value, 70);
+    assert.ok(Math.abs(byId(outcomes, "swarm-tool-call-other-node").value! - 1.1) < 1e-9, "4.4 ms on another node ÷ 4 ms on the own node");
     assert.deepEqual(
       [...new Set(outcomes.map((outcome) => outcome.part))],
-      ["goals", "tti", "density", "concurrency"],
+      ["goals", "tti", "density", "concurrency", "swarm"],
       "each line names the part that measures it, so --only prints only the lines it measured",
     );
     assert.equal(byId(outcomes, "idle-sandbox-memory").value, 6.5);
@@ -137,7 +143,7 @@ describe("bench goals", () => {
     const ratioGoals = (outcomes: GoalOutcome[]) => outcomes.filter((outcome) => outcome.unit === "×");
     const fast = ratioGoals(evaluateGoals(figures(GOOD)));
     const slower = ratioGoals(evaluateGoals(figures(slow)));
-    assert.equal(fast.length, 13);
+    assert.equal(fast.length, 14);
     assert.deepEqual(
       slower.map((outcome) => [outcome.status, outcome.value!.toFixed(6)]),
       fast.map((outcome) => [outcome.status, outcome.value!.toFixed(6)]),
@@ -224,6 +230,7 @@ describe("bench goals", () => {
       "PASS  tool calls/s under concurrency vs spawns/s: 70% of the spawns (≥ 60%)",
       "PASS  interaction p99 ÷ p50 under concurrency: 3.0× the p50 (≤ 5×)",
       "PASS  /health under concurrency, max: 40.00 ms (≤ 100 ms)",
+      "PASS  tool call on another Swarm node vs the emulator's own: 1.1× the same node (≤ 1.3×)",
     ]);
   });
 

@@ -130,7 +130,7 @@ describe("the results files", () => {
 describe("the benchmark's command line", () => {
   it("runs every part, saves and reports without failing by default", () => {
     const options = parseOptions([]);
-    assert.deepEqual([...options.parts], ["goals", "table", "series", "gvisor", "tti", "density", "concurrency"]);
+    assert.deepEqual([...options.parts], ["goals", "table", "series", "gvisor", "tti", "density", "concurrency", "swarm"]);
     assert.equal(options.density, 1000);
     assert.equal(options.pool, undefined);
     assert.equal(options.charts, true);
@@ -166,7 +166,7 @@ describe("the benchmark's command line", () => {
   it("refuses what it does not know, with the usage", () => {
     assert.throws(
       () => parseOptions(["--only", "fast"]),
-      /"fast" is not one of goals, table, series, gvisor, tti, density, concurrency\nusage:/,
+      /"fast" is not one of goals, table, series, gvisor, tti, density, concurrency, swarm\nusage:/,
     );
     assert.throws(() => parseOptions(["--quick"]), /unknown option --quick/);
     assert.throws(() => parseOptions(["--baseline"]), /--baseline needs a value/);

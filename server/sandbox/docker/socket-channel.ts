@@ -114,6 +114,14 @@ export class ChannelFolders {
 }
 
 /**
+ * An idle channel over TCP sends its first keep-alive probe after this long without traffic (the OS's
+ * default is two hours); libuv then probes every second, ten times, before the connection fails: a peer
+ * whose machine vanished (no FIN) is noticed within about 20 s of quiet. With data in flight TCP does not
+ * probe: the swarm runtime's ping (swarm/channel-heartbeat.ts) covers that.
+ */
+export const NETWORK_KEEPALIVE_IDLE_MS = 10_000;
+
+/**
  * The channel over TCP (CHANNEL_PORT_FLAG: a sandbox on another machine, docs/scale-out.md): connects to
  * the keep-alive at host:port and sends the preamble, retrying as open() does while nothing listens yet.
  */
@@ -123,7 +131,12 @@ export async function openNetworkChannel(
   argv: readonly string[],
   deadlineMs: number,
 ): Promise<ChannelSocket> {
-  return openPreambled(() => connectSocket({ ...address, noDelay: true, keepAlive: true }), secret, argv, deadlineMs);
+  return openPreambled(
+    () => connectSocket({ ...address, noDelay: true, keepAlive: true, keepAliveInitialDelay: NETWORK_KEEPALIVE_IDLE_MS }),
+    secret,
+    argv,
+    deadlineMs,
+  );
 }
 
 /**

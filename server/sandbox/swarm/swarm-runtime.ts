@@ -7,9 +7,9 @@
 // A node watcher (node-watcher.ts) turns a node that leaves `ready` into lost sandboxes: their channels
 // fail at once with SandboxLostError naming the node, and onSandboxLost's listeners are told.
 //
-// First cut: create, connect, remove, list, isAlive/ensureRunning, health. Not yet: fork, repository
-// sources (read-only trees), restoring a snapshot, exporting files, the warm pool; each is refused with
-// an error that says so.
+// First cut: create, connect, remove, list, isAlive/ensureRunning, health, the warm pool (createPooled,
+// claimPooled). Not yet: fork, repository sources (read-only trees), restoring a snapshot, exporting
+// files; each is refused with an error that says so.
 
 import { createHash, randomBytes } from "node:crypto";
 import type Docker from "dockerode";
@@ -29,6 +29,9 @@ import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_PO
 import { readImageFile } from "../docker/read-image-file.js";
 import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
 import { nodesLackingImage } from "./image-check.js";
+import { keepPinging } from "./channel-heartbeat.js";
+import { removeLeftovers } from "./leftovers.js";
+import { relabelService } from "./service-labels.js";
 import { type DownNode, NodeWatcher } from "./node-watcher.js";
 import { type ConfigMount, SANDBOX_NODE_LABEL, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
 import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
@@ -57,6 +60,8 @@ export interface SwarmRuntimeOptions {
    * manager to call the sandbox's node down (the call then fails as lost) before it fails as broken.
    */
   nodeDownWaitMs?: number;
+  /** EMULATOR_SWARM_CHANNEL_PING_SECONDS in ms: how often an open channel is pinged (channel-heartbeat.ts). */
+  channelPingMs?: number;
   /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
   channelsFolder: string;
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -80,6 +85,7 @@ const CHANNEL_WAIT_MS = 10_000;
 const SECRET_REMOVE_ATTEMPTS = 20;
 const NODE_POLL_MS = 2000;
 const NODE_DOWN_WAIT_MS = 25_000;
+const CHANNEL_PING_MS = 5000;
 
 /** What a lost sandbox's calls and environment say. */
 export function lostReason(node: DownNode): string {
@@ -108,6 +114,8 @@ export class SwarmRuntime implements SandboxRuntime {
   /** Sandboxes lost with their node, and why; forgotten on remove(). */
   private readonly lost = new Map<string, string>();
   private readonly lostListeners: Array<(handle: SandboxHandle, reason: string) => void> = [];
+  /** What is older than this on the swarm was left by an earlier run (leftovers.ts). */
+  private readonly startedAt = Date.now();
 
   constructor(private readonly options: SwarmRuntimeOptions) {
     this.docker = options.docker ?? new DockerClient();
@@ -230,6 +238,21 @@ export class SwarmRuntime implements SandboxRuntime {
     const ca = Buffer.from(caPem.endsWith("\n") ? caPem : `${caPem}\n`);
     const bundle = Buffer.concat([systemBundle, Buffer.from("\n"), ca]);
     this.configs = [await this.config("ca-bundle", bundle, SYSTEM_CA_BUNDLE), await this.config("ca", ca, EMULATOR_CA_PATH)];
+    // Called once at start, after the reconcile removed the services no environment owns: what an
+    // earlier run left besides them goes now, before this run makes any sandbox (leftovers.ts).
+    const swept = await removeLeftovers(this.docker, {
+      instance: this.options.instance,
+      channels: this.channels,
+      keepConfigs: this.configs.map((config) => config.id),
+      since: this.startedAt,
+      engineTimeoutMs: this.engineTimeoutMs,
+    });
+    if (swept.secrets + swept.configs + swept.folders > 0)
+      process.stdout.write(
+        `swarm: removed what an earlier run left: ${swept.secrets} secret(s), ${swept.configs} config(s), ${swept.folders} channel folder(s)\n`,
+      );
+    for (const failure of swept.failures)
+      process.stderr.write(`[swarm] could not remove an earlier run's ${failure}; trying again at the next start\n`);
   }
 
   /** A config named by its content's hash (configs cannot change), made once and reused. */
@@ -274,10 +297,16 @@ export class SwarmRuntime implements SandboxRuntime {
     if ((spec.readOnlyTrees ?? []).length > 0) throw notYet("A repository source (a read-only tree)");
     if (spec.restore) throw notYet("Restoring a sandbox's saved files");
     if (spec.files.some((file) => file.system)) throw notYet("Placing system files other than the emulator's CA");
+    return this.place(spec.environmentId, this.labels(spec), spec.files);
+  }
+
+  /** create()'s work once the spec is checked: a warm pool service (createPooled) is placed alike, without files. */
+  private async place(environmentId: string, labels: Record<string, string>, files: SandboxSpec["files"]): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("SwarmRuntime.prepare() must run before create()");
+    const spec = { environmentId, files };
     this.channels.create(spec.environmentId);
     const secretValue = this.channels.secretOf(spec.environmentId)!;
     const name = `iemu-${this.options.instance}-${randomBytes(6).toString("hex")}`;
-    const labels = this.labels(spec);
     let secretId: string | null = null;
     let handle: SandboxHandle | null = null;
     try {
@@ -308,14 +337,7 @@ export class SwarmRuntime implements SandboxRuntime {
       );
       handle = { sandboxId: service.id, environmentId: spec.environmentId };
       await this.waitForTask(handle);
-      if (spec.files.length > 0) {
-        const channel = await this.connect(handle);
-        try {
-          for (const file of spec.files) await channel.writeFile(file.path, file.content, file.mode);
-        } finally {
-          channel.close();
-        }
-      }
+      await this.writeFiles(handle, spec.files);
       return handle;
     } catch (error) {
       if (handle) await this.remove(handle).catch(() => undefined);
@@ -329,6 +351,45 @@ export class SwarmRuntime implements SandboxRuntime {
       }
       throw error;
     }
+  }
+
+  /** Files through the channel, as the sandbox user: before any code of the user's has run in the sandbox. */
+  private async writeFiles(handle: SandboxHandle, files: SandboxSpec["files"]): Promise<void> {
+    if (files.length === 0) return;
+    const channel = await this.connect(handle);
+    try {
+      for (const file of files) await channel.writeFile(file.path, file.content, file.mode);
+    } finally {
+      channel.close();
+    }
+  }
+
+  /**
+   * A warm sandbox for the pool (sandbox-pool.ts): the service create() makes, running, with the
+   * emulator's CA and nothing else of anyone's, labelled at once for the environment that will take it
+   * (its channel secret is kept under that ID) and as pooled, without an owner: nobody owns it yet.
+   */
+  async createPooled(environmentId: string): Promise<SandboxHandle> {
+    return this.place(environmentId, { ...this.instanceLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" }, []);
+  }
+
+  /**
+   * Takes a pooled service for its environment: the sources through the channel as create() writes
+   * them (nothing of any user's has run in it), and, at once, the service's own labels set to the
+   * environment's owner and not pooled (service-labels.ts: Swarm restarts nothing for that).
+   */
+  async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    if (spec.environmentId !== pooled.environmentId)
+      throw new Error(`pooled sandbox ${pooled.sandboxId} is labelled for ${pooled.environmentId}, not ${spec.environmentId}`);
+    if ((spec.readOnlyTrees ?? []).length > 0) throw new Error("a pooled sandbox cannot take read-only trees");
+    if (spec.restore) throw new Error("a pooled sandbox cannot restore saved files");
+    if (spec.files.some((file) => file.system)) throw notYet("Placing system files other than the emulator's CA");
+    const handle = { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
+    await Promise.all([
+      relabelService(this.docker, pooled.sandboxId, { [LABEL_OWNER]: spec.owner, [LABEL_POOLED]: "false" }, this.engineTimeoutMs),
+      this.writeFiles(handle, spec.files),
+    ]);
+    return handle;
   }
 
   /** Waits, at most taskStartMs, for the service's task to run; one that fails (no image on its node, …) says why. */
@@ -408,6 +469,12 @@ export class SwarmRuntime implements SandboxRuntime {
         `the executor in sandbox ${handle.environmentId} speaks protocol version ${pong.version}, this emulator ${PROTOCOL_VERSION}`,
       );
     }
+    // A peer that vanished without a FIN, its node still called ready, breaks the channel within
+    // EMULATOR_SWARM_NODE_DOWN_SECONDS (channel-heartbeat.ts).
+    keepPinging(client, {
+      intervalMs: this.options.channelPingMs ?? CHANNEL_PING_MS,
+      silenceMs: this.options.nodeDownWaitMs ?? NODE_DOWN_WAIT_MS,
+    });
     return client;
   }
 
@@ -486,7 +553,11 @@ export class SwarmRuntime implements SandboxRuntime {
     } catch (error) {
       throw engineUnreachable(error, "listing sandboxes");
     }
-    return services.map((service) => ({ sandboxId: service.ID, environmentId: service.Spec?.Labels?.[LABEL_ENVIRONMENT] ?? "" }));
+    return services.map((service) => {
+      const handle = { sandboxId: service.ID, environmentId: service.Spec?.Labels?.[LABEL_ENVIRONMENT] ?? "" };
+      // A warm pool service that no environment has taken yet (claimPooled relabels it).
+      return service.Spec?.Labels?.[LABEL_POOLED] === "true" ? { ...handle, pooled: true } : handle;
+    });
   }
 
   async fork(): Promise<SandboxHandle> {
