@@ -64,9 +64,24 @@ export class EmulatorUnderTest {
    * The warm pool as GET /health reports it (size, and ready: started, channel open, takeable now), or
    * null when the answer has no pool (a build without one, or the pool turned off).
    */
-  async pool(): Promise<{ size: number; ready: number } | null> {
-    const health = (await (await fetch(`${this.process.url}/health`)).json()) as { pool?: { size: number; ready: number } };
+  async pool(): Promise<{ size: number; target: number; ready: number; filling: number } | null> {
+    const health = (await (await fetch(`${this.process.url}/health`)).json()) as {
+      pool?: { size: number; target: number; ready: number; filling: number };
+    };
     return health.pool ?? null;
+  }
+
+  /**
+   * Waits until the warm pool makes nothing and holds its target (or there is none): a pool that grew
+   * while environments were created refills in the background, and its containers' creation (the
+   * engine's work, on the same cores) would be measured as the interactions' own.
+   */
+  async poolSettled(deadlineMs: number): Promise<void> {
+    for (const deadline = Date.now() + deadlineMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const state = await this.pool();
+      if (state === null || (state.filling === 0 && state.ready >= state.target)) return;
+    }
+    throw new Error(`the warm pool did not settle within ${deadlineMs / 1000} s`);
   }
 
   /** Whether the sandbox of `environmentId` was a warm pool container ("true"/"false"), or undefined when its labels do not say. */

@@ -2,7 +2,8 @@
 // environment, each a few `true` tool calls, run back to back by one worker per environment: completed
 // tool calls per second, an interaction's p50 and p99, and `/health` sampled every 50 ms meanwhile. The
 // reference, in the same run: the machine's `bash -c true` spawns per second, one loop per core, each
-// in a sandbox of its own (timed inside the container).
+// in a sandbox of its own (timed inside the container). Each level starts once the warm pool, grown by
+// the environments just created, has refilled: its containers' creation is not the interactions' work.
 
 import os from "node:os";
 import Docker from "dockerode";
@@ -68,6 +69,7 @@ export async function concurrencyPart(
     for (const concurrent of LEVELS) {
       progress(`${concurrent} interaction${concurrent === 1 ? "" : "s"} at once, each in its own environment…`);
       await grow(concurrent);
+      await emulator.poolSettled(DEADLINE_MS);
       const rounds = Math.max(3, Math.ceil(60 / concurrent));
       const health = sampleHealth(emulator.process.url);
       const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
