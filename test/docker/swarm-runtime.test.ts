@@ -5,7 +5,7 @@
 // (secret, service, task address, channel preamble, executor) is what runs, only the last hop differs.
 // What it must show: environments land on at least two nodes; each runs commands as the sandbox user and
 // holds its files, the sandbox user's own, and the emulator's CA as root's read-only files; sandbox code
-// cannot reach another sandbox (ENETUNREACH); what the first cut lacks is refused saying so; remove()
+// cannot reach another sandbox (ENETUNREACH); it has no warm pool yet; remove()
 // leaves no service, secret or channel folder; and the cluster's down() leaves nothing.
 
 import assert from "node:assert/strict";
@@ -157,12 +157,7 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     assert.equal(outcome, "ENETUNREACH");
   });
 
-  it("refuses what this first cut does not do, saying so", async () => {
-    await assert.rejects(runtime.fork(), /not yet available with EMULATOR_SANDBOX_RUNTIME=swarm/);
-    await assert.rejects(
-      runtime.create({ environmentId: "env_swarmro", owner: "test", files: [], readOnlyTrees: [{ path: "/repo", tar: Buffer.alloc(0) }] }),
-      /not yet available with EMULATOR_SANDBOX_RUNTIME=swarm/,
-    );
+  it("has no warm pool yet (fork, snapshots and repository sources: swarm-files.test.ts)", () => {
     assert.equal("createPooled" in runtime, false);
   });
 

@@ -7,18 +7,18 @@
 // A node watcher (node-watcher.ts) turns a node that leaves `ready` into lost sandboxes: their channels
 // fail at once with SandboxLostError naming the node, and onSandboxLost's listeners are told.
 //
-// First cut: create, connect, remove, list, isAlive/ensureRunning, health. Not yet: fork, repository
-// sources (read-only trees), restoring a snapshot, exporting files, the warm pool; each is refused with
-// an error that says so.
+// Files the sandbox user cannot place (forks, snapshots, system files, repository sources) go through
+// the channel to the executor's root side (swarm-files.ts). Not yet: the warm pool.
 
 import { createHash, randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { FailedPreconditionError } from "../../common/errors.js";
 import { EMULATOR_CA_PATH, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
-import type { RuntimeHealth, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
-import { SandboxLostError, SandboxUnavailableError } from "../runtime.js";
+import type { RuntimeHealth, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
+import { SandboxFilesTooLargeError, SandboxLostError, SandboxUnavailableError } from "../runtime.js";
 // The engine's bounds and /health's wait: the manager's engine is gated as the Docker runtime's engine is.
 import { ENGINE_MAX_CALLS, ENGINE_MAX_CHANGES, ENGINE_TIMEOUT_MS, EXECUTOR_ARGV, HEALTH_WAIT_MS } from "../docker/docker-runtime.js";
 import { DockerClient } from "../docker/dockerode.js";
@@ -29,6 +29,16 @@ import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_PO
 import { readImageFile } from "../docker/read-image-file.js";
 import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
 import { nodesLackingImage } from "./image-check.js";
+import {
+  exportSandboxFiles,
+  foldersOfLabel,
+  foldersOfSandbox,
+  LABEL_SAVED_FOLDERS,
+  placeAsRoot,
+  restoreTar,
+  rootTars,
+  SWARM_FILES_MAX_BYTES,
+} from "./swarm-files.js";
 import { type DownNode, NodeWatcher } from "./node-watcher.js";
 import { type ConfigMount, SANDBOX_NODE_LABEL, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
 import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
@@ -57,6 +67,8 @@ export interface SwarmRuntimeOptions {
    * manager to call the sandbox's node down (the call then fails as lost) before it fails as broken.
    */
   nodeDownWaitMs?: number;
+  /** EMULATOR_STATE_MAX_BYTES: the most a fork copies (and never more than SWARM_FILES_MAX_BYTES). */
+  forkMaxBytes?: number;
   /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
   channelsFolder: string;
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -84,13 +96,6 @@ const NODE_DOWN_WAIT_MS = 25_000;
 /** What a lost sandbox's calls and environment say. */
 export function lostReason(node: DownNode): string {
   return `the machine holding this environment's files, Swarm node ${node.name}, is ${node.state}: the files were on it and are lost with it. Create a new environment`;
-}
-
-/** A refusal of what this first cut does not do. */
-function notYet(what: string): FailedPreconditionError {
-  return new FailedPreconditionError(
-    `${what} is not yet available with EMULATOR_SANDBOX_RUNTIME=swarm (docs/scale-out.md); use the docker runtime for it`,
-  );
 }
 
 export class SwarmRuntime implements SandboxRuntime {
@@ -270,14 +275,23 @@ export class SwarmRuntime implements SandboxRuntime {
    * user, before anything of the user's has run. On failure nothing is left behind.
    */
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
+    return this.createWith(spec, []);
+  }
+
+  /**
+   * create(), with the folders a fork's source kept files in (foldersOfSandbox). Read before the service
+   * is made: a restore too large to move fails with nothing made.
+   */
+  private async createWith(spec: SandboxSpec, inheritedFolders: readonly string[]): Promise<SandboxHandle> {
     if (!this.image) throw new Error("SwarmRuntime.prepare() must run before create()");
-    if ((spec.readOnlyTrees ?? []).length > 0) throw notYet("A repository source (a read-only tree)");
-    if (spec.restore) throw notYet("Restoring a sandbox's saved files");
-    if (spec.files.some((file) => file.system)) throw notYet("Placing system files other than the emulator's CA");
+    const trees = spec.readOnlyTrees ?? [];
+    const asRoot = await rootTars(spec.files, trees);
+    const restore = spec.restore ? await restoreTar(spec.restore) : null;
+    const userFiles = spec.files.filter((file) => !file.system);
     this.channels.create(spec.environmentId);
     const secretValue = this.channels.secretOf(spec.environmentId)!;
     const name = `iemu-${this.options.instance}-${randomBytes(6).toString("hex")}`;
-    const labels = this.labels(spec);
+    const labels = { ...this.labels(spec), [LABEL_SAVED_FOLDERS]: JSON.stringify(foldersOfSandbox(spec.files, trees, inheritedFolders)) };
     let secretId: string | null = null;
     let handle: SandboxHandle | null = null;
     try {
@@ -308,10 +322,14 @@ export class SwarmRuntime implements SandboxRuntime {
       );
       handle = { sandboxId: service.id, environmentId: spec.environmentId };
       await this.waitForTask(handle);
-      if (spec.files.length > 0) {
+      // Before anything of the sandbox's users has run (no link of theirs to redirect a write): root's
+      // trees and system files, the files as the sandbox user, then a snapshot's or a fork's saved files.
+      if (asRoot.length > 0 || userFiles.length > 0 || restore) {
         const channel = await this.connect(handle);
         try {
-          for (const file of spec.files) await channel.writeFile(file.path, file.content, file.mode);
+          await placeAsRoot(channel, asRoot);
+          for (const file of userFiles) await channel.writeFile(file.path, file.content, file.mode);
+          if (restore) await placeAsRoot(channel, [restore]);
         } finally {
           channel.close();
         }
@@ -364,7 +382,7 @@ export class SwarmRuntime implements SandboxRuntime {
     return taskState(tasks, this.options.network);
   }
 
-  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+  async connect(handle: SandboxHandle): Promise<ExecutorClient> {
     const lost = this.lost.get(handle.sandboxId);
     if (lost !== undefined) throw new SandboxLostError(`the sandbox of ${handle.environmentId} is lost: ${lost}`);
     const task = await this.taskOf(handle);
@@ -489,11 +507,46 @@ export class SwarmRuntime implements SandboxRuntime {
     return services.map((service) => ({ sandboxId: service.ID, environmentId: service.Spec?.Labels?.[LABEL_ENVIRONMENT] ?? "" }));
   }
 
-  async fork(): Promise<SandboxHandle> {
-    throw notYet("Forking an environment");
+  /**
+   * The source's saved folders (SAVED_FOLDERS and those of its sources and trees, its service's label)
+   * through its channel, put back in a new sandbox as create() puts a snapshot's. Not paused as `docker
+   * commit` pauses the source: a file written meanwhile may be copied half-way. At most forkMaxBytes.
+   */
+  async fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    const folders = foldersOfLabel(await this.labelOf(source, LABEL_SAVED_FOLDERS));
+    const maxBytes = Math.min(this.options.forkMaxBytes ?? SWARM_FILES_MAX_BYTES, SWARM_FILES_MAX_BYTES);
+    const tar = await this.exportFiles(source, foldersOfSandbox([], [], folders), maxBytes).catch((error: unknown) => {
+      if (error instanceof SandboxFilesTooLargeError)
+        throw new FailedPreconditionError(
+          `The files of environment ${source.environmentId} pass ${maxBytes} bytes, the most a fork copies (EMULATOR_STATE_MAX_BYTES, at most ${SWARM_FILES_MAX_BYTES} with EMULATOR_SANDBOX_RUNTIME=swarm); delete files first.`,
+        );
+      throw error;
+    });
+    return this.createWith({ ...spec, restore: () => Readable.from([tar]) }, folders);
   }
 
-  async exportFiles(): Promise<Buffer> {
-    throw notYet("Exporting a sandbox's files (state snapshots)");
+  /** A tar of the sandbox's files under `folders`, through its channel (swarm-files.ts). */
+  async exportFiles(handle: SandboxHandle, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+    const channel = await this.connect(handle);
+    try {
+      return await exportSandboxFiles(channel, folders, maxBytes);
+    } finally {
+      channel.close();
+    }
+  }
+
+  /** A label of the sandbox's service; undefined when it has none. */
+  private async labelOf(handle: SandboxHandle, label: string): Promise<string | undefined> {
+    try {
+      const service = (await withEngineTimeout(
+        this.docker.getService(handle.sandboxId).inspect(),
+        this.engineTimeoutMs,
+        "looking up a sandbox's service",
+      )) as { Spec?: { Labels?: Record<string, string> } };
+      return service.Spec?.Labels?.[label];
+    } catch (error) {
+      if (isGone(error)) throw new SandboxUnavailableError(`the sandbox of ${handle.environmentId} is gone`);
+      throw engineUnreachable(error, `looking up the sandbox of ${handle.environmentId}`);
+    }
   }
 }
