@@ -82,7 +82,9 @@ function reRoot(source: Readable, parent: string, target: ReturnType<typeof pack
         body.on("end", () => next()).resume();
         return;
       }
-      const copy = target.entry({ ...header, name }, (error) => next(error ?? null));
+      // A hard link names its target as the archive names entries: from the folder's own name too.
+      const linkname = link === null ? header.linkname : path.join(parent, link).replace(/^\/+/, "");
+      const copy = target.entry({ ...header, name, linkname }, (error) => next(error ?? null));
       body.pipe(copy);
     });
     reader.on("finish", resolve);
