@@ -150,7 +150,10 @@ describe("the swarm runtime's forks, snapshots and repository sources", { skip: 
       environmentId: "env_files3",
       owner: "test",
       files: [{ path: "/etc/iemu-files-test.conf", content: Buffer.from("system\n"), mode: 0o644, system: true }],
-      readOnlyTrees: [{ path: "/repo", tar: tree }],
+      readOnlyTrees: [
+        { path: "/repo", tar: tree },
+        { path: "/workspace/ro/src", tar: tree },
+      ],
     });
     const channel = await connect(handle);
     assert.equal(
@@ -166,12 +169,27 @@ describe("the swarm runtime's forks, snapshots and repository sources", { skip: 
         "rm -rf /repo/lib",
         "chmod 777 /repo/lib/code.py",
         "echo x >> /etc/iemu-files-test.conf",
+        // Not a mount: a tree in the work folder, or the folder holding it, could be renamed away but for /workspace's sticky bit.
+        "mv /workspace/ro/src /workspace/ro/moved",
+        "mv /workspace/ro /workspace/moved",
+        "rm -rf /workspace/ro",
       ]
         .map((command) => `(${command}) 2>/dev/null && echo "allowed: ${command}" || echo refused`)
         .join("; "),
     );
-    assert.deepEqual(attempts.split("\n"), Array(6).fill("refused"));
-    assert.equal(await runs(channel, "cat /repo/lib/code.py; ls /repo"), "print('repo')\nREADME\nlib");
+    assert.deepEqual(attempts.split("\n"), Array(9).fill("refused"));
+    assert.equal(
+      await runs(channel, "cat /repo/lib/code.py; ls /repo; cat /workspace/ro/src/lib/code.py"),
+      "print('repo')\nREADME\nlib\nprint('repo')",
+    );
+    // The sandbox user's own files in the work folder are still theirs to move and delete.
+    assert.equal(
+      await runs(
+        channel,
+        "echo mine > /workspace/mine && mv /workspace/mine /workspace/moved && rm /workspace/moved && stat -c '%U %a' /workspace",
+      ),
+      "root 1775",
+    );
   });
 
   it("refuses an export past maxBytes with the Docker runtime's error", async () => {

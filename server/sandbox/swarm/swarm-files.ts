@@ -8,11 +8,12 @@
 import { Readable } from "node:stream";
 import { MAX_FRAME_PART_BYTES, TOO_LARGE_CODE } from "../../../sandbox-image/executor/protocol.js";
 import { FailedPreconditionError } from "../../common/errors.js";
-import { savedFoldersFor } from "../layout.js";
+import { tarBuffer } from "../../common/tar.js";
+import { SANDBOX_WORKDIR, savedFoldersFor } from "../layout.js";
 import type { ExecutorClient } from "../executor-client.js";
 import { type ReadOnlyTree, type SandboxFile, SandboxFileError, SandboxFilesTooLargeError } from "../runtime.js";
 import { reRootedTar } from "../docker/saved-files.js";
-import { sourcesTar } from "../docker/tar.js";
+import { SANDBOX_GID, sourcesTar } from "../docker/tar.js";
 
 /** The most one sandbox's files may take in one move under the swarm runtime: one frame of the channel. */
 export const SWARM_FILES_MAX_BYTES = MAX_FRAME_PART_BYTES;
@@ -91,9 +92,17 @@ export async function restoreTar(restore: () => Readable): Promise<Buffer> {
  * What a new sandbox gets as root before anything of its users has run, in the order the channel puts
  * them: the read-only trees (root's, without write bits, at their paths: copies, not read-only mounts),
  * then the emulator's system files (root's, parents left as they are). Empty ones are left out.
+ *
+ * A tree in /workspace, which the sandbox group may write, could be renamed away as a whole (a mount
+ * point cannot): /workspace gets the sticky bit, so that only root renames or deletes root's entries in
+ * it, while the sandbox user's own files there stay theirs to move.
  */
 export async function rootTars(files: readonly SandboxFile[], trees: readonly ReadOnlyTree[]): Promise<Buffer[]> {
   const tars: Buffer[] = [];
+  if (trees.some((tree) => tree.path.startsWith(`${SANDBOX_WORKDIR}/`)))
+    tars.push(
+      await tarBuffer([{ header: { name: `${SANDBOX_WORKDIR.slice(1)}/`, type: "directory", mode: 0o1775, uid: 0, gid: SANDBOX_GID } }]),
+    );
   if (trees.length > 0) {
     tars.push(
       await reRootedTar(
