@@ -13,7 +13,9 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import Docker from "dockerode";
+import { loadConfig } from "../../server/common/config.js";
 import { tarBuffer } from "../../server/common/tar.js";
+import { startEmulator } from "../../server/emulator.js";
 import { SAVED_FOLDERS } from "../../server/sandbox/layout.js";
 import { type SandboxChannel, SandboxFilesTooLargeError, type SandboxHandle } from "../../server/sandbox/runtime.js";
 import { SwarmRuntime } from "../../server/sandbox/swarm/swarm-runtime.js";
@@ -23,6 +25,7 @@ import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-clus
 import { run } from "../support/swarm-layout.js";
 
 const INSTANCE = "swarmfiles";
+const API_KEY = "swarm-files-key";
 
 function whyNot(): string | false {
   if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
@@ -46,6 +49,7 @@ const SOURCE_FILES = ["/workspace/data.txt", "/workspace/deep/run.sh", "/home/sa
 describe("the swarm runtime's forks, snapshots and repository sources", { skip: whyNot() }, () => {
   let cluster: SwarmCluster;
   let relay: OverlayRelay;
+  let manager: Docker;
   let runtime: SwarmRuntime;
   let dataDir: string;
   let source: SandboxHandle;
@@ -55,7 +59,7 @@ describe("the swarm runtime's forks, snapshots and repository sources", { skip: 
 
   before(async () => {
     cluster = await up({ progress: () => undefined });
-    const manager = new Docker({ socketPath: cluster.managerSocket });
+    manager = new Docker({ socketPath: cluster.managerSocket });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "iemu-swarm-files-"));
     relay = await startOverlayRelay(manager, cluster.images[0]!, cluster.overlay, { "dev.interactions-emulator.test": "relay" });
     runtime = new SwarmRuntime({
@@ -204,5 +208,81 @@ describe("the swarm runtime's forks, snapshots and repository sources", { skip: 
       /pass .* bytes, the most a fork copies/,
     );
     await runs(sourceChannel, "rm /workspace/big.bin");
+  });
+  /** An emulator in this process on a swarm runtime of its own (instance and data folder), as deploy/swarm.yml runs one. */
+  async function startApi(suffix: string) {
+    const instance = `${INSTANCE}${suffix}`;
+    const apiData = fs.mkdtempSync(path.join(dataDir, `${suffix}-`));
+    const apiRuntime = new SwarmRuntime({
+      ...testRuntimeOptions(cluster, instance, apiData),
+      taskStartMs: 60_000,
+      docker: manager,
+      dial: relay.dial,
+    });
+    const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", EMULATOR_INSTANCE: instance, EMULATOR_DATA_DIR: apiData });
+    const emulator = await startEmulator(config, { runtime: apiRuntime, progress: () => undefined });
+    return {
+      emulator,
+      rest: async (method: string, route: string, body?: string | Buffer, type = "application/json") => {
+        const response = await fetch(`${emulator.url}${route}`, {
+          method,
+          headers: { "x-goog-api-key": API_KEY, ...(body === undefined ? {} : { "content-type": type }) },
+          body: typeof body === "string" || body === undefined ? body : new Uint8Array(body),
+        });
+        const text = await response.text();
+        return { status: response.status, text, json: (text.startsWith("{") ? JSON.parse(text) : {}) as Record<string, unknown> };
+      },
+      /** A channel to the sandbox of an environment (by its ID). */
+      sandboxOf: async (environmentId: string) => {
+        const handle = (await apiRuntime.list()).find((each) => each.environmentId === environmentId);
+        assert.ok(handle, `no sandbox for ${environmentId}`);
+        const channel = await apiRuntime.connect(handle);
+        channels.push(channel);
+        return channel;
+      },
+      close: async () => {
+        await emulator.close();
+        for (const handle of await apiRuntime.list()) await apiRuntime.remove(handle).catch(() => undefined);
+        apiRuntime.close();
+      },
+    };
+  }
+
+  it("through the API: a fork of an environment with a source, and a state file of both imported elsewhere", async () => {
+    const source = await startApi("api");
+    let target: Awaited<ReturnType<typeof startApi>> | undefined;
+    try {
+      const created = await source.rest(
+        "POST",
+        "/v1/environments",
+        JSON.stringify({ sources: [{ type: "inline", target: "workspace/notes/plan.md", content: "# the plan\n" }] }),
+      );
+      assert.equal(created.status, 200, created.text);
+      const original = created.json.id as string;
+      await runs(await source.sandboxOf(original), "echo later > /home/sandbox/later.txt");
+
+      const forked = await source.rest("POST", "/v1/environments", JSON.stringify({ from_environment: original }));
+      assert.equal(forked.status, 200, forked.text);
+      const fork = forked.json.id as string;
+      assert.equal(
+        await runs(
+          await source.sandboxOf(fork),
+          "cat /workspace/notes/plan.md /home/sandbox/later.txt; stat -c %u /workspace/notes/plan.md",
+        ),
+        `# the plan\nlater\n${SANDBOX_UID}`,
+      );
+
+      const exported = await fetch(`${source.emulator.url}/emulator/state`, { headers: { "x-goog-api-key": API_KEY } });
+      assert.equal(exported.status, 200, await exported.clone().text());
+      const file = Buffer.from(await exported.arrayBuffer());
+      target = await startApi("import");
+      const imported = await target.rest("POST", "/emulator/state", file, "application/gzip");
+      assert.equal(imported.status, 200, imported.text);
+      for (const id of [original, fork])
+        assert.equal(await runs(await target.sandboxOf(id), "cat /workspace/notes/plan.md /home/sandbox/later.txt"), "# the plan\nlater");
+    } finally {
+      await source.close();
+      await target?.close();
+    }
   });
 });
