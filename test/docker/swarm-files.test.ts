@@ -3,7 +3,8 @@
 // a fork holds its source's files with their owners and modes and is independent of it; a snapshot's
 // export puts back into a new sandbox as it was; a repository source (a read-only tree) and a system file
 // are root's, and the sandbox user can neither change nor delete them; an export past maxBytes is refused
-// with the Docker runtime's error. Every byte goes through the sandbox's channel.
+// with the Docker runtime's error; and through the HTTP API of two emulators in this process, a fork and a
+// state file imported into the other. Every byte goes through the sandbox's channel.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
