@@ -122,6 +122,8 @@ export function swarmRuntimeFor(config: Config): SwarmRuntime {
     nodePollMs: config.EMULATOR_SWARM_NODE_POLL_SECONDS * 1000,
     nodeDownWaitMs: config.EMULATOR_SWARM_NODE_DOWN_SECONDS * 1000,
     channelPingMs: config.EMULATOR_SWARM_CHANNEL_PING_SECONDS * 1000,
+    // A fork copies at most what a state snapshot saves.
+    forkMaxBytes: config.EMULATOR_STATE_MAX_BYTES,
   });
 }
 

@@ -178,6 +178,24 @@ func (executor *Executor) handleFrame(header any, frame Frame) {
 				executor.sendResult(request.Id, EgressListenResult{Op: "egressListen", Port: int64(port)}, nil)
 			}
 		}()
+	case *ExportTreeRequest:
+		go func() {
+			tar, entries, failure := exportTree(request.Paths, request.MaxBytes)
+			if failure != nil {
+				executor.sendError(request.Id, failure.Code, failure.Message)
+			} else {
+				executor.sendResult(request.Id, ExportTreeResult{Op: "exportTree", Entries: entries}, tar)
+			}
+		}()
+	case *ExtractTreeRequest:
+		go func() {
+			entries, failure := extractTree(frame.Body)
+			if failure != nil {
+				executor.sendError(request.Id, failure.Code, failure.Message)
+			} else {
+				executor.sendResult(request.Id, ExtractTreeResult{Op: "extractTree", Entries: entries}, nil)
+			}
+		}()
 	default:
 		executor.handleFileRequest(id, requestOp(request), request, frame)
 	}

@@ -28,14 +28,15 @@ const (
 	MaxReadFiles             = 16
 	MaxReadFilesBytes        = 4194304
 	MaxWalkEntries           = 10000
-	ProtocolVersion          = 7
+	ProtocolVersion          = 8
+	TooLargeCode             = "ETOOLARGE"
 	UnavailableCode          = "EUNAVAILABLE"
 )
 
 var IdentityNames = []string{"sandbox", "hooks"}
 
 // Every operation, in the table's order.
-var operationNames = []string{"exec", "cancel", "ping", "readFile", "readFiles", "writeFile", "listFiles", "deleteFile", "stat", "walk", "usage", "readFileChunk", "appendFile", "moveFile", "egressListen"}
+var operationNames = []string{"exec", "cancel", "ping", "readFile", "readFiles", "writeFile", "listFiles", "deleteFile", "stat", "walk", "usage", "readFileChunk", "appendFile", "moveFile", "exportTree", "extractTree", "egressListen"}
 
 // A new, empty request of each operation, for decoding a checked header into.
 var newRequest = map[string]func() any{
@@ -53,6 +54,8 @@ var newRequest = map[string]func() any{
 	"readFileChunk": func() any { return &ReadFileChunkRequest{} },
 	"appendFile":    func() any { return &AppendFileRequest{} },
 	"moveFile":      func() any { return &MoveFileRequest{} },
+	"exportTree":    func() any { return &ExportTreeRequest{} },
+	"extractTree":   func() any { return &ExtractTreeRequest{} },
 	"egressListen":  func() any { return &EgressListenRequest{} },
 }
 
@@ -71,6 +74,8 @@ var resultCarriesBody = map[string]bool{
 	"readFileChunk": true,
 	"appendFile":    false,
 	"moveFile":      false,
+	"exportTree":    true,
+	"extractTree":   false,
 	"egressListen":  false,
 }
 
@@ -192,6 +197,18 @@ type MoveFileRequest struct {
 	Overwrite bool   `json:"overwrite"`
 }
 
+type ExportTreeRequest struct {
+	Op       string   `json:"op"`
+	Id       int64    `json:"id"`
+	Paths    []string `json:"paths"`
+	MaxBytes int64    `json:"maxBytes"`
+}
+
+type ExtractTreeRequest struct {
+	Op string `json:"op"`
+	Id int64  `json:"id"`
+}
+
 type EgressListenRequest struct {
 	Op   string `json:"op"`
 	Id   int64  `json:"id"`
@@ -311,6 +328,16 @@ type MoveFileResult struct {
 	Op string `json:"op"`
 }
 
+type ExportTreeResult struct {
+	Op      string `json:"op"`
+	Entries int64  `json:"entries"`
+}
+
+type ExtractTreeResult struct {
+	Op      string `json:"op"`
+	Entries int64  `json:"entries"`
+}
+
 type EgressListenResult struct {
 	Op   string `json:"op"`
 	Port int64  `json:"port"`
@@ -394,8 +421,8 @@ type EgressCloseFrame struct {
 // The descriptors of every request header, response message and egress frame.
 var (
 	requestHeaderDescriptor   = descriptor0
-	responseMessageDescriptor = descriptor18
-	egressFrameDescriptor     = descriptor46
+	responseMessageDescriptor = descriptor20
+	egressFrameDescriptor     = descriptor50
 )
 
 // Rule exec.readBefore: (reads) => (reads.since.length === reads.paths.length ? null : "since must hold one entry per path")
@@ -435,7 +462,11 @@ var descriptor15 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Ki
 
 var descriptor16 = &Field{Kind: "object", Shape: []NamedField{{"from", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"to", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"overwrite", &Field{Kind: "boolean"}}}}
 
-var descriptor17 = &Field{Kind: "object", Shape: []NamedField{{"host", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"port", &Field{Kind: "integer", Min: 0, Max: 65535}}}}
+var descriptor17 = &Field{Kind: "object", Shape: []NamedField{{"paths", &Field{Kind: "array", Of: &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}, MinItems: 1, MaxItems: 10000}}, {"maxBytes", &Field{Kind: "integer", Min: 0, Max: 67108864}}}}
+
+var descriptor18 = &Field{Kind: "object", Shape: []NamedField{}}
+
+var descriptor19 = &Field{Kind: "object", Shape: []NamedField{{"host", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"port", &Field{Kind: "integer", Min: 0, Max: 65535}}}}
 
 var descriptor0 = &Field{Kind: "taggedUnion", Tag: "op", Common: []NamedField{{"id", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}, Members: []Member{
 	{Value: "exec", Label: "exec", Object: descriptor1},
@@ -452,108 +483,116 @@ var descriptor0 = &Field{Kind: "taggedUnion", Tag: "op", Common: []NamedField{{"
 	{Value: "readFileChunk", Label: "readFileChunk", Object: descriptor14},
 	{Value: "appendFile", Label: "appendFile", Object: descriptor15},
 	{Value: "moveFile", Label: "moveFile", Object: descriptor16},
-	{Value: "egressListen", Label: "egressListen", Object: descriptor17},
+	{Value: "exportTree", Label: "exportTree", Object: descriptor17},
+	{Value: "extractTree", Label: "extractTree", Object: descriptor18},
+	{Value: "egressListen", Label: "egressListen", Object: descriptor19},
 }}
-
-var descriptor19 = &Field{Kind: "object", Shape: []NamedField{}}
-
-var descriptor20 = &Field{Kind: "object", Shape: []NamedField{}}
 
 var descriptor21 = &Field{Kind: "object", Shape: []NamedField{}}
 
+var descriptor22 = &Field{Kind: "object", Shape: []NamedField{}}
+
+var descriptor23 = &Field{Kind: "object", Shape: []NamedField{}}
+
 // Rule found: (entry) => ((entry.unchanged || entry.truncated) && entry.bytes !== 0 ? "bytes must be 0 when unchanged or truncated" : null)
-var descriptor24 = &Field{Kind: "object", Shape: []NamedField{{"token", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"unchanged", &Field{Kind: "boolean"}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"truncated", &Field{Kind: "boolean"}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"readOnlyMount", &Field{Kind: "boolean"}}, {"bytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}, Rule: "found"}
+var descriptor26 = &Field{Kind: "object", Shape: []NamedField{{"token", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"unchanged", &Field{Kind: "boolean"}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"truncated", &Field{Kind: "boolean"}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"readOnlyMount", &Field{Kind: "boolean"}}, {"bytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}, Rule: "found"}
 
-var descriptor25 = &Field{Kind: "object", Shape: []NamedField{{"token", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor27 = &Field{Kind: "object", Shape: []NamedField{{"token", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
-var descriptor23 = &Field{Kind: "taggedUnion", Tag: "status", Common: []NamedField{}, Members: []Member{
-	{Value: "found", Label: "readFiles found entry", Object: descriptor24},
-	{Value: "failed", Label: "readFiles failed entry", Object: descriptor25},
+var descriptor25 = &Field{Kind: "taggedUnion", Tag: "status", Common: []NamedField{}, Members: []Member{
+	{Value: "found", Label: "readFiles found entry", Object: descriptor26},
+	{Value: "failed", Label: "readFiles failed entry", Object: descriptor27},
 }}
 
 // Rule exit: (exit) => ((exit.exitCode === null) === (exit.signal === null) ? "exactly one of exitCode and signal must be null" : null)
-var descriptor22 = &Field{Kind: "object", Shape: []NamedField{{"exitCode", &Field{Kind: "nullable", Of: &Field{Kind: "integer", Min: 0, Max: 255}}}, {"signal", &Field{Kind: "nullable", Of: &Field{Kind: "string", NonEmpty: true, Forbidden: nil}}}, {"timedOut", &Field{Kind: "boolean"}}, {"cancelled", &Field{Kind: "boolean"}}, {"overDiskLimit", &Field{Kind: "boolean"}}, {"stdoutBytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"stderrBytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"durationMs", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"reads", &Field{Kind: "optional", Of: &Field{Kind: "array", Of: descriptor23, MinItems: 0, MaxItems: 16}}}}, Rule: "exit"}
+var descriptor24 = &Field{Kind: "object", Shape: []NamedField{{"exitCode", &Field{Kind: "nullable", Of: &Field{Kind: "integer", Min: 0, Max: 255}}}, {"signal", &Field{Kind: "nullable", Of: &Field{Kind: "string", NonEmpty: true, Forbidden: nil}}}, {"timedOut", &Field{Kind: "boolean"}}, {"cancelled", &Field{Kind: "boolean"}}, {"overDiskLimit", &Field{Kind: "boolean"}}, {"stdoutBytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"stderrBytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"durationMs", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"reads", &Field{Kind: "optional", Of: &Field{Kind: "array", Of: descriptor25, MinItems: 0, MaxItems: 16}}}}, Rule: "exit"}
 
-var descriptor28 = &Field{Kind: "object", Shape: []NamedField{{"found", &Field{Kind: "boolean"}}}}
+var descriptor30 = &Field{Kind: "object", Shape: []NamedField{{"found", &Field{Kind: "boolean"}}}}
 
-var descriptor29 = &Field{Kind: "object", Shape: []NamedField{{"version", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"pid", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"uid", &Field{Kind: "integer", Min: -1, Max: 9007199254740991}}}}
+var descriptor31 = &Field{Kind: "object", Shape: []NamedField{{"version", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"pid", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"uid", &Field{Kind: "integer", Min: -1, Max: 9007199254740991}}}}
 
-var descriptor30 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"truncated", &Field{Kind: "boolean"}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"readOnlyMount", &Field{Kind: "boolean"}}}}
+var descriptor32 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"truncated", &Field{Kind: "boolean"}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"readOnlyMount", &Field{Kind: "boolean"}}}}
 
-var descriptor31 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "array", Of: descriptor23, MinItems: 0, MaxItems: 16}}}}
+var descriptor33 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "array", Of: descriptor25, MinItems: 0, MaxItems: 16}}}}
 
-var descriptor32 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor34 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor34 = &Field{Kind: "object", Shape: []NamedField{{"name", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}}}
+var descriptor36 = &Field{Kind: "object", Shape: []NamedField{{"name", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}}}
 
-var descriptor33 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor34, MinItems: 0, MaxItems: 9007199254740991}}}}
+var descriptor35 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor36, MinItems: 0, MaxItems: 9007199254740991}}}}
 
-var descriptor35 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor37 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor37 = &Field{Kind: "object", Shape: []NamedField{{"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
+var descriptor39 = &Field{Kind: "object", Shape: []NamedField{{"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
 
-var descriptor36 = &Field{Kind: "object", Shape: []NamedField{{"info", &Field{Kind: "nullable", Of: descriptor37}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor38 = &Field{Kind: "object", Shape: []NamedField{{"info", &Field{Kind: "nullable", Of: descriptor39}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
-var descriptor39 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
+var descriptor41 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
 
-var descriptor38 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor39, MinItems: 0, MaxItems: 9007199254740991}}, {"more", &Field{Kind: "boolean"}}}}
+var descriptor40 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor41, MinItems: 0, MaxItems: 9007199254740991}}, {"more", &Field{Kind: "boolean"}}}}
 
-var descriptor40 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor42 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor41 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytesRead", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor43 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytesRead", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor42 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor44 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor43 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor45 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor44 = &Field{Kind: "object", Shape: []NamedField{{"port", &Field{Kind: "integer", Min: 1, Max: 65535}}}}
+var descriptor46 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor27 = &Field{Kind: "taggedUnion", Tag: "op", Common: []NamedField{}, Members: []Member{
-	{Value: "cancel", Label: "cancel result", Object: descriptor28},
-	{Value: "ping", Label: "ping result", Object: descriptor29},
-	{Value: "readFile", Label: "readFile result", Object: descriptor30},
-	{Value: "readFiles", Label: "readFiles result", Object: descriptor31},
-	{Value: "writeFile", Label: "writeFile result", Object: descriptor32},
-	{Value: "listFiles", Label: "listFiles result", Object: descriptor33},
-	{Value: "deleteFile", Label: "deleteFile result", Object: descriptor35},
-	{Value: "stat", Label: "stat result", Object: descriptor36},
-	{Value: "walk", Label: "walk result", Object: descriptor38},
-	{Value: "usage", Label: "usage result", Object: descriptor40},
-	{Value: "readFileChunk", Label: "readFileChunk result", Object: descriptor41},
-	{Value: "appendFile", Label: "appendFile result", Object: descriptor42},
-	{Value: "moveFile", Label: "moveFile result", Object: descriptor43},
-	{Value: "egressListen", Label: "egressListen result", Object: descriptor44},
+var descriptor47 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+
+var descriptor48 = &Field{Kind: "object", Shape: []NamedField{{"port", &Field{Kind: "integer", Min: 1, Max: 65535}}}}
+
+var descriptor29 = &Field{Kind: "taggedUnion", Tag: "op", Common: []NamedField{}, Members: []Member{
+	{Value: "cancel", Label: "cancel result", Object: descriptor30},
+	{Value: "ping", Label: "ping result", Object: descriptor31},
+	{Value: "readFile", Label: "readFile result", Object: descriptor32},
+	{Value: "readFiles", Label: "readFiles result", Object: descriptor33},
+	{Value: "writeFile", Label: "writeFile result", Object: descriptor34},
+	{Value: "listFiles", Label: "listFiles result", Object: descriptor35},
+	{Value: "deleteFile", Label: "deleteFile result", Object: descriptor37},
+	{Value: "stat", Label: "stat result", Object: descriptor38},
+	{Value: "walk", Label: "walk result", Object: descriptor40},
+	{Value: "usage", Label: "usage result", Object: descriptor42},
+	{Value: "readFileChunk", Label: "readFileChunk result", Object: descriptor43},
+	{Value: "appendFile", Label: "appendFile result", Object: descriptor44},
+	{Value: "moveFile", Label: "moveFile result", Object: descriptor45},
+	{Value: "exportTree", Label: "exportTree result", Object: descriptor46},
+	{Value: "extractTree", Label: "extractTree result", Object: descriptor47},
+	{Value: "egressListen", Label: "egressListen result", Object: descriptor48},
 }}
 
-var descriptor26 = &Field{Kind: "object", Shape: []NamedField{{"result", descriptor27}}}
+var descriptor28 = &Field{Kind: "object", Shape: []NamedField{{"result", descriptor29}}}
 
-var descriptor45 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor49 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
-var descriptor18 = &Field{Kind: "taggedUnion", Tag: "type", Common: []NamedField{{"id", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}, Members: []Member{
-	{Value: "stdout", Label: "stdout", Object: descriptor19},
-	{Value: "stderr", Label: "stderr", Object: descriptor20},
-	{Value: "started", Label: "started", Object: descriptor21},
-	{Value: "exit", Label: "exit", Object: descriptor22},
-	{Value: "result", Label: "result", Object: descriptor26},
-	{Value: "error", Label: "error", Object: descriptor45},
+var descriptor20 = &Field{Kind: "taggedUnion", Tag: "type", Common: []NamedField{{"id", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}, Members: []Member{
+	{Value: "stdout", Label: "stdout", Object: descriptor21},
+	{Value: "stderr", Label: "stderr", Object: descriptor22},
+	{Value: "started", Label: "started", Object: descriptor23},
+	{Value: "exit", Label: "exit", Object: descriptor24},
+	{Value: "result", Label: "result", Object: descriptor28},
+	{Value: "error", Label: "error", Object: descriptor49},
 }}
 
-var descriptor47 = &Field{Kind: "object", Shape: []NamedField{{"identity", &Field{Kind: "optional", Of: &Field{Kind: "oneOf", Values: []string{"sandbox", "hooks"}}}}}}
+var descriptor51 = &Field{Kind: "object", Shape: []NamedField{{"identity", &Field{Kind: "optional", Of: &Field{Kind: "oneOf", Values: []string{"sandbox", "hooks"}}}}}}
 
-var descriptor48 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor52 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor49 = &Field{Kind: "object", Shape: []NamedField{{"bytes", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}}
+var descriptor53 = &Field{Kind: "object", Shape: []NamedField{{"bytes", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}}
 
-var descriptor50 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor54 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor52 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor56 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
-var descriptor51 = &Field{Kind: "object", Shape: []NamedField{{"error", &Field{Kind: "optional", Of: descriptor52}}}}
+var descriptor55 = &Field{Kind: "object", Shape: []NamedField{{"error", &Field{Kind: "optional", Of: descriptor56}}}}
 
-var descriptor46 = &Field{Kind: "taggedUnion", Tag: "egress", Common: []NamedField{{"stream", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}, Members: []Member{
-	{Value: "open", Label: "egress open", Object: descriptor47},
-	{Value: "data", Label: "egress data", Object: descriptor48},
-	{Value: "ack", Label: "egress ack", Object: descriptor49},
-	{Value: "end", Label: "egress end", Object: descriptor50},
-	{Value: "close", Label: "egress close", Object: descriptor51},
+var descriptor50 = &Field{Kind: "taggedUnion", Tag: "egress", Common: []NamedField{{"stream", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}, Members: []Member{
+	{Value: "open", Label: "egress open", Object: descriptor51},
+	{Value: "data", Label: "egress data", Object: descriptor52},
+	{Value: "ack", Label: "egress ack", Object: descriptor53},
+	{Value: "end", Label: "egress end", Object: descriptor54},
+	{Value: "close", Label: "egress close", Object: descriptor55},
 }}

@@ -1,7 +1,7 @@
 // The protocol's version, limits and reserved names, in a file of their own so that the tables built
 // from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
 
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /**
  * The identities an exec may run as (the exec request's `runAs`): the sandbox user runs tools, the
@@ -71,6 +71,9 @@ export const UNAVAILABLE_CODE = "EUNAVAILABLE";
  * read): nothing was started, and the server goes the long way (reads them, runs its hooks, asks again).
  */
 export const CHANGED_CODE = "ECHANGED";
+
+/** Error code of an exportTree whose tar would pass its maxBytes: nothing of it is sent. */
+export const TOO_LARGE_CODE = "ETOOLARGE";
 
 /** Largest readFileChunk length and appendFile body: large files move in many frames, never one. */
 export const MAX_FILE_CHUNK_BYTES = 8 * 1024 * 1024;

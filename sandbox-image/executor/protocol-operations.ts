@@ -255,6 +255,33 @@ export const operations = {
     result: field.object({}),
   },
   /**
+   * Root's side of a sandbox's files, for runtimes without an engine archive API (the swarm runtime's
+   * fork and snapshots; docs/scale-out.md): a tar of what lies under `paths` (absolute; missing ones
+   * skipped), names from "/" without the leading slash, folders, regular files and symlinks with their
+   * owners, modes and modification times, never following a symlink. Done by the executor as root, not
+   * as the sandbox user. Past `maxBytes` of tar it fails with TOO_LARGE_CODE and nothing is sent.
+   */
+  exportTree: {
+    request: field.object({
+      paths: field.array(field.path, { minItems: 1, maxItems: MAX_PATH_LIST }),
+      maxBytes: field.integer(0, MAX_FRAME_PART_BYTES),
+    }),
+    result: field.object({ entries: field.nonNegativeInteger }),
+    resultBody: "the tar",
+  },
+  /**
+   * Root's extract of the tar in the body at "/": folders, regular files, symlinks and hard links (to an
+   * entry of the same tar or an existing file) with the owners, modes and times the tar gives; an existing
+   * file at an entry's place is replaced, an existing folder kept and given the entry's owner and mode.
+   * No entry may name a place through a symlink or outside "/" (EINVAL, nothing after it is written). For
+   * a sandbox no process of its users has run in yet: the emulator sends it only while creating one.
+   */
+  extractTree: {
+    request: field.object({}),
+    requestBody: "the tar",
+    result: field.object({ entries: field.nonNegativeInteger }),
+  },
+  /**
    * Makes the executor accept egress connections on host:port (one listener per executor). Port 0 picks
    * a free port; the result carries the port bound. A port still held (typically by the previous
    * executor of the same container, still exiting), or an address another socket still listens on
@@ -321,6 +348,8 @@ export type ReadFileChunkRequest = RequestOf<"readFileChunk">;
 export type AppendFileRequest = RequestOf<"appendFile">;
 export type MoveFileRequest = RequestOf<"moveFile">;
 export type EgressListenRequest = RequestOf<"egressListen">;
+export type ExportTreeRequest = RequestOf<"exportTree">;
+export type ExtractTreeRequest = RequestOf<"extractTree">;
 
 export type RunAs = TypeOf<typeof runAs>;
 

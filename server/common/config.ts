@@ -267,7 +267,7 @@ export const configSchema = z.object({
     ),
   EMULATOR_MAX_DOWNLOAD_BYTES: positiveInt(1024 * 1024 * 1024).describe("Largest file the environments files API downloads"),
   EMULATOR_STATE_MAX_BYTES: positiveInt(2 * 1024 * 1024 * 1024).describe(
-    "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not",
+    "Largest state file (docs/state-snapshots.md) the emulator writes or reads, compressed and not; with EMULATOR_SANDBOX_RUNTIME=swarm also the most a fork copies",
   ),
   EMULATOR_STATE_MAX_RECORDS_BYTES: positiveInt(512 * 1024 * 1024).describe(
     "Largest records.json (the stored rows, expanded) a state file may hold; a larger one is refused before it is read",

@@ -360,6 +360,23 @@ export class ExecutorClient implements SandboxChannel {
     await this.call({ op: "moveFile", from, to, overwrite }, "moveFile");
   }
 
+  /**
+   * Root's tar of what lies under the absolute paths (owners and modes kept, names from "/"); rejects
+   * with a SandboxFileError of code TOO_LARGE_CODE past maxBytes (at most MAX_FRAME_PART_BYTES).
+   */
+  async exportTree(paths: string[], maxBytes: number): Promise<Buffer> {
+    const { body } = await this.call({ op: "exportTree", paths, maxBytes }, "exportTree", {
+      check: (_result, tar) => (tar.length > maxBytes ? `a tar of ${tar.length} bytes, more than the ${maxBytes} asked for` : null),
+    });
+    return body;
+  }
+
+  /** Root's extract of a tar at "/" (owners and modes as the tar gives them); the number of entries placed. */
+  async extractTree(tar: Buffer): Promise<number> {
+    const { result } = await this.call({ op: "extractTree" }, "extractTree", { body: tar });
+    return result.entries;
+  }
+
   async listenEgress(port: number, host = "127.0.0.1"): Promise<number> {
     const { result } = await this.call({ op: "egressListen", host, port }, "egressListen", {
       // The executor retries a port still held by its predecessor for EGRESS_LISTEN_RETRY_MS.

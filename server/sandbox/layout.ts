@@ -137,3 +137,34 @@ export function reservedFolderOf(absolute: string): string | null {
   const top = relative.split("/")[0] ?? "";
   return isReservedTopLevel(top) ? `/${top}` : null;
 }
+
+/**
+ * Folders of a sandbox whose files are saved: every place the sandbox user (and the hooks user) may
+ * write in the sandbox image (sandbox-image/Dockerfile; found with `find / -writable` as each): the
+ * work folder, the hook configuration, their homes (where `pip install --user`, `npm install -g` with a
+ * user prefix and any tool's caches go), the temporary folders and /run/lock (/var/lock links to it).
+ * The system folders (/usr, /etc, …) are root's: nothing of the sandbox's can change them.
+ */
+export const SAVED_FOLDERS = ["/workspace", "/.agents", "/home/sandbox", "/home/hooks", "/tmp", "/var/tmp", "/run/lock"] as const;
+
+/**
+ * The folder saved with a file placed at `place` (absolute): its top-level folder, or, where that holds
+ * a reserved one ("/opt/app/run.sh" in /opt, which holds /opt/emulator), the shallowest folder on the
+ * way to it that does not (/opt/app): a saved folder never holds the executor.
+ */
+export function savedFolderOf(place: string): string {
+  const parts = place.split("/").slice(1);
+  let depth = 1;
+  while (depth < parts.length && reservedPlaceOf(parts.slice(0, depth).join("/"))) depth += 1;
+  return `/${parts.slice(0, depth).join("/")}`;
+}
+
+/** SAVED_FOLDERS, and the saved folder of each place (absolute) that none of them holds. */
+export function savedFoldersFor(places: Iterable<string>): string[] {
+  const folders = new Set<string>(SAVED_FOLDERS);
+  for (const place of places) {
+    const top = savedFolderOf(place);
+    if (![...folders].some((folder) => top === folder || top.startsWith(`${folder}/`))) folders.add(top);
+  }
+  return [...folders];
+}

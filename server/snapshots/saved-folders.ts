@@ -10,25 +10,20 @@
 // by the same rule a request's source is (resolveTarget), so a record claiming a source at
 // "opt/emulator" or "etc" widens nothing.
 
-import { reservedPlaceOf } from "../sandbox/layout.js";
+import { savedFoldersFor } from "../sandbox/layout.js";
 import { resolveTarget } from "../sources/target-path.js";
-import { SAVED_FOLDERS } from "./state-format.js";
 
 export function savedFoldersOf(sources: unknown): string[] {
-  const folders = new Set<string>(SAVED_FOLDERS);
-  if (!Array.isArray(sources)) return [...folders];
-  for (const source of sources) {
-    const target = (source as { target?: unknown } | null)?.target;
-    if (typeof target !== "string") continue;
-    const resolved = resolveTarget(target);
-    if (!resolved.ok) continue;
-    const parts = resolved.path.split("/").slice(1);
-    let depth = 1;
-    while (depth < parts.length && reservedPlaceOf(parts.slice(0, depth).join("/"))) depth += 1;
-    const top = `/${parts.slice(0, depth).join("/")}`;
-    if (![...folders].some((folder) => top === folder || top.startsWith(`${folder}/`))) folders.add(top);
+  const places: string[] = [];
+  if (Array.isArray(sources)) {
+    for (const source of sources) {
+      const target = (source as { target?: unknown } | null)?.target;
+      if (typeof target !== "string") continue;
+      const resolved = resolveTarget(target);
+      if (resolved.ok) places.push(resolved.path);
+    }
   }
-  return [...folders];
+  return savedFoldersFor(places);
 }
 
 /** The sources an environment row of a state file names (its config is JSON text). */

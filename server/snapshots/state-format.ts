@@ -16,14 +16,8 @@ export const ENVIRONMENT_ENTRY = /^environments\/([A-Za-z0-9_-]{1,128})\.tar$/;
 
 export const environmentEntry = (id: string): string => `environments/${id}.tar`;
 
-/**
- * Folders of a sandbox whose files are saved: every place the sandbox user (and the hooks user) may
- * write in the sandbox image (sandbox-image/Dockerfile; found with `find / -writable` as each): the
- * work folder, the hook configuration, their homes (where `pip install --user`, `npm install -g` with a
- * user prefix and any tool's caches go), the temporary folders and /run/lock (/var/lock links to it).
- * The system folders (/usr, /etc, …) are root's: nothing of the sandbox's can change them.
- */
-export const SAVED_FOLDERS = ["/workspace", "/.agents", "/home/sandbox", "/home/hooks", "/tmp", "/var/tmp", "/run/lock"] as const;
+/** Folders of a sandbox whose files are saved: the sandbox layout's (server/sandbox/layout.ts), which a fork under the swarm runtime copies too. */
+export { SAVED_FOLDERS } from "../sandbox/layout.js";
 
 /** The tables a state file carries, parents before children (the order they are inserted in). */
 export const STATE_TABLES = [

@@ -5,7 +5,7 @@
 // (secret, service, task address, channel preamble, executor) is what runs, only the last hop differs.
 // What it must show: environments land on at least two nodes; each runs commands as the sandbox user and
 // holds its files, the sandbox user's own, and the emulator's CA as root's read-only files; sandbox code
-// cannot reach another sandbox (ENETUNREACH); what the first cut lacks is refused saying so; remove()
+// cannot reach another sandbox (ENETUNREACH); it has no warm pool yet; remove()
 // leaves no service, secret or channel folder; and the cluster's down() leaves nothing.
 
 import assert from "node:assert/strict";
@@ -155,14 +155,6 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     const other = await placement(handles[1]!);
     const outcome = await sandboxRuns(channel, `python3 -c '${connectScript(other.address, SWARM_CHANNEL_PORT)}'`);
     assert.equal(outcome, "ENETUNREACH");
-  });
-
-  it("refuses what this first cut does not do, saying so", async () => {
-    await assert.rejects(runtime.fork(), /not yet available with EMULATOR_SANDBOX_RUNTIME=swarm/);
-    await assert.rejects(
-      runtime.create({ environmentId: "env_swarmro", owner: "test", files: [], readOnlyTrees: [{ path: "/repo", tar: Buffer.alloc(0) }] }),
-      /not yet available with EMULATOR_SANDBOX_RUNTIME=swarm/,
-    );
   });
 
   it("counts a sandbox whose task ended as gone, and never starts it again empty elsewhere", async () => {

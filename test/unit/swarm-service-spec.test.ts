@@ -43,11 +43,9 @@ describe("the sandbox's Swarm service", () => {
     assert.equal(spec.Init, true);
     assert.deepEqual(spec.Command?.slice(1), [HOLD_PORT_FLAG, "127.0.0.1:3128", CHANNEL_PORT_FLAG, String(SWARM_CHANNEL_PORT)]);
     assert.deepEqual(spec.CapabilityDrop, ["ALL"]);
-    assert.deepEqual(spec.CapabilityAdd, ["SETUID", "SETGID", "NET_ADMIN"]);
-    assert.deepEqual(sandboxServiceSpec({ ...settings, guardsDisk: true }).TaskTemplate, {
-      ...container,
-      ContainerSpec: { ...spec, CapabilityAdd: ["SETUID", "SETGID", "NET_ADMIN", "DAC_OVERRIDE"] },
-    });
+    // CHOWN and DAC_OVERRIDE: the executor's root side of the sandbox's files (swarm-files.ts), and the disk guard.
+    assert.deepEqual(spec.CapabilityAdd, ["SETUID", "SETGID", "NET_ADMIN", "CHOWN", "DAC_OVERRIDE"]);
+    assert.deepEqual(sandboxServiceSpec({ ...settings, guardsDisk: true }).TaskTemplate, container);
     // The secret where the keep-alive reads it, root's alone.
     assert.deepEqual(spec.Secrets, [
       { SecretID: "secret-id", SecretName: settings.secret.name, File: { Name: "iemu-channel", UID: "0", GID: "0", Mode: 0o400 } },

@@ -14,6 +14,31 @@ import { reservedPlaceOf } from "../layout.js";
 import { SandboxFilesTooLargeError } from "../runtime.js";
 
 export async function savedFilesTar(container: Docker.Container, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+  return reRootedTar(
+    folders.map((folder) => ({
+      parent: path.dirname(folder),
+      open: async () => {
+        try {
+          return (await container.getArchive({ path: folder })) as Readable;
+        } catch (error) {
+          if ((error as { statusCode?: number }).statusCode === 404) return null; // not in this image
+          throw error;
+        }
+      },
+    })),
+    maxBytes,
+  );
+}
+
+/**
+ * One tar of the parts' entries, each with its part's `parent` before its name (paths from "/"),
+ * without anything on, under or above a reserved folder; a part that opens as null is skipped. Past
+ * maxBytes it rejects with SandboxFilesTooLargeError.
+ */
+export async function reRootedTar(
+  parts: Array<{ parent: string; open: () => Promise<Readable | null> }>,
+  maxBytes: number,
+): Promise<Buffer> {
   const archive = pack();
   const chunks: Buffer[] = [];
   let total = 0;
@@ -25,15 +50,10 @@ export async function savedFilesTar(container: Docker.Container, folders: readon
     archive.on("end", resolve);
     archive.on("error", reject);
   });
-  for (const folder of folders) {
-    let stream: NodeJS.ReadableStream;
-    try {
-      stream = await container.getArchive({ path: folder });
-    } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) continue; // not in this image
-      throw error;
-    }
-    await reRoot(stream as Readable, path.dirname(folder), archive, () => {
+  for (const part of parts) {
+    const stream = await part.open();
+    if (stream === null) continue;
+    await reRoot(stream, part.parent, archive, () => {
       if (total > maxBytes) throw new SandboxFilesTooLargeError("too_large", `the sandbox's files pass ${maxBytes} bytes`);
     });
   }
@@ -62,7 +82,9 @@ function reRoot(source: Readable, parent: string, target: ReturnType<typeof pack
         body.on("end", () => next()).resume();
         return;
       }
-      const copy = target.entry({ ...header, name }, (error) => next(error ?? null));
+      // A hard link names its target as the archive names entries: from the folder's own name too.
+      const linkname = link === null ? header.linkname : path.join(parent, link).replace(/^\/+/, "");
+      const copy = target.entry({ ...header, name, linkname }, (error) => next(error ?? null));
       body.pipe(copy);
     });
     reader.on("finish", resolve);

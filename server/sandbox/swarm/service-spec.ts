@@ -22,14 +22,15 @@ const CHANNEL_SECRET_NAME = CHANNEL_NETWORK_SECRET_PATH.slice("/run/secrets/".le
  */
 const KEEP_ALIVE = [EXECUTOR_PATH, HOLD_PORT_FLAG, `127.0.0.1:${SANDBOX_PROXY_PORT}`, CHANNEL_PORT_FLAG, String(SWARM_CHANNEL_PORT)];
 /**
- * As DockerRuntime's containers: root's processes with only what the executor needs (SETUID, SETGID;
- * DAC_OVERRIDE for the disk guard), and NET_ADMIN for the rule above. No SYS_RESOURCE: a service cannot
+ * As DockerRuntime's containers: root's processes with only what the executor needs (SETUID, SETGID),
+ * NET_ADMIN for the rule above, and CHOWN and DAC_OVERRIDE for its root side of the sandbox's files
+ * (exportTree, extractTree: a fork, a snapshot, repository sources; swarm-files.ts), which the Docker
+ * runtime leaves to the engine's archive API; DAC_OVERRIDE also serves the disk guard. No SYS_RESOURCE: a service cannot
  * be probed for it before it is placed. Swarm's API 1.41 (engine 20.10) has no no-new-privileges for a
  * service: the keep-alive sets it on itself before anything else (network_isolation.go), and serves no
  * channel if it cannot (docs/security.md#the-swarm-runtime).
  */
-const CAPABILITIES = ["SETUID", "SETGID", "NET_ADMIN"];
-const DISK_GUARD_CAPABILITY = "DAC_OVERRIDE";
+const CAPABILITIES = ["SETUID", "SETGID", "NET_ADMIN", "CHOWN", "DAC_OVERRIDE"];
 
 /** A Swarm config (the emulator's CA) and where it is mounted, root's and readable by all. */
 export interface ConfigMount {
@@ -50,7 +51,10 @@ export interface SandboxServiceSettings {
   memoryMb: number;
   cpus: number;
   pids: number;
-  /** Adds CAP_DAC_OVERRIDE: the executor guards a disk limit (no storage quota on a service). */
+  /**
+   * The executor guards a disk limit (no storage quota on a service). Its CAP_DAC_OVERRIDE is in every
+   * sandbox's set now (CAPABILITIES): kept so that callers say it, and the spec does not change with it.
+   */
   guardsDisk: boolean;
   /** EMULATOR_SWARM_CONSTRAINTS, each like `node.labels.zone==a`. */
   constraints: readonly string[];
@@ -69,7 +73,7 @@ export function sandboxServiceSpec(settings: SandboxServiceSettings): Docker.Cre
     Init: true,
     StopGracePeriod: 1_000_000_000,
     CapabilityDrop: ["ALL"],
-    CapabilityAdd: [...CAPABILITIES, ...(settings.guardsDisk ? [DISK_GUARD_CAPABILITY] : [])],
+    CapabilityAdd: CAPABILITIES,
     Secrets: [
       {
         SecretID: settings.secret.id,

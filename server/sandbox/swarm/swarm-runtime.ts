@@ -8,17 +8,18 @@
 // fail at once with SandboxLostError naming the node, and onSandboxLost's listeners are told.
 //
 // First cut: create, connect, remove, list, isAlive/ensureRunning, health, the warm pool (createPooled,
-// claimPooled). Not yet: fork, repository sources (read-only trees), restoring a snapshot, exporting
-// files; each is refused with an error that says so.
+// claimPooled). Files the sandbox user cannot place (forks, snapshots, system files, repository sources)
+// go through the channel to the executor's root side (swarm-files.ts).
 
 import { createHash, randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { FailedPreconditionError } from "../../common/errors.js";
 import { EMULATOR_CA_PATH, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
 import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
-import type { RuntimeHealth, SandboxChannel, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
-import { SandboxLostError, SandboxUnavailableError } from "../runtime.js";
+import type { RuntimeHealth, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
+import { SandboxFilesTooLargeError, SandboxLostError, SandboxUnavailableError } from "../runtime.js";
 // The engine's bounds and /health's wait: the manager's engine is gated as the Docker runtime's engine is.
 import { ENGINE_MAX_CALLS, ENGINE_MAX_CHANGES, ENGINE_TIMEOUT_MS, EXECUTOR_ARGV, HEALTH_WAIT_MS } from "../docker/docker-runtime.js";
 import { DockerClient } from "../docker/dockerode.js";
@@ -32,6 +33,16 @@ import { nodesLackingImage } from "./image-check.js";
 import { keepPinging } from "./channel-heartbeat.js";
 import { removeLeftovers } from "./leftovers.js";
 import { relabelService } from "./service-labels.js";
+import {
+  exportSandboxFiles,
+  foldersOfLabel,
+  foldersOfSandbox,
+  LABEL_SAVED_FOLDERS,
+  placeAsRoot,
+  restoreTar,
+  rootTars,
+  SWARM_FILES_MAX_BYTES,
+} from "./swarm-files.js";
 import { type DownNode, NodeWatcher } from "./node-watcher.js";
 import { type ConfigMount, SANDBOX_NODE_LABEL, sandboxServiceSpec, SWARM_CHANNEL_PORT } from "./service-spec.js";
 import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
@@ -62,6 +73,8 @@ export interface SwarmRuntimeOptions {
   nodeDownWaitMs?: number;
   /** EMULATOR_SWARM_CHANNEL_PING_SECONDS in ms: how often an open channel is pinged (channel-heartbeat.ts). */
   channelPingMs?: number;
+  /** EMULATOR_STATE_MAX_BYTES: the most a fork copies (and never more than SWARM_FILES_MAX_BYTES). */
+  forkMaxBytes?: number;
   /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
   channelsFolder: string;
   executorDeadlines?: Partial<ExecutorDeadlines>;
@@ -92,12 +105,14 @@ export function lostReason(node: DownNode): string {
   return `the machine holding this environment's files, Swarm node ${node.name}, is ${node.state}: the files were on it and are lost with it. Create a new environment`;
 }
 
-/** A refusal of what this first cut does not do. */
-function notYet(what: string): FailedPreconditionError {
-  return new FailedPreconditionError(
-    `${what} is not yet available with EMULATOR_SANDBOX_RUNTIME=swarm (docs/scale-out.md); use the docker runtime for it`,
-  );
+/** What a new sandbox is filled with through its channel (fill()): the tars root places, the sandbox user's files, saved files. */
+interface SandboxContents {
+  asRoot: Buffer[];
+  userFiles: SandboxSpec["files"];
+  restore: Buffer | null;
 }
+
+const EMPTY: SandboxContents = { asRoot: [], userFiles: [], restore: null };
 
 export class SwarmRuntime implements SandboxRuntime {
   readonly name = "swarm";
@@ -293,17 +308,29 @@ export class SwarmRuntime implements SandboxRuntime {
    * user, before anything of the user's has run. On failure nothing is left behind.
    */
   async create(spec: SandboxSpec): Promise<SandboxHandle> {
-    if (!this.image) throw new Error("SwarmRuntime.prepare() must run before create()");
-    if ((spec.readOnlyTrees ?? []).length > 0) throw notYet("A repository source (a read-only tree)");
-    if (spec.restore) throw notYet("Restoring a sandbox's saved files");
-    if (spec.files.some((file) => file.system)) throw notYet("Placing system files other than the emulator's CA");
-    return this.place(spec.environmentId, this.labels(spec), spec.files);
+    return this.createWith(spec, []);
   }
 
-  /** create()'s work once the spec is checked: a warm pool service (createPooled) is placed alike, without files. */
-  private async place(environmentId: string, labels: Record<string, string>, files: SandboxSpec["files"]): Promise<SandboxHandle> {
+  /**
+   * create(), with the folders a fork's source kept files in (foldersOfSandbox). Read before the service
+   * is made: a restore too large to move fails with nothing made.
+   */
+  private async createWith(spec: SandboxSpec, inheritedFolders: readonly string[]): Promise<SandboxHandle> {
     if (!this.image) throw new Error("SwarmRuntime.prepare() must run before create()");
-    const spec = { environmentId, files };
+    const trees = spec.readOnlyTrees ?? [];
+    const contents: SandboxContents = {
+      asRoot: await rootTars(spec.files, trees),
+      userFiles: spec.files.filter((file) => !file.system),
+      restore: spec.restore ? await restoreTar(spec.restore) : null,
+    };
+    const labels = { ...this.labels(spec), [LABEL_SAVED_FOLDERS]: JSON.stringify(foldersOfSandbox(spec.files, trees, inheritedFolders)) };
+    return this.place(spec.environmentId, labels, contents);
+  }
+
+  /** create()'s work once the contents are read: a warm pool service (createPooled) is placed alike, empty. */
+  private async place(environmentId: string, labels: Record<string, string>, contents: SandboxContents): Promise<SandboxHandle> {
+    if (!this.image) throw new Error("SwarmRuntime.prepare() must run before create()");
+    const spec = { environmentId };
     this.channels.create(spec.environmentId);
     const secretValue = this.channels.secretOf(spec.environmentId)!;
     const name = `iemu-${this.options.instance}-${randomBytes(6).toString("hex")}`;
@@ -337,7 +364,7 @@ export class SwarmRuntime implements SandboxRuntime {
       );
       handle = { sandboxId: service.id, environmentId: spec.environmentId };
       await this.waitForTask(handle);
-      await this.writeFiles(handle, spec.files);
+      await this.fill(handle, contents);
       return handle;
     } catch (error) {
       if (handle) await this.remove(handle).catch(() => undefined);
@@ -353,12 +380,18 @@ export class SwarmRuntime implements SandboxRuntime {
     }
   }
 
-  /** Files through the channel, as the sandbox user: before any code of the user's has run in the sandbox. */
-  private async writeFiles(handle: SandboxHandle, files: SandboxSpec["files"]): Promise<void> {
-    if (files.length === 0) return;
+  /**
+   * What a sandbox starts with, through its channel, before anything of its users has run (no link of
+   * theirs to redirect a write): root's trees and system files, the files as the sandbox user, then a
+   * snapshot's or a fork's saved files.
+   */
+  private async fill(handle: SandboxHandle, { asRoot, userFiles, restore }: SandboxContents): Promise<void> {
+    if (asRoot.length === 0 && userFiles.length === 0 && !restore) return;
     const channel = await this.connect(handle);
     try {
-      for (const file of files) await channel.writeFile(file.path, file.content, file.mode);
+      await placeAsRoot(channel, asRoot);
+      for (const file of userFiles) await channel.writeFile(file.path, file.content, file.mode);
+      if (restore) await placeAsRoot(channel, [restore]);
     } finally {
       channel.close();
     }
@@ -370,7 +403,7 @@ export class SwarmRuntime implements SandboxRuntime {
    * (its channel secret is kept under that ID) and as pooled, without an owner: nobody owns it yet.
    */
   async createPooled(environmentId: string): Promise<SandboxHandle> {
-    return this.place(environmentId, { ...this.instanceLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" }, []);
+    return this.place(environmentId, { ...this.instanceLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" }, EMPTY);
   }
 
   /**
@@ -383,11 +416,16 @@ export class SwarmRuntime implements SandboxRuntime {
       throw new Error(`pooled sandbox ${pooled.sandboxId} is labelled for ${pooled.environmentId}, not ${spec.environmentId}`);
     if ((spec.readOnlyTrees ?? []).length > 0) throw new Error("a pooled sandbox cannot take read-only trees");
     if (spec.restore) throw new Error("a pooled sandbox cannot restore saved files");
-    if (spec.files.some((file) => file.system)) throw notYet("Placing system files other than the emulator's CA");
     const handle = { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
+    const contents = { asRoot: await rootTars(spec.files, []), userFiles: spec.files.filter((file) => !file.system), restore: null };
     await Promise.all([
-      relabelService(this.docker, pooled.sandboxId, { [LABEL_OWNER]: spec.owner, [LABEL_POOLED]: "false" }, this.engineTimeoutMs),
-      this.writeFiles(handle, spec.files),
+      relabelService(
+        this.docker,
+        pooled.sandboxId,
+        { [LABEL_OWNER]: spec.owner, [LABEL_POOLED]: "false", [LABEL_SAVED_FOLDERS]: JSON.stringify(foldersOfSandbox(spec.files, [], [])) },
+        this.engineTimeoutMs,
+      ),
+      this.fill(handle, contents),
     ]);
     return handle;
   }
@@ -425,7 +463,7 @@ export class SwarmRuntime implements SandboxRuntime {
     return taskState(tasks, this.options.network);
   }
 
-  async connect(handle: SandboxHandle): Promise<SandboxChannel> {
+  async connect(handle: SandboxHandle): Promise<ExecutorClient> {
     const lost = this.lost.get(handle.sandboxId);
     if (lost !== undefined) throw new SandboxLostError(`the sandbox of ${handle.environmentId} is lost: ${lost}`);
     const task = await this.taskOf(handle);
@@ -560,11 +598,46 @@ export class SwarmRuntime implements SandboxRuntime {
     });
   }
 
-  async fork(): Promise<SandboxHandle> {
-    throw notYet("Forking an environment");
+  /**
+   * The source's saved folders (SAVED_FOLDERS and those of its sources and trees, its service's label)
+   * through its channel, put back in a new sandbox as create() puts a snapshot's. Not paused as `docker
+   * commit` pauses the source: a file written meanwhile may be copied half-way. At most forkMaxBytes.
+   */
+  async fork(source: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
+    const folders = foldersOfLabel(await this.labelOf(source, LABEL_SAVED_FOLDERS));
+    const maxBytes = Math.min(this.options.forkMaxBytes ?? SWARM_FILES_MAX_BYTES, SWARM_FILES_MAX_BYTES);
+    const tar = await this.exportFiles(source, foldersOfSandbox([], [], folders), maxBytes).catch((error: unknown) => {
+      if (error instanceof SandboxFilesTooLargeError)
+        throw new FailedPreconditionError(
+          `The files of environment ${source.environmentId} pass ${maxBytes} bytes, the most a fork copies (EMULATOR_STATE_MAX_BYTES, at most ${SWARM_FILES_MAX_BYTES} with EMULATOR_SANDBOX_RUNTIME=swarm); delete files first.`,
+        );
+      throw error;
+    });
+    return this.createWith({ ...spec, restore: () => Readable.from([tar]) }, folders);
   }
 
-  async exportFiles(): Promise<Buffer> {
-    throw notYet("Exporting a sandbox's files (state snapshots)");
+  /** A tar of the sandbox's files under `folders`, through its channel (swarm-files.ts). */
+  async exportFiles(handle: SandboxHandle, folders: readonly string[], maxBytes: number): Promise<Buffer> {
+    const channel = await this.connect(handle);
+    try {
+      return await exportSandboxFiles(channel, folders, maxBytes);
+    } finally {
+      channel.close();
+    }
+  }
+
+  /** A label of the sandbox's service; undefined when it has none. */
+  private async labelOf(handle: SandboxHandle, label: string): Promise<string | undefined> {
+    try {
+      const service = (await withEngineTimeout(
+        this.docker.getService(handle.sandboxId).inspect(),
+        this.engineTimeoutMs,
+        "looking up a sandbox's service",
+      )) as { Spec?: { Labels?: Record<string, string> } };
+      return service.Spec?.Labels?.[label];
+    } catch (error) {
+      if (isGone(error)) throw new SandboxUnavailableError(`the sandbox of ${handle.environmentId} is gone`);
+      throw engineUnreachable(error, `looking up the sandbox of ${handle.environmentId}`);
+    }
   }
 }
