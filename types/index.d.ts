@@ -12,7 +12,7 @@ export interface StartEmulatorOptions {
   apiKey?: string;
   /** Data folder; default a new temporary one, removed by stop(). A folder given here is kept. */
   dataDir?: string;
-  /** More configuration variables (README's table), e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`. */
+  /** More configuration variables (docs/configuration.md), e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`. */
   settings?: Record<string, string>;
   /** Progress lines (the sandbox image build on a first run, the data folder); default: not shown. */
   log?: (line: string) => void;

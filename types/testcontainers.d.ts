@@ -18,7 +18,7 @@ export declare class InteractionsEmulatorContainer extends GenericContainer {
   constructor(image?: string);
   /** The key handed back as `.apiKey` (any non-empty key is accepted; each key owns its own resources). */
   withApiKey(apiKey: string): this;
-  /** Configuration variables from the README's table, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
+  /** Configuration variables from docs/configuration.md, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
   withSettings(settings: Record<string, string>): this;
   /** Where the image build's progress lines go (only when it is built); default standard error. */
   withBuildProgress(progress: (line: string) => void): this;

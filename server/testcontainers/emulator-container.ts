@@ -63,7 +63,7 @@ export class InteractionsEmulatorContainer extends GenericContainer {
     return this;
   }
 
-  /** Configuration variables from the README's table, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
+  /** Configuration variables from docs/configuration.md, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
   withSettings(settings: Record<string, string>): this {
     this.settings = { ...this.settings, ...settings };
     return this;
