@@ -1,5 +1,5 @@
 // Types of `import { InteractionsEmulatorContainer } from "interactions-sandbox-emulator/testcontainers"`
-// (dist/server/testcontainers/index.js, compiled from server/testcontainers/). Written by hand, as
+// (dist/clients/node/index.js, compiled from clients/node/). Written by hand, as
 // types/index.d.ts is; test/unit/testcontainers-settings.test.ts checks that it and the implementation agree.
 
 import { AbstractStartedContainer, GenericContainer, type StopOptions, type StoppedTestContainer } from "testcontainers";

@@ -22,7 +22,7 @@ import {
   Wait,
 } from "testcontainers";
 import type Docker from "dockerode";
-import { removeInstanceObjects } from "../sandbox/docker/instance-objects.js";
+import { removeInstanceObjects } from "../../server/sandbox/docker/instance-objects.js";
 import {
   API_PORT,
   baseUrlOf,
