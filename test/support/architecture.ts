@@ -258,6 +258,18 @@ export function checkServerReach(files: readonly SourceFile[]): string[] {
     );
 }
 
+/**
+ * No circle of files importing each other anywhere under server/, inside a folder or across folders (the
+ * folder check above sees only circles between folders). Type-only imports count: they tie the files'
+ * meaning together just the same. A worker thread's script is started, not imported, so it is no edge here.
+ */
+export function checkFileCycles(files: readonly SourceFile[]): string[] {
+  return cyclesOf(serverGraph(importEdges(files), false)).map(
+    (cycle) =>
+      `files of server/ import each other in a circle: ${[...cycle, cycle[0]].join(" → ")}; move what they share into a file that both import`,
+  );
+}
+
 /** The strongly connected components of more than one node (Tarjan), and nodes that import themselves, each in a readable order. */
 function cyclesOf(edges: Map<string, Set<string>>): string[][] {
   let counter = 0;

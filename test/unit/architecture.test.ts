@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { projectRoot } from "../../server/common/paths.js";
-import { checkLayering, checkServerReach, folderOf, importEdges, readSourceTree, type SourceFile } from "../support/architecture.js";
+import {
+  checkFileCycles,
+  checkLayering,
+  checkServerReach,
+  folderOf,
+  importEdges,
+  readSourceTree,
+  type SourceFile,
+} from "../support/architecture.js";
 
 const tree = readSourceTree(projectRoot);
 
@@ -145,5 +153,33 @@ describe("architecture: server/ is what runs, clients and tools beside it", () =
     assert.deepEqual(back, ["clients/node/reach.ts imports tools/write-schemas.ts: clients/node may not reach into tools"]);
     // The proxy stays behind its entry for them too.
     assert.equal(checkLayering(withFile("tools/reach.ts", 'import "../proxy/policy.js";')).length, 1);
+  });
+});
+
+describe("architecture: no circle of files under server/", () => {
+  it("holds on the repository", () => {
+    assert.deepEqual(checkFileCycles(tree), []);
+  });
+
+  it("finds a circle inside one folder, also of type-only imports, and names its files in order", () => {
+    // interaction-store.ts imports interaction-listing.ts; the listing importing the store back closes a circle.
+    const text = 'import type { InteractionStore } from "./interaction-store.js";\n';
+    const files = tree.map((file) =>
+      file.path === "server/interactions/interaction-listing.ts" ? { ...file, text: `${text}${file.text}` } : file,
+    );
+    const problems = checkFileCycles(files);
+    assert.equal(problems.length, 1, problems.join("\n"));
+    assert.match(problems[0]!, /^files of server\/ import each other in a circle: /);
+    const circle = problems[0]!.slice(problems[0]!.indexOf(": ") + 2, problems[0]!.indexOf(";")).split(" → ");
+    assert.equal(circle[0], circle.at(-1));
+    assert.deepEqual(new Set(circle), new Set(["server/interactions/interaction-store.ts", "server/interactions/interaction-listing.ts"]));
+    // The layering check (folders) does not see it: both files are in one folder.
+    assert.deepEqual(checkLayering(files), []);
+  });
+
+  it("finds a file that imports itself, and ignores a worker script that imports its starter", () => {
+    assert.equal(checkFileCycles(withFile("server/common/self.ts", 'import "./self.js";\n')).length, 1);
+    // schema-work.ts starts schema-worker.ts, which imports schema-work.ts's types: not a circle.
+    assert.ok(importEdges(tree).some((edge) => edge.worker && edge.from === "server/planners/scripted/schema-work.ts"));
   });
 });
