@@ -1,6 +1,7 @@
 // Types of `import { InteractionsEmulatorContainer } from "interactions-sandbox-emulator/testcontainers"`
-// (dist/clients/node/index.js, compiled from clients/node/). Written by hand, as
-// types/index.d.ts is; test/unit/testcontainers-settings.test.ts checks that it and the implementation agree.
+// (dist/clients/node/index.js, compiled from clients/node/). Written by hand (unlike types/index.d.ts, which
+// is generated: these classes span several files); test/unit/testcontainers-settings.test.ts checks that it
+// and the implementation agree.
 
 import { AbstractStartedContainer, GenericContainer, type StopOptions, type StoppedTestContainer } from "testcontainers";
 
