@@ -1,7 +1,8 @@
 // The emulator for a test suite to embed: `import { startEmulator } from "interactions-sandbox-emulator"`
 // gives a running emulator on a free port with a throwaway data folder, and stop() removes every
 // sandbox it made (containers, volumes, fork images: everything carrying its instance label) and the
-// folder. This is the package's entry point (package.json "exports"; its types are types/index.d.ts).
+// folder. This is the package's entry point (package.json "exports"; its types, types/index.d.ts, are emitted
+// from this file by `npm run schemas`).
 //
 // In-process, not a child process: the wiring (emulator.ts) takes its configuration as an object and
 // hands back close(); it installs no signal handlers, changes no process-wide state and reads
@@ -27,7 +28,7 @@ export interface StartEmulatorOptions {
   apiKey?: string;
   /** Data folder; default a new temporary one, removed by stop(). A folder given here is kept. */
   dataDir?: string;
-  /** More configuration variables (README's table), e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`. */
+  /** More configuration variables (docs/configuration.md), e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`. */
   settings?: Record<string, string>;
   /** Progress lines (the sandbox image build on a first run, the data folder); default: not shown. */
   log?: (line: string) => void;
@@ -53,6 +54,10 @@ export interface EmbeddedEmulator {
 /** Variables of the surrounding environment that would contradict the options: never inherited. */
 const OWN_SETTINGS = ["PORT", "HOST", "EMULATOR_DATA_DIR", "EMULATOR_INSTANCE", "EMULATOR_API_KEYS"];
 
+/**
+ * Starts the emulator in this process, on a free port with a throwaway data folder. Needs a Docker
+ * engine; the sandbox image is built on first use (pass `log` to see its progress).
+ */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<EmbeddedEmulator> {
   const log = options.log ?? (() => undefined);
   const throwaway = options.dataDir === undefined;

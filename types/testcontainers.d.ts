@@ -1,6 +1,7 @@
 // Types of `import { InteractionsEmulatorContainer } from "interactions-sandbox-emulator/testcontainers"`
-// (dist/server/testcontainers/index.js, compiled from server/testcontainers/). Written by hand, as
-// types/index.d.ts is; test/unit/testcontainers-settings.test.ts checks that it and the implementation agree.
+// (dist/clients/node/index.js, compiled from clients/node/). Written by hand (unlike types/index.d.ts, which
+// is generated: these classes span several files); test/unit/testcontainers-settings.test.ts checks that it
+// and the implementation agree.
 
 import { AbstractStartedContainer, GenericContainer, type StopOptions, type StoppedTestContainer } from "testcontainers";
 
@@ -18,7 +19,7 @@ export declare class InteractionsEmulatorContainer extends GenericContainer {
   constructor(image?: string);
   /** The key handed back as `.apiKey` (any non-empty key is accepted; each key owns its own resources). */
   withApiKey(apiKey: string): this;
-  /** Configuration variables from the README's table, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
+  /** Configuration variables from docs/configuration.md, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
   withSettings(settings: Record<string, string>): this;
   /** Where the image build's progress lines go (only when it is built); default standard error. */
   withBuildProgress(progress: (line: string) => void): this;

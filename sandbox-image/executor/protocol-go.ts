@@ -2,7 +2,7 @@
 // tables here, which stay the one definition: the constants, the flags, and for every operation, result,
 // message and egress frame both a descriptor the Go checker interprets (protocol_check.go, which reads
 // requests exactly as protocol-check.ts does) and the Go types the executor reads and writes them as.
-// `npm run schemas` writes the file (server/write-schemas.ts); test/unit/protocol-go-generated.test.ts
+// `npm run schemas` writes the file (tools/write-schemas.ts); test/unit/protocol-go-generated.test.ts
 // fails while the committed file differs from what this produces.
 //
 // A rule spanning several fields is a TypeScript function, which cannot be translated: the descriptor

@@ -1,5 +1,5 @@
 // Which fields a request body may hold: the table generated from the pinned SDK's types
-// (schemas/sdk-request-fields.json, written by `npm run schemas` from server/sdk-request-fields.ts), and
+// (schemas/sdk-request-fields.json, written by `npm run schemas` from tools/sdk-request-fields.ts), and
 // the walk that finds the fields a body holds beyond it. Like every Google API, the service refuses
 // such a field ("Unknown name …: Cannot find field."), so a typo that passes here would fail there.
 // This checks only names; the zod schemas check the values of the fields the emulator reads.

@@ -14,7 +14,7 @@ import path from "node:path";
 import { EXECUTOR_BINARY } from "./build-executor.mjs";
 
 /** The folders tsconfig.json compiles (its "include"), and the files beside them that steer the build. */
-export const SOURCE_FOLDERS = ["server", "sandbox-image", "proxy", "test"];
+export const SOURCE_FOLDERS = ["server", "clients", "tools", "sandbox-image", "proxy", "test"];
 export const BUILD_SETTINGS = [
   "tsconfig.json",
   // The Go workspace file that lets `go build ./sandbox-image/executor-go` run from the root.

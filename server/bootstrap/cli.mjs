@@ -298,13 +298,13 @@ switch (command) {
     await ensureDependencies();
     build();
     await ensureDocker();
-    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+    mustRun([process.execPath, path.join(root, "dist", "tools", "prepare-image.js")], "preparing the sandbox image");
     ensureComposeNodeImage();
-    // --save FILE: both images deploy/swarm.yml needs, in one tar for `docker load` (server/save-images.ts).
+    // --save FILE: both images deploy/swarm.yml needs, in one tar for `docker load` (tools/save-images.ts).
     if (passThrough.includes("--save")) {
       step("saving the stack's images…");
       mustRun(
-        [process.execPath, path.join(root, "dist", "server", "save-images.js"), passThrough[passThrough.indexOf("--save") + 1] ?? ""],
+        [process.execPath, path.join(root, "dist", "tools", "save-images.js"), passThrough[passThrough.indexOf("--save") + 1] ?? ""],
         "saving the images",
       );
     }
@@ -317,7 +317,7 @@ switch (command) {
     if (files.some(needsDocker)) {
       await ensureDocker();
       step("preparing the sandbox image…");
-      mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+      mustRun([process.execPath, path.join(root, "dist", "tools", "prepare-image.js")], "preparing the sandbox image");
       ensureCompose();
     }
     if (includesBrowserTest(files)) ensureChromium();
@@ -342,16 +342,16 @@ switch (command) {
     break;
   }
   case "schemas":
-    // schemas/hooks.schema.json from the hooks parser's zod schema, schemas/sdk-request-fields.json from the SDK's types (server/write-schemas.ts).
+    // schemas/hooks.schema.json from the hooks parser's zod schema, schemas/sdk-request-fields.json from the SDK's types (tools/write-schemas.ts).
     await ensureDependencies();
     build();
-    process.exit(run([process.execPath, path.join(root, "dist", "server", "write-schemas.js")]));
+    process.exit(run([process.execPath, path.join(root, "dist", "tools", "write-schemas.js")]));
     break;
   case "coverage":
-    // docs/coverage.md, the parity table, from the SDK's types, the tests' `// covers:` lines and server/parity/parity-notes.ts.
+    // docs/coverage.md, the parity table, from the SDK's types, the tests' `// covers:` lines and tools/parity/parity-notes.ts.
     await ensureDependencies();
     build();
-    process.exit(run([process.execPath, path.join(root, "dist", "server", "parity", "write-coverage.js")]));
+    process.exit(run([process.execPath, path.join(root, "dist", "tools", "parity", "write-coverage.js")]));
     break;
   case "bench":
     await ensureDependencies();
@@ -366,7 +366,7 @@ switch (command) {
     build();
     await ensureDocker();
     step("preparing the sandbox image…");
-    mustRun([process.execPath, path.join(root, "dist", "server", "prepare-image.js")], "preparing the sandbox image");
+    mustRun([process.execPath, path.join(root, "dist", "tools", "prepare-image.js")], "preparing the sandbox image");
     process.exit(
       run([
         process.execPath,

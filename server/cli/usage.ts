@@ -33,7 +33,7 @@ export const USAGE = `Usage: interactions-emulator <command>
 
   start [--port PORT] [--host HOST] [--data-dir DIR]
       Start the emulator (Docker needed; the sandbox image is built on first use) and print its URL.
-      Other settings are environment variables (README: Configuration). Ctrl-C stops it.
+      Other settings are environment variables (docs/configuration.md). Ctrl-C stops it.
 
 Exit status: 0 ok (allowed), 1 errors or failure, 2 denied by a hook, 64 wrong usage, 130 interrupted.
 `;

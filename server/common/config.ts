@@ -1,5 +1,5 @@
-// All configuration comes from environment variables, validated once at start-up. The README's
-// configuration table is written from these descriptions; keep the two in step.
+// All configuration comes from environment variables, validated once at start-up. The table in
+// docs/configuration.md is written from these descriptions; keep the two in step.
 
 import { createHash } from "node:crypto";
 import path from "node:path";

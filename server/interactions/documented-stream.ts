@@ -5,8 +5,7 @@
 // replayed), and the other steps' indices shifted down by as many: a resumed stream's indices match
 // the first one's. Their event IDs are skipped: an event_id stays a point to resume after.
 
-import type { StreamEvent } from "./events.js";
-import type { EventFeed } from "./interaction-service.js";
+import type { EventFeed, StreamEvent } from "./events.js";
 
 export function outputEventsOnly(feed: EventFeed, inputSteps: number): EventFeed {
   if (inputSteps === 0) return feed;

@@ -35,6 +35,13 @@ export type InteractionEvent =
 /** An event as sent and stored: `event_id` right after `event_type`. */
 export type StreamEvent = InteractionEvent & { event_id: string };
 
+/**
+ * An interaction's events for one stream, taken one at a time as the stream writes them; `cutOff` is
+ * called (once) when the reader must be let go, with what makes the error event that says why from the
+ * last event the reader got whole.
+ */
+export type EventFeed = (cutOff: (errorFor: (lastSentId: string | null) => EventError) => void) => AsyncIterable<StreamEvent>;
+
 const EVENT_ID = /^evt_([1-9]\d{0,15})$/;
 
 export function eventId(seq: number): string {

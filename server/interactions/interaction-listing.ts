@@ -8,7 +8,7 @@ import type { InteractionStatus } from "../agent/steps.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
 import { PreparedStatements } from "../store/prepared-statements.js";
-import { type InteractionRecord, type InteractionRow, recordColumns } from "./interaction-store.js";
+import { type InteractionRecord, type InteractionRow, recordColumns } from "./interaction-record.js";
 import { INPUT_PREVIEW_CHARS, previewOfTexts, summaryFields, type InteractionSummary } from "./interaction-summary.js";
 import type { Usage } from "./usage.js";
 

@@ -37,7 +37,7 @@ import type { EventStore } from "./event-store.js";
 import type { InteractionReading, InteractionRecord, InteractionStore } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
-import { parseLastEventId, type EventError, type StreamEvent } from "./events.js";
+import { parseLastEventId, type EventError, type EventFeed } from "./events.js";
 import { isEmulatedModel } from "../api/model-names.js";
 import { checkAgentOrModel } from "./agent-or-model.js";
 import { applyCustomAgent, type CustomAgentRun } from "./custom-agent.js";
@@ -119,13 +119,6 @@ export interface McpOptions {
 }
 
 export const DEFAULT_MCP_OPTIONS: McpOptions = { timeoutMs: 60_000, maxResponseBytes: 16 * 1024 * 1024, allowedHosts: null };
-
-/**
- * An interaction's events for one stream, taken one at a time as the stream writes them; `cutOff` is
- * called (once) when the reader must be let go, with what makes the error event that says why from the
- * last event the reader got whole.
- */
-export type EventFeed = (cutOff: (errorFor: (lastSentId: string | null) => EventError) => void) => AsyncIterable<StreamEvent>;
 
 interface LiveInteraction {
   run: InteractionRun;

@@ -4,7 +4,7 @@
 // carries steps, output or hook excerpts; the interaction and its hook trace are one request away.
 
 import type { InteractionStatus, Step } from "../agent/steps.js";
-import type { InteractionRecord } from "./interaction-store.js";
+import type { InteractionRecord } from "./interaction-record.js";
 
 /** The input preview keeps this many characters of the input's text. */
 export const INPUT_PREVIEW_CHARS = 200;

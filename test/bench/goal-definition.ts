@@ -31,7 +31,7 @@ export interface Goal {
   /** The part that measures it; "goals" when absent. */
   part?: GoalPart;
   title: string;
-  /** The title in a few words, for the README's lines. */
+  /** The title in a few words, for the short lines. */
   short: string;
   relation: Relation;
   target: number;

@@ -344,11 +344,11 @@ export function formatGoal(outcome: GoalOutcome): string {
   return `${status}  ${outcome.title}: ${formatValue(outcome.value, outcome.unit)}${reading} (${goal}; ${outcome.detail})`;
 }
 
-/** The README's form of a goal line: `FAIL  tool call vs docker exec: 5.4× faster (≥ 15×)`. */
+/** The short form of a goal line: `FAIL  tool call vs docker exec: 5.4× faster (≥ 15×)`. */
 export function formatGoalShort(outcome: GoalOutcome): string {
   const status = outcome.status === "not measured" ? "----" : outcome.status;
   const goal = `${RELATION_TEXT[outcome.relation]} ${targetText(outcome)}`;
-  // The reason without its parenthesis: the README has the room for the gist only.
+  // The reason without its parenthesis: the short lines have the room for the gist only.
   if (outcome.value === undefined) return `${status}  ${outcome.short}: ${outcome.detail.replace(/ \(.*\)$/, "")} (${goal})`;
   const reading = outcome.reading ? ` ${outcome.reading}` : "";
   return `${status}  ${outcome.short}: ${formatValue(outcome.value, outcome.unit)}${reading} (${goal})`;

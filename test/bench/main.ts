@@ -175,7 +175,7 @@ if (goals.length > 0) {
   }
 }
 if (options.readme && goals.length > 0)
-  console.log(`\nFor README.md:\n\n${readmeBlock(goals, machine, startedAt.toISOString()).join("\n")}`);
+  console.log(`\nFor docs/benchmarks.md (the short lines):\n\n${readmeBlock(goals, machine, startedAt.toISOString()).join("\n")}`);
 const warning = loadWarning(machine);
 if (warning) notes.push(warning);
 for (const note of notes) console.log(`\nnote: ${note}`);

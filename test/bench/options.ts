@@ -15,7 +15,7 @@ export interface BenchOptions {
   save: boolean;
   /** The results file to compare with; default bench/results/latest.json as it was before this run. */
   baseline?: string;
-  /** Also print the goal lines as the README shows them, with the machine. */
+  /** Also print the goal lines in their short form (docs/benchmarks.md), with the machine. */
   readme: boolean;
   /** Live idle environments the density part creates at most (`--density N`). */
   density: number;
@@ -47,7 +47,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --check          exit 1 when a measured goal is missed (by default the run only reports)
   --no-save        do not write bench/results/<time>.json and latest.json
   --baseline FILE  compare with this results file instead of bench/results/latest.json
-  --readme         also print the goal lines as README.md shows them, with the machine
+  --readme         also print the goal lines in their short form (docs/benchmarks.md), with the machine
   --help           this text`;
 
 export function parseOptions(argv: string[]): BenchOptions {

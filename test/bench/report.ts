@@ -41,7 +41,7 @@ export function formatSeries(series: Series, figures: Figures): string {
   return `  ${series.title}: ${points.join(" · ")}${growth}`;
 }
 
-/** The machine in one line, as the README shows it beside the goal lines. */
+/** The machine in one line, as docs/benchmarks.md shows it beside the goal lines. */
 export function describeMachine(machine: Machine): string {
   return `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB.toFixed(0)} GiB, ${machine.os}, Docker ${machine.docker}, Node.js ${machine.node}`;
 }
@@ -62,7 +62,7 @@ export function loadWarning(machine: Machine): string | null {
 
 const OTHERS_CORES_LIMIT = 0.25;
 
-/** The goal lines as README.md shows them: the machine and the day, then the short lines in a block. */
+/** The goal lines in their short form (docs/benchmarks.md): the machine and the day, then the short lines in a block. */
 export function readmeBlock(goals: GoalOutcome[], machine: Machine, startedAt: string): string[] {
   const state = loadWarning(machine) ? "busy: noise" : "idle";
   return [

@@ -1,5 +1,5 @@
 // deploy/swarm.yml on the real three-node test swarm (test/support/swarm-cluster.ts), as an operator
-// deploys it: `npm run image -- --save`'s images (server/save-images.ts) loaded into every node, then
+// deploys it: `npm run image -- --save`'s images (tools/save-images.ts) loaded into every node, then
 // `docker stack deploy` on the manager. This test process reaches the emulator's API, published in host
 // mode on the manager's 8080, through the cluster's host route (198.18.0.254 into the hub), and drives it
 // with the official SDK: an environment, an interaction whose tool call runs in the environment's
@@ -16,7 +16,7 @@ import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
-import { saveImages, stackImages, type StackImages } from "../../server/save-images.js";
+import { saveImages, stackImages, type StackImages } from "../../tools/save-images.js";
 import { type SwarmCluster, up } from "../support/swarm-cluster.js";
 import { SEED_GATE_SCRIPT, SEED_HOOKS_FILES } from "../support/seed-hooks-files.js";
 import { dockerOn } from "../support/swarm-layout.js";

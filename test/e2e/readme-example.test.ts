@@ -14,12 +14,12 @@ import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-
 let emulator: EmulatorProcess;
 let script: string;
 
-/** The first ```js block after the "With the official SDK" heading. */
+/** The first ```js block after the "The first example" heading. */
 function readmeExample(): string {
   const readme = fs.readFileSync(path.join(projectRoot, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### With the official SDK"));
+  const section = readme.slice(readme.indexOf("## The first example"));
   const block = /```js\n([\s\S]*?)\n```/.exec(section)?.[1];
-  assert.ok(block, "README.md has a js block under 'With the official SDK'");
+  assert.ok(block, "README.md has a js block under 'The first example'");
   return block;
 }
 

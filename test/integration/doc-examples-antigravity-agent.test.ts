@@ -7,7 +7,7 @@
 // budget: the run stops at max_total_tokens) run through the model agent against a loopback stand-in of
 // an OpenAI-compatible server (test/support/fake-openai-server.ts, docs/model-agent.md) that answers as
 // the page's model would; their lines say "model agent, loopback fake". The MCP example's server is on
-// an outside host: server/parity/doc-examples.ts lists it.
+// an outside host: tools/parity/doc-examples.ts lists it.
 //
 // Each `// doc-example:` line names the example (page#section: what) that docs/coverage.md lists.
 // covers: interactions.create, interactions.get, interactions.cancel, triggers.create, triggers.list

@@ -3,7 +3,7 @@
 // the official SDK, the REST example as the same HTTP request, the Python example as the body the Python
 // SDK sends. Our own code throughout. The GitHub repository an example mounts comes from a stand-in
 // repository on this machine (EMULATOR_REPO_MAP); the MCP example's server (api.githubcopilot.com) is an
-// outside host, listed in server/parity/doc-examples.ts.
+// outside host, listed in tools/parity/doc-examples.ts.
 //
 // Each `// doc-example:` line names the example (page#section: what) that docs/coverage.md lists.
 // covers: credentials.create, credentials.list, credentials.get, credentials.update, credentials.delete

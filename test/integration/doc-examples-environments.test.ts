@@ -9,7 +9,7 @@
 // git repositories, EMULATOR_GCS_DIR holds the buckets. Nothing leaves the machine.
 //
 // Each `// doc-example:` line names the example (page#section: what) that docs/coverage.md lists;
-// server/parity/doc-examples.ts catalogues every example found, and why those not run here are not.
+// tools/parity/doc-examples.ts catalogues every example found, and why those not run here are not.
 // covers: environments.list, environments.get, environments.delete, environments.files.list
 // covers: environments.files.download, environments.files.upload
 // covers: CreateCredential.id, CreateCredential.type, CreateCredential.token

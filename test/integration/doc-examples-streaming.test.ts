@@ -5,7 +5,7 @@
 // the model agent against a loopback stand-in of an OpenAI-compatible server
 // (test/support/fake-openai-server.ts, docs/model-agent.md) that answers as the page's model would.
 // The page's other examples (Google Search, Deep Research, image output) are listed in
-// server/parity/doc-examples.ts with why they are not run.
+// tools/parity/doc-examples.ts with why they are not run.
 //
 // Each `// doc-example:` line names the example (page#section: what) that docs/coverage.md lists.
 // covers: interactions.create

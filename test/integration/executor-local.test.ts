@@ -18,7 +18,7 @@ import {
   type Response,
 } from "../../sandbox-image/executor/protocol.js";
 import { executorBinaryPath as executorPath } from "../../server/common/paths.js";
-import { spawnLocalExecutor, type LocalExecutor } from "../../server/sandbox/local-executor.js";
+import { spawnLocalExecutor, type LocalExecutor } from "../support/local-executor.js";
 import { SandboxUnavailableError } from "../../server/sandbox/runtime.js";
 import { channelConformanceSuite } from "../support/channel-conformance/suite.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { executorBinaryPath as executorPath } from "../../server/common/paths.js";
 import { ChannelHookHost } from "../../server/hooks/channel-hook-host.js";
 import type { HookConfigRead } from "../../server/hooks/hook-host.js";
-import { spawnLocalExecutor } from "../../server/sandbox/local-executor.js";
+import { spawnLocalExecutor } from "../support/local-executor.js";
 import { hooksConformanceSuite } from "../support/hooks-conformance.js";
 
 /** Config files by path, and symlinks between those paths, in memory. */

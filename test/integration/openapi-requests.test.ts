@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { applyDefects, DEFECTS_FILE, type Defect, OPENAPI_FILE, requestDocument } from "../../server/http/contract-document.js";
-import { readRequestExceptions, type RequestException } from "../../server/parity/request-exceptions.js";
+import { readRequestExceptions, type RequestException } from "../../tools/parity/request-exceptions.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
 import { type Json, type RequestCase, requestCases } from "../support/openapi-request-cases.js";
 

@@ -10,7 +10,7 @@
 // Each SPECS entry says what a reader replaces in the sample (the IDs of resources made first, in place
 // of the page's `env_abc123`, `ag_abc123`, `$INTERACTION_ID`, `created`, …) and what is checked. Its
 // `// reference-sample:` line names the samples it runs; docs/coverage.md lists every sample of the
-// document with its result (server/parity/reference-samples.ts, which also notes those that need a model
+// document with its result (tools/parity/reference-samples.ts, which also notes those that need a model
 // or an outside host, and why the Java samples are not run).
 // covers: agents.list, agents.create, agents.get, agents.delete, environments.create, environments.files.list
 // covers: environments.files.download, environments.files.upload, interactions.cancel
@@ -20,8 +20,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it, type TestContext } from "node:test";
-import { readOpenApi } from "../../server/parity/openapi-surface.js";
-import { type ReferenceSample, referenceSamples } from "../../server/parity/reference-samples.js";
+import { readOpenApi } from "../../tools/parity/openapi-surface.js";
+import { type ReferenceSample, referenceSamples } from "../../tools/parity/reference-samples.js";
 import { docClient, type Json, type RestAnswer, startWithStandInRepositories } from "../support/doc-example-client.js";
 import type { FakeRuntimeEmulator } from "../support/fake-runtime.js";
 import { scratchVenv } from "../support/python-venv.js";
@@ -301,7 +301,7 @@ const SPECS: Record<string, Spec> = {
         check: async (outcome, context) => {
           const lang = context.sample.lang;
           if (label === "get_file" && lang === "python") {
-            // The sample's defect (server/parity/reference-samples.ts): google-genai 2.25 has no files.get.
+            // The sample's defect (tools/parity/reference-samples.ts): google-genai 2.25 has no files.get.
             assert.equal(outcome.status, 1);
             assert.match(outcome.stderr, /AttributeError: .* has no attribute 'get'/);
             return;
@@ -532,7 +532,7 @@ const SPECS: Record<string, Spec> = {
   },
 };
 
-/** The samples this test runs: every one of the document but the Java ones (server/parity/reference-samples.ts says why). */
+/** The samples this test runs: every one of the document but the Java ones (tools/parity/reference-samples.ts says why). */
 const SAMPLES = referenceSamples(readOpenApi()).filter((sample) => sample.lang !== "java");
 
 async function runSample(t: TestContext, sample: ReferenceSample): Promise<void> {
@@ -566,7 +566,7 @@ async function runSample(t: TestContext, sample: ReferenceSample): Promise<void>
     }
     if (!python) return t.skip("no Python SDK here (test/support/python-venv.ts)");
     outcome = await python.run(sample.source, setup, key);
-  } else return assert.fail(`a sample in ${sample.lang}, which this test cannot run: say so in server/parity/reference-samples.ts`);
+  } else return assert.fail(`a sample in ${sample.lang}, which this test cannot run: say so in tools/parity/reference-samples.ts`);
   await spec.check(outcome, context, setup);
 }
 

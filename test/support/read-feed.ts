@@ -3,7 +3,7 @@
 // read) and parsed back.
 
 import { writeJson } from "../../server/http/json-stream-writer.js";
-import type { EventFeed } from "../../server/interactions/interaction-service.js";
+import type { EventFeed } from "../../server/interactions/events.js";
 import type { EventError, StreamEvent } from "../../server/interactions/events.js";
 
 export async function readFeed(feed: EventFeed): Promise<{ events: StreamEvent[]; cutOff: EventError | null }> {

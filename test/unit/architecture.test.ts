@@ -1,10 +1,19 @@
 // The layering of docs/architecture.md holds on the repository as it is, and the check really catches
-// an upward import, a cycle between peers, a way around the proxy's entry and a folder in no layer.
+// an upward import, a cycle between peers, a way around the proxy's entry and a folder in no layer; the
+// server imports nothing of the clients and tools beside it, and every file of server/ is run by the emulator.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { projectRoot } from "../../server/common/paths.js";
-import { checkLayering, folderOf, importEdges, readSourceTree, type SourceFile } from "../support/architecture.js";
+import {
+  checkFileCycles,
+  checkLayering,
+  checkServerReach,
+  folderOf,
+  importEdges,
+  readSourceTree,
+  type SourceFile,
+} from "../support/architecture.js";
 
 const tree = readSourceTree(projectRoot);
 
@@ -96,7 +105,81 @@ describe("architecture: imports follow the layers", () => {
   it("asks for a new folder to be placed in a layer", () => {
     const problems = checkLayering(withFile("server/billing/meter.ts", "export const meter = 1;\n"));
     assert.deepEqual(problems, [
-      "server/billing/meter.ts: the folder server/billing is in no layer; add it to LAYERS (test/support/architecture.ts) and docs/architecture.md",
+      "server/billing/meter.ts: the folder server/billing is in no layer; add it to LAYERS or BESIDE_THE_SERVER (test/support/architecture.ts) and docs/architecture.md",
     ]);
+  });
+});
+
+describe("architecture: server/ is what runs, clients and tools beside it", () => {
+  it("holds on the repository: every file of server/ is reached from the emulator's entry points", () => {
+    assert.deepEqual(checkServerReach(tree), []);
+    assert.ok(tree.some((file) => file.path === "clients/node/index.ts") && tree.some((file) => file.path === "tools/write-schemas.ts"));
+  });
+
+  it("names a file of server/ that nothing the emulator runs imports, and follows worker scripts", () => {
+    assert.deepEqual(checkServerReach(withFile("server/common/unused.ts", "export const x = 1;\n")), [
+      "server/common/unused.ts is not reached from the running emulator's entry points (server/main.ts, server/serve.ts, server/embed.ts, server/cli/main.ts): a build or test tool goes in tools/, a client in clients/, test support in test/support/, and unused code goes",
+    ]);
+    // schema-worker.ts is started as a worker, never imported: without that line it would be unreached.
+    const withoutWorker = tree.map((file) =>
+      file.path === "server/planners/scripted/schema-work.ts"
+        ? { ...file, text: file.text.replace(/new URL\([^)]*\)/, "undefined") }
+        : file,
+    );
+    assert.ok(
+      checkServerReach(withoutWorker).some((problem) => problem.startsWith("server/planners/scripted/schema-worker.ts is not reached")),
+    );
+    // A tool or a client need not be reached from the server.
+    assert.deepEqual(checkServerReach(withFile("tools/new-generator.ts", 'import "../server/common/paths.js";')), []);
+  });
+
+  it("fails on the server importing a client or a tool", () => {
+    for (const imported of ["../../clients/node/index.js", "../../tools/sdk-request-fields.js"]) {
+      const problems = checkLayering(withFile("server/common/reach.ts", `import "${imported}";`));
+      assert.equal(problems.length, 1, problems.join("\n"));
+      assert.match(problems[0]!, /^server\/common\/reach\.ts imports (clients|tools)\/.*: server\/ holds what the running emulator runs/);
+    }
+  });
+
+  it("lets clients and tools import any layer of the server, but not each other's files", () => {
+    assert.deepEqual(checkLayering(withFile("tools/reach.ts", 'import "../server/interactions/interaction-service.js";')), []);
+    assert.deepEqual(checkLayering(withFile("clients/node/reach.ts", 'import "../../server/sandbox/docker/image.js";')), []);
+    assert.deepEqual(checkLayering(withFile("tools/reach.ts", 'import "../clients/node/index.js";')), [], "a client's entry");
+    const inside = checkLayering(withFile("tools/reach.ts", 'import "../clients/node/container-settings.js";'));
+    assert.deepEqual(inside, [
+      "tools/reach.ts imports clients/node/container-settings.ts: tools may not reach into clients/node; import it through clients/node/index.ts or clients/node/emulator-image.ts",
+    ]);
+    const back = checkLayering(withFile("clients/node/reach.ts", 'import "../../tools/write-schemas.js";'));
+    assert.deepEqual(back, ["clients/node/reach.ts imports tools/write-schemas.ts: clients/node may not reach into tools"]);
+    // The proxy stays behind its entry for them too.
+    assert.equal(checkLayering(withFile("tools/reach.ts", 'import "../proxy/policy.js";')).length, 1);
+  });
+});
+
+describe("architecture: no circle of files under server/", () => {
+  it("holds on the repository", () => {
+    assert.deepEqual(checkFileCycles(tree), []);
+  });
+
+  it("finds a circle inside one folder, also of type-only imports, and names its files in order", () => {
+    // interaction-store.ts imports interaction-listing.ts; the listing importing the store back closes a circle.
+    const text = 'import type { InteractionStore } from "./interaction-store.js";\n';
+    const files = tree.map((file) =>
+      file.path === "server/interactions/interaction-listing.ts" ? { ...file, text: `${text}${file.text}` } : file,
+    );
+    const problems = checkFileCycles(files);
+    assert.equal(problems.length, 1, problems.join("\n"));
+    assert.match(problems[0]!, /^files of server\/ import each other in a circle: /);
+    const circle = problems[0]!.slice(problems[0]!.indexOf(": ") + 2, problems[0]!.indexOf(";")).split(" → ");
+    assert.equal(circle[0], circle.at(-1));
+    assert.deepEqual(new Set(circle), new Set(["server/interactions/interaction-store.ts", "server/interactions/interaction-listing.ts"]));
+    // The layering check (folders) does not see it: both files are in one folder.
+    assert.deepEqual(checkLayering(files), []);
+  });
+
+  it("finds a file that imports itself, and ignores a worker script that imports its starter", () => {
+    assert.equal(checkFileCycles(withFile("server/common/self.ts", 'import "./self.js";\n')).length, 1);
+    // schema-work.ts starts schema-worker.ts, which imports schema-work.ts's types: not a circle.
+    assert.ok(importEdges(tree).some((edge) => edge.worker && edge.from === "server/planners/scripted/schema-work.ts"));
   });
 });

@@ -1,17 +1,17 @@
 // The parity table (docs/coverage.md): committed as generated from the installed SDK, the tests'
-// `// covers:` lines and server/parity/parity-notes.ts (this test fails until `npm run coverage` has
+// `// covers:` lines and tools/parity/parity-notes.ts (this test fails until `npm run coverage` has
 // rewritten a stale copy, and while any SDK method or field has no mark); the rules that give the marks,
 // on small made-up surfaces; and the SDK surface it reads: all eight resources, both create variants.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, it } from "node:test";
-import { COVERAGE_FILE, FIDELITY_FILE, fidelityNow, parityTableNow } from "../../server/parity/coverage-now.js";
-import { type ParityInput, type ParityNote, buildParityTable, parentsOf } from "../../server/parity/parity-table.js";
-import { RESOURCES, sdkMethods, sdkRequestPaths } from "../../server/parity/sdk-surface.js";
-import { coversOf } from "../../server/parity/test-covers.js";
-import { readOpenApi } from "../../server/parity/openapi-surface.js";
-import { referenceSampleLinesOf, referenceSampleRows, referenceSamples } from "../../server/parity/reference-samples.js";
+import { COVERAGE_FILE, FIDELITY_FILE, fidelityNow, parityTableNow } from "../../tools/parity/coverage-now.js";
+import { type ParityInput, type ParityNote, buildParityTable, parentsOf } from "../../tools/parity/parity-table.js";
+import { RESOURCES, sdkMethods, sdkRequestPaths } from "../../tools/parity/sdk-surface.js";
+import { coversOf } from "../../tools/parity/test-covers.js";
+import { readOpenApi } from "../../tools/parity/openapi-surface.js";
+import { referenceSampleLinesOf, referenceSampleRows, referenceSamples } from "../../tools/parity/reference-samples.js";
 
 function input(covers: Record<string, string[]>, notes: Record<string, ParityNote> = {}): ParityInput {
   return {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createInteractionSchema } from "../../server/api/create-interaction.js";
-import { inputText } from "../../server/api/input-text.js";
+import { readInput } from "../../server/api/interaction-input.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import { parseOrThrow } from "../../server/http/zod-errors.js";
 
@@ -53,9 +53,12 @@ describe("create interaction request", () => {
   }
 });
 
+/** The text the emulated agent reads from an input (what a test-only input-text.ts once wrapped). */
+const inputText = (input: Parameters<typeof readInput>[0]): string => readInput(input).text;
+
 describe("input text", () => {
-  it("reads a plain string", () => assert.equal(inputText("hello"), "hello"));
-  it("reads one text Content", () => assert.equal(inputText({ type: "text", text: "hi" }), "hi"));
+  it("reads a plain string", () => assert.equal(readInput("hello").text, "hello"));
+  it("reads one text Content", () => assert.equal(readInput({ type: "text", text: "hi" }).text, "hi"));
   it("joins the text of a Content array and ignores images", () =>
     assert.equal(
       inputText([
@@ -74,7 +77,7 @@ describe("input text", () => {
       ]),
       "second",
     ));
-  it("is empty when there is no input", () => assert.equal(inputText(undefined), ""));
+  it("is empty when there is no input", () => assert.equal(readInput(undefined).text, ""));
   it("refuses text content whose text is not a string", () =>
-    assert.throws(() => inputText([{ type: "text", text: 3 }] as never), /input\[0\]\.text must be a string/));
+    assert.throws(() => readInput([{ type: "text", text: 3 }] as never).text, /input\[0\]\.text must be a string/));
 });

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { egressPolicySchema, isInjectableHeaderName, whyNotInjectable } from "../../proxy/index.js";
 import { createEnvironmentSchema } from "../../server/api/create-environment.js";
 import { createInteractionSchema, TOOL_TYPES, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
-import { inputText } from "../../server/api/input-text.js";
+import { readInput } from "../../server/api/interaction-input.js";
 import { planFromInput } from "../../server/planners/scripted/scripted-planner.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import { createCredentialSchema, updateCredentialSchema } from "../../server/credentials/credential-schemas.js";
@@ -360,7 +360,7 @@ describe("the checks on a parsed request refuse only with InvalidArgumentError",
         const parsed = createInteractionSchema.safeParse(value);
         if (!parsed.success) return;
         const request: CreateInteractionRequest = parsed.data;
-        throwsOnly(() => planFromInput(inputText(request.input)), [InvalidArgumentError]);
+        throwsOnly(() => planFromInput(readInput(request.input).text), [InvalidArgumentError]);
         const environment = request.environment;
         if (typeof environment !== "object") return;
         throwsOnly(() => prepareSources(environment.sources, 1024), [InvalidArgumentError]);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, it } from "node:test";
 import { type FieldNode, type ObjectNode, SDK_FIELDS_FILE, declaredFieldsTable } from "../../server/api/declared-fields.js";
-import { sdkRequestFieldsTable, sdkRequestFieldsText, sdkVersion } from "../../server/sdk-request-fields.js";
+import { sdkRequestFieldsTable, sdkRequestFieldsText, sdkVersion } from "../../tools/sdk-request-fields.js";
 
 const table = sdkRequestFieldsTable();
 

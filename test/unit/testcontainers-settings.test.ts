@@ -1,4 +1,4 @@
-// The Testcontainers module's pure parts: the container's variables (server/testcontainers/
+// The Testcontainers module's pure parts: the container's variables (clients/node/
 // container-settings.ts), the image's content hash (emulator-image.ts), and the hand-written types
 // (types/testcontainers.d.ts) agreeing with the implementation. The container itself:
 // test/e2e/testcontainers.test.ts.
@@ -8,9 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { baseUrlOf, containerEnvironment, publishOnLoopbackOnly } from "../../server/testcontainers/container-settings.js";
-import { contentHash } from "../../server/testcontainers/emulator-image.js";
-import type * as Implemented from "../../server/testcontainers/index.js";
+import { baseUrlOf, containerEnvironment, publishOnLoopbackOnly } from "../../clients/node/container-settings.js";
+import { contentHash } from "../../clients/node/emulator-image.js";
+import type * as Implemented from "../../clients/node/index.js";
 import type * as Declared from "../../types/testcontainers.js";
 
 // Compile-time: the declared public surface and the implemented one agree both ways. Private members

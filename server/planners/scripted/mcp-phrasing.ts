@@ -6,7 +6,7 @@
 
 import { isMcpCall, type McpToolCall } from "../../agent/agent-call.js";
 import { resolvePlaceholders, type MaskedText } from "./protected-spans.js";
-import { unreadable, type PhrasingStep, type StepReading } from "./phrasing-steps.js";
+import { unreadable, type PhrasingStep, type StepReading } from "./step-reading.js";
 
 /** What must follow "call" for it to be a request. */
 export const MCP_TOOL_AFTER = /^\s+(?:the\s+)?mcp\s+tool\b/i;

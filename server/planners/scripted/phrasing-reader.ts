@@ -11,7 +11,6 @@ import { maskProtectedSpans, type MaskedText } from "./protected-spans.js";
 import {
   findVerb,
   isCodeToken,
-  quoteStep,
   isPathToken,
   joinedTokens,
   NOT_AFTER,
@@ -21,10 +20,8 @@ import {
   SHELL_FENCE,
   tokenize,
   VERB_WORDS,
-  type Action,
-  type StepContext,
-  type VerbAt,
 } from "./phrasing-steps.js";
+import { quoteStep, type Action, type StepContext, type VerbAt } from "./step-reading.js";
 
 export interface PhrasingPlan {
   calls: PlannedCall[];

@@ -3,33 +3,16 @@
 // or which path to use is reported as unreadable, never completed with a guess.
 
 import { isToolName, type CodeLanguage, type ToolCall } from "../../tools/tool-call.js";
-import type { PlannedCall } from "../../agent/function-calls.js";
 import { namesAFunction, readFunctionPhrasing } from "./function-phrasing.js";
 import { MCP_TOOL_AFTER, readMcpCallStep } from "./mcp-phrasing.js";
 import { resolvePlaceholders, type MaskedText, type ProtectedSpan } from "./protected-spans.js";
+import { quoteStep, unreadable, VERB_ACTIONS, type PhrasingStep, type StepReading, type VerbAt } from "./step-reading.js";
 
 // Word edges that also respect paths: "then" in "/workspace/then/x" or "read" in "read_file" is no word.
 export const NOT_BEFORE = "(?<![\\w/.~\\-'\u2019])";
 export const NOT_AFTER = "(?![\\w/\\-'\u2019]|\\.\\w)";
 
 // --- The verb of a step -------------------------------------------------------------------------
-
-const VERB_ACTIONS = {
-  run: "run",
-  execute: "run",
-  read: "read",
-  cat: "read",
-  create: "write",
-  write: "write",
-  save: "write",
-  list: "list",
-  delete: "delete",
-  remove: "delete",
-  // Only before "the function `NAME`" (function-phrasing.ts) or "(the) MCP tool" (mcp-phrasing.ts): "call it done" is no request.
-  call: "call",
-} as const;
-
-export type Action = (typeof VERB_ACTIONS)[keyof typeof VERB_ACTIONS];
 
 export const VERB_WORDS = Object.keys(VERB_ACTIONS).join("|");
 const VERB = new RegExp(`${NOT_BEFORE}(${VERB_WORDS})${NOT_AFTER}`, "gi");
@@ -38,13 +21,6 @@ const DETERMINER_BEFORE = /(?:^|\s)(?:a|an|the|this|that|my|your|its|our|their)\
 const TOOL_WORD_AFTER = /^\s+tools?\b/i;
 // "Don't read anything, just list `/workspace`": a negated verb is no request.
 const NEGATION_BEFORE = /(?:^|\s)(?:don['\u2019]?t|do\s+not|never|not|without|no\s+need\s+to)\s+$/i;
-
-export interface VerbAt {
-  action: Action;
-  word: string;
-  /** Offset just after the verb, where its object starts. */
-  end: number;
-}
 
 export function findVerb(segment: string): VerbAt | undefined {
   VERB.lastIndex = 0;
@@ -129,25 +105,6 @@ export function joinedTokens(segment: string, tokens: readonly Token[], from: nu
 
 const REFERENCE = /^\s*(?:back\b|(?:back\s+)?(?:it|that|this|them)\b|(?:back\s+)?the\s+(?:same\s+|new\s+)?(?:file|folder|directory)\b)/i;
 
-export interface StepContext {
-  /** The last path a file step named; "read it back" refers to it. */
-  lastPath: string | undefined;
-}
-
-export type StepReading =
-  | { kind: "calls"; calls: PlannedCall[]; lastPath: string | undefined }
-  | { kind: "unreadable"; note: string }
-  /** A step that calls a function explicitly but cannot be read: the request is refused (a 400). */
-  | { kind: "invalid"; message: string }
-  | { kind: "no-request" };
-
-export interface PhrasingStep {
-  segment: string;
-  masked: MaskedText;
-  verb: VerbAt;
-  context: StepContext;
-}
-
 export function readStep(step: PhrasingStep): StepReading {
   switch (step.verb.action) {
     case "run":
@@ -173,15 +130,6 @@ function readCallStep(step: PhrasingStep): StepReading {
     return { kind: "invalid", message: `${quoteStep(step)} calls function ${phrasing.name}, but ${phrasing.problem}` };
   const args = phrasing.args as Record<string, unknown>;
   return { kind: "calls", calls: [{ kind: "function", name: phrasing.name, args }], lastPath: step.context.lastPath };
-}
-
-export function quoteStep(step: PhrasingStep): string {
-  const text = resolvePlaceholders(step.segment, step.masked.spans).replace(/\s+/g, " ").trim();
-  return `"${text.length > 80 ? `${text.slice(0, 79)}…` : text}"`;
-}
-
-export function unreadable(step: PhrasingStep, asRequestTo: string, problem: string): StepReading {
-  return { kind: "unreadable", note: `I took ${quoteStep(step)} as a request to ${asRequestTo}, but ${problem}, so I skipped that step.` };
 }
 
 const PATH_HINT = "put the path in backticks, like `/workspace/notes.txt`, or start it with / or ./";

@@ -4,7 +4,7 @@
 // because of the emulator (the failure, as a `{ todo }` test shows it where one exists). The examples the
 // tests run are declared by the tests themselves: a `// doc-example: page#section: what (languages)`
 // line in the test that sends it. A `// (fails) page#section: what (languages)` line marks the example
-// of a `{ todo }` test. docs/coverage.md lists both (server/parity/coverage-markdown.ts).
+// of a `{ todo }` test. docs/coverage.md lists both (tools/parity/coverage-markdown.ts).
 
 export type DocExampleResult = "needs a model" | "outside host" | "fails" | "not run";
 

@@ -9,9 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Docker from "dockerode";
-import { loadConfig } from "./common/config.js";
-import { ensureSandboxImage } from "./sandbox/docker/image.js";
-import { ensureEmulatorImage } from "./testcontainers/emulator-image.js";
+import { loadConfig } from "../server/common/config.js";
+import { ensureSandboxImage } from "../server/sandbox/docker/image.js";
+import { ensureEmulatorImage } from "../clients/node/emulator-image.js";
 
 const HEARTBEAT_MS = 5000;
 const MiB = 1024 * 1024;

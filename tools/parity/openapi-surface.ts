@@ -4,7 +4,7 @@
 // create bodies are left out here: their fields are listed from the SDK's types (sdk-surface.ts).
 
 import fs from "node:fs";
-import { openApiFile } from "../common/paths.js";
+import { openApiFile } from "../../server/common/paths.js";
 
 export const OPENAPI_FILE = openApiFile;
 

@@ -8,8 +8,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import type { FieldNode, FieldsTable, ObjectNode, RequestName } from "./api/declared-fields.js";
-import { projectRoot } from "./common/paths.js";
+import type { FieldNode, FieldsTable, ObjectNode, RequestName } from "../server/api/declared-fields.js";
+import { projectRoot } from "../server/common/paths.js";
 
 const SDK_DIR = path.join(projectRoot, "node_modules", "@google", "genai");
 

@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
-import { projectRoot } from "../common/paths.js";
-import { imageExists } from "../sandbox/docker/image.js";
+import { projectRoot } from "../../server/common/paths.js";
+import { imageExists } from "../../server/sandbox/docker/image.js";
 
 export const EMULATOR_IMAGE_REPOSITORY = "interactions-emulator";
 /** On every image this module built, with its content hash: how an older one is told from anyone else's. */

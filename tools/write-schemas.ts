@@ -1,15 +1,18 @@
 // `npm run schemas`: writes the generated files of schemas/: hooks.schema.json from the zod schema the
 // hooks parser uses (server/hooks/hooks-schema.ts), and sdk-request-fields.json, the fields each request
-// body may hold, from the pinned SDK's types (server/sdk-request-fields.ts), and the Go executor's protocol
-// file from the executor's protocol tables (sandbox-image/executor/protocol-go.ts). test/unit/hooks-json-schema.test.ts
-// and test/unit/sdk-request-fields.test.ts fail while a committed file differs from what is generated.
+// body may hold, from the pinned SDK's types (tools/sdk-request-fields.ts), and the Go executor's protocol
+// file from the executor's protocol tables (sandbox-image/executor/protocol-go.ts); and the package's types,
+// types/index.d.ts, from server/embed.ts (tools/package-declarations.ts). test/unit/hooks-json-schema.test.ts,
+// sdk-request-fields.test.ts, protocol-go-generated.test.ts and package-declarations.test.ts fail while a
+// committed file differs from what is generated.
 
 import fs from "node:fs";
 import path from "node:path";
-import { SDK_FIELDS_FILE } from "./api/declared-fields.js";
-import { projectRoot } from "./common/paths.js";
+import { SDK_FIELDS_FILE } from "../server/api/declared-fields.js";
+import { projectRoot } from "../server/common/paths.js";
 import { GO_PROTOCOL_FILE, goProtocolText } from "../sandbox-image/executor/protocol-go.js";
-import { hooksJsonSchemaText } from "./http/schema-routes.js";
+import { hooksJsonSchemaText } from "../server/http/schema-routes.js";
+import { PACKAGE_DECLARATIONS_FILE, packageDeclarationsText } from "./package-declarations.js";
 import { sdkRequestFieldsText } from "./sdk-request-fields.js";
 
 const HOOKS_SCHEMA_FILE = path.join(projectRoot, "schemas", "hooks.schema.json");
@@ -19,6 +22,7 @@ for (const [file, text] of [
   [HOOKS_SCHEMA_FILE, hooksJsonSchemaText()],
   [SDK_FIELDS_FILE, sdkRequestFieldsText()],
   [path.join(projectRoot, GO_PROTOCOL_FILE), goProtocolText()],
+  [PACKAGE_DECLARATIONS_FILE, packageDeclarationsText()],
 ] as const) {
   fs.writeFileSync(file, text);
   console.log(`wrote ${path.relative(process.cwd(), file) || file}`);

@@ -2,12 +2,12 @@
 // `GoogleGenAI` client exposes (its getters interactions, environments, credentials, agents, webhooks,
 // triggers, voices, decisions, and the objects they hold, such as environments.files) and every field
 // path of the request bodies the parity table lists. Read with the TypeScript compiler API, as
-// server/sdk-request-fields.ts reads the declared-fields table, so a new SDK version shows what is new.
+// tools/sdk-request-fields.ts reads the declared-fields table, so a new SDK version shows what is new.
 
 import path from "node:path";
 import ts from "typescript";
-import type { FieldNode, FieldsTable, ObjectNode } from "../api/declared-fields.js";
-import { projectRoot } from "../common/paths.js";
+import type { FieldNode, FieldsTable, ObjectNode } from "../../server/api/declared-fields.js";
+import { projectRoot } from "../../server/common/paths.js";
 import { sdkRequestFieldsTable } from "../sdk-request-fields.js";
 
 export const SDK_DECLARATIONS = path.join(projectRoot, "node_modules", "@google", "genai", "dist", "genai.d.ts");

@@ -6,7 +6,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { projectRoot } from "../common/paths.js";
+import { projectRoot } from "../../server/common/paths.js";
 import { type ReferenceSampleLine, referenceSampleLinesOf } from "./reference-samples.js";
 
 const COVERS_LINE = /^\s*\/\/\s*covers:(.*)$/gm;
@@ -62,7 +62,7 @@ export function readDocExamples(root = projectRoot): DocExampleLine[] {
   return lines.sort((a, b) => a.example.localeCompare(b.example) || a.file.localeCompare(b.file));
 }
 
-/** Every `// reference-sample:` line of the test files (server/parity/reference-samples.ts). */
+/** Every `// reference-sample:` line of the test files (tools/parity/reference-samples.ts). */
 export function readReferenceSampleLines(root = projectRoot): ReferenceSampleLine[] {
   return testFiles(root).flatMap(([file, text]) => referenceSampleLinesOf(text, file));
 }

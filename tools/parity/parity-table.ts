@@ -58,7 +58,7 @@ export interface ParityTable {
   problems: string[];
 }
 
-export const NOTES_FILE = "server/parity/parity-notes.ts";
+export const NOTES_FILE = "tools/parity/parity-notes.ts";
 
 /** The ids above one: `a.b(c).d` → `a.b(c)`, `a.b`, `a` (a tagged alternative's parent is the untagged field). */
 export function parentsOf(id: string): string[] {

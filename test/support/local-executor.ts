@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { ExecutorClient } from "./executor-client.js";
+import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 
 export interface LocalExecutorOptions {
   /** Working directory of the executor (relative request paths resolve against it). */

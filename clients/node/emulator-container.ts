@@ -22,7 +22,7 @@ import {
   Wait,
 } from "testcontainers";
 import type Docker from "dockerode";
-import { removeInstanceObjects } from "../sandbox/docker/instance-objects.js";
+import { removeInstanceObjects } from "../../server/sandbox/docker/instance-objects.js";
 import {
   API_PORT,
   baseUrlOf,
@@ -63,7 +63,7 @@ export class InteractionsEmulatorContainer extends GenericContainer {
     return this;
   }
 
-  /** Configuration variables from the README's table, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
+  /** Configuration variables from docs/configuration.md, e.g. `{ EMULATOR_TOOL_TIMEOUT_SECONDS: "30" }`; merged over earlier ones. */
   withSettings(settings: Record<string, string>): this {
     this.settings = { ...this.settings, ...settings };
     return this;

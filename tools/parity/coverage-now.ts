@@ -3,7 +3,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { projectRoot } from "../common/paths.js";
+import { projectRoot } from "../../server/common/paths.js";
 import { sdkRequestFieldsTable, sdkVersion } from "../sdk-request-fields.js";
 import { coverageMarkdown, type DocumentTables } from "./coverage-markdown.js";
 import { DOC_EXAMPLE_NOTES } from "./doc-examples.js";

@@ -8,7 +8,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { projectRoot } from "../common/paths.js";
+import { projectRoot } from "../../server/common/paths.js";
 
 export const REQUEST_EXCEPTIONS_FILE = path.join(projectRoot, "schemas", "interactions.requests.exceptions.json");
 

@@ -21,7 +21,7 @@ const FIXED_BY_THE_CONTAINER = ["PORT", "HOST", "EMULATOR_DATA_DIR"];
 
 export interface ContainerEnvironmentInput {
   instance: string;
-  /** withSettings(): configuration variables of the README's table. */
+  /** withSettings(): configuration variables of docs/configuration.md. */
   settings: Readonly<Record<string, string>>;
   /** The name the engine's host is reached by from here (testcontainers' getHost() before start). */
   engineHost: string;

@@ -1,8 +1,8 @@
 // `npm run image` (and the first step of `npm test`): build whatever the sandbox image needs, with
 // progress, without starting the server.
 
-import { loadConfig } from "./common/config.js";
-import { dockerRuntimeFor } from "./emulator.js";
+import { loadConfig } from "../server/common/config.js";
+import { dockerRuntimeFor } from "../server/emulator.js";
 
 const runtime = dockerRuntimeFor(loadConfig());
 const health = await runtime.health();
