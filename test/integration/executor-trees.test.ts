@@ -13,7 +13,7 @@ import { extract } from "tar-stream";
 import { TOO_LARGE_CODE } from "../../sandbox-image/executor/protocol.js";
 import { tarBuffer } from "../../server/common/tar.js";
 import { executorBinaryPath } from "../../server/common/paths.js";
-import { spawnLocalExecutor, type LocalExecutor } from "../../server/sandbox/local-executor.js";
+import { spawnLocalExecutor, type LocalExecutor } from "../support/local-executor.js";
 import { SandboxFileError } from "../../server/sandbox/runtime.js";
 
 interface Entry {
