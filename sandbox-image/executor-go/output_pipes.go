@@ -100,7 +100,13 @@ func (pipes *OutputPipes) pump(forward func(stream string, chunk []byte)) {
 		if errno == syscall.EINTR {
 			continue
 		}
-		if errno != 0 || polled[len(polled)-1].revents != 0 {
+		if errno != 0 {
+			return
+		}
+		if polled[len(polled)-1].revents != 0 {
+			// Abandoned: what the command wrote before it exited is still taken, however late this loop
+			// got to run (on busy cores it could be past the grace, and a `cat`'s whole output was lost).
+			pipes.drain(buffer, forward)
 			return
 		}
 		next := 0
@@ -129,8 +135,45 @@ func (pipes *OutputPipes) pump(forward func(stream string, chunk []byte)) {
 	}
 }
 
-// abandon ends the loop while something still holds a pipe (a backgrounded grandchild); what is
-// already in the pipes may be left unread. Safe to call at any time, any number of times.
+// drainBytes bounds what an abandoned loop still reads from each pipe: a grandchild that keeps writing
+// must not keep it going (a pipe holds 64 KiB unless its writer enlarged it, at most 1 MiB by default).
+const drainBytes = 1 << 20
+
+// drain forwards what each pipe holds now, stdout first, without waiting for more: at most drainBytes
+// of each, until it is empty or at end of file.
+func (pipes *OutputPipes) drain(buffer []byte, forward func(stream string, chunk []byte)) {
+	for index := range pipes.streams {
+		stream := &pipes.streams[index]
+		for taken := 0; stream.fd >= 0 && taken < drainBytes; {
+			polled := []pollFd{{fd: int32(stream.fd), events: pollIn}}
+			var none syscall.Timespec
+			ready, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&polled[0])), 1, uintptr(unsafe.Pointer(&none)), 0, 0, 0)
+			if errno == syscall.EINTR {
+				continue
+			}
+			if errno != 0 || ready == 0 || polled[0].revents&(pollIn|pollHup|pollErr|pollNval) == 0 {
+				break
+			}
+			want := len(buffer)
+			if drainBytes-taken < want {
+				want = drainBytes - taken
+			}
+			count, err := syscall.Read(stream.fd, buffer[:want])
+			if count > 0 {
+				forward(stream.name, buffer[:count])
+				taken += count
+				continue
+			}
+			if err == syscall.EINTR {
+				continue
+			}
+			break
+		}
+	}
+}
+
+// abandon ends the loop while something still holds a pipe (a backgrounded grandchild); what the pipes
+// hold then is still forwarded (drain), nothing written after. Safe to call at any time, any number of times.
 func (pipes *OutputPipes) abandon() {
 	pipes.lock.Lock()
 	defer pipes.lock.Unlock()

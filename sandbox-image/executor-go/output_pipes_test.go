@@ -142,6 +142,39 @@ func TestAbandonEndsTheLoopWhileAWriterHoldsAPipe(t *testing.T) {
 	pipes.abandon()
 }
 
+func TestAbandonedBeforeTheLoopRanStillForwardsWhatThePipesHold(t *testing.T) {
+	// The command wrote and exited, and the grace ran out before the loop got the cores: a writer (a
+	// backgrounded grandchild) still holds both pipes. What they hold must arrive, stdout first; what is
+	// written later must not keep the loop going.
+	pipes, stdoutWrite, stderrWrite := mustPipes(t)
+	defer syscall.Close(stdoutWrite)
+	defer syscall.Close(stderrWrite)
+	stdoutData := bytes.Repeat([]byte("o"), 48*1024)
+	writeAll(t, stdoutWrite, stdoutData)
+	writeAll(t, stderrWrite, []byte("oops\n"))
+	pipes.abandon()
+	record := &recorder{}
+	done := make(chan struct{})
+	go func() {
+		pipes.pump(record.forward)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the abandoned loop did not end")
+	}
+	if got := record.joined("stdout"); got != string(stdoutData) {
+		t.Fatalf("stdout: got %d bytes, want %d", len(got), len(stdoutData))
+	}
+	if got := record.joined("stderr"); got != "oops\n" {
+		t.Fatalf("stderr: got %q", got)
+	}
+	if record.chunks[0].stream != "stdout" {
+		t.Fatalf("stderr came first: %v", record.chunks[0])
+	}
+}
+
 func TestCloseBeforeAnyPumpReleasesEveryDescriptor(t *testing.T) {
 	pipes, stdoutWrite, stderrWrite := mustPipes(t)
 	pipes.close()
