@@ -47,9 +47,10 @@ describe("egress with header injection from sandboxes on a swarm's worker nodes"
   let secure: EchoServer;
   let ai: GoogleGenAI;
   let environmentId: string;
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "iemu-swarm-egress-"));
+  let scratch: string | undefined;
 
   before(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "iemu-swarm-egress-"));
     images = await stackImages(new Docker(), () => undefined);
     cluster = await up({
       images: [images.EMULATOR_IMAGE, images.SANDBOX_IMAGE],
@@ -93,7 +94,7 @@ describe("egress with header injection from sandboxes on a swarm's worker nodes"
 
   after(async () => {
     await Promise.all([plain, secure].map((server) => server?.close()));
-    fs.rmSync(scratch, { recursive: true, force: true });
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
     await cluster?.down();
   });
 
