@@ -14,49 +14,22 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
-import { projectRoot } from "../../server/common/paths.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { saveImages, stackImages, type StackImages } from "../../tools/save-images.js";
 import { type SwarmCluster, up } from "../support/swarm-cluster.js";
 import { SEED_GATE_SCRIPT, SEED_HOOKS_FILES } from "../support/seed-hooks-files.js";
-import { dockerOn } from "../support/swarm-layout.js";
+import { deployStack, STACK, STACK_API, swarmStackWhyNot } from "../support/swarm-stack.js";
 
-const STACK = "interactions";
 const KEY = "stack-key";
 const INSTANCE = "stacktest";
 const AGENT = "antigravity-preview-05-2026";
-const API = "http://198.18.0.1:8080";
-/** The emulator's start on the manager: its image check runs a task on every labelled node. */
-const START_TIMEOUT_MS = 180_000;
+const API = STACK_API;
 /** Three copies of each image (the emulator's is the larger) and the tasks' layers. */
 const CLUSTER_MEMORY_MB = 6144;
 
-function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
-
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
-async function waitForHealth(deadlineMs: number, why: () => Promise<string>, failedTwice: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const ok = await fetch(`${API}/health`, { signal: AbortSignal.timeout(3000) }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return;
-    // A task that exits at start is restarted for ever: two failures are enough to say why.
-    if (await failedTwice()) throw new Error(`the stack's emulator exits at start:\n${await why()}`);
-    if (Date.now() >= deadline) throw new Error(`the stack's emulator did not answer on ${API} within ${deadlineMs} ms:\n${await why()}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
-describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
+describe("deploy/swarm.yml on a three-node swarm", { skip: swarmStackWhyNot() }, () => {
   let images: StackImages;
   let cluster: SwarmCluster;
   let manager: Docker;
@@ -88,36 +61,7 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: whyNot() }, () => {
   });
 
   it("deploys the emulator on the manager, its API on port 8080 of that node", async () => {
-    await dockerOn(
-      cluster.managerSocket,
-      ["stack", "deploy", "--resolve-image=never", "-c", path.join(projectRoot, "deploy", "swarm.yml"), STACK],
-      60_000,
-      {
-        EMULATOR_IMAGE: images.EMULATOR_IMAGE,
-        SANDBOX_IMAGE: images.SANDBOX_IMAGE,
-        EMULATOR_API_KEYS: KEY,
-        EMULATOR_INSTANCE: INSTANCE,
-        EMULATOR_SWARM_NETWORK: cluster.overlay,
-        // The node's engine listens in the cluster's folder; /var/run/docker.sock is this machine's own.
-        DOCKER_SOCKET: cluster.managerSocket,
-      },
-    );
-    await waitForHealth(
-      START_TIMEOUT_MS,
-      async () => {
-        const tasks = await dockerOn(cluster.managerSocket, ["service", "ps", "--no-trunc", `${STACK}_emulator`], 10_000).catch(String);
-        // The last container's own output (`service logs` shows nothing of a task that exited at start).
-        const [last] = await manager.listContainers({ all: true, filters: { label: [`com.docker.swarm.service.name=${STACK}_emulator`] } });
-        const logs = last
-          ? (await manager.getContainer(last.Id).logs({ stdout: true, stderr: true, tail: 30 })).toString("utf8")
-          : "no container";
-        return `${tasks}\n${logs}`;
-      },
-      async () => {
-        const tasks = (await manager.listTasks({ filters: { service: [`${STACK}_emulator`] } })) as Array<{ Status: { State: string } }>;
-        return tasks.filter((task) => task.Status.State === "failed").length >= 2;
-      },
-    );
+    await deployStack(cluster, { images, apiKeys: KEY, instance: INSTANCE });
     const [task] = (await manager.listTasks({ filters: { service: [`${STACK}_emulator`], "desired-state": ["running"] } })) as Array<{
       NodeID: string;
     }>;

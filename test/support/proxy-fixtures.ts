@@ -75,7 +75,12 @@ export type Echo = { server: string; method: string; url: string; headers: http.
 
 export type EchoServer = { name: string; port: number; requests: Echo[]; close(): Promise<void> };
 
-export async function startEchoServer(name: string, tlsOptions?: { keyPem: string; certificatePem: string }): Promise<EchoServer> {
+/** Listens on `host` (loopback unless a test names an address it made itself) at a free port. */
+export async function startEchoServer(
+  name: string,
+  tlsOptions?: { keyPem: string; certificatePem: string },
+  host = "127.0.0.1",
+): Promise<EchoServer> {
   const requests: Echo[] = [];
   const handler = (request: http.IncomingMessage, response: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -102,7 +107,7 @@ export async function startEchoServer(name: string, tlsOptions?: { keyPem: strin
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
     name,
     port: (server.address() as net.AddressInfo).port,
