@@ -15,7 +15,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
-import { stackImages, type StackImages } from "../../server/save-images.js";
+import { stackImages, type StackImages } from "../../tools/save-images.js";
 import { createTestPki, startEchoServer, type EchoServer } from "../support/proxy-fixtures.js";
 import { type SwarmCluster, up } from "../support/swarm-cluster.js";
 import { HOST_ADDRESS } from "../support/swarm-layout.js";

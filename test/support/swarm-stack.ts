@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
-import type { StackImages } from "../../server/save-images.js";
+import type { StackImages } from "../../tools/save-images.js";
 import type { SwarmCluster } from "./swarm-cluster.js";
 import { dockerOn } from "./swarm-layout.js";
 
