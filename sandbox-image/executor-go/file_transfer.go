@@ -104,13 +104,7 @@ func moveFile(from, to string, overwrite bool) error {
 		if err := syscall.Unlink(to); err != nil && errnoOf(err) != syscall.ENOENT {
 			return failedFor("moveFile", to, err)
 		}
-		if err := copyExclusive(from, to); err != nil {
-			return failedFor("moveFile", to, err)
-		}
-		if err := syscall.Unlink(from); err != nil {
-			return failedFor("moveFile", to, err)
-		}
-		return nil
+		return copyThenUnlink(from, to)
 	}
 	// link fails with EEXIST whatever is at `to`: no window in which an existing file could be replaced.
 	if err := syscall.Link(from, to); err != nil {
@@ -118,9 +112,19 @@ func moveFile(from, to string, overwrite bool) error {
 		if errno != syscall.EXDEV && errno != syscall.EPERM {
 			return failedFor("moveFile", to, err)
 		}
-		if err := copyExclusive(from, to); err != nil {
-			return failedFor("moveFile", to, err)
-		}
+		return copyThenUnlink(from, to)
+	}
+	if err := syscall.Unlink(from); err != nil {
+		return failedFor("moveFile", to, err)
+	}
+	return nil
+}
+
+// copyThenUnlink is a move where rename or link cannot do it (another file system, links refused):
+// `from` copied to `to`, which must not exist, then removed.
+func copyThenUnlink(from, to string) error {
+	if err := copyExclusive(from, to); err != nil {
+		return failedFor("moveFile", to, err)
 	}
 	if err := syscall.Unlink(from); err != nil {
 		return failedFor("moveFile", to, err)

@@ -1,46 +1,24 @@
+// The /{v}/credentials resource (ai.credentials in the SDK): create, list, get, update, delete.
+
 import { Router } from "express";
-import { z } from "zod";
 import { createCredentialSchema, updateCredentialSchema } from "../credentials/credential-schemas.js";
 import { renderCredential, type CredentialService } from "../credentials/credential-service.js";
-import { ownerOfRequest } from "./auth.js";
-import { sendJson } from "./json-stream-writer.js";
+import { mountResourceRoutes } from "./resource-routes.js";
 import { parseOrThrow } from "./zod-errors.js";
-
-const listQuery = z.looseObject({
-  page_size: z.coerce.number().int().min(1).max(1000).default(50),
-  page_token: z.string().optional(),
-});
-const updateQuery = z.looseObject({ update_mask: z.string().optional() });
 
 export function credentialsRouter(service: CredentialService, options: { pageBytes: number }): Router {
   const router = Router();
-
-  router.post("/credentials", (req, res) => {
-    const record = service.create(ownerOfRequest(req), parseOrThrow(createCredentialSchema, req.body));
-    res.status(200).json(renderCredential(record));
+  mountResourceRoutes(router, {
+    collection: "credentials",
+    render: renderCredential,
+    create: (owner, body) => service.create(owner, parseOrThrow(createCredentialSchema, body)),
+    list: (owner, query) => {
+      const page = service.list(owner, query.page_size, query.page_token, options.pageBytes);
+      return { records: page.credentials, nextPageToken: page.nextPageToken };
+    },
+    get: (owner, id) => service.get(owner, id),
+    update: (owner, id, body, updateMask) => service.update(owner, id, parseOrThrow(updateCredentialSchema, body), updateMask),
+    delete: (owner, id) => service.delete(owner, id),
   });
-
-  // Pages bounded in bytes (EMULATOR_LIST_PAGE_BYTES), written piece by piece: never one string.
-  router.get("/credentials", async (req, res) => {
-    const query = parseOrThrow(listQuery, req.query);
-    const page = service.list(ownerOfRequest(req), query.page_size, query.page_token, options.pageBytes);
-    await sendJson(res, { credentials: page.credentials.map(renderCredential), next_page_token: page.nextPageToken });
-  });
-
-  router.get("/credentials/:id", (req, res) => {
-    res.status(200).json(renderCredential(service.get(ownerOfRequest(req), req.params.id)));
-  });
-
-  router.patch("/credentials/:id", (req, res) => {
-    const { update_mask } = parseOrThrow(updateQuery, req.query);
-    const record = service.update(ownerOfRequest(req), req.params.id, parseOrThrow(updateCredentialSchema, req.body ?? {}), update_mask);
-    res.status(200).json(renderCredential(record));
-  });
-
-  router.delete("/credentials/:id", (req, res) => {
-    service.delete(ownerOfRequest(req), req.params.id);
-    res.status(200).json({});
-  });
-
   return router;
 }

@@ -2,7 +2,6 @@
 // carries its real file_count and size_bytes, counted in its sandbox.
 
 import { Router } from "express";
-import { z } from "zod";
 import { createEnvironmentSchema, environmentIdOf } from "../api/create-environment.js";
 import { createEnvironment } from "../environments/create-environment.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -12,13 +11,9 @@ import { jsonLengthAtMost } from "../common/json-size.js";
 import { ownerOfRequest } from "./auth.js";
 import { sendJson } from "./json-stream-writer.js";
 import { decodePageToken, encodePageToken } from "../common/page-token.js";
+import { listQuery } from "./resource-routes.js";
 import { parseOrThrow } from "./zod-errors.js";
 import { UnavailableError } from "../common/errors.js";
-
-const listQuery = z.looseObject({
-  page_size: z.coerce.number().int().min(1).max(1000).default(50),
-  page_token: z.string().optional(),
-});
 
 /** How many sandboxes are asked for their usage at once when a page is listed. */
 const USAGE_CONCURRENCY = 8;

@@ -12,14 +12,13 @@ import type { FeedEvent } from "../interactions/interaction-feed.js";
 import { INTERACTION_STATUSES } from "../agent/steps.js";
 import { ownerOfRequest } from "./auth.js";
 import { sendFeed } from "./feed-stream.js";
+import { listQuery } from "./resource-routes.js";
 import { parseOrThrow } from "./zod-errors.js";
 
 /** Every status an interaction can have, as the list's status filter accepts them. */
 const STATUSES = INTERACTION_STATUSES;
 
-const listQuery = z.looseObject({
-  page_size: z.coerce.number().int().min(1).max(1000).default(50),
-  page_token: z.string().optional(),
+const interactionsQuery = listQuery.extend({
   status: z.enum(STATUSES, { error: `must be one of ${STATUSES.join(", ")}` }).optional(),
   agent: z.string().min(1, "must name an agent or a model").optional(),
   environment_id: z.string().min(1, "must be an environment ID (env_…)").optional(),
@@ -30,7 +29,7 @@ export function interactionListRouter(service: InteractionService): Router {
   const router = Router();
 
   router.get("/interactions", (req, res) => {
-    const query = parseOrThrow(listQuery, req.query);
+    const query = parseOrThrow(interactionsQuery, req.query);
     const owner = ownerOfRequest(req);
     if (query.stream === "true") {
       sendFeed<FeedEvent>(res, (listener) => service.watch(owner, listener));

@@ -10,13 +10,9 @@ import type { WebhookStore, DeliveryRecord } from "../webhooks/webhook-store.js"
 import { createWebhookSchema, rotateSigningSecretSchema, updateWebhookSchema } from "../webhooks/webhook-schemas.js";
 import { ownerOfRequest } from "./auth.js";
 import { violationOf } from "./declared-fields-only.js";
+import { listQuery, updateQuery } from "./resource-routes.js";
 import { parseOrThrow } from "./zod-errors.js";
 
-const listQuery = z.looseObject({
-  page_size: z.coerce.number().int().min(1).max(1000).default(50),
-  page_token: z.string().optional(),
-});
-const updateQuery = z.looseObject({ update_mask: z.string().optional() });
 /**
  * [choice] Stored bytes (payload and attempts) of one page of the deliveries list, about: a page stops
  * before the delivery that would pass it (it always holds one), so the answer's size is bounded

@@ -8,23 +8,12 @@
 // emulator recovers by itself.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import Docker from "dockerode";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
-import { DEADLOCK_SHAPE, startDockerHttpRelay, type DockerHttpRelay } from "../support/docker-http-relay.js";
-import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
-import {
-  AGENT,
-  assertGoogleError,
-  bash,
-  type Interaction,
-  resultsOf,
-  rest,
-  runIn,
-  script,
-  sdk,
-  waitFor,
-} from "../support/fault-harness.js";
+import { DEADLOCK_SHAPE, startDockerHttpRelay } from "../support/docker-http-relay.js";
+import { useFaultEmulator } from "../support/fault-emulator.js";
+import { AGENT, assertGoogleError, bash, type Interaction, resultsOf, rest, runIn, script, waitFor } from "../support/fault-harness.js";
 
 /** Kept small so that the hang is noticed in seconds. */
 const ENGINE_TIMEOUT_SECONDS = 3;
@@ -34,10 +23,22 @@ const MAX_CHANGES = 2;
 const BURST = 12;
 const [CREATE] = DEADLOCK_SHAPE;
 
-let relay: DockerHttpRelay;
-let emulator: EmulatorProcess;
 /** An environment made before the hang: its container is one the engine answered for. */
 let environmentId: string;
+const fault = useFaultEmulator({
+  relay: startDockerHttpRelay,
+  env: {
+    EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS),
+    EMULATOR_ENGINE_MAX_CALLS: String(MAX_CALLS),
+    EMULATOR_ENGINE_MAX_CONTAINER_CHANGES: String(MAX_CHANGES),
+    EMULATOR_POOL_SIZE: "0",
+  },
+  prepare: async ({ emulator }) => {
+    const made = await rest(emulator, "POST", "/v1beta/environments", {});
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    environmentId = made.body.id as string;
+  },
+});
 
 interface Health {
   status: string;
@@ -45,29 +46,9 @@ interface Health {
 }
 
 const health = async (): Promise<{ status: number; body: Health }> => {
-  const response = await fetch(`${emulator.url}/health`);
+  const response = await fetch(`${fault.emulator.url}/health`);
   return { status: response.status, body: (await response.json()) as Health };
 };
-
-before(async () => {
-  relay = await startDockerHttpRelay();
-  emulator = await startEmulatorProcess({
-    DOCKER_HOST: relay.dockerHost,
-    EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS),
-    EMULATOR_ENGINE_MAX_CALLS: String(MAX_CALLS),
-    EMULATOR_ENGINE_MAX_CONTAINER_CHANGES: String(MAX_CHANGES),
-    EMULATOR_POOL_SIZE: "0",
-  });
-  const made = await rest(emulator, "POST", "/v1beta/environments", {});
-  assert.equal(made.status, 200, JSON.stringify(made.body));
-  environmentId = made.body.id as string;
-});
-
-after(async () => {
-  relay?.answer();
-  await emulator?.destroy();
-  await relay?.close();
-});
 
 describe("a Docker engine that takes connections but does not answer creates, inspects and removals", () => {
   it("has /health answer from the engine's last answer while its probe is held, then report the engine", { timeout: 60_000 }, async () => {
@@ -75,16 +56,16 @@ describe("a Docker engine that takes connections but does not answer creates, in
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.equal(typeof first.body.docker.checked_ms_ago, "number");
 
-    relay.hang([{ method: "GET", path: /^\/version$/ }]);
+    fault.relay.hang([{ method: "GET", path: /^\/version$/ }]);
     try {
       // Once its answer is a second old, /health probes again in the background; the relay holds that probe.
       const seen: number[] = [];
       await waitFor("/health's probe to be held at the engine", async () => {
         seen.push((await health()).status);
-        return relay.pending > 0 ? true : undefined;
+        return fault.relay.pending > 0 ? true : undefined;
       });
       const during = await health();
-      assert.ok(relay.pending > 0, "the probe is still held");
+      assert.ok(fault.relay.pending > 0, "the probe is still held");
       assert.equal(during.status, 200, JSON.stringify(during.body));
       assert.equal(during.body.docker.state, "answering");
       assert.ok(during.body.docker.checked_ms_ago! >= 1000, `the answer /health repeats is ${during.body.docker.checked_ms_ago} ms old`);
@@ -105,7 +86,7 @@ describe("a Docker engine that takes connections but does not answer creates, in
       );
       assert.equal(noticed.body.docker.state, "not answering");
     } finally {
-      relay.answer();
+      fault.relay.answer();
     }
     await waitFor("/health to say the engine answers again", async () => ((await health()).status === 200 ? true : undefined));
   });
@@ -117,11 +98,11 @@ describe("a Docker engine that takes connections but does not answer creates, in
     assert.equal(before.status, 200, JSON.stringify(before.body));
 
     const hangStarted = Date.now();
-    relay.hang(DEADLOCK_SHAPE);
+    fault.relay.hang(DEADLOCK_SHAPE);
     let burst: Array<Promise<{ status: number; body: Record<string, unknown> }>> = [];
     try {
       // A burst of new environments while the engine hangs: each would hold a call at the engine.
-      burst = Array.from({ length: BURST }, () => rest(emulator, "POST", "/v1beta/environments", {}));
+      burst = Array.from({ length: BURST }, () => rest(fault.emulator, "POST", "/v1beta/environments", {}));
 
       // /version and /_ping still answer; /health must not be fooled by them.
       const noticed = await waitFor(
@@ -137,37 +118,40 @@ describe("a Docker engine that takes connections but does not answer creates, in
       const since = Date.parse(noticed.body.docker.since ?? "");
       assert.ok(since >= hangStarted - 1000 && since <= Date.now(), `since ${noticed.body.docker.since}`);
       assert.match(noticed.body.docker.detail, /Docker engine has not answered since/);
-      assert.ok((relay.relayed.get("GET /version") ?? 0) > 0, "the engine's version was asked, and answered, meanwhile");
+      assert.ok((fault.relay.relayed.get("GET /version") ?? 0) > 0, "the engine's version was asked, and answered, meanwhile");
 
       for (const answer of await Promise.all(burst)) assertGoogleError(answer, 503, "UNAVAILABLE", /Docker engine/);
       assert.ok(
-        relay.maxPending <= MAX_CALLS + 1,
-        `${relay.maxPending} calls held at the engine at once (bound ${MAX_CALLS}, and the probe)`,
+        fault.relay.maxPending <= MAX_CALLS + 1,
+        `${fault.relay.maxPending} calls held at the engine at once (bound ${MAX_CALLS}, and the probe)`,
       );
-      assert.ok(relay.maxPendingOf(CREATE!) <= MAX_CHANGES, `${relay.maxPendingOf(CREATE!)} creates held at once (bound ${MAX_CHANGES})`);
+      assert.ok(
+        fault.relay.maxPendingOf(CREATE!) <= MAX_CHANGES,
+        `${fault.relay.maxPendingOf(CREATE!)} creates held at once (bound ${MAX_CHANGES})`,
+      );
 
       // New work now fails without asking the engine: nothing more is held there.
-      const heldBefore = relay.held;
-      const refused = await rest(emulator, "POST", "/v1beta/environments", {});
+      const heldBefore = fault.relay.held;
+      const refused = await rest(fault.emulator, "POST", "/v1beta/environments", {});
       assertGoogleError(refused, 503, "UNAVAILABLE", /Docker engine has not answered since/);
-      const interaction = await rest(emulator, "POST", "/v1beta/interactions", {
+      const interaction = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("true")]),
         environment: { type: "remote" },
       });
       assertGoogleError(interaction, 503, "UNAVAILABLE", /Docker engine has not answered since/);
-      assert.equal(relay.held, heldBefore, "refused without a call to the engine");
+      assert.equal(fault.relay.held, heldBefore, "refused without a call to the engine");
       // What needs no engine call goes on: the environment made before talks to its executor over its open channel.
-      const meanwhile = await rest(emulator, "POST", "/v1beta/interactions", {
+      const meanwhile = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("echo meanwhile")]),
         environment: environmentId,
       });
       assert.equal(meanwhile.status, 200, JSON.stringify(meanwhile.body));
       assert.deepEqual(resultsOf(meanwhile.body as unknown as Interaction), ["meanwhile\n"]);
-      assert.ok(relay.pending <= MAX_CALLS + 1, `${relay.pending} calls still held`);
+      assert.ok(fault.relay.pending <= MAX_CALLS + 1, `${fault.relay.pending} calls still held`);
     } finally {
-      relay.answer();
+      fault.relay.answer();
       await Promise.allSettled(burst);
     }
 
@@ -181,22 +165,21 @@ describe("a Docker engine that takes connections but does not answer creates, in
       30_000,
     );
     assert.equal(recovered.body.docker.state, "answering");
-    const ai = sdk(emulator);
-    const fresh = (await ai.interactions.create({
+    const fresh = (await fault.ai.interactions.create({
       agent: AGENT,
       input: script([bash("echo back")]),
       environment: { type: "remote" },
     })) as Interaction;
     assert.equal(fresh.status, "completed", JSON.stringify(fresh.errors));
     assert.deepEqual(resultsOf(fresh), ["back\n"]);
-    const old = await runIn(ai, environmentId, "echo still here");
+    const old = await runIn(fault.ai, environmentId, "echo still here");
     assert.equal(old.status, "completed", JSON.stringify(old.errors));
     assert.deepEqual(resultsOf(old), ["still here\n"]);
 
     for (const id of [environmentId, fresh.environment_id!])
-      assert.equal((await rest(emulator, "DELETE", `/v1beta/environments/${id}`)).status, 200);
-    await emulator.destroy();
-    const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${emulator.instance}`] } });
+      assert.equal((await rest(fault.emulator, "DELETE", `/v1beta/environments/${id}`)).status, 200);
+    await fault.emulator.destroy();
+    const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${fault.emulator.instance}`] } });
     assert.deepEqual(
       left.map((container) => container.Names),
       [],

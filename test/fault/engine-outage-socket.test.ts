@@ -7,10 +7,9 @@
 // 503 UNAVAILABLE that the SDK retries; afterwards everything works as before.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { GoogleGenAI } from "@google/genai";
-import { startDockerRelay, type DockerRelay } from "../support/docker-relay.js";
-import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { describe, it } from "node:test";
+import { startDockerRelay } from "../support/docker-relay.js";
+import { useFaultEmulator } from "../support/fault-emulator.js";
 import {
   AGENT,
   assertGoogleError,
@@ -21,44 +20,34 @@ import {
   rest,
   runIn,
   script,
-  sdk,
   startLongCall,
   waitFor,
   writeKeepFile,
 } from "../support/fault-harness.js";
 
-let relay: DockerRelay;
-let emulator: EmulatorProcess;
-let ai: GoogleGenAI;
 /** An environment holding /workspace/keep.txt, made before the outage. */
 let environmentId: string;
-
-before(async () => {
-  relay = await startDockerRelay();
-  emulator = await startEmulatorProcess({ DOCKER_HOST: relay.dockerHost, EMULATOR_ENGINE_TIMEOUT_SECONDS: "3" });
-  ai = sdk(emulator);
-  environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
-});
-
-after(async () => {
-  relay?.resume();
-  await emulator?.destroy();
-  await relay?.close();
+const fault = useFaultEmulator({
+  relay: startDockerRelay,
+  env: { EMULATOR_ENGINE_TIMEOUT_SECONDS: "3" },
+  prepare: async ({ ai }) => {
+    environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
+  },
 });
 
 describe("the Docker engine unreachable, with the channel on its own socket", () => {
   it("lets a live sandbox go on: a running call finishes, a new interaction and a download work; a new sandbox is a 503", async () => {
-    const runningId = await startLongCall(ai, environmentId, "echo started; sleep 3; echo finished");
-    relay.pause();
+    const runningId = await startLongCall(fault.ai, environmentId, "echo started; sleep 3; echo finished");
+    fault.relay.pause();
     try {
       const ended = await waitFor("the running call to end", async () => {
-        const now = (await ai.interactions.get(runningId)) as Interaction;
+        const now = (await fault.ai.interactions.get(runningId)) as Interaction;
         return now.status === "in_progress" ? undefined : now;
       });
       assert.equal(ended.status, "completed", JSON.stringify(ended.errors));
       assert.deepEqual(resultsOf(ended), ["started\nfinished\n"]);
 
-      const during = await rest(emulator, "POST", "/v1beta/interactions", {
+      const during = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("cat /workspace/keep.txt")]),
         environment: environmentId,
@@ -66,22 +55,22 @@ describe("the Docker engine unreachable, with the channel on its own socket", ()
       assert.equal(during.status, 200, JSON.stringify(during.body));
       assert.deepEqual(resultsOf(during.body as Interaction), ["precious\n"]);
 
-      const file = await fetch(`${emulator.url}/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`, {
+      const file = await fetch(`${fault.emulator.url}/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`, {
         headers: { "x-goog-api-key": KEY },
       });
       assert.equal(file.status, 200);
       assert.equal(await file.text(), "precious\n");
 
-      const newOne = await rest(emulator, "POST", "/v1beta/interactions", {
+      const newOne = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("true")]),
         environment: { type: "remote" },
       });
       assertGoogleError(newOne, 503, "UNAVAILABLE");
     } finally {
-      relay.resume();
+      fault.relay.resume();
     }
-    const later = await runIn(ai, environmentId, "cat /workspace/keep.txt");
+    const later = await runIn(fault.ai, environmentId, "cat /workspace/keep.txt");
     assert.equal(later.status, "completed");
     assert.deepEqual(resultsOf(later), ["precious\n"]);
   });

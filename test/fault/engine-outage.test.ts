@@ -8,11 +8,11 @@
 // same files, working again, also across a restart of the emulator.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { GoogleGenAI } from "@google/genai";
-import { startDockerRelay, type DockerRelay } from "../support/docker-relay.js";
-import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { startDockerRelay } from "../support/docker-relay.js";
+import { startEmulatorProcess } from "../support/emulator-process.js";
+import { useFaultEmulator } from "../support/fault-emulator.js";
 import {
   AGENT,
   assertGoogleError,
@@ -30,66 +30,53 @@ import {
 
 /** How long the engine may take to answer a look-up here (default 10 s), to keep the hung-engine case short. */
 const ENGINE_TIMEOUT_SECONDS = 3;
-let relay: DockerRelay;
-let emulator: EmulatorProcess;
-let ai: GoogleGenAI;
 /** An environment holding /workspace/keep.txt, made before any outage. */
 let environmentId: string;
-
-before(async () => {
-  relay = await startDockerRelay();
-  emulator = await startEmulatorProcess({
-    DOCKER_HOST: relay.dockerHost,
-    EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS),
-    EMULATOR_CHANNEL: "exec",
-  });
-  ai = sdk(emulator);
-  environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
-});
-
-after(async () => {
-  relay?.resume();
-  await emulator?.destroy();
-  await relay?.close();
+const fault = useFaultEmulator({
+  relay: startDockerRelay,
+  env: { EMULATOR_ENGINE_TIMEOUT_SECONDS: String(ENGINE_TIMEOUT_SECONDS), EMULATOR_CHANNEL: "exec" },
+  prepare: async ({ ai }) => {
+    environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
+  },
 });
 
 /** The environment still holds the file and runs commands: the proof that nothing was lost. */
 async function assertEnvironmentWorks(): Promise<void> {
-  const check = await runIn(ai, environmentId, "cat /workspace/keep.txt");
+  const check = await runIn(fault.ai, environmentId, "cat /workspace/keep.txt");
   assert.equal(check.status, "completed", JSON.stringify(check.errors));
   assert.deepEqual(resultsOf(check), ["precious\n"]);
-  const resource = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+  const resource = await rest(fault.emulator, "GET", `/v1beta/environments/${environmentId}`);
   assert.equal(resource.status, 200);
   assert.equal(resource.body.status, "active");
 }
 
 describe("the Docker engine unreachable for a few seconds", () => {
   it("mid-call: the interaction fails with UNAVAILABLE, its steps kept; the environment survives and works again", async () => {
-    const runningId = await startLongCall(ai, environmentId, "echo started; sleep 30; echo finished");
+    const runningId = await startLongCall(fault.ai, environmentId, "echo started; sleep 30; echo finished");
 
-    relay.pause();
+    fault.relay.pause();
     const ended = await waitFor("the interaction to end", async () => {
-      const now = (await ai.interactions.get(runningId)) as Interaction;
+      const now = (await fault.ai.interactions.get(runningId)) as Interaction;
       return now.status === "in_progress" ? undefined : now;
     });
     // While the engine is away, the environment is unavailable (503, retried by the SDK), not gone.
-    const during = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+    const during = await rest(fault.emulator, "GET", `/v1beta/environments/${environmentId}`);
     assertGoogleError(during, 503, "UNAVAILABLE", /Docker engine/);
-    const callDuring = await rest(emulator, "POST", "/v1beta/interactions", {
+    const callDuring = await rest(fault.emulator, "POST", "/v1beta/interactions", {
       agent: AGENT,
       input: script([bash("true")]),
       environment: environmentId,
     });
     assertGoogleError(callDuring, 503, "UNAVAILABLE", /Docker engine/);
-    const fileDuring = await rest(emulator, "GET", `/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`);
+    const fileDuring = await rest(fault.emulator, "GET", `/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`);
     assertGoogleError(fileDuring, 503, "UNAVAILABLE", /Docker engine/);
     // The list is read from the store: still there, still active (its counts cannot be taken now).
-    const listed = await rest(emulator, "GET", "/v1beta/environments");
+    const listed = await rest(fault.emulator, "GET", "/v1beta/environments");
     assert.equal(listed.status, 200);
     const entry = (listed.body.environments as Array<{ id: string; status: string }>).find((item) => item.id === environmentId);
     assert.equal(entry?.status, "active");
     await sleep(2000);
-    relay.resume();
+    fault.relay.resume();
 
     assert.equal(ended.status, "failed");
     assert.equal(ended.errors?.[0]?.code, "service_unavailable");
@@ -103,15 +90,15 @@ describe("the Docker engine unreachable for a few seconds", () => {
   });
 
   it("when an interaction is created: a 503 UNAVAILABLE that the SDK's retries get past once the engine is back", async () => {
-    relay.pause();
+    fault.relay.pause();
     try {
-      const refused = await rest(emulator, "POST", "/v1beta/interactions", {
+      const refused = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("true")]),
         environment: environmentId,
       });
       assertGoogleError(refused, 503, "UNAVAILABLE", /Docker engine/);
-      const newOne = await rest(emulator, "POST", "/v1beta/interactions", {
+      const newOne = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("true")]),
         environment: { type: "remote" },
@@ -119,20 +106,20 @@ describe("the Docker engine unreachable for a few seconds", () => {
       assertGoogleError(newOne, 503, "UNAVAILABLE");
     } finally {
       // The SDK's first retry comes about half a second after the refusal, the next about a second later.
-      setTimeout(() => relay.resume(), 1500);
+      setTimeout(() => fault.relay.resume(), 1500);
     }
-    const retried = await runIn(ai, environmentId, "cat /workspace/keep.txt");
+    const retried = await runIn(fault.ai, environmentId, "cat /workspace/keep.txt");
     assert.equal(retried.status, "completed");
     assert.deepEqual(resultsOf(retried), ["precious\n"]);
     await assertEnvironmentWorks();
   });
 
   it("hung (connections accepted, never answered): a 503 UNAVAILABLE after EMULATOR_ENGINE_TIMEOUT_SECONDS, then works again", async () => {
-    relay.pause(); // cuts the open channel, so the next request must ask the engine
-    relay.stall();
+    fault.relay.pause(); // cuts the open channel, so the next request must ask the engine
+    fault.relay.stall();
     const started = Date.now();
     try {
-      const during = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+      const during = await rest(fault.emulator, "GET", `/v1beta/environments/${environmentId}`);
       const waited = Date.now() - started;
       assertGoogleError(during, 503, "UNAVAILABLE", new RegExp(`did not answer within ${ENGINE_TIMEOUT_SECONDS} s`));
       assert.ok(
@@ -140,19 +127,19 @@ describe("the Docker engine unreachable for a few seconds", () => {
         `answered after ${waited} ms`,
       );
     } finally {
-      relay.resume();
+      fault.relay.resume();
     }
     await assertEnvironmentWorks();
   });
 
   it("keeps the environment and its container across a restart of the emulator after an outage", async () => {
-    relay.pause();
+    fault.relay.pause();
     await sleep(500);
-    relay.resume();
-    await emulator.stop();
-    emulator = await startEmulatorProcess({}, emulator);
-    ai = sdk(emulator);
-    assert.equal(await emulator.sandboxCount(), 1);
+    fault.relay.resume();
+    await fault.emulator.stop();
+    fault.emulator = await startEmulatorProcess({}, fault.emulator);
+    fault.ai = sdk(fault.emulator);
+    assert.equal(await fault.emulator.sandboxCount(), 1);
     await assertEnvironmentWorks();
   });
 });

@@ -7,46 +7,32 @@
 // the pool fills again on its own, the broken sandbox is removed, and new environments come from it.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
 import { LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
-import { startDockerRelay, type DockerRelay } from "../support/docker-relay.js";
-import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { startDockerRelay } from "../support/docker-relay.js";
+import { useFaultEmulator } from "../support/fault-emulator.js";
 import { AGENT, assertGoogleError, bash, type Interaction, resultsOf, rest, script, sdk, waitFor } from "../support/fault-harness.js";
 
-let relay: DockerRelay;
-let emulator: EmulatorProcess;
-
-before(async () => {
-  relay = await startDockerRelay();
-  emulator = await startEmulatorProcess({
-    DOCKER_HOST: relay.dockerHost,
-    EMULATOR_ENGINE_TIMEOUT_SECONDS: "3",
-    EMULATOR_POOL_SIZE: "1",
-    EMULATOR_CHANNEL: "exec",
-  });
+const fault = useFaultEmulator({
+  relay: startDockerRelay,
+  env: { EMULATOR_ENGINE_TIMEOUT_SECONDS: "3", EMULATOR_POOL_SIZE: "1", EMULATOR_CHANNEL: "exec" },
 });
 
-after(async () => {
-  relay?.resume();
-  await emulator?.destroy();
-  await relay?.close();
-});
-
-const readyCount = async (): Promise<number | undefined> => (await emulator.pool())?.ready;
+const readyCount = async (): Promise<number | undefined> => (await fault.emulator.pool())?.ready;
 
 describe("the warm pool while the Docker engine is unreachable", () => {
   it("empties, leaves new environments to cold creates (503 as ever), and fills again once the engine is back", {
     timeout: 120_000,
   }, async () => {
     await waitFor("a ready pool sandbox", async () => ((await readyCount()) === 1 ? true : undefined), 60_000);
-    const [broken] = await emulator.pooledSandboxes();
+    const [broken] = await fault.emulator.pooledSandboxes();
 
-    relay.pause();
+    fault.relay.pause();
     try {
       await waitFor("the pool to give up its cut sandbox", async () => ((await readyCount()) === 0 ? true : undefined));
-      const during = await rest(emulator, "POST", "/v1beta/interactions", {
+      const during = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("true")]),
         environment: { type: "remote" },
@@ -55,15 +41,15 @@ describe("the warm pool while the Docker engine is unreachable", () => {
       // A fill or two fail meanwhile, and are retried with a growing pause.
       await sleep(1500);
     } finally {
-      relay.resume();
+      fault.relay.resume();
     }
 
     await waitFor("the pool to fill again", async () => ((await readyCount()) === 1 ? true : undefined), 60_000);
     await waitFor("the cut sandbox to be removed", async () => {
-      const pooled = await emulator.pooledSandboxes();
+      const pooled = await fault.emulator.pooledSandboxes();
       return pooled.length === 1 && !pooled.includes(broken!) ? true : undefined;
     });
-    const made = (await sdk(emulator).interactions.create({
+    const made = (await sdk(fault.emulator).interactions.create({
       agent: AGENT,
       input: script([bash("echo back")]),
       environment: { type: "remote" },
@@ -72,7 +58,7 @@ describe("the warm pool while the Docker engine is unreachable", () => {
     assert.deepEqual(resultsOf(made), ["back\n"]);
     const [container] = await new Docker().listContainers({
       all: true,
-      filters: { name: [`^/iemu-${emulator.instance}-${made.environment_id}$`] },
+      filters: { name: [`^/iemu-${fault.emulator.instance}-${made.environment_id}$`] },
     });
     assert.equal(container?.Labels[LABEL_POOLED], "true", "taken from the refilled pool");
   });

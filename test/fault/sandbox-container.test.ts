@@ -9,10 +9,9 @@
 // are untouched.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { GoogleGenAI } from "@google/genai";
+import { describe, it } from "node:test";
 import Docker from "dockerode";
-import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
+import { useFaultEmulator } from "../support/fault-emulator.js";
 import {
   AGENT,
   assertGoogleError,
@@ -22,31 +21,23 @@ import {
   rest,
   runIn,
   script,
-  sdk,
   waitFor,
   writeKeepFile,
   startLongCall,
 } from "../support/fault-harness.js";
 
 const docker = new Docker();
-let emulator: EmulatorProcess;
-let ai: GoogleGenAI;
 /** An environment no fault touches: it must stay as it is. */
 let bystander: string;
-
-before(async () => {
-  emulator = await startEmulatorProcess();
-  ai = sdk(emulator);
-  bystander = (await newEnvironment("bystander\n")).environmentId;
-});
-
-after(async () => {
-  await emulator?.destroy();
+const fault = useFaultEmulator({
+  prepare: async () => {
+    bystander = (await newEnvironment("bystander\n")).environmentId;
+  },
 });
 
 /** A new environment holding /workspace/keep.txt, and the interaction that wrote it. */
 async function newEnvironment(content: string): Promise<{ environmentId: string; writer: Interaction }> {
-  const writer = await writeKeepFile(ai, content);
+  const writer = await writeKeepFile(fault.ai, content);
   return { environmentId: writer.environment_id!, writer };
 }
 
@@ -54,7 +45,7 @@ async function containerOf(environmentId: string): Promise<Docker.Container> {
   const [info] = await docker.listContainers({
     all: true,
     filters: {
-      label: [`dev.interactions-emulator.instance=${emulator.instance}`, `dev.interactions-emulator.environment=${environmentId}`],
+      label: [`dev.interactions-emulator.instance=${fault.emulator.instance}`, `dev.interactions-emulator.environment=${environmentId}`],
     },
   });
   assert.ok(info, `no container for ${environmentId}`);
@@ -63,7 +54,7 @@ async function containerOf(environmentId: string): Promise<Docker.Container> {
 
 async function endOf(interactionId: string): Promise<Interaction> {
   return waitFor("the interaction to end", async () => {
-    const now = (await ai.interactions.get(interactionId)) as Interaction;
+    const now = (await fault.ai.interactions.get(interactionId)) as Interaction;
     return now.status === "in_progress" ? undefined : now;
   });
 }
@@ -78,23 +69,23 @@ function assertCutOff(ended: Interaction): void {
 }
 
 async function assertWorksWithFile(environmentId: string, content: string): Promise<void> {
-  const check = await runIn(ai, environmentId, "cat /workspace/keep.txt");
+  const check = await runIn(fault.ai, environmentId, "cat /workspace/keep.txt");
   assert.equal(check.status, "completed", JSON.stringify(check.errors));
   assert.deepEqual(resultsOf(check), [content]);
 }
 
 async function assertExpiredWhenUsed(environmentId: string): Promise<void> {
-  const refused = await rest(emulator, "POST", "/v1beta/interactions", {
+  const refused = await rest(fault.emulator, "POST", "/v1beta/interactions", {
     agent: AGENT,
     input: script([bash("true")]),
     environment: environmentId,
   });
   assertGoogleError(refused, 400, "FAILED_PRECONDITION", /has expired: its sandbox container is gone.*Create a new environment/);
-  const resource = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+  const resource = await rest(fault.emulator, "GET", `/v1beta/environments/${environmentId}`);
   assert.equal(resource.status, 200);
   assert.equal(resource.body.status, "expired");
   // Refused again the same way, not something else, on every later use.
-  const again = await rest(emulator, "POST", "/v1beta/interactions", {
+  const again = await rest(fault.emulator, "POST", "/v1beta/interactions", {
     agent: AGENT,
     input: script([bash("true")]),
     environment: environmentId,
@@ -104,7 +95,7 @@ async function assertExpiredWhenUsed(environmentId: string): Promise<void> {
 
 /** What the fault must not touch: stored interactions, and the other environment. */
 async function assertNothingElseLost(writer: Interaction): Promise<void> {
-  const stored = (await ai.interactions.get(writer.id!)) as Interaction;
+  const stored = (await fault.ai.interactions.get(writer.id!)) as Interaction;
   assert.equal(stored.status, "completed");
   // The create answer held the run's steps; GET has the input's user_input step before them.
   assert.deepEqual(stored.steps?.slice(1), writer.steps);
@@ -118,7 +109,7 @@ describe("the sandbox container killed", () => {
     await assertWorksWithFile(environmentId, "survives a kill\n");
     // The files API reaches it as well.
     await (await containerOf(environmentId)).kill();
-    const download = await fetch(`${emulator.url}/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`, {
+    const download = await fetch(`${fault.emulator.url}/v1beta/environments/${environmentId}/files/workspace/keep.txt?alt=media`, {
       headers: { "x-goog-api-key": "fault-suite-key" },
     });
     assert.equal(download.status, 200);
@@ -128,11 +119,11 @@ describe("the sandbox container killed", () => {
 
   it("during a call: that call fails with UNAVAILABLE, and the environment works again with its files", async () => {
     const { environmentId, writer } = await newEnvironment("survives a kill mid-call\n");
-    const running = await startLongCall(ai, environmentId, "echo started; sleep 60; echo finished");
+    const running = await startLongCall(fault.ai, environmentId, "echo started; sleep 60; echo finished");
     await (await containerOf(environmentId)).kill();
     assertCutOff(await endOf(running));
     await assertWorksWithFile(environmentId, "survives a kill mid-call\n");
-    const resource = await rest(emulator, "GET", `/v1beta/environments/${environmentId}`);
+    const resource = await rest(fault.emulator, "GET", `/v1beta/environments/${environmentId}`);
     assert.equal(resource.body.status, "active");
     await assertNothingElseLost(writer);
   });
@@ -148,12 +139,12 @@ describe("the sandbox container removed", () => {
 
   it("during a call: that call fails with UNAVAILABLE, then the environment is expired", async () => {
     const { environmentId, writer } = await newEnvironment("gone mid-call\n");
-    const running = await startLongCall(ai, environmentId, "echo started; sleep 60; echo finished");
+    const running = await startLongCall(fault.ai, environmentId, "echo started; sleep 60; echo finished");
     await (await containerOf(environmentId)).remove({ force: true });
     assertCutOff(await endOf(running));
     await assertExpiredWhenUsed(environmentId);
     await assertNothingElseLost(writer);
-    const cut = (await ai.interactions.get(running)) as Interaction;
+    const cut = (await fault.ai.interactions.get(running)) as Interaction;
     assert.equal(cut.status, "failed", "the cut interaction stays as it ended");
   });
 });

@@ -31,6 +31,8 @@ export interface DockerHttpRelay {
   hang(rules: readonly HangRule[]): void;
   /** The engine answers again: held requests are cut (as an engine restart cuts them), new ones relayed. */
   answer(): void;
+  /** answer(), by the name every relay has (fault-emulator.ts). */
+  release(): void;
   /** Held requests whose caller still waits. */
   readonly pending: number;
   /** The most requests held at once since hang(), in all and per "METHOD /path-pattern" of the rule they matched. */
@@ -146,7 +148,7 @@ export async function startDockerHttpRelay(): Promise<DockerHttpRelay> {
   const cutHeld = () => {
     for (const socket of heldSockets) socket.destroy();
   };
-  return {
+  const relay: DockerHttpRelay = {
     dockerHost: `unix://${socketPath}`,
     hang(next) {
       rules = next;
@@ -158,6 +160,9 @@ export async function startDockerHttpRelay(): Promise<DockerHttpRelay> {
     answer() {
       rules = [];
       cutHeld();
+    },
+    release() {
+      relay.answer();
     },
     get pending() {
       return heldSockets.size;
@@ -182,4 +187,5 @@ export async function startDockerHttpRelay(): Promise<DockerHttpRelay> {
       fs.rmSync(folder, { recursive: true, force: true });
     },
   };
+  return relay;
 }

@@ -26,6 +26,8 @@ export interface DockerRelay {
   stall(): void;
   /** Relays new connections again. */
   resume(): void;
+  /** resume(), by the name every relay has (fault-emulator.ts). */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,7 @@ export async function startDockerRelay(): Promise<DockerRelay> {
     server.listen(socketPath, () => resolve());
   });
 
-  return {
+  const relay: DockerRelay = {
     dockerHost: `unix://${socketPath}`,
     get accepted() {
       return accepted;
@@ -116,6 +118,9 @@ export async function startDockerRelay(): Promise<DockerRelay> {
       stalled = false;
       releaseHeld();
     },
+    release() {
+      relay.resume();
+    },
     async close() {
       paused = true;
       releaseHeld();
@@ -125,4 +130,5 @@ export async function startDockerRelay(): Promise<DockerRelay> {
       fs.rmSync(folder, { recursive: true, force: true });
     },
   };
+  return relay;
 }

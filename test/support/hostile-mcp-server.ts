@@ -1,15 +1,13 @@
 // A hostile MCP server for tests of bounded work, built with the official MCP SDK's low-level Server
-// over streamable HTTP on 127.0.0.1: its tool list is whatever the test's `listPage` answers, page by
+// over streamable HTTP on 127.0.0.1 (mcp-session-server.ts): its tool list is whatever the test's `listPage` answers, page by
 // page (huge names, a nextCursor that never ends, a thousand tools, outputSchemas meant to hurt), and
 // every tool call answers with `callAnswer`. It counts the pages it served and the bytes it sent, so a
 // test can prove that the emulator stopped reading.
 
-import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { startMcpSessionServer } from "./mcp-session-server.js";
 
 export interface ListedTool {
   name: string;
@@ -42,77 +40,45 @@ export function toolsWithLongNames(page: number, count: number, nameBytes: numbe
 }
 
 export async function startHostileMcpServer(options: HostileMcpOptions): Promise<HostileMcpServer> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   let pages = 0;
   let bytes = 0;
 
-  const newSession = async (): Promise<StreamableHTTPServerTransport> => {
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    const server = new Server({ name: "hostile-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
-    let sessionPages = 0;
-    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      pages++;
-      const page = sessionPages++;
-      const answer = options.listPage(page, request.params?.cursor);
-      return { tools: answer.tools.map((tool) => ({ inputSchema: { type: "object" }, ...tool })), nextCursor: answer.nextCursor } as never;
-    });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      return (options.callAnswer?.(request.params.name) ?? { content: [{ type: "text", text: "called" }] }) as never;
-    });
-    await server.connect(transport);
-    return transport;
-  };
-
-  const httpServer = http.createServer((req, res) => {
-    // Count what goes out: the emulator must stop reading long before a hostile list ends.
-    const write = res.write.bind(res);
-    const end = res.end.bind(res);
-    const count = (chunk: unknown) => {
-      if (typeof chunk === "string") bytes += Buffer.byteLength(chunk);
-      else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
-    };
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      count(chunk);
-      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== "function") count(chunk);
-      return (end as (...args: unknown[]) => http.ServerResponse)(chunk, ...rest);
-    }) as typeof res.end;
-    const sessionId = req.headers["mcp-session-id"];
-    void (async () => {
-      const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-      if (typeof sessionId === "string" && !existing) {
-        res
-          .writeHead(404, { "content-type": "application/json" })
-          .end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
-        return;
-      }
-      const transport = existing ?? (await newSession());
-      await transport.handleRequest(req, res);
-    })().catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  const { port } = httpServer.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    pagesServed: () => pages,
-    bytesSent: () => bytes,
-    close: async () => {
-      for (const transport of sessions.values()) await transport.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  const sessions = await startMcpSessionServer({
+    enableJsonResponse: true,
+    connect: async (transport) => {
+      const server = new Server({ name: "hostile-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
+      let sessionPages = 0;
+      server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+        pages++;
+        const page = sessionPages++;
+        const answer = options.listPage(page, request.params?.cursor);
+        return {
+          tools: answer.tools.map((tool) => ({ inputSchema: { type: "object" }, ...tool })),
+          nextCursor: answer.nextCursor,
+        } as never;
+      });
+      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+        return (options.callAnswer?.(request.params.name) ?? { content: [{ type: "text", text: "called" }] }) as never;
+      });
+      await server.connect(transport);
     },
-  };
+    onRequest: (_req, res) => {
+      // Count what goes out: the emulator must stop reading long before a hostile list ends.
+      const write = res.write.bind(res);
+      const end = res.end.bind(res);
+      const count = (chunk: unknown) => {
+        if (typeof chunk === "string") bytes += Buffer.byteLength(chunk);
+        else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
+      };
+      res.write = ((chunk: unknown, ...rest: unknown[]) => {
+        count(chunk);
+        return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      }) as typeof res.write;
+      res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+        if (typeof chunk !== "function") count(chunk);
+        return (end as (...args: unknown[]) => http.ServerResponse)(chunk, ...rest);
+      }) as typeof res.end;
+    },
+  });
+  return { url: sessions.url, pagesServed: () => pages, bytesSent: () => bytes, close: sessions.close };
 }

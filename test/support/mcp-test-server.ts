@@ -1,5 +1,5 @@
 // A real MCP server for tests, built with the official MCP TypeScript SDK (McpServer over the
-// streamable HTTP transport, with sessions) on 127.0.0.1 and a port of its own. It records every HTTP
+// streamable HTTP transport, with sessions: mcp-session-server.ts) on 127.0.0.1 and a port of its own. It records every HTTP
 // request (method and headers) and every tool call, so a test can prove what reached the server and
 // what did not, and counts the sessions still open, so a test can prove the client ended them.
 //
@@ -8,12 +8,11 @@
 // wait → answers only when the client gives up on it; picture → an image and a text block;
 // big {bytes} → a text of that many "x".
 
-import { randomUUID } from "node:crypto";
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { startMcpSessionServer } from "./mcp-session-server.js";
 
 export interface RecordedMcpRequest {
   method: string;
@@ -40,55 +39,16 @@ export const TEST_TOOL_NAMES = ["add", "big", "echo", "fail", "header", "picture
 export async function startMcpTestServer(): Promise<McpTestServer> {
   const requests: RecordedMcpRequest[] = [];
   const calls: RecordedToolCall[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const record = (name: string, args: unknown) => calls.push({ name, args });
-
-  const newSession = async (): Promise<StreamableHTTPServerTransport> => {
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    const server = new McpServer({ name: "emulator-test-server", version: "1.0.0" });
-    registerTools(server, record);
-    await server.connect(transport);
-    return transport;
-  };
-
-  const httpServer = http.createServer((req, res) => {
-    requests.push({ method: req.method ?? "", headers: req.headers });
-    const sessionId = req.headers["mcp-session-id"];
-    void (async () => {
-      const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-      if (typeof sessionId === "string" && !existing) {
-        res
-          .writeHead(404, { "content-type": "application/json" })
-          .end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
-        return;
-      }
-      const transport = existing ?? (await newSession());
-      await transport.handleRequest(req, res);
-    })().catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  const { port } = httpServer.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    requests,
-    calls,
-    openSessions: () => sessions.size,
-    close: async () => {
-      for (const transport of sessions.values()) await transport.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  const sessions = await startMcpSessionServer({
+    connect: async (transport) => {
+      const server = new McpServer({ name: "emulator-test-server", version: "1.0.0" });
+      registerTools(server, record);
+      await server.connect(transport);
     },
-  };
+    onRequest: (req) => requests.push({ method: req.method ?? "", headers: req.headers }),
+  });
+  return { ...sessions, requests, calls };
 }
 
 function registerTools(server: McpServer, record: (name: string, args: unknown) => void): void {

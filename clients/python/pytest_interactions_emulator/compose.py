@@ -14,8 +14,8 @@ import socket
 import subprocess
 import time
 
+from .child import Runner, follow, spawn
 from .health import wait_healthy
-from .output import OutputReader
 
 IMAGE = "interactions-emulator-pytest:local"
 STOP_GRACE_SECONDS = 60
@@ -60,16 +60,11 @@ def free_port():
         return probe.getsockname()[1]
 
 
-class ComposeEmulator:
+class ComposeEmulator(Runner):
     mode = "docker"
 
     def __init__(self, repository, instance, data_dir, settings, startup_timeout, progress):
-        self.repository = repository
-        self.instance = instance
-        self.data_dir = data_dir
-        self._settings = settings
-        self._startup_timeout = startup_timeout
-        self._progress = progress
+        super().__init__(repository, instance, data_dir, settings, startup_timeout, progress)
         self._compose = None
         self._project = f"iemu-{instance}".lower()
         self._files = [os.path.join(repository, "docker-compose.yml"), os.path.join(data_dir, "pytest-override.json")]
@@ -78,24 +73,11 @@ class ComposeEmulator:
 
     def _run(self, *action, timeout):
         argv = compose_argv(self._compose, self._project, self._files, *action)
-        process = subprocess.Popen(
-            argv, cwd=self.repository, env=self._environment, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1,
-        )
-        output = OutputReader(process.stdout)
-        deadline = time.monotonic() + timeout
-        while True:
-            line = output.next_line(timeout=0.25)
-            if line is not None:
-                self._progress(line)
-            elif process.poll() is not None:
-                output.join(2)
-                while (line := output.next_line(timeout=0)) is not None:
-                    self._progress(line)
-                break
-            elif time.monotonic() > deadline:
-                process.kill()
-                raise ComposeError(f"`{' '.join(argv)}` took more than {timeout:g} s; its output:\n{output.tail()}")
+        process, output = spawn(argv, self.repository, self._environment)
+        how, _ = follow(process, output, time.monotonic() + timeout, self._progress)
+        if how == "timeout":
+            process.kill()
+            raise ComposeError(f"`{' '.join(argv)}` took more than {timeout:g} s; its output:\n{output.tail()}")
         if process.returncode != 0:
             raise ComposeError(f"`{' '.join(argv)}` failed ({process.returncode}); its output:\n{output.tail()}")
 

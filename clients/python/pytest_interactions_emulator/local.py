@@ -11,9 +11,9 @@ import subprocess
 import sys
 import time
 
+from .child import Runner, follow, spawn
 from .health import wait_healthy
 from .locate import CLI, check_built
-from .output import OutputReader
 from .settings import child_environment
 
 LISTENING = re.compile(r"listening on (http://\S+)")
@@ -36,16 +36,11 @@ def _die_with_parent():
             pass
 
 
-class LocalEmulator:
+class LocalEmulator(Runner):
     mode = "local"
 
     def __init__(self, repository, instance, data_dir, settings, startup_timeout, progress):
-        self.repository = repository
-        self.instance = instance
-        self.data_dir = data_dir
-        self._settings = settings
-        self._startup_timeout = startup_timeout
-        self._progress = progress
+        super().__init__(repository, instance, data_dir, settings, startup_timeout, progress)
         self._process = None
         self._output = None
 
@@ -58,37 +53,22 @@ class LocalEmulator:
         argv = [node, os.path.join(self.repository, CLI), "start", "--port", "0", "--host", "127.0.0.1", "--data-dir", self.data_dir]
         environment = child_environment(os.environ, self._settings)
         environment["EMULATOR_INSTANCE"] = self.instance
-        self._process = subprocess.Popen(
+        self._process, self._output = spawn(
             argv,
-            cwd=self.repository,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            bufsize=1,
+            self.repository,
+            environment,
             # Its own session: the terminal's Ctrl-C reaches pytest, whose teardown stops the emulator
             # in order, not both at once.
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
-        self._output = OutputReader(self._process.stdout)
         deadline = time.monotonic() + self._startup_timeout
-        url = None
-        while url is None:
-            if time.monotonic() > deadline:
-                self._fail(f"the emulator did not print its URL within {self._startup_timeout:g} s (interactions_emulator_startup_timeout)")
-            line = self._output.next_line(timeout=0.25)
-            if line is None:
-                if self._process.poll() is not None:
-                    self._output.join(2)
-                    self._fail(f"the emulator exited with status {self._process.returncode} before it was ready")
-                continue
-            self._progress(line)
-            match = LISTENING.search(line)
-            if match:
-                url = match.group(1)
+        how, line = follow(self._process, self._output, deadline, self._progress, until=LISTENING.search)
+        if how == "timeout":
+            self._fail(f"the emulator did not print its URL within {self._startup_timeout:g} s (interactions_emulator_startup_timeout)")
+        if how == "exited":
+            self._fail(f"the emulator exited with status {self._process.returncode} before it was ready")
+        url = LISTENING.search(line).group(1)
         if not wait_healthy(url, deadline, alive=lambda: self._process.poll() is None):
             self._fail(f"{url}/health did not answer 200")
         self._output.queueing = False
