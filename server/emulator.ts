@@ -23,7 +23,7 @@ import { FileService } from "./files/file-service.js";
 import { UploadService } from "./files/upload-service.js";
 import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
-import { DockerRuntime } from "./sandbox/docker/docker-runtime.js";
+import { DockerRuntime, type SandboxSettings } from "./sandbox/docker/docker-runtime.js";
 import type { SandboxRuntime } from "./sandbox/runtime.js";
 import { openDatabase, storeFilesIn, storeMayExistIn, type Db } from "./store/database.js";
 import { startWalCheckpointer } from "./store/wal-checkpointer.js";
@@ -64,7 +64,7 @@ export interface RunningEmulator {
  * What every sandbox runtime takes from the configuration alike: the image, the limits, the engine's
  * bounds, the executor's deadlines and where the channels' secrets live.
  */
-function sandboxSettingsOf(config: Config) {
+function sandboxSettingsOf(config: Config): SandboxSettings & { channelsFolder: string } {
   return {
     instance: config.EMULATOR_INSTANCE,
     image: {

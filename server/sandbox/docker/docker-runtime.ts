@@ -25,26 +25,19 @@ import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_PO
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
 import { ChannelFolders, type ChannelMode, type ChannelSocket, isMissingBindSource, whySocketCannotWork } from "./socket-channel.js";
 
-export interface DockerRuntimeOptions {
+/** What every sandbox runtime on a Docker engine takes alike (the Docker and the Swarm runtimes). */
+export interface SandboxSettings {
   instance: string;
   image: ImageOptions;
   memoryMb: number;
   cpus: number;
   pids: number;
-  /** Disk limit per sandbox, MiB (disk-limit.ts). */
+  /** Disk limit per sandbox, MiB (disk-limit.ts; under Swarm the executor's disk guard alone). */
   diskMb?: number;
-  /** The engine runtime sandbox containers run under (container-runtime.ts); unset: the engine's default. */
-  containerRuntime?: string;
-
   /** How long an executor may take to answer before its channel is declared broken. */
   executorDeadlines?: Partial<ExecutorDeadlines>;
+  /** The engine (under Swarm: a manager's); default DOCKER_HOST. */
   docker?: Docker;
-  /**
-   * Keep a lease on the engine and tie every object to this data folder, so that another emulator can
-   * remove them once this one is gone for good (abandoned-sandboxes.ts). Without it (tests that drive
-   * the runtime directly) objects carry no ownership and are never removed by another emulator.
-   */
-  lease?: LeaseSettings;
   /**
    * How long a look-up or an exec may take before the engine counts as not answering (ENGINE_TIMEOUT_MS
    * by default). Calls that move data (create, commit, archives, builds) wait for the engine.
@@ -54,6 +47,18 @@ export interface DockerRuntimeOptions {
   engineMaxCalls?: number;
   /** Of those, container creates, starts and removals at once (EMULATOR_ENGINE_MAX_CONTAINER_CHANGES). */
   engineMaxChanges?: number;
+}
+
+export interface DockerRuntimeOptions extends SandboxSettings {
+  /** The engine runtime sandbox containers run under (container-runtime.ts); unset: the engine's default. */
+  containerRuntime?: string;
+
+  /**
+   * Keep a lease on the engine and tie every object to this data folder, so that another emulator can
+   * remove them once this one is gone for good (abandoned-sandboxes.ts). Without it (tests that drive
+   * the runtime directly) objects carry no ownership and are never removed by another emulator.
+   */
+  lease?: LeaseSettings;
   /**
    * prepare() and trustCertificate() return before their probe containers have run (what the engine can
    * grant, the image's CA bundle); every sandbox waits for them instead (background-step.ts). The

@@ -17,15 +17,22 @@ import type Docker from "dockerode";
 import { PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
 import { FailedPreconditionError } from "../../common/errors.js";
 import { EMULATOR_CA_PATH, SYSTEM_CA_BUNDLE } from "../egress-settings.js";
-import { ExecutorClient, type ExecutorDeadlines } from "../executor-client.js";
+import { ExecutorClient } from "../executor-client.js";
 import type { RuntimeHealth, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxFilesTooLargeError, SandboxLostError, SandboxUnavailableError } from "../runtime.js";
 // The engine's bounds and /health's wait: the manager's engine is gated as the Docker runtime's engine is.
-import { ENGINE_MAX_CALLS, ENGINE_MAX_CHANGES, ENGINE_TIMEOUT_MS, EXECUTOR_ARGV, HEALTH_WAIT_MS } from "../docker/docker-runtime.js";
+import {
+  ENGINE_MAX_CALLS,
+  ENGINE_MAX_CHANGES,
+  ENGINE_TIMEOUT_MS,
+  EXECUTOR_ARGV,
+  HEALTH_WAIT_MS,
+  type SandboxSettings,
+} from "../docker/docker-runtime.js";
 import { DockerClient } from "../docker/dockerode.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "../docker/engine-errors.js";
 import { type EngineGate, gateEngine } from "../docker/engine-gate.js";
-import { ensureSandboxImage, type ImageOptions } from "../docker/image.js";
+import { ensureSandboxImage } from "../docker/image.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "../docker/labels.js";
 import { readImageFile } from "../docker/read-image-file.js";
 import { ChannelFolders, type ChannelSocket, openNetworkChannel, openPreambled } from "../docker/socket-channel.js";
@@ -50,14 +57,7 @@ import { type SwarmTask, type TaskState, taskState } from "./task-state.js";
 /** The value of EMULATOR_SANDBOX_RUNTIME that selects this runtime. */
 export const SWARM_RUNTIME = "swarm";
 
-export interface SwarmRuntimeOptions {
-  instance: string;
-  image: ImageOptions;
-  memoryMb: number;
-  cpus: number;
-  pids: number;
-  /** Disk limit per sandbox, MiB: guarded by the executor (a service has no storage quota). */
-  diskMb?: number;
+export interface SwarmRuntimeOptions extends SandboxSettings {
   /** EMULATOR_SWARM_NETWORK: the internal overlay; prepare() creates it when missing. */
   network: string;
   /** EMULATOR_SWARM_CONSTRAINTS: placement constraints beyond the sandbox node label. */
@@ -77,12 +77,6 @@ export interface SwarmRuntimeOptions {
   forkMaxBytes?: number;
   /** EMULATOR_DATA_DIR/channels: where each sandbox's channel secret is kept. */
   channelsFolder: string;
-  executorDeadlines?: Partial<ExecutorDeadlines>;
-  /** A client of a Swarm manager's engine; default DOCKER_HOST. */
-  docker?: Docker;
-  engineTimeoutMs?: number;
-  engineMaxCalls?: number;
-  engineMaxChanges?: number;
   /**
    * How the channel reaches host:port on the overlay; default a TCP connection (the emulator runs on the
    * overlay, deploy/swarm.yml). Tests outside the overlay pass a relay (test/docker/swarm-runtime.test.ts).
