@@ -49,6 +49,22 @@ export interface SandboxSettings {
   engineMaxChanges?: number;
 }
 
+/**
+ * The engine a runtime talks to, every call of it through the engine gate (engine-gate.ts) with the
+ * settings' bounds. No client given: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY /
+ * DOCKER_CERT_PATH) like the CLI.
+ */
+export function gatedEngine(settings: SandboxSettings): { docker: Docker; engineTimeoutMs: number; gate: EngineGate } {
+  const docker = settings.docker ?? new DockerClient();
+  const engineTimeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
+  const gate = gateEngine(docker, {
+    timeoutMs: engineTimeoutMs,
+    maxCalls: settings.engineMaxCalls ?? ENGINE_MAX_CALLS,
+    maxChanges: settings.engineMaxChanges ?? ENGINE_MAX_CHANGES,
+  });
+  return { docker, engineTimeoutMs, gate };
+}
+
 export interface DockerRuntimeOptions extends SandboxSettings {
   /** The engine runtime sandbox containers run under (container-runtime.ts); unset: the engine's default. */
   containerRuntime?: string;
@@ -181,14 +197,7 @@ export class DockerRuntime implements SandboxRuntime {
   private socketOff = false;
 
   constructor(private readonly options: DockerRuntimeOptions) {
-    // No options: dockerode follows DOCKER_HOST (and DOCKER_TLS_VERIFY / DOCKER_CERT_PATH) like the CLI.
-    this.docker = options.docker ?? new DockerClient();
-    this.engineTimeoutMs = options.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
-    this.gate = gateEngine(this.docker, {
-      timeoutMs: this.engineTimeoutMs,
-      maxCalls: options.engineMaxCalls ?? ENGINE_MAX_CALLS,
-      maxChanges: options.engineMaxChanges ?? ENGINE_MAX_CHANGES,
-    });
+    ({ docker: this.docker, engineTimeoutMs: this.engineTimeoutMs, gate: this.gate } = gatedEngine(options));
     this.lease = options.lease ? new InstanceLease(this.docker, options.instance, options.lease) : null;
     this.channelFolders =
       options.channelsFolder && options.channel !== "exec" ? new ChannelFolders(`${options.channelsFolder}/${options.instance}`) : null;

@@ -21,17 +21,9 @@ import { ExecutorClient } from "../executor-client.js";
 import type { RuntimeHealth, SandboxHandle, SandboxRuntime, SandboxSpec } from "../runtime.js";
 import { SandboxFilesTooLargeError, SandboxLostError, SandboxUnavailableError } from "../runtime.js";
 // The engine's bounds and /health's wait: the manager's engine is gated as the Docker runtime's engine is.
-import {
-  ENGINE_MAX_CALLS,
-  ENGINE_MAX_CHANGES,
-  ENGINE_TIMEOUT_MS,
-  EXECUTOR_ARGV,
-  HEALTH_WAIT_MS,
-  type SandboxSettings,
-} from "../docker/docker-runtime.js";
-import { DockerClient } from "../docker/dockerode.js";
+import { EXECUTOR_ARGV, gatedEngine, HEALTH_WAIT_MS, type SandboxSettings } from "../docker/docker-runtime.js";
 import { engineUnreachable, isGone, withEngineTimeout } from "../docker/engine-errors.js";
-import { type EngineGate, gateEngine } from "../docker/engine-gate.js";
+import type { EngineGate } from "../docker/engine-gate.js";
 import { ensureSandboxImage } from "../docker/image.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "../docker/labels.js";
 import { readImageFile } from "../docker/read-image-file.js";
@@ -127,13 +119,7 @@ export class SwarmRuntime implements SandboxRuntime {
   private readonly startedAt = Date.now();
 
   constructor(private readonly options: SwarmRuntimeOptions) {
-    this.docker = options.docker ?? new DockerClient();
-    this.engineTimeoutMs = options.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
-    this.gate = gateEngine(this.docker, {
-      timeoutMs: this.engineTimeoutMs,
-      maxCalls: options.engineMaxCalls ?? ENGINE_MAX_CALLS,
-      maxChanges: options.engineMaxChanges ?? ENGINE_MAX_CHANGES,
-    });
+    ({ docker: this.docker, engineTimeoutMs: this.engineTimeoutMs, gate: this.gate } = gatedEngine(options));
     this.channels = new ChannelFolders(`${options.channelsFolder}/${options.instance}`);
     this.watcher = new NodeWatcher({
       docker: this.docker,
