@@ -3,11 +3,12 @@
 // headers the proxy injected. Newest first; refused attempts stand out. It is read again every few
 // seconds while the page is visible, so a running agent's attempts appear as they happen.
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { getJson } from "../api.js";
 import { formatBytes, formatMs, formatTime } from "../format.js";
 import { html } from "../html.js";
 import { Badge, ErrorBox, Loading } from "./bits.js";
+import { useVisiblePolling } from "./polling.js";
 
 const REFRESH_MS = 3000;
 
@@ -15,29 +16,20 @@ export function EgressLog({ environmentId }) {
   const [state, setState] = useState({ entries: null, error: null });
   const [refusedOnly, setRefusedOnly] = useState(false);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    let timer = null;
-    const load = async () => {
+  useVisiblePolling(
+    async (signal) => {
       try {
-        const entries = await allEntries(environmentId, controller.signal);
+        const entries = await allEntries(environmentId, signal);
         setState({ entries, error: null });
       } catch (error) {
-        if (controller.signal.aborted) return;
+        if (signal.aborted) return false;
         setState((old) => ({ entries: old.entries ?? [], error }));
       }
-      if (!controller.signal.aborted) timer = setTimeout(refresh, REFRESH_MS);
-    };
-    const refresh = () => {
-      if (document.visibilityState === "visible") void load();
-      else timer = setTimeout(refresh, REFRESH_MS);
-    };
-    void load();
-    return () => {
-      controller.abort();
-      clearTimeout(timer);
-    };
-  }, [environmentId]);
+      return true;
+    },
+    [environmentId],
+    REFRESH_MS,
+  );
 
   if (state.entries === null) return html`<${Loading} what="Reading the egress log" />`;
   const shown = [...state.entries].reverse().filter((entry) => !refusedOnly || entry.decision === "refused");

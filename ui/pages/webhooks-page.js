@@ -3,9 +3,10 @@
 // only their truncated form, and the page leaves even that out. While any delivery is pending (a retry
 // is due), both are read again every few seconds, so the next attempt appears without a reload.
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { getJson, V } from "../api.js";
 import { ErrorBox, Loading, StatusBadge } from "../components/bits.js";
+import { useVisiblePolling } from "../components/polling.js";
 import { formatMs, formatTime, plural } from "../format.js";
 import { html } from "../html.js";
 import { Link, links } from "../router.js";
@@ -16,35 +17,24 @@ export function WebhooksPage() {
   const [state, setState] = useState({ webhooks: null, deliveries: [], error: null });
   const [reloads, setReloads] = useState(0);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    let timer = null;
-    const load = async () => {
-      let pending = false;
+  useVisiblePolling(
+    async (signal) => {
       try {
         const [webhooks, deliveries] = await Promise.all([
-          allPages((token) => `${V}/webhooks?${pageQuery(token, 1000)}`, "webhooks", controller.signal),
-          allPages((token) => `/emulator/webhooks/deliveries?${pageQuery(token, 1000)}`, "deliveries", controller.signal),
+          allPages((token) => `${V}/webhooks?${pageQuery(token, 1000)}`, "webhooks", signal),
+          allPages((token) => `/emulator/webhooks/deliveries?${pageQuery(token, 1000)}`, "deliveries", signal),
         ]);
         setState({ webhooks, deliveries, error: null });
-        pending = deliveries.some((delivery) => delivery.status === "pending");
+        return deliveries.some((delivery) => delivery.status === "pending");
       } catch (error) {
-        if (controller.signal.aborted) return;
+        if (signal.aborted) return false;
         setState((old) => ({ ...old, webhooks: old.webhooks ?? [], error }));
-        pending = true; // try again: the error may pass
+        return true; // try again: the error may pass
       }
-      if (pending && !controller.signal.aborted) timer = setTimeout(refresh, REFRESH_MS);
-    };
-    const refresh = () => {
-      if (document.visibilityState === "visible") void load();
-      else timer = setTimeout(refresh, REFRESH_MS);
-    };
-    void load();
-    return () => {
-      controller.abort();
-      clearTimeout(timer);
-    };
-  }, [reloads]);
+    },
+    [reloads],
+    REFRESH_MS,
+  );
 
   const pending = state.deliveries.filter((delivery) => delivery.status === "pending").length;
   // Deliveries to an interaction's own webhook_config.uris belong to no registered webhook.
