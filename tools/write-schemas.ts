@@ -2,7 +2,8 @@
 // hooks parser uses (server/hooks/hooks-schema.ts), and sdk-request-fields.json, the fields each request
 // body may hold, from the pinned SDK's types (tools/sdk-request-fields.ts), and the Go executor's protocol
 // file from the executor's protocol tables (sandbox-image/executor/protocol-go.ts); and the package's types,
-// types/index.d.ts, from server/embed.ts (tools/package-declarations.ts). test/unit/hooks-json-schema.test.ts,
+// types/index.d.ts, from server/embed.ts (tools/package-declarations.ts), and types/testcontainers.d.ts from
+// clients/node/ (tools/testcontainers-declarations.ts). test/unit/hooks-json-schema.test.ts,
 // sdk-request-fields.test.ts, protocol-go-generated.test.ts and package-declarations.test.ts fail while a
 // committed file differs from what is generated.
 
@@ -13,6 +14,7 @@ import { projectRoot } from "../server/common/paths.js";
 import { GO_PROTOCOL_FILE, goProtocolText } from "../sandbox-image/executor/protocol-go.js";
 import { hooksJsonSchemaText } from "../server/http/schema-routes.js";
 import { PACKAGE_DECLARATIONS_FILE, packageDeclarationsText } from "./package-declarations.js";
+import { TESTCONTAINERS_DECLARATIONS_FILE, testcontainersDeclarationsText } from "./testcontainers-declarations.js";
 import { sdkRequestFieldsText } from "./sdk-request-fields.js";
 
 const HOOKS_SCHEMA_FILE = path.join(projectRoot, "schemas", "hooks.schema.json");
@@ -23,6 +25,7 @@ for (const [file, text] of [
   [SDK_FIELDS_FILE, sdkRequestFieldsText()],
   [path.join(projectRoot, GO_PROTOCOL_FILE), goProtocolText()],
   [PACKAGE_DECLARATIONS_FILE, packageDeclarationsText()],
+  [TESTCONTAINERS_DECLARATIONS_FILE, testcontainersDeclarationsText()],
 ] as const) {
   fs.writeFileSync(file, text);
   console.log(`wrote ${path.relative(process.cwd(), file) || file}`);

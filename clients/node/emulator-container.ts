@@ -137,6 +137,7 @@ export class StartedInteractionsEmulatorContainer extends AbstractStartedContain
   readonly instance: string;
   private stopping: Promise<StoppedTestContainer> | null = null;
 
+  /** @internal Made by InteractionsEmulatorContainer.start(), not by its users. */
   constructor(
     started: StartedTestContainer,
     private readonly docker: Docker,

@@ -11,6 +11,7 @@ import type Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
 import { imageExists } from "../../server/sandbox/docker/image.js";
 
+/** The repository of the images this module builds: interactions-emulator:<content hash>. */
 export const EMULATOR_IMAGE_REPOSITORY = "interactions-emulator";
 /** On every image this module built, with its content hash: how an older one is told from anyone else's. */
 export const LABEL_EMULATOR_IMAGE = "dev.interactions-emulator.testcontainers-image";

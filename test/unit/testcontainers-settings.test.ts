@@ -1,6 +1,6 @@
 // The Testcontainers module's pure parts: the container's variables (clients/node/
-// container-settings.ts), the image's content hash (emulator-image.ts), and the hand-written types
-// (types/testcontainers.d.ts) agreeing with the implementation. The container itself:
+// container-settings.ts), the image's content hash (emulator-image.ts), and the types
+// (types/testcontainers.d.ts, generated: package-declarations.test.ts) agreeing with the implementation. The container itself:
 // test/e2e/testcontainers.test.ts.
 
 import assert from "node:assert/strict";
