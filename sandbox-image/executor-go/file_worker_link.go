@@ -143,21 +143,24 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 	// As root like us: it changes its effective identity itself, keeping a real uid of 0 (file_worker.go).
 	command := exec.Command(self, append([]string{FileWorkerFlag, link.actingAs}, identityArguments(link.identities)...)...)
 	command.Stderr = os.Stderr
-	stdin, err := command.StdinPipe()
+	stdin, workerStdin, err := oneWaySocket("file worker requests", "file worker stdin")
 	if err != nil {
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
-	stdout, workerEnd, err := answerSocket()
+	workerEnd, stdout, err := oneWaySocket("file worker stdout", "file worker answers")
 	if err != nil {
 		stdin.Close()
+		workerStdin.Close()
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
+	command.Stdin = workerStdin
 	command.Stdout = workerEnd
 	spawnLock.Lock()
 	err = command.Start()
 	spawnLock.Unlock()
+	workerStdin.Close()
 	workerEnd.Close()
 	if err != nil {
 		stdin.Close()
@@ -171,20 +174,21 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 	return worker
 }
 
-// answerSocket is what the worker's answers travel through: a Unix socket pair rather than a pipe. A
-// pipe holds 64 KiB, so a 1 MiB read crossed it in sixteen turns of the two processes; the socket holds
-// what the kernel's socket buffer does (about 200 KiB by default), and unlike a bigger pipe
-// (F_SETPIPE_SZ) it is not counted in the pipe pages that all of root's processes share across the
-// machine (fs.pipe-user-pages-soft), past which every container's root gets two-page pipes.
-func answerSocket() (ours *os.File, workers *os.File, err error) {
+// oneWaySocket is what requests travel to the worker through, and its answers back: a Unix socket pair
+// per direction rather than a pipe. A pipe holds 64 KiB, so a 1 MiB read (or a 1 MiB append of an
+// upload) crossed it in sixteen turns of the two processes, each a wait for the cores on a busy
+// machine; the socket holds what the kernel's socket buffer does (about 200 KiB by default), and unlike
+// a bigger pipe (F_SETPIPE_SZ) it is not counted in the pipe pages that all of root's processes share
+// across the machine (fs.pipe-user-pages-soft), past which every container's root gets two-page pipes.
+// The first end only writes, the second only reads.
+func oneWaySocket(writerName, readerName string) (writer *os.File, reader *os.File, err error) {
 	ends, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	// Only the worker writes and only we read: each end is shut for the other direction.
-	_ = syscall.Shutdown(ends[0], syscall.SHUT_WR)
-	_ = syscall.Shutdown(ends[1], syscall.SHUT_RD)
-	return os.NewFile(uintptr(ends[0]), "file worker answers"), os.NewFile(uintptr(ends[1]), "file worker stdout"), nil
+	_ = syscall.Shutdown(ends[0], syscall.SHUT_RD)
+	_ = syscall.Shutdown(ends[1], syscall.SHUT_WR)
+	return os.NewFile(uintptr(ends[0]), writerName), os.NewFile(uintptr(ends[1]), readerName), nil
 }
 
 func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.ReadCloser) {
