@@ -2,7 +2,9 @@
 // extends one of the emulated agents with instructions, tools, a config and an environment to start in.
 
 import { z } from "zod";
+import type { Assignable, Without } from "../api/assignable.js";
 import { agentConfigSchema, environmentObjectSchema, toolsSchema } from "../api/create-interaction.js";
+import type { CreateAgentRequestBody } from "../api/openapi-types.js";
 
 const agentId = z
   .string()
@@ -24,6 +26,15 @@ export const createAgentSchema = z.strictObject({
   agent_config: agentConfigSchema.optional(),
 });
 export type CreateAgentRequest = z.infer<typeof createAgentSchema>;
+
+/**
+ * What the schema lets through is a CreateAgent body of the document (server/api/assignable.ts). Left
+ * out: agent_config, tools and base_environment, read as an interaction's are (create-interaction.ts).
+ */
+export type CreateAgentConforms = Assignable<
+  Without<CreateAgentRequest, "agent_config" | "tools" | "base_environment">,
+  CreateAgentRequestBody
+>;
 
 /** What an interaction runs: the definition with its id and base agent settled. */
 export interface AgentDefinition extends CreateAgentRequest {

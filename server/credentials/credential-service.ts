@@ -2,6 +2,7 @@
 // identity and state only; secret fields are write-only.
 
 import { randomUUID } from "node:crypto";
+import type { Credential } from "../api/openapi-types.js";
 import { AbortedError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
@@ -10,8 +11,11 @@ import { nowTimestamp } from "../common/timestamps.js";
 import type { CreateCredentialRequest, UpdateCredentialRequest } from "./credential-schemas.js";
 import type { CredentialRecord, CredentialStore } from "./credential-store.js";
 
-export interface CredentialResource {
-  id: string;
+/**
+ * The Credential as the emulator answers it: the document's (server/api/openapi-types.ts), with its type
+ * and status always given, and the non-secret settings echoed, which the document's Credential lacks.
+ */
+export type CredentialResource = Credential & {
   type: CredentialRecord["type"];
   status: "active" | "revoked";
   /** Emulator-only: imported from a state snapshot without its secret (docs/state-snapshots.md). */
@@ -26,7 +30,7 @@ export interface CredentialResource {
   client_id?: string;
   token_url?: string;
   scopes?: string[];
-}
+};
 
 export const SECRET_FIELDS = new Set(["token", "value", "client_secret", "refresh_token"]);
 /** The secret fields each type needs; a credential imported without them waits for them (needs_secret). */

@@ -2,23 +2,20 @@
 // strings; sources are shown without content, and the network setting with its injected header values
 // redacted. Variables (env) are not part of the resource and are never shown.
 
-import { redactNetwork } from "../egress/redact-network.js";
+import type { Environment } from "../api/openapi-types.js";
+import { type NetworkResource, redactNetwork } from "../egress/redact-network.js";
 import type { EnvironmentRecord } from "./environment-store.js";
 
-export interface EnvironmentResource {
-  id: string;
-  status: "active" | "expired";
-  created: string;
-  updated: string;
-  last_accessed: string;
-  file_count: string;
-  size_bytes: string;
-  sources: Array<{ type: string; target: string; source?: string; encoding?: string }>;
-  network?: unknown;
+/**
+ * The Environment as the emulator answers it: the document's (server/api/openapi-types.ts), plus the
+ * emulator's own status fields (docs/fidelity.md), which the document does not have.
+ */
+export type EnvironmentResource = Omit<Environment, "network"> & {
+  network?: NetworkResource;
   /** Emulator-only: "lost" when the machine holding its files went down (status then reads "expired"). */
   emulator_status?: "lost";
   emulator_status_reason?: string;
-}
+};
 
 export function renderEnvironment(record: EnvironmentRecord, usage: { files: number; bytes: number }): EnvironmentResource {
   return {

@@ -4,23 +4,19 @@
 // as a "file" with `emulator_type` saying what it is (docs/fidelity.md).
 
 import path from "node:path/posix";
+import type { EnvironmentFile as ApiEnvironmentFile } from "../api/openapi-types.js";
 import type { FileInfo } from "../sandbox/runtime.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { apiPathOf } from "./sandbox-path.js";
 
-export interface EnvironmentFile {
-  name: string;
-  path: string;
-  /** "file" or "directory", the two the service's OpenAPI document has; a symlink or a special file reads as "file". */
-  type: "file" | "directory";
-  /** Emulator-only, for what the document has no type for: "symlink" (listed, never followed), "other" (a FIFO, socket or device). */
-  emulator_type?: "symlink" | "other";
-  mime_type: string;
-  size_bytes: string;
-  created: string;
-  modified: string;
-}
+/**
+ * The EnvironmentFile as the emulator answers it: the document's (server/api/openapi-types.ts), every
+ * field given, plus
+ * `emulator_type` for what the document has no type for: "symlink" (listed, never followed), "other" (a
+ * FIFO, socket or device); either reads as "file" in `type` (docs/fidelity.md).
+ */
+export type EnvironmentFile = Required<ApiEnvironmentFile> & { emulator_type?: "symlink" | "other" };
 
 export function renderFile(absolute: string, info: FileInfo): EnvironmentFile {
   const name = path.basename(absolute);

@@ -292,7 +292,11 @@ export function requestDocument(): ContractDocument {
   return loadedForRequests;
 }
 
-function patchedDocument(): { document: Record<string, unknown>; defects: Defect[] } {
+/**
+ * The vendored document with its defects patched, open enums opened and tagged unions marked: what the
+ * contract check compiles, and what tools/openapi-types.ts writes the wire types from.
+ */
+export function patchedDocument(): { document: Record<string, unknown>; defects: Defect[] } {
   const document = JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Record<string, unknown>;
   const { defects } = JSON.parse(fs.readFileSync(DEFECTS_FILE, "utf8")) as { defects: Defect[] };
   return { document: taggedUnions(openEnums(applyDefects(document, defects))), defects };

@@ -2,6 +2,7 @@
 // carries its real file_count and size_bytes, counted in its sandbox.
 
 import { Router } from "express";
+import type { ListEnvironmentsResponseBody } from "../api/openapi-types.js";
 import { createEnvironmentSchema, environmentIdOf } from "../api/create-environment.js";
 import { createEnvironment } from "../environments/create-environment.js";
 import type { EnvironmentService } from "../environments/environment-service.js";
@@ -67,7 +68,12 @@ export function environmentsRouter(service: EnvironmentService, options: { pageB
         environments[start + index] = resource;
     }
     const last = shown.at(-1);
-    await sendJson(res, { environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" });
+    // The document's page of environments, each as the emulator answers it (render-environment.ts).
+    const body = { environments, next_page_token: more && last ? encodePageToken([last.created, last.id]) : "" } satisfies Omit<
+      ListEnvironmentsResponseBody,
+      "environments"
+    > & { environments: EnvironmentResource[] };
+    await sendJson(res, body);
   });
 
   router.get("/environments/:id", async (req, res) => {

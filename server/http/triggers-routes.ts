@@ -3,6 +3,7 @@
 
 import { Router } from "express";
 import { z } from "zod";
+import type { ListTriggerExecutionsResponseBody } from "../api/openapi-types.js";
 import { renderExecution, renderTrigger } from "../triggers/render-trigger.js";
 import { createTriggerSchema, updateTriggerSchema } from "../triggers/trigger-schemas.js";
 import type { TriggerService } from "../triggers/trigger-service.js";
@@ -39,7 +40,11 @@ export function triggersRouter(service: TriggerService, options: { pageBytes: nu
   router.get("/triggers/:id/executions", async (req, res) => {
     const query = parseOrThrow(triggersQuery, req.query);
     const page = service.executions(ownerOfRequest(req), req.params.id, query.page_size, query.page_token);
-    await sendJson(res, { trigger_executions: page.executions.map(renderExecution), next_page_token: page.nextPageToken });
+    const body = {
+      trigger_executions: page.executions.map(renderExecution),
+      next_page_token: page.nextPageToken,
+    } satisfies ListTriggerExecutionsResponseBody;
+    await sendJson(res, body);
   });
 
   return router;

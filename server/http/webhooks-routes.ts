@@ -3,6 +3,7 @@
 
 import { Router } from "express";
 import { z } from "zod";
+import type { ListWebhooksResponseBody } from "../api/openapi-types.js";
 import { FieldViolationsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { isoOf } from "../common/timestamps.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
@@ -39,7 +40,7 @@ export function webhooksRouter(service: WebhookService): Router {
     res.status(200).json({
       webhooks: page.webhooks.map((record) => service.render(record)),
       ...(page.nextPageToken !== "" ? { next_page_token: page.nextPageToken } : {}),
-    });
+    } satisfies ListWebhooksResponseBody);
   });
 
   // The webhooks page's REST example rotates at {id}/rotate_secret; the document and the SDK at

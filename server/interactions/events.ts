@@ -7,6 +7,8 @@
 
 import { type ErrorCode, InvalidArgumentError } from "../common/errors.js";
 import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
+import type { Assignable } from "../api/assignable.js";
+import type { ErrorEvent, InteractionStatusUpdate, StepStop } from "../api/openapi-types.js";
 import type { Usage } from "./usage.js";
 
 /** An `error` event's error and an entry of an interaction's `errors[]`: a documented code (common/errors.ts). */
@@ -31,6 +33,18 @@ export type InteractionEvent =
   | { event_type: "step.stop"; index: number; usage?: Usage; step_usage?: Usage }
   | { event_type: "interaction.completed"; interaction: Record<string, unknown> }
   | { event_type: "error"; error: EventError };
+
+/**
+ * The events the document declares as they are (server/api/openapi-types.ts; server/api/assignable.ts).
+ * Not yet: interaction.created and interaction.completed (their interaction is typed loosely here; what
+ * interaction-view.ts renders for them is the document's), step.start and step.delta (the agent's Step is
+ * wider than the document's: server/agent/steps.ts).
+ */
+export type EventsConform = [
+  Assignable<Extract<InteractionEvent, { event_type: "interaction.status_update" }>, InteractionStatusUpdate>,
+  Assignable<Extract<InteractionEvent, { event_type: "step.stop" }>, StepStop>,
+  Assignable<Extract<InteractionEvent, { event_type: "error" }>, ErrorEvent>,
+];
 
 /** An event as sent and stored: `event_id` right after `event_type`. */
 export type StreamEvent = InteractionEvent & { event_id: string };

@@ -2,6 +2,7 @@
 // snapshots the stream events carry. The SDK computes output_text itself.
 
 import { inputAsSent } from "../api/interaction-input.js";
+import type { Interaction } from "../api/openapi-types.js";
 import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import type { InteractionRecord } from "./interaction-store.js";
 
@@ -20,6 +21,12 @@ export interface RenderOptions {
 }
 
 /**
+ * The Interaction as the emulator answers it: the document's (server/api/openapi-types.ts), plus `object`,
+ * which the service's answers and the document's own examples carry and its schema does not declare.
+ */
+export type InteractionResource = Interaction & { object: "interaction" };
+
+/**
  * `steps`: what goes in `steps` instead of the record's own (a LazyArray of steps read from the store one
  * at a time, for a streaming writer), in the same place.
  */
@@ -27,7 +34,7 @@ export function renderInteraction(
   record: InteractionRecord,
   options: RenderOptions = {},
   steps: unknown = record.steps,
-): Record<string, unknown> {
+): InteractionResource {
   const input = options.includeInput ? inputOf(record) : undefined;
   return {
     id: record.id,
@@ -38,10 +45,14 @@ export function renderInteraction(
     ...record.echo,
     ...(input !== undefined ? { input } : {}),
     // Echoes are stored redacted; this covers interactions stored before variables were (redact-env.ts).
-    ...(record.echo.environment !== undefined ? { environment: redactEnvironmentEcho(record.echo.environment) } : {}),
+    ...(record.echo.environment !== undefined
+      ? { environment: redactEnvironmentEcho(record.echo.environment) as Interaction["environment"] }
+      : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
-    steps: options.outputStepsOnly ? outputStepsOf(record, steps) : steps,
+    // The steps go unchecked here: a LazyArray for a streaming writer, and server/agent/steps.ts's Step
+    // is wider than the document's (a media content's mime_type is any string, not the document's list).
+    steps: (options.outputStepsOnly ? outputStepsOf(record, steps) : steps) as Interaction["steps"],
     ...(record.errors.length > 0 ? { errors: record.errors } : {}),
     ...(record.usage ? { usage: record.usage } : {}),
   };
@@ -51,7 +62,7 @@ export function renderInteraction(
  * interaction.created carries the interaction without steps (they follow as step events, so a client
  * that accumulates them never counts one twice).
  */
-export function renderCreatedSnapshot(record: InteractionRecord): Record<string, unknown> {
+export function renderCreatedSnapshot(record: InteractionRecord): Omit<InteractionResource, "steps" | "usage"> {
   // Nor usage: it is final only at the end (usage-meter.ts), and this snapshot is rebuilt from the
   // finished record when a stream is replayed.
   const { steps: _steps, usage: _usage, ...rest } = renderInteraction(record);
@@ -63,7 +74,7 @@ export function renderCreatedSnapshot(record: InteractionRecord): Record<string,
  * streams show it (the steps came as step events; GET has them all): status, usage, errors, and a
  * continuation_token when it stopped at requires_continuation (docs/fidelity.md#streams).
  */
-export function renderCompletedSnapshot(record: InteractionRecord): Record<string, unknown> {
+export function renderCompletedSnapshot(record: InteractionRecord): Omit<InteractionResource, "steps"> {
   const { steps: _steps, ...rest } = renderInteraction(record);
   return rest;
 }
@@ -72,10 +83,11 @@ export function renderCompletedSnapshot(record: InteractionRecord): Record<strin
  * The input as sent. An interaction stored before inputs were kept whole has no shape: its user_input
  * step's content is the best there is.
  */
-function inputOf(record: InteractionRecord): unknown {
-  if (record.inputShape) return inputAsSent(record.inputShape, record.steps);
+function inputOf(record: InteractionRecord): Interaction["input"] {
+  // As validated when it was sent (create-interaction.ts), rebuilt from the steps that record it.
+  if (record.inputShape) return inputAsSent(record.inputShape, record.steps) as Interaction["input"];
   const first = record.steps[0];
-  return first?.type === "user_input" ? first.content : undefined;
+  return first?.type === "user_input" ? (first.content as Interaction["input"]) : undefined;
 }
 
 /**

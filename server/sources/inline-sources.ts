@@ -76,7 +76,12 @@ export function prepareSources(sources: SourceInput[] | undefined, maxTotalBytes
     }
     const mode = content.subarray(0, 2).toString("latin1") === "#!" ? 0o755 : 0o644;
     files.push({ path: target.path, content, mode });
-    summary.push({ type, target: source.target, ...(source.encoding ? { encoding: source.encoding } : {}), size_bytes: content.length });
+    summary.push({
+      type: "inline",
+      target: source.target,
+      ...(source.encoding ? { encoding: source.encoding } : {}),
+      size_bytes: content.length,
+    });
   });
   refuseFileUnderFile(files);
   return { files, summary, remote };

@@ -1,16 +1,18 @@
 // The wire shapes of the SDK's Trigger and TriggerExecution (@google/genai 3.3, triggers namespace).
 
+import type { Trigger, TriggerExecution } from "../api/openapi-types.js";
 import { timestampOf } from "../common/timestamps.js";
 import type { ExecutionRecord, TriggerRecord } from "./trigger-store.js";
 
-export function renderTrigger(record: TriggerRecord): Record<string, unknown> {
+export function renderTrigger(record: TriggerRecord): Trigger {
   const { config } = record;
   return {
     id: record.id,
     ...(record.displayName !== undefined ? { display_name: record.displayName } : {}),
     schedule: config.schedule,
     time_zone: config.time_zone,
-    interaction: config.interaction,
+    // Held to the document when the trigger was created (documented-requests.ts); the schema reads it loosely.
+    interaction: config.interaction as Trigger["interaction"],
     ...(config.environment_id !== undefined ? { environment_id: config.environment_id } : {}),
     ...(config.execution_timeout_seconds !== undefined ? { execution_timeout_seconds: config.execution_timeout_seconds } : {}),
     ...(config.max_consecutive_failures !== undefined ? { max_consecutive_failures: config.max_consecutive_failures } : {}),
@@ -26,7 +28,7 @@ export function renderTrigger(record: TriggerRecord): Record<string, unknown> {
   };
 }
 
-export function renderExecution(record: ExecutionRecord): Record<string, unknown> {
+export function renderExecution(record: ExecutionRecord): TriggerExecution {
   return {
     id: record.id,
     trigger_id: record.triggerId,

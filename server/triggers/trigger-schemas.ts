@@ -3,7 +3,9 @@
 // here only for its shape: what only running it can show is an execution's failure.
 
 import { z } from "zod";
+import type { Assignable, Without } from "../api/assignable.js";
 import { createInteractionSchema } from "../api/create-interaction.js";
+import type { CreateTriggerRequestBody, UpdateTriggerRequestBody } from "../api/openapi-types.js";
 import { whyNotSchedule, whyNotTimeZone } from "./trigger-schedule.js";
 
 const scheduleSchema = z.string().superRefine((schedule, context) => {
@@ -48,6 +50,14 @@ export const createTriggerSchema = z.looseObject({
   max_consecutive_failures: z.number().int().min(1).max(10_000).optional(),
 });
 export type CreateTriggerRequest = z.infer<typeof createTriggerSchema>;
+/**
+ * What each schema lets through is the document's body of the operation (server/api/assignable.ts); the
+ * trigger's interaction is checked as CreateInteraction's (create-interaction.ts).
+ */
+export type CreateTriggerConforms = Assignable<
+  Without<CreateTriggerRequest, "interaction"> & { interaction: CreateTriggerRequestBody["interaction"] },
+  CreateTriggerRequestBody
+>;
 
 /** PATCH: the SDK's TriggerUpdate. [choice] `error` is set by failures only, never by a client. */
 export const updateTriggerSchema = z.looseObject({
@@ -58,3 +68,4 @@ export const updateTriggerSchema = z.looseObject({
     .optional(),
 });
 export type UpdateTriggerRequest = z.infer<typeof updateTriggerSchema>;
+export type UpdateTriggerConforms = Assignable<UpdateTriggerRequest, UpdateTriggerRequestBody>;

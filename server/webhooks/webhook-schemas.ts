@@ -3,6 +3,8 @@
 // times) are the server's; a body naming a field the SDK does not declare is refused, saying which.
 
 import { z } from "zod";
+import type { Assignable } from "../api/assignable.js";
+import type { CreateWebhookRequestBody, RotateSigningSecretRequestBody, UpdateWebhookRequestBody } from "../api/openapi-types.js";
 
 /**
  * Every event the references name: the OpenAPI document's and SDK 3.3's seven, and the newer SDK
@@ -39,6 +41,8 @@ export const createWebhookSchema = z.strictObject({
   subscribed_events: events,
 });
 export type CreateWebhookRequest = z.infer<typeof createWebhookSchema>;
+/** What each schema lets through is the document's body of the operation (server/api/assignable.ts). */
+export type CreateWebhookConforms = Assignable<CreateWebhookRequest, CreateWebhookRequestBody>;
 
 export const updateWebhookSchema = z.strictObject({
   name: name.optional(),
@@ -47,6 +51,7 @@ export const updateWebhookSchema = z.strictObject({
   state: z.enum(WEBHOOK_STATES, { error: `state must be one of ${WEBHOOK_STATES.join(", ")}` }).optional(),
 });
 export type UpdateWebhookRequest = z.infer<typeof updateWebhookSchema>;
+export type UpdateWebhookConforms = Assignable<UpdateWebhookRequest, UpdateWebhookRequestBody>;
 export const UPDATABLE_FIELDS = ["name", "uri", "subscribed_events", "state"] as const;
 
 export const REVOCATION_BEHAVIORS = ["revoke_previous_secrets_after_h24", "revoke_previous_secrets_immediately"] as const;
@@ -61,3 +66,4 @@ export const rotateSigningSecretSchema = z.strictObject({
     .optional(),
 });
 export type RotateSigningSecretRequest = z.infer<typeof rotateSigningSecretSchema>;
+export type RotateSigningSecretConforms = Assignable<RotateSigningSecretRequest, RotateSigningSecretRequestBody>;
