@@ -1,5 +1,6 @@
 // The dashboard at /ui (docs/dashboard.md): one HTML page for every /ui/… address (the page routes in
-// the browser), its modules and style sheet from `ui/` at /ui/assets/, and preact and htm from the
+// the browser), its modules and style sheet from `ui/` at /ui/assets/ (statuses.js made from the server's
+// own list: ui-statuses.ts), and preact and htm from the
 // installed packages at /ui/vendor/. No API key is needed for any of it: the page holds no data, and
 // asks the JSON API for everything with the key the user gives it. The Host check (allowed-hosts.ts)
 // applies here as everywhere, so a page of another name that rebinds to this machine gets nothing.
@@ -10,6 +11,7 @@ import express, { Router, type Response } from "express";
 import { NotFoundError, UnavailableError } from "../common/errors.js";
 import { uiDir } from "../common/paths.js";
 import { uiShell, type VendorModule } from "./ui-shell.js";
+import { statusesModule } from "./ui-statuses.js";
 
 /** The packages the page imports, resolved where Node.js resolves them (node_modules of this package or above). */
 const VENDOR: readonly VendorModule[] = [
@@ -37,6 +39,14 @@ export function uiRouter(): Router {
     unavailable = `The dashboard is unavailable: ${(error as Error).message}. Reinstall the package (npm ci) so that preact, htm and the ui/ folder are present.`;
   }
   const shell = uiShell(VENDOR);
+  const statuses = statusesModule();
+
+  // Made from the server's list, not a file of ui/ (ui-statuses.ts).
+  router.get("/ui/assets/statuses.js", (_req, res) => {
+    commonHeaders(res);
+    res.setHeader("Cache-Control", "no-cache");
+    res.type("text/javascript; charset=utf-8").send(statuses);
+  });
 
   router.use(
     "/ui/assets",

@@ -1,11 +1,14 @@
-// How the dashboard writes times (ui/format.js, a browser module with no DOM use, so node can load it).
+// How the dashboard writes times (ui/format.js, a browser module with no DOM use, so node can load it),
+// and the statuses its filter offers (served from the server's own list: server/http/ui-statuses.ts).
 
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { INTERACTION_STATUSES } from "../../server/agent/steps.js";
 import { projectRoot } from "../../server/common/paths.js";
+import { statusesModule } from "../../server/http/ui-statuses.js";
 
 const format = (await import(pathToFileURL(path.join(projectRoot, "ui", "format.js")).href)) as {
   durationBetween(start: string, end: string): string;
@@ -21,8 +24,13 @@ describe("the dashboard's durations", () => {
 });
 
 describe("the dashboard's status filter", () => {
-  it("offers the server's interaction statuses, in the same order", async () => {
-    const { STATUSES } = (await import(pathToFileURL(path.join(projectRoot, "ui", "statuses.js")).href)) as { STATUSES: string[] };
+  it("offers the server's interaction statuses, in the same order, from a module made of them", async () => {
+    const { STATUSES } = (await import(`data:text/javascript,${encodeURIComponent(statusesModule())}`)) as { STATUSES: string[] };
     assert.deepEqual(STATUSES, [...INTERACTION_STATUSES]);
+    assert.equal(
+      fs.existsSync(path.join(projectRoot, "ui", "statuses.js")),
+      false,
+      "statuses.js is made from the server's list: a copy in ui/ would never be served, and would drift",
+    );
   });
 });

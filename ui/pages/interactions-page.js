@@ -7,6 +7,7 @@ import { InteractionTable } from "../components/interaction-table.js";
 import { useLiveInteractions } from "../components/live-interactions.js";
 import { html } from "../html.js";
 import { links, navigate } from "../router.js";
+// Made by the server from its own list (server/http/ui-statuses.ts), served as /ui/assets/statuses.js.
 import { STATUSES } from "../statuses.js";
 
 export function InteractionsPage({ query }) {
