@@ -4,13 +4,16 @@
 // 1 ms of the event loop per MiB each time, plus a copy the collector must later free
 // (docs/benchmarks.md#read_file-of-1-mib). The escapes of the last long strings are kept, by the string's
 // identity (the same string object flows from the event to the step the answer is written from), in a
-// cache bounded by its total size.
+// cache bounded by its total size, the strings it keeps as keys counted too.
 
 import { randomUUID } from "node:crypto";
 
 /** A string at least this long is escaped through the cache; a shorter one costs too little to keep. */
 export const LONG_STRING_CHARS = 64 * 1024;
-/** The most characters of escaped text the cache holds, all entries together (1 to 2 bytes each). */
+/**
+ * The most characters the cache keeps alive, all entries together, each counted as its string and its
+ * escape (1 to 2 bytes a character): the cache holds the string too, as its key.
+ */
 export const CACHE_CHARS = 16 * 1024 * 1024;
 
 const cache = new Map<string, string>();
@@ -27,13 +30,13 @@ export function escapedString(text: string): string {
     return cached;
   }
   const escaped = JSON.stringify(text);
-  if (escaped.length > CACHE_CHARS) return escaped;
+  if (text.length + escaped.length > CACHE_CHARS) return escaped;
   cache.set(text, escaped);
-  cachedChars += escaped.length;
+  cachedChars += text.length + escaped.length;
   for (const [key, value] of cache) {
     if (cachedChars <= CACHE_CHARS) break;
     cache.delete(key);
-    cachedChars -= value.length;
+    cachedChars -= key.length + value.length;
   }
   return escaped;
 }
@@ -59,6 +62,8 @@ export function stringifyReusingEscapes(value: unknown): string {
   for (const [index, long] of longs.entries()) {
     const marker = `${PLACEHOLDER_JSON}${index}"`;
     const at = text.indexOf(marker, from);
+    // Never expected (a replacer's value always lands in the text), but a wrong splice must not be stored.
+    if (at < 0) return JSON.stringify(value);
     parts.push(text.slice(from, at), escapedString(long));
     from = at + marker.length;
   }

@@ -75,8 +75,9 @@ describe("escaping a long string once", () => {
     );
   });
 
-  it("keeps at most CACHE_CHARS of escaped text, dropping the least recently used first", () => {
-    const size = Math.floor(CACHE_CHARS / 4);
+  it("keeps at most CACHE_CHARS of strings and escapes together, dropping the least recently used first", () => {
+    // Each entry holds its string and its escape: about CACHE_CHARS / 4 together, so four fit.
+    const size = Math.floor(CACHE_CHARS / 8);
     const strings = ["a", "b", "c", "d", "e"].map((letter) => letter.repeat(size - 2));
     for (const text of strings.slice(0, 4)) escapedString(text);
     // Used again, so "b" (not "a") is the oldest when "e" comes in.
@@ -87,7 +88,7 @@ describe("escaping a long string once", () => {
     assert.equal(again(strings[4] as string), 0);
     assert.equal(again(strings[1] as string), 1, "the least recently used entry was kept past the bound");
     // A string whose escape alone is larger than the cache is escaped every time and never kept.
-    const huge = "z".repeat(CACHE_CHARS);
+    const huge = "z".repeat(CACHE_CHARS / 2);
     assert.equal(again(huge), 1);
     assert.equal(again(huge), 1);
   });
