@@ -9,7 +9,6 @@
 // nsenter, unshare). The test swarm is one per machine, and up() removes any other: run this part while
 // no swarm test (test/docker/swarm-*.test.ts) runs.
 
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +17,7 @@ import type { SandboxChannel, SandboxHandle } from "../../server/sandbox/runtime
 import { SwarmRuntime } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { runTool } from "../../server/tools/tool-runner.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, swarmUnavailable, testRuntimeOptions, up } from "../support/swarm-cluster.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { measurePair } from "./stats.js";
 
@@ -27,13 +26,6 @@ const CHANNEL_RUNS = 200;
 const LIMITS = { timeoutMs: 20_000, maxOutputBytes: 1024 * 1024 };
 
 /** Why the test swarm cannot come up on this machine, or null. */
-function unavailable(): string | null {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"])
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  return null;
-}
-
 interface Side {
   runtime: SwarmRuntime;
   handle: SandboxHandle;
@@ -41,7 +33,7 @@ interface Side {
 }
 
 export async function swarmPart(book: FigureBook, reasons: Record<string, string>, progress: (line: string) => void): Promise<void> {
-  const why = unavailable();
+  const why = swarmUnavailable();
   if (why) {
     reasons[FIGURE.swarmCallOtherNode] = `not measured: ${why}`;
     return;

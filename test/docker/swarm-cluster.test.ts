@@ -8,26 +8,18 @@
 // The checks of what is left are written here, apart from the teardown's own.
 
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { projectRoot } from "../../server/common/paths.js";
-import { down, SANDBOX_NODE_LABEL, type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { down, SANDBOX_NODE_LABEL, type SwarmCluster, up, swarmUnavailable } from "../support/swarm-cluster.js";
 import { dockerOn, run, SWARM_BASE } from "../support/swarm-layout.js";
 
 const NAME = "iemu-swarm";
 const CLI = path.join(projectRoot, "dist", "test", "support", "swarm-cluster.js");
 const SERVICE = "iemu-swarm-test-web";
 const WAIT_MS = 90_000;
-
-function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
 
 /** The machine's own engine's swarm state, as `docker info` shows it. */
 async function mainEngineSwarm(): Promise<{ LocalNodeState: string; NodeID: string }> {
@@ -79,7 +71,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
   }
 }
 
-describe("the three-node test swarm", { skip: whyNot(), timeout: 600_000 }, () => {
+describe("the three-node test swarm", { skip: swarmUnavailable(), timeout: 600_000 }, () => {
   let cluster: SwarmCluster | undefined;
   let mainSwarmBefore: { LocalNodeState: string; NodeID: string };
   const progress = (line: string) => process.stderr.write(`  [swarm] ${line}\n`);

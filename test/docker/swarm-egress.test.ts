@@ -17,9 +17,9 @@ import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
 import { stackImages, type StackImages } from "../../tools/save-images.js";
 import { createTestPki, startEchoServer, type EchoServer } from "../support/proxy-fixtures.js";
-import { type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, swarmUnavailable, up } from "../support/swarm-cluster.js";
 import { HOST_ADDRESS } from "../support/swarm-layout.js";
-import { deployStack, STACK_API, swarmStackWhyNot } from "../support/swarm-stack.js";
+import { deployStack, STACK_API } from "../support/swarm-stack.js";
 
 const KEY = "egress-key";
 const INSTANCE = "egresstest";
@@ -39,7 +39,7 @@ const CLUSTER_MEMORY_MB = 6144;
 
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
-describe("egress with header injection from sandboxes on a swarm's worker nodes", { skip: swarmStackWhyNot() }, () => {
+describe("egress with header injection from sandboxes on a swarm's worker nodes", { skip: swarmUnavailable() }, () => {
   let images: StackImages;
   let cluster: SwarmCluster;
   let manager: Docker;

@@ -7,7 +7,6 @@
 // state file imported into the other. Every byte goes through the sandbox's channel.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,19 +21,11 @@ import { type SandboxChannel, SandboxFilesTooLargeError, type SandboxHandle } fr
 import { SwarmRuntime } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { HOOKS_UID, SANDBOX_UID } from "../../server/sandbox/docker/tar.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, testRuntimeOptions, up, swarmUnavailable } from "../support/swarm-cluster.js";
 import { run } from "../support/swarm-layout.js";
 
 const INSTANCE = "swarmfiles";
 const API_KEY = "swarm-files-key";
-
-function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
 
 async function runs(channel: SandboxChannel, command: string, runAs?: "hooks"): Promise<string> {
   const result = await channel.run({ argv: ["bash", "-c", command], timeoutMs: 20_000, maxOutputBytes: 65_536, runAs });
@@ -47,7 +38,7 @@ const describePaths = (paths: string[]) => paths.map((each) => `echo "$(stat -c 
 
 const SOURCE_FILES = ["/workspace/data.txt", "/workspace/deep/run.sh", "/home/sandbox/.config", "/home/hooks/own"];
 
-describe("the swarm runtime's forks, snapshots and repository sources", { skip: whyNot() }, () => {
+describe("the swarm runtime's forks, snapshots and repository sources", { skip: swarmUnavailable() }, () => {
   let cluster: SwarmCluster;
   let relay: OverlayRelay;
   let manager: Docker;

@@ -10,7 +10,6 @@
 // The test process reaches the overlay through the relay of test/support/overlay-relay.ts.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,22 +24,14 @@ import { SandboxLostError, type SandboxHandle } from "../../server/sandbox/runti
 import { SwarmRuntime, type SwarmRuntimeOptions } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, testRuntimeOptions, up, swarmUnavailable } from "../support/swarm-cluster.js";
 import { HUB_NETNS, nodeLayout, run } from "../support/swarm-layout.js";
 
 const INSTANCE = "nodeloss";
 /** The issue's bound from the machine's loss to the failed call. */
 const LOSS_BOUND_MS = 30_000;
 
-function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
-
-describe("losing a machine under the swarm runtime", { skip: whyNot() }, () => {
+describe("losing a machine under the swarm runtime", { skip: swarmUnavailable() }, () => {
   let cluster: SwarmCluster;
   let manager: Docker;
   let relay: OverlayRelay;

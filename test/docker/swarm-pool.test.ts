@@ -11,7 +11,6 @@
 //   channel's ping and its deadline (channel-heartbeat.ts), not at the call's own deadline.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,7 +24,7 @@ import { SwarmRuntime } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { SANDBOX_UID } from "../../server/sandbox/docker/tar.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, testRuntimeOptions, up, swarmUnavailable } from "../support/swarm-cluster.js";
 import { run } from "../support/swarm-layout.js";
 
 const INSTANCE = "swarmpool";
@@ -33,14 +32,6 @@ const CA_PEM = "-----BEGIN CERTIFICATE-----\nTUlJQnRlc3Q=\n-----END CERTIFICATE-
 /** An earlier run's CA (the emulator makes a new one when its data folder lost the old). */
 const OLD_CA_PEM = "-----BEGIN CERTIFICATE-----\nT0xEdGVzdA==\n-----END CERTIFICATE-----\n";
 const LABEL_INSTANCE = `dev.interactions-emulator.instance=${INSTANCE}`;
-
-function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +41,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
   }
 }
 
-describe("the swarm runtime's warm pool and start-up sweep", { skip: whyNot() }, () => {
+describe("the swarm runtime's warm pool and start-up sweep", { skip: swarmUnavailable() }, () => {
   let cluster: SwarmCluster;
   let manager: Docker;
   let relay: OverlayRelay;

@@ -9,20 +9,18 @@
 // leaves no service, secret or channel folder; and the cluster's down() leaves nothing.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import Docker from "dockerode";
-import { loadConfig } from "../../server/common/config.js";
 import { EMULATOR_CA_PATH } from "../../server/sandbox/egress-settings.js";
 import type { SandboxChannel, SandboxHandle } from "../../server/sandbox/runtime.js";
 import { SWARM_CHANNEL_PORT } from "../../server/sandbox/swarm/service-spec.js";
 import { SwarmRuntime } from "../../server/sandbox/swarm/swarm-runtime.js";
 import { SANDBOX_UID } from "../../server/sandbox/docker/tar.js";
 import { type OverlayRelay, startOverlayRelay } from "../support/overlay-relay.js";
-import { type SwarmCluster, testRuntimeOptions, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, testRuntimeOptions, up, swarmUnavailable } from "../support/swarm-cluster.js";
 import { run } from "../support/swarm-layout.js";
 
 const INSTANCE = "swarmtest";
@@ -33,21 +31,13 @@ const CA_PEM = "-----BEGIN CERTIFICATE-----\nTUlJQnRlc3Q=\n-----END CERTIFICATE-
 const connectScript = (host: string, port: number) =>
   `import socket,errno\ns=socket.socket()\ns.settimeout(3)\ntry:\n  s.connect((${JSON.stringify(host)},${port})); print("connected")\nexcept OSError as e:\n  print(errno.errorcode.get(e.errno, type(e).__name__))`;
 
-function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
-
 async function sandboxRuns(channel: SandboxChannel, command: string): Promise<string> {
   const result = await channel.run({ argv: ["bash", "-c", command], timeoutMs: 20_000, maxOutputBytes: 65_536 });
   assert.equal(result.exitCode, 0, result.stderr.toString());
   return result.stdout.toString().trim();
 }
 
-describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
+describe("the swarm runtime on a three-node swarm", { skip: swarmUnavailable() }, () => {
   let cluster: SwarmCluster;
   let manager: Docker;
   let relay: OverlayRelay;
@@ -60,17 +50,10 @@ describe("the swarm runtime on a three-node swarm", { skip: whyNot() }, () => {
     cluster = await up({ progress: () => undefined });
     manager = new Docker({ socketPath: cluster.managerSocket });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "iemu-swarm-runtime-"));
-    const config = loadConfig(process.env);
     relay = await startOverlayRelay(manager, cluster.images[0]!, cluster.overlay, { "dev.interactions-emulator.test": "relay" });
     runtime = new SwarmRuntime({
-      instance: INSTANCE,
-      image: { fixedImage: cluster.images[0]!, baseImage: config.EMULATOR_BASE_IMAGE, offlineBase: config.EMULATOR_OFFLINE_BASE },
-      memoryMb: 256,
-      cpus: 0.5,
-      pids: 256,
-      network: cluster.overlay,
+      ...testRuntimeOptions(cluster, INSTANCE, dataDir),
       taskStartMs: 60_000,
-      channelsFolder: path.join(dataDir, "channels"),
       docker: manager,
       dial: relay.dial,
     });

@@ -16,9 +16,9 @@ import { GoogleGenAI } from "@google/genai";
 import Docker from "dockerode";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { saveImages, stackImages, type StackImages } from "../../tools/save-images.js";
-import { type SwarmCluster, up } from "../support/swarm-cluster.js";
+import { type SwarmCluster, swarmUnavailable, up } from "../support/swarm-cluster.js";
 import { SEED_GATE_SCRIPT, SEED_HOOKS_FILES } from "../support/seed-hooks-files.js";
-import { deployStack, STACK, STACK_API, swarmStackWhyNot } from "../support/swarm-stack.js";
+import { deployStack, STACK, STACK_API } from "../support/swarm-stack.js";
 
 const KEY = "stack-key";
 const INSTANCE = "stacktest";
@@ -29,7 +29,7 @@ const CLUSTER_MEMORY_MB = 6144;
 
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
-describe("deploy/swarm.yml on a three-node swarm", { skip: swarmStackWhyNot() }, () => {
+describe("deploy/swarm.yml on a three-node swarm", { skip: swarmUnavailable() }, () => {
   let images: StackImages;
   let cluster: SwarmCluster;
   let manager: Docker;

@@ -7,7 +7,7 @@
 //
 //   node dist/test/support/swarm-cluster.js up [--no-images] [--sandbox-nodes=workers] [--memory-mb=N] | down | status
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -300,6 +300,18 @@ async function loadImages(images: string[], nodes: NodeLayout[]): Promise<void> 
  * Brings the cluster up, first removing whatever a previous run left (one cluster per machine). On any
  * failure it removes what it made and rethrows, naming the node and why (with its dockerd log's tail).
  */
+/**
+ * Why the test swarm cannot come up on this machine (a test's `skip`, the bench's "not measured"), or
+ * false when it can: it needs root and these tools.
+ */
+export function swarmUnavailable(): string | false {
+  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
+  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
+    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
+  }
+  return false;
+}
+
 /**
  * A SwarmRuntime's options for a test on the cluster: the cluster's first image as is, small sandboxes,
  * the cluster's overlay, secrets kept under `dataDir`. Tests add their own bounds, client and dialer.

@@ -3,7 +3,6 @@
 // (test/docker/swarm-stack.test.ts, test/docker/swarm-egress.test.ts): `docker stack deploy` on the
 // manager, then a wait for the API on the manager's 8080, reached through the cluster's host route.
 
-import { spawnSync } from "node:child_process";
 import path from "node:path";
 import Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
@@ -19,14 +18,6 @@ export const STACK_API = "http://198.18.0.1:8080";
 const START_TIMEOUT_MS = 180_000;
 
 /** Why the test swarm cannot run here, or false. */
-export function swarmStackWhyNot(): string | false {
-  if (process.getuid?.() !== 0) return "the test swarm needs root (network namespaces, mounts, extra dockerds)";
-  for (const tool of ["dockerd", "ip", "nsenter", "unshare"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return `no ${tool} on this machine`;
-  }
-  return false;
-}
-
 export interface StackSettings {
   images: StackImages;
   apiKeys: string;
