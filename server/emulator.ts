@@ -21,6 +21,7 @@ import { FaultPlan, MAX_FAULT_RULES_PER_KEY } from "./faults/fault-plan.js";
 import { EnvironmentService } from "./environments/environment-service.js";
 import { FileService } from "./files/file-service.js";
 import { UploadService } from "./files/upload-service.js";
+import { addAcceptHandles, type AcceptHandles } from "./http/accept-handles.js";
 import { createApp } from "./http/app.js";
 import { InteractionService } from "./interactions/interaction-service.js";
 import { DockerRuntime, type SandboxSettings } from "./sandbox/docker/docker-runtime.js";
@@ -395,10 +396,12 @@ export async function startEmulator(
     await webhookDeliveries.close();
     clocks.close();
     if (server) {
+      const copiesClosed = acceptHandles?.close();
       // Requests still running (a long code_execution) get a short grace period, then are cut off.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const grace = setTimeout(() => server.closeAllConnections(), 5000);
       await closed;
+      await copiesClosed;
       clearTimeout(grace);
     }
     environments?.closeChannels();
@@ -412,6 +415,7 @@ export async function startEmulator(
   };
 
   let server: Server;
+  let acceptHandles: AcceptHandles | undefined;
   try {
     server = await new Promise((resolve, reject) => {
       const listening = app.listen(config.PORT, config.HOST, (error?: Error) => {
@@ -424,6 +428,8 @@ export async function startEmulator(
     await shutDown(null).catch((failure: unknown) => console.error("stopping after a failed start:", failure));
     throw error;
   }
+  // A burst of new connections to a busy emulator is taken in many per event-loop turn (accept-handles.ts).
+  acceptHandles = addAcceptHandles(server, config.EMULATOR_HTTP_ACCEPT_HANDLES, (line) => console.error(line));
   const port = (server.address() as AddressInfo).port;
   const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
   return {

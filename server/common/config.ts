@@ -15,6 +15,15 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("TCP port of the HTTP API"),
   HOST: z.string().min(1).default("127.0.0.1").describe("Address the HTTP API binds to"),
+  EMULATOR_HTTP_ACCEPT_HANDLES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(16)
+    .describe(
+      "How many new connections the HTTP server can take in per turn of its event loop (Node takes one per listening handle per turn; the extra handles are copies of the same socket); 1 turns the copies off",
+    ),
   EMULATOR_DATA_DIR: z.string().min(1).optional().describe("Folder for the SQLite store and other state"),
   EMULATOR_API_KEYS: z
     .string()
