@@ -1,4 +1,4 @@
-// The wire types of the service, server/api/openapi-types.ts, written from the service's OpenAPI document
+// The wire types of the service, server/wire/openapi-types.ts, written from the service's OpenAPI document
 // (schemas/interactions.openapi.json with its defects patched, as the contract check reads it:
 // patchedDocument in server/http/contract-document.ts) instead of a second time by hand. Every schema of
 // components.schemas that a request or response body of an operation reaches becomes a type (objects →
@@ -12,7 +12,7 @@ import path from "node:path";
 import { projectRoot } from "../server/common/paths.js";
 import { patchedDocument } from "../server/http/contract-document.js";
 
-export const OPENAPI_TYPES_FILE = path.join(projectRoot, "server", "api", "openapi-types.ts");
+export const OPENAPI_TYPES_FILE = path.join(projectRoot, "server", "wire", "openapi-types.ts");
 
 const HEADER = `// The service's wire types: every schema a request or response body of the Interactions API's operations
 // reaches, and each operation's request and response body. Generated from schemas/interactions.openapi.json
@@ -32,7 +32,7 @@ interface OperationBodies {
   stream?: unknown;
 }
 
-/** server/api/openapi-types.ts as the document (by default the vendored one, patched) declares it now. */
+/** server/wire/openapi-types.ts as the document (by default the vendored one, patched) declares it now. */
 export function openApiTypesText(document: Node = patchedDocument().document): string {
   const schemas = (
     isObject(document["components"]) && isObject(document["components"]["schemas"]) ? document["components"]["schemas"] : {}

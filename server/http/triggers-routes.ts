@@ -3,7 +3,7 @@
 
 import { Router } from "express";
 import { z } from "zod";
-import type { ListTriggerExecutionsResponseBody } from "../api/openapi-types.js";
+import type { ListTriggerExecutionsResponseBody } from "../wire/openapi-types.js";
 import { renderExecution, renderTrigger } from "../triggers/render-trigger.js";
 import { createTriggerSchema, updateTriggerSchema } from "../triggers/trigger-schemas.js";
 import type { TriggerService } from "../triggers/trigger-service.js";

@@ -3,7 +3,7 @@
 
 import { Router } from "express";
 import { z } from "zod";
-import type { ListWebhooksResponseBody } from "../api/openapi-types.js";
+import type { ListWebhooksResponseBody } from "../wire/openapi-types.js";
 import { FieldViolationsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { isoOf } from "../common/timestamps.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";

@@ -7,8 +7,8 @@
 
 import { type ErrorCode, InvalidArgumentError } from "../common/errors.js";
 import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
-import type { Assignable } from "../api/assignable.js";
-import type { ErrorEvent, InteractionStatusUpdate, StepStop } from "../api/openapi-types.js";
+import type { Assignable } from "../wire/assignable.js";
+import type { ErrorEvent, InteractionStatusUpdate, StepStop } from "../wire/openapi-types.js";
 import type { Usage } from "./usage.js";
 
 /** An `error` event's error and an entry of an interaction's `errors[]`: a documented code (common/errors.ts). */
@@ -35,7 +35,7 @@ export type InteractionEvent =
   | { event_type: "error"; error: EventError };
 
 /**
- * The events the document declares as they are (server/api/openapi-types.ts; server/api/assignable.ts).
+ * The events the document declares as they are (server/wire/openapi-types.ts; server/wire/assignable.ts).
  * Not yet: interaction.created and interaction.completed (their interaction is typed loosely here; what
  * interaction-view.ts renders for them is the document's), step.start and step.delta (the agent's Step is
  * wider than the document's: server/agent/steps.ts).

@@ -2,7 +2,7 @@
 // snapshots the stream events carry. The SDK computes output_text itself.
 
 import { inputAsSent } from "../api/interaction-input.js";
-import type { Interaction } from "../api/openapi-types.js";
+import type { Interaction } from "../wire/openapi-types.js";
 import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import type { InteractionRecord } from "./interaction-store.js";
 
@@ -21,7 +21,7 @@ export interface RenderOptions {
 }
 
 /**
- * The Interaction as the emulator answers it: the document's (server/api/openapi-types.ts), plus `object`,
+ * The Interaction as the emulator answers it: the document's (server/wire/openapi-types.ts), plus `object`,
  * which the service's answers and the document's own examples carry and its schema does not declare.
  */
 export type InteractionResource = Interaction & { object: "interaction" };

@@ -3,9 +3,9 @@
 // here only for its shape: what only running it can show is an execution's failure.
 
 import { z } from "zod";
-import type { Assignable, Without } from "../api/assignable.js";
+import type { Assignable, Without } from "../wire/assignable.js";
 import { createInteractionSchema } from "../api/create-interaction.js";
-import type { CreateTriggerRequestBody, UpdateTriggerRequestBody } from "../api/openapi-types.js";
+import type { CreateTriggerRequestBody, UpdateTriggerRequestBody } from "../wire/openapi-types.js";
 import { whyNotSchedule, whyNotTimeZone } from "./trigger-schedule.js";
 
 const scheduleSchema = z.string().superRefine((schedule, context) => {
@@ -51,7 +51,7 @@ export const createTriggerSchema = z.looseObject({
 });
 export type CreateTriggerRequest = z.infer<typeof createTriggerSchema>;
 /**
- * What each schema lets through is the document's body of the operation (server/api/assignable.ts); the
+ * What each schema lets through is the document's body of the operation (server/wire/assignable.ts); the
  * trigger's interaction is checked as CreateInteraction's (create-interaction.ts).
  */
 export type CreateTriggerConforms = Assignable<
