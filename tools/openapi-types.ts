@@ -28,6 +28,8 @@ type Node = Record<string, unknown>;
 interface OperationBodies {
   name: string;
   request?: unknown;
+  /** The request is the operation's request message, which the document names but does not attach as its body. */
+  unattached?: boolean;
   response?: unknown;
   stream?: unknown;
 }
@@ -51,6 +53,7 @@ export function openApiTypesText(document: Node = patchedDocument().document): s
   out.push("", "// Each operation's bodies, named from its operationId.");
   for (const operation of [...operations].sort((a, b) => compare(a.name, b.name))) {
     const { name, request, response, stream } = operation;
+    if (operation.unattached) out.push(`/** ${name} has no requestBody in the document: its request message stands for the body. */`);
     if (request !== undefined) out.push(`export type ${name}RequestBody = ${typeOf(request, "")};`);
     if (response !== undefined) out.push(`export type ${name}ResponseBody = ${typeOf(response, "")};`);
     if (stream !== undefined) out.push(`export type ${name}StreamEvent = ${streamEventOf(stream, schemas)};`);
@@ -68,7 +71,8 @@ function operationsOf(document: Node): OperationBodies[] {
       const operation = item[method];
       if (!isObject(operation) || typeof operation["operationId"] !== "string") continue;
       const name = pascal(operation["operationId"]);
-      const request = contentSchema(operation["requestBody"], "application/json");
+      const attached = contentSchema(operation["requestBody"], "application/json");
+      const request = attached ?? unattachedRequest(document, method, name);
       const responses = isObject(operation["responses"]) ? operation["responses"] : {};
       const success =
         Object.keys(responses).find((status) => /^2(?:\d\d|XX)$/.test(status)) ?? ("default" in responses ? "default" : undefined);
@@ -76,6 +80,7 @@ function operationsOf(document: Node): OperationBodies[] {
       operations.push({
         name,
         ...(request !== undefined ? { request } : {}),
+        ...(attached === undefined && request !== undefined ? { unattached: true } : {}),
         ...(contentSchema(answer, "application/json") !== undefined ? { response: contentSchema(answer, "application/json") } : {}),
         ...(contentSchema(answer, "text/event-stream") !== undefined ? { stream: contentSchema(answer, "text/event-stream") } : {}),
       });
@@ -98,6 +103,17 @@ function allResponseBodies(document: Node): unknown[] {
     }
   }
   return bodies;
+}
+
+/**
+ * A POST without a requestBody whose request message the document still declares (RunTrigger's
+ * RunTriggerRequest, an object without fields): what a route that takes such a body holds its schema to.
+ */
+function unattachedRequest(document: Node, method: string, name: string): unknown {
+  if (method !== "post") return undefined;
+  const components = isObject(document["components"]) ? document["components"] : {};
+  const schemas = isObject(components["schemas"]) ? components["schemas"] : {};
+  return `${name}Request` in schemas ? { $ref: `${SCHEMA_PREFIX}${name}Request` } : undefined;
 }
 
 function contentSchema(holder: unknown, media: string): unknown {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Assignable, Without } from "../wire/assignable.js";
 import { createInteractionSchema } from "../api/create-interaction.js";
-import type { CreateTriggerRequestBody, UpdateTriggerRequestBody } from "../wire/openapi-types.js";
+import type { CreateTriggerRequestBody, RunTriggerRequestBody, UpdateTriggerRequestBody } from "../wire/openapi-types.js";
 import { whyNotSchedule, whyNotTimeZone } from "./trigger-schedule.js";
 
 const scheduleSchema = z.string().superRefine((schedule, context) => {
@@ -69,3 +69,12 @@ export const updateTriggerSchema = z.looseObject({
 });
 export type UpdateTriggerRequest = z.infer<typeof updateTriggerSchema>;
 export type UpdateTriggerConforms = Assignable<UpdateTriggerRequest, UpdateTriggerRequestBody>;
+
+/**
+ * POST …/triggers/{id}/executions (run now): the SDK sends no body, the document attaches none and its
+ * RunTriggerRequest has no fields, so the body is an empty object or none (the route names a field it
+ * holds as unknown first, in Google's words).
+ */
+export const runTriggerSchema = z.strictObject({});
+export type RunTriggerRequest = z.infer<typeof runTriggerSchema>;
+export type RunTriggerConforms = Assignable<RunTriggerRequest, RunTriggerRequestBody>;
