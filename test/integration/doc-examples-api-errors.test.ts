@@ -6,23 +6,20 @@
 // covers: interactions.create
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { docClient, sseEvents, type DocClient } from "../support/doc-example-client.js";
 import { startFakeOpenAiServer } from "../support/fake-openai-server.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { startFakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 
 const KEY = "doc-examples-api-errors-key";
 const AGENT = "antigravity-preview-09-2026";
 
-let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-
-before(async () => {
-  emulator = await startFakeRuntimeEmulator();
-  doc = docClient(emulator.url, KEY);
-});
-after(async () => {
-  await emulator?.close();
+fakeRuntimeEmulatorForTests({
+  ready: (emulator) => {
+    doc = docClient(emulator.url, KEY);
+  },
 });
 
 describe("api-errors", () => {
