@@ -229,7 +229,7 @@ describe("antigravity-agent: the examples whose outcome is the model's (model ag
   let model: DocClient;
   before(async () => {
     openai = await startFakeOpenAiServer();
-    modelEmulator = await startFakeRuntimeEmulator({ EMULATOR_AGENT_MODEL: "openai:fake-model", EMULATOR_OPENAI_BASE_URL: openai.url });
+    modelEmulator = await startFakeRuntimeEmulator(openai.agentSettings);
     model = docClient(modelEmulator.url, KEY);
   });
   after(async () => {

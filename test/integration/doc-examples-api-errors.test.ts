@@ -48,10 +48,7 @@ describe("api-errors", () => {
   it("sends a stream's error as an error event with code and message (model agent, loopback fake)", async () => {
     // doc-example: api-errors#streaming-requests-sse: a failed run's stream carries an event_type error with code and message (rest; model agent, loopback fake)
     const openai = await startFakeOpenAiServer();
-    const modelEmulator = await startFakeRuntimeEmulator({
-      EMULATOR_AGENT_MODEL: "openai:fake-model",
-      EMULATOR_OPENAI_BASE_URL: openai.url,
-    });
+    const modelEmulator = await startFakeRuntimeEmulator(openai.agentSettings);
     try {
       openai.script({ kind: "status", status: 503, body: { error: { message: "overloaded" } } });
       const answer = await docClient(modelEmulator.url, KEY).rest("POST", "/v1beta/interactions", {

@@ -30,8 +30,7 @@ const fixture = fakeRuntimeEmulatorForTests({
   env: async () => {
     openai = await startFakeOpenAiServer();
     return {
-      EMULATOR_AGENT_MODEL: "openai:fake-model",
-      EMULATOR_OPENAI_BASE_URL: openai.url,
+      ...openai.agentSettings,
       EMULATOR_MODEL_TIMEOUT_SECONDS: "1",
     };
   },

@@ -25,8 +25,7 @@ const fixture = fakeRuntimeEmulatorForTests({
   env: async () => {
     openai = await startFakeOpenAiServer();
     return {
-      EMULATOR_AGENT_MODEL: "openai:fake-model",
-      EMULATOR_OPENAI_BASE_URL: openai.url,
+      ...openai.agentSettings,
       EMULATOR_MODEL_TIMEOUT_SECONDS: "60",
       EMULATOR_MODEL_ANSWER_BYTES: String(ANSWER_BYTES),
       EMULATOR_MAX_INTERACTION_OUTPUT_BYTES: String(OUTPUT_BYTES),
