@@ -1,4 +1,4 @@
-// The wire types of the service, server/api/openapi-types.ts, written from the service's OpenAPI document
+// The wire types of the service, server/wire/openapi-types.ts, written from the service's OpenAPI document
 // (schemas/interactions.openapi.json with its defects patched, as the contract check reads it:
 // patchedDocument in server/http/contract-document.ts) instead of a second time by hand. Every schema of
 // components.schemas that a request or response body of an operation reaches becomes a type (objects →
@@ -12,7 +12,7 @@ import path from "node:path";
 import { projectRoot } from "../server/common/paths.js";
 import { patchedDocument } from "../server/http/contract-document.js";
 
-export const OPENAPI_TYPES_FILE = path.join(projectRoot, "server", "api", "openapi-types.ts");
+export const OPENAPI_TYPES_FILE = path.join(projectRoot, "server", "wire", "openapi-types.ts");
 
 const HEADER = `// The service's wire types: every schema a request or response body of the Interactions API's operations
 // reaches, and each operation's request and response body. Generated from schemas/interactions.openapi.json
@@ -28,11 +28,13 @@ type Node = Record<string, unknown>;
 interface OperationBodies {
   name: string;
   request?: unknown;
+  /** The request is the operation's request message, which the document names but does not attach as its body. */
+  unattached?: boolean;
   response?: unknown;
   stream?: unknown;
 }
 
-/** server/api/openapi-types.ts as the document (by default the vendored one, patched) declares it now. */
+/** server/wire/openapi-types.ts as the document (by default the vendored one, patched) declares it now. */
 export function openApiTypesText(document: Node = patchedDocument().document): string {
   const schemas = (
     isObject(document["components"]) && isObject(document["components"]["schemas"]) ? document["components"]["schemas"] : {}
@@ -51,6 +53,7 @@ export function openApiTypesText(document: Node = patchedDocument().document): s
   out.push("", "// Each operation's bodies, named from its operationId.");
   for (const operation of [...operations].sort((a, b) => compare(a.name, b.name))) {
     const { name, request, response, stream } = operation;
+    if (operation.unattached) out.push(`/** ${name} has no requestBody in the document: its request message stands for the body. */`);
     if (request !== undefined) out.push(`export type ${name}RequestBody = ${typeOf(request, "")};`);
     if (response !== undefined) out.push(`export type ${name}ResponseBody = ${typeOf(response, "")};`);
     if (stream !== undefined) out.push(`export type ${name}StreamEvent = ${streamEventOf(stream, schemas)};`);
@@ -68,7 +71,8 @@ function operationsOf(document: Node): OperationBodies[] {
       const operation = item[method];
       if (!isObject(operation) || typeof operation["operationId"] !== "string") continue;
       const name = pascal(operation["operationId"]);
-      const request = contentSchema(operation["requestBody"], "application/json");
+      const attached = contentSchema(operation["requestBody"], "application/json");
+      const request = attached ?? unattachedRequest(document, method, name);
       const responses = isObject(operation["responses"]) ? operation["responses"] : {};
       const success =
         Object.keys(responses).find((status) => /^2(?:\d\d|XX)$/.test(status)) ?? ("default" in responses ? "default" : undefined);
@@ -76,6 +80,7 @@ function operationsOf(document: Node): OperationBodies[] {
       operations.push({
         name,
         ...(request !== undefined ? { request } : {}),
+        ...(attached === undefined && request !== undefined ? { unattached: true } : {}),
         ...(contentSchema(answer, "application/json") !== undefined ? { response: contentSchema(answer, "application/json") } : {}),
         ...(contentSchema(answer, "text/event-stream") !== undefined ? { stream: contentSchema(answer, "text/event-stream") } : {}),
       });
@@ -98,6 +103,17 @@ function allResponseBodies(document: Node): unknown[] {
     }
   }
   return bodies;
+}
+
+/**
+ * A POST without a requestBody whose request message the document still declares (RunTrigger's
+ * RunTriggerRequest, an object without fields): what a route that takes such a body holds its schema to.
+ */
+function unattachedRequest(document: Node, method: string, name: string): unknown {
+  if (method !== "post") return undefined;
+  const components = isObject(document["components"]) ? document["components"] : {};
+  const schemas = isObject(components["schemas"]) ? components["schemas"] : {};
+  return `${name}Request` in schemas ? { $ref: `${SCHEMA_PREFIX}${name}Request` } : undefined;
 }
 
 function contentSchema(holder: unknown, media: string): unknown {

@@ -4,7 +4,7 @@
 // file from the executor's protocol tables (sandbox-image/executor/protocol-go.ts); and the package's types,
 // types/index.d.ts, from server/embed.ts (tools/package-declarations.ts), and types/testcontainers.d.ts from
 // clients/node/ (tools/testcontainers-declarations.ts); and the service's wire types,
-// server/api/openapi-types.ts, from the OpenAPI document (tools/openapi-types.ts).
+// server/wire/openapi-types.ts, from the OpenAPI document (tools/openapi-types.ts).
 // test/unit/hooks-json-schema.test.ts, sdk-request-fields.test.ts, protocol-go-generated.test.ts,
 // package-declarations.test.ts and openapi-types-generated.test.ts fail while a committed file differs
 // from what is generated.

@@ -16,7 +16,7 @@ import { previewOfCall, type ToolCallPreview } from "./call-preview.js";
 import { runToolWithFaults } from "./tool-faults.js";
 import type { CallOutcome } from "./conversation.js";
 import type { ResultStep, ResultWriter, StepSink } from "./step-sink.js";
-import type { Step } from "./steps.js";
+import type { AgentStep } from "./steps.js";
 
 /** What the hooks did around one tool call, as the emulator's debug API serves it. */
 export interface ToolCallHooks {
@@ -239,7 +239,7 @@ async function runStreaming(
   return { execution, streamed };
 }
 
-function callStep(id: string, call: ToolCall): Step {
+function callStep(id: string, call: ToolCall): AgentStep {
   if (call.name === "code_execution") {
     return {
       type: "code_execution_call",

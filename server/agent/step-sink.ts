@@ -2,11 +2,14 @@
 // implements this (turning steps into stream events and stored steps); the agent knows nothing of
 // events, streams or storage.
 
-import type { Step } from "./steps.js";
+import type { AgentStep, Step } from "./steps.js";
 
-export type ResultStep = Extract<Step, { type: "code_execution_result" | "function_result" | "mcp_server_tool_result" }>;
+export type ResultStep = Extract<AgentStep, { type: "code_execution_result" | "function_result" | "mcp_server_tool_result" }>;
 
-/** Whether a step is a result step, whose content streams in as deltas. */
+/**
+ * Whether a step is a result step, whose content streams in as deltas. A history's result step (the
+ * document's, as sent: its `name` may be missing) is told apart by its type alone, as the emulator's.
+ */
 export function isResultStep(step: Step): step is ResultStep {
   return step.type === "code_execution_result" || step.type === "function_result" || step.type === "mcp_server_tool_result";
 }
@@ -22,7 +25,7 @@ export interface ResultWriter {
 
 export interface StepSink {
   /** A step known whole when it starts (a call). */
-  complete(step: Step): void;
+  complete(step: AgentStep): void;
   /** A result step whose content is streamed while the tool runs. */
   startResult(step: ResultStep): ResultWriter;
 }

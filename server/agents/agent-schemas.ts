@@ -2,9 +2,9 @@
 // extends one of the emulated agents with instructions, tools, a config and an environment to start in.
 
 import { z } from "zod";
-import type { Assignable, Without } from "../api/assignable.js";
+import type { Assignable, Without } from "../wire/assignable.js";
 import { agentConfigSchema, environmentObjectSchema, toolsSchema } from "../api/create-interaction.js";
-import type { CreateAgentRequestBody } from "../api/openapi-types.js";
+import type { CreateAgentRequestBody } from "../wire/openapi-types.js";
 
 const agentId = z
   .string()
@@ -28,7 +28,7 @@ export const createAgentSchema = z.strictObject({
 export type CreateAgentRequest = z.infer<typeof createAgentSchema>;
 
 /**
- * What the schema lets through is a CreateAgent body of the document (server/api/assignable.ts). Left
+ * What the schema lets through is a CreateAgent body of the document (server/wire/assignable.ts). Left
  * out: agent_config, tools and base_environment, read as an interaction's are (create-interaction.ts).
  */
 export type CreateAgentConforms = Assignable<

@@ -3,7 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import { isEmulatedAgent, KNOWN_AGENTS } from "../api/agent-names.js";
-import type { Agent } from "../api/openapi-types.js";
+import type { Agent } from "../wire/openapi-types.js";
 import { redactMcpHeaders } from "../api/mcp-server-tools.js";
 import { environmentRef, idOf } from "../api/resource-names.js";
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
@@ -26,7 +26,7 @@ export const DEFAULT_BASE_AGENT = KNOWN_AGENTS[0]!;
  */
 export function renderAgent(record: AgentRecord): Agent {
   const { base_environment, tools, ...rest } = record.definition;
-  // The document's Agent (server/api/openapi-types.ts). Its agent_config, tools and base_environment are
+  // The document's Agent (server/wire/openapi-types.ts). Its agent_config, tools and base_environment are
   // cast: the document check held them to the document at creation (documented-requests.ts), and the
   // agent's schema reads them loosely (agent-schemas.ts).
   const shown = rest as Omit<typeof rest, "agent_config"> & { agent_config?: Agent["agent_config"] };

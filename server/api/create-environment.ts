@@ -3,9 +3,9 @@
 // environment (`from_environment`).
 
 import { z } from "zod";
-import type { Assignable, Without } from "./assignable.js";
+import type { Assignable, Without } from "../wire/assignable.js";
 import { environmentObjectSchema, networkSchema, sourceSchema } from "./create-interaction.js";
-import type { CreateEnvironmentRequestBody } from "./openapi-types.js";
+import type { CreateEnvironmentRequestBody } from "../wire/openapi-types.js";
 import { idOf } from "./resource-names.js";
 
 export const createEnvironmentSchema = z.looseObject({
@@ -17,7 +17,7 @@ export const createEnvironmentSchema = z.looseObject({
 export type CreateEnvironmentRequest = z.infer<typeof createEnvironmentSchema>;
 
 /**
- * What the schema lets through is a CreateEnvironment body of the document (server/api/assignable.ts).
+ * What the schema lets through is a CreateEnvironment body of the document (server/wire/assignable.ts).
  * Left out: sources and network, read here loosely (a source's type as any string, `{"allowlist":
  * "disabled"}` too) after the document check (server/http/documented-requests.ts) held them to the document.
  */

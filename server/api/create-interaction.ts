@@ -3,8 +3,8 @@
 // is a 400 naming the field rather than a surprise later.
 
 import { z } from "zod";
-import type { Assignable, Without } from "./assignable.js";
-import type { CreateInteractionRequestBody } from "./openapi-types.js";
+import type { Assignable, Without } from "../wire/assignable.js";
+import type { CreateInteractionRequestBody } from "../wire/openapi-types.js";
 import { recordKeepingKeys } from "../common/own-keys.js";
 
 export const sourceSchema = z.looseObject({
@@ -136,7 +136,7 @@ export type CreateInteractionRequest = z.infer<typeof createInteractionSchema>;
 
 /**
  * What createInteractionSchema lets through is a CreateInteraction body of the document, agent or model
- * named (server/api/assignable.ts). Left out: input, agent_config, tools and environment, read here only
+ * named (server/wire/assignable.ts). Left out: input, agent_config, tools and environment, read here only
  * as far as the run needs (a `type` of any string, `{"allowlist": "disabled"}` as well); the document check
  * (server/http/documented-requests.ts) holds them to the document before this schema runs.
  */

@@ -59,7 +59,7 @@ function readResult(item: Record<string, unknown>, where: string): InputFunction
     typeof result === "string" || (Array.isArray(result) ? result.every(isContentItem) : typeof result === "object" && result !== null);
   if (!validResult) {
     problems.push(
-      `${where}.result must be the function's output: a string, an object, or a list of Content items like [{"type": "text", "text": "…"}], got ${describeValueKind(result)}`,
+      `${where}.result must be the function's output: a string, an object, or a list of Content items (text or image) like [{"type": "text", "text": "…"}], got ${describeValueKind(result)}`,
     );
   }
   return {
@@ -72,6 +72,12 @@ function readResult(item: Record<string, unknown>, where: string): InputFunction
   };
 }
 
+/**
+ * A Content item of a result as the document has it: text or an image (FunctionResultStep.result), so what
+ * is recorded is the document's (FunctionResultValue) also when EMULATOR_LOOSE let the body past its check.
+ */
 function isContentItem(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const item = value as Record<string, unknown>;
+  return item.type === "image" || (item.type === "text" && typeof item.text === "string");
 }

@@ -4,9 +4,11 @@
 // input is stored once (as its steps) and never a second time beside them (docs/security.md#large-requests).
 
 import type { UnreadPart } from "../agent/unread-parts.js";
-import type { InputContent, InputStep } from "../agent/steps.js";
+import type { InputContent, InputStep, Step } from "../agent/steps.js";
 import { isBase64 } from "../common/base64.js";
 import { InvalidArgumentError } from "../common/errors.js";
+import type { InteractionsInput } from "../wire/openapi-types.js";
+import { CONTENT_TYPES, isMediaType, MIME_TYPES, type MediaType, STEP_TYPES } from "./content-types.js";
 import type { CreateInteractionRequest } from "./create-interaction.js";
 
 /** How the input was given: the form include_input gives it back in. */
@@ -41,62 +43,41 @@ export interface ReadInput {
   unread: UnreadPart[];
 }
 
-/** Content types the SDK knows (Content_2). A Content item of another type (and not a Step type) is kept and named as an unknown part. */
-const CONTENT_TYPES = new Set(["text", "image", "audio", "document", "video"]);
-const MEDIA_TYPES = new Set(["image", "audio", "document", "video"]);
-
-/** The SDK's Step types (its `Step` union): one of them in a list makes the list a history. */
-const STEP_TYPES = new Set([
-  "user_input",
-  "model_output",
-  "thought",
-  "function_call",
-  "function_result",
-  "code_execution_call",
-  "code_execution_result",
-  "mcp_server_tool_call",
-  "mcp_server_tool_result",
-  "google_search_call",
-  "google_search_result",
-  "google_maps_call",
-  "google_maps_result",
-  "url_context_call",
-  "url_context_result",
-  "file_search_call",
-  "file_search_result",
-  "retrieval_call",
-  "retrieval_result",
-  "processing_call",
-  "processing_result",
-]);
+const CONTENT_TYPE_SET: ReadonlySet<string> = new Set(CONTENT_TYPES);
+/** One of the document's Step types in a list makes the list a history. */
+const STEP_TYPE_SET: ReadonlySet<string> = new Set(STEP_TYPES);
 
 /**
  * Reads the input, refusing (400, naming the item) what the service could not take: a part that is not
  * an object, text that is not a string, a media part with neither `data` nor `uri` or whose `data` is
- * not base64, a list that mixes Content and Steps.
+ * not base64, a list that mixes Content and Steps; and what the document does not declare (a Content or
+ * Step type, a media part's `mime_type`), which the document check refuses before this unless
+ * EMULATOR_LOOSE let it through: what is recorded is the document's Content and Steps
+ * (server/agent/steps.ts).
  */
 export function readInput(input: CreateInteractionRequest["input"]): ReadInput {
   if (input === undefined) return contentInput("none", [{ type: "text", text: "" }]);
   if (typeof input === "string") return contentInput("string", [{ type: "text", text: input }]);
   if (!Array.isArray(input)) {
-    if (STEP_TYPES.has(input.type)) {
+    if (STEP_TYPE_SET.has(input.type)) {
       throw new InvalidArgumentError(
         `input is one ${input.type} step; a history of steps must be a list: input: [{"type": "${input.type}", …}]. One Content object (e.g. {"type": "text", "text": "…"}) may stand alone.`,
       );
     }
     return contentInput("content", [input as InputContent]);
   }
-  const stepIndex = input.findIndex((item) => STEP_TYPES.has(item.type));
+  const stepIndex = input.findIndex((item) => STEP_TYPE_SET.has(item.type));
   if (stepIndex === -1) return contentInput("contents", input as InputContent[]);
   return stepsInput(input as InputStep[], stepIndex);
 }
 
 /** The input as it was sent, from the steps that record it (the inverse of readInput); undefined when there was none. */
-export function inputAsSent(shape: InputShape, steps: readonly unknown[]): unknown {
+export function inputAsSent(shape: InputShape, steps: readonly Step[]): InteractionsInput | undefined {
   if (shape.form === "steps") return steps.slice(0, shape.steps);
   if (shape.form === "none") return undefined;
-  const content = (steps[0] as { content?: unknown[] } | undefined)?.content ?? [];
-  if (shape.form === "string") return (content[0] as { text?: unknown } | undefined)?.text;
+  const first = steps[0];
+  const content = first?.type === "user_input" ? (first.content ?? []) : [];
+  if (shape.form === "string") return content[0]?.type === "text" ? content[0].text : undefined;
   if (shape.form === "content") return content[0];
   return content;
 }
@@ -111,10 +92,15 @@ function contentInput(form: InputForm, content: InputContent[]): ReadInput {
 function stepsInput(steps: InputStep[], firstStep: number): ReadInput {
   let last: { text: string; unread: UnreadPart[] } = { text: "", unread: [] };
   steps.forEach((step, index) => {
-    if (CONTENT_TYPES.has(step.type)) {
+    if (CONTENT_TYPE_SET.has(step.type)) {
       const first = steps[firstStep]?.type;
       throw new InvalidArgumentError(
         `input[${index}] is Content of type ${step.type}, but input[${firstStep}] is a step of type ${first}: a list is either Content or Steps. Put the Content in a user_input step: {"type": "user_input", "content": [{"type": "${step.type}", …}]}.`,
+      );
+    }
+    if (!STEP_TYPE_SET.has(step.type)) {
+      throw new InvalidArgumentError(
+        `input[${index}].type "${step.type}" is not a step type of the API: a history's steps are ${STEP_TYPES.join(", ")}`,
       );
     }
     if (step.type !== "user_input") return;
@@ -148,16 +134,25 @@ function readContent(content: readonly unknown[], where: (index: number) => stri
       texts.push(part.text);
       return;
     }
-    if (MEDIA_TYPES.has(part.type)) checkMedia(part, at);
+    if (!isMediaType(part.type)) {
+      throw new InvalidArgumentError(`${at}.type "${part.type}" is not a Content type of the API: use ${CONTENT_TYPES.join(", ")}`);
+    }
+    checkMedia(part, part.type, at);
     unread.push({ type: part.type, ...(typeof part.mime_type === "string" ? { mime_type: part.mime_type } : {}) });
   });
   return { text: texts.join("\n"), unread };
 }
 
-/** An image, audio, document or video part: its bytes as base64 `data`, or a `uri`; `mime_type` a string. */
-function checkMedia(part: Record<string, unknown>, at: string): void {
+/** An image, audio, document or video part: its bytes as base64 `data`, or a `uri`; `mime_type` one the document lists for its type. */
+function checkMedia(part: Record<string, unknown>, type: MediaType, at: string): void {
   for (const field of ["data", "uri", "mime_type"]) {
     if (part[field] !== undefined && typeof part[field] !== "string") throw new InvalidArgumentError(`${at}.${field} must be a string`);
+  }
+  const mimeTypes: readonly string[] = MIME_TYPES[type];
+  if (typeof part.mime_type === "string" && !mimeTypes.includes(part.mime_type)) {
+    throw new InvalidArgumentError(
+      `${at}.mime_type "${part.mime_type}" is not one of the API's MIME types for ${type}: use one of ${mimeTypes.join(", ")}`,
+    );
   }
   if (part.data === undefined && part.uri === undefined) {
     throw new InvalidArgumentError(

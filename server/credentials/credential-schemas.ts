@@ -3,8 +3,8 @@
 
 import { z } from "zod";
 import { whyNotInjectable } from "../../proxy/index.js";
-import type { Assignable, Without } from "../api/assignable.js";
-import type { CreateCredentialRequestBody, UpdateCredentialRequestBody } from "../api/openapi-types.js";
+import type { Assignable, Without } from "../wire/assignable.js";
+import type { CreateCredentialRequestBody, UpdateCredentialRequestBody } from "../wire/openapi-types.js";
 
 const credentialId = z
   .string()
@@ -63,7 +63,7 @@ export const createCredentialSchema = z.discriminatedUnion("type", [bearerTokenS
 });
 export type CreateCredentialRequest = z.infer<typeof createCredentialSchema>;
 /**
- * What the schema lets through is a CreateCredential body of the document (server/api/assignable.ts).
+ * What the schema lets through is a CreateCredential body of the document (server/wire/assignable.ts).
  * Left out: an oauth2 credential's token_url, which the document requires and this schema does not: the
  * document check (server/http/documented-requests.ts) refuses a body without it first; only with
  * EMULATOR_LOOSE does one reach the route (and the proxy then has no token URL to refresh at).
@@ -91,7 +91,7 @@ export type UpdateCredentialRequest = z.infer<typeof updateCredentialSchema>;
 /**
  * What the schema lets through, with the credential's type (the document's update bodies carry it; the
  * route takes it from the stored credential), is an UpdateCredential body of the document
- * (server/api/assignable.ts).
+ * (server/wire/assignable.ts).
  */
 export type UpdateCredentialConforms = Assignable<
   UpdateCredentialRequest & { type: UpdateCredentialRequestBody["type"] },

@@ -2,7 +2,7 @@
 // identity and state only; secret fields are write-only.
 
 import { randomUUID } from "node:crypto";
-import type { Credential } from "../api/openapi-types.js";
+import type { Credential } from "../wire/openapi-types.js";
 import { AbortedError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { jsonLengthAtMost } from "../common/json-size.js";
 import { pageById } from "../common/page-token.js";
@@ -12,7 +12,7 @@ import type { CreateCredentialRequest, UpdateCredentialRequest } from "./credent
 import type { CredentialRecord, CredentialStore } from "./credential-store.js";
 
 /**
- * The Credential as the emulator answers it: the document's (server/api/openapi-types.ts), with its type
+ * The Credential as the emulator answers it: the document's (server/wire/openapi-types.ts), with its type
  * and status always given, and the non-secret settings echoed, which the document's Credential lacks.
  */
 export type CredentialResource = Credential & {

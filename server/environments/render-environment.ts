@@ -2,12 +2,12 @@
 // strings; sources are shown without content, and the network setting with its injected header values
 // redacted. Variables (env) are not part of the resource and are never shown.
 
-import type { Environment } from "../api/openapi-types.js";
+import type { Environment } from "../wire/openapi-types.js";
 import { type NetworkResource, redactNetwork } from "../egress/redact-network.js";
 import type { EnvironmentRecord } from "./environment-store.js";
 
 /**
- * The Environment as the emulator answers it: the document's (server/api/openapi-types.ts), plus the
+ * The Environment as the emulator answers it: the document's (server/wire/openapi-types.ts), plus the
  * emulator's own status fields (docs/fidelity.md), which the document does not have.
  */
 export type EnvironmentResource = Omit<Environment, "network"> & {

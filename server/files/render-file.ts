@@ -4,14 +4,14 @@
 // as a "file" with `emulator_type` saying what it is (docs/fidelity.md).
 
 import path from "node:path/posix";
-import type { EnvironmentFile as ApiEnvironmentFile } from "../api/openapi-types.js";
+import type { EnvironmentFile as ApiEnvironmentFile } from "../wire/openapi-types.js";
 import type { FileInfo } from "../sandbox/runtime.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { mimeTypeOf } from "./mime-types.js";
 import { apiPathOf } from "./sandbox-path.js";
 
 /**
- * The EnvironmentFile as the emulator answers it: the document's (server/api/openapi-types.ts), every
+ * The EnvironmentFile as the emulator answers it: the document's (server/wire/openapi-types.ts), every
  * field given, plus
  * `emulator_type` for what the document has no type for: "symlink" (listed, never followed), "other" (a
  * FIFO, socket or device); either reads as "file" in `type` (docs/fidelity.md).

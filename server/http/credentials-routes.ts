@@ -3,6 +3,7 @@
 import { Router } from "express";
 import { createCredentialSchema, updateCredentialSchema } from "../credentials/credential-schemas.js";
 import { renderCredential, type CredentialService } from "../credentials/credential-service.js";
+import type { ListCredentialsResponseBody } from "../wire/openapi-types.js";
 import { mountResourceRoutes } from "./resource-routes.js";
 import { parseOrThrow } from "./zod-errors.js";
 
@@ -14,7 +15,10 @@ export function credentialsRouter(service: CredentialService, options: { pageByt
     create: (owner, body) => service.create(owner, parseOrThrow(createCredentialSchema, body)),
     list: (owner, query) => {
       const page = service.list(owner, query.page_size, query.page_token, options.pageBytes);
-      return { records: page.credentials, nextPageToken: page.nextPageToken };
+      return {
+        credentials: page.credentials.map(renderCredential),
+        next_page_token: page.nextPageToken,
+      } satisfies ListCredentialsResponseBody;
     },
     get: (owner, id) => service.get(owner, id),
     update: (owner, id, body, updateMask) => service.update(owner, id, parseOrThrow(updateCredentialSchema, body), updateMask),

@@ -49,3 +49,17 @@ export function violationOf(field: UnknownField): FieldViolation {
 function describeField(field: UnknownField): string {
   return field.at === "" ? JSON.stringify(field.name) : `${JSON.stringify(field.name)} at '${field.at}'`;
 }
+
+/**
+ * A body whose request declares no fields at all (PingWebhook, RunTrigger): each field it holds is
+ * unknown, refused as declaredFieldsOnly refuses one (the first 100 named). What else the body must be
+ * is its schema's to say.
+ */
+export function refuseEveryField(body: unknown): void {
+  const names = typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 100) : [];
+  if (names.length > 0)
+    throw new FieldViolationsError(
+      names.map((name) => violationOf({ name, at: "" })),
+      "parameter_unknown",
+    );
+}

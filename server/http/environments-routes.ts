@@ -2,7 +2,7 @@
 // carries its real file_count and size_bytes, counted in its sandbox.
 
 import { Router } from "express";
-import type { ListEnvironmentsResponseBody } from "../api/openapi-types.js";
+import type { ListEnvironmentsResponseBody } from "../wire/openapi-types.js";
 import { createEnvironmentSchema, environmentIdOf } from "../api/create-environment.js";
 import { createEnvironment } from "../environments/create-environment.js";
 import type { EnvironmentService } from "../environments/environment-service.js";

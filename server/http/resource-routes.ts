@@ -20,15 +20,18 @@ export const updateQuery = z.looseObject({ update_mask: z.string().optional() })
 
 /** One resource's part in its routes; each method gets the caller's owner and the ID from the path as sent. */
 export interface ResourceRoutes<R, Q extends ListQuery = ListQuery> {
-  /** The path segment, and the field of the list answer that holds the page. */
+  /** The path segment. */
   collection: string;
   render(record: R): unknown;
   /** `body` is the request's body, parsed as JSON ({} when there is none). */
   create(owner: string, body: unknown): R;
   /** The list route's query when it takes more than listQuery's (a trigger's filter). */
   listQuery?: z.ZodType<Q>;
-  /** The records of one page, and the token of the next ("" on the last). */
-  list(owner: string, query: Q): { records: R[]; nextPageToken: string };
+  /**
+   * One page's answer: the page's records rendered, under the collection's name, and the token of the
+   * next page ("" on the last); each resource writes it `satisfies` the document's List…ResponseBody.
+   */
+  list(owner: string, query: Q): object;
   get(owner: string, id: string): R;
   /** No PATCH route when absent (the SDK's agents have no update). */
   update?(owner: string, id: string, body: unknown, updateMask: string | undefined): R;
@@ -45,8 +48,7 @@ export function mountResourceRoutes<R, Q extends ListQuery = ListQuery>(router: 
 
   // Pages bounded in bytes (EMULATOR_LIST_PAGE_BYTES), written piece by piece: never one string.
   router.get(`/${collection}`, async (req, res) => {
-    const page = resource.list(ownerOfRequest(req), parseOrThrow(pageQuery, req.query));
-    await sendJson(res, { [collection]: page.records.map(render), next_page_token: page.nextPageToken });
+    await sendJson(res, resource.list(ownerOfRequest(req), parseOrThrow(pageQuery, req.query)));
   });
 
   router.get(`/${collection}/:id`, (req, res) => {

@@ -3,11 +3,12 @@
 
 import { Router } from "express";
 import { z } from "zod";
-import type { ListTriggerExecutionsResponseBody } from "../api/openapi-types.js";
+import type { ListTriggerExecutionsResponseBody, ListTriggersResponseBody } from "../wire/openapi-types.js";
 import { renderExecution, renderTrigger } from "../triggers/render-trigger.js";
-import { createTriggerSchema, updateTriggerSchema } from "../triggers/trigger-schemas.js";
+import { createTriggerSchema, runTriggerSchema, updateTriggerSchema } from "../triggers/trigger-schemas.js";
 import type { TriggerService } from "../triggers/trigger-service.js";
 import { ownerOfRequest } from "./auth.js";
+import { refuseEveryField } from "./declared-fields-only.js";
 import { sendJson } from "./json-stream-writer.js";
 import { listQuery, mountResourceRoutes } from "./resource-routes.js";
 import { parseOrThrow } from "./zod-errors.js";
@@ -26,7 +27,7 @@ export function triggersRouter(service: TriggerService, options: { pageBytes: nu
     listQuery: triggersQuery,
     list: (owner, query) => {
       const page = service.list(owner, query.page_size, query.page_token, query.filter, options.pageBytes);
-      return { records: page.triggers, nextPageToken: page.nextPageToken };
+      return { triggers: page.triggers.map(renderTrigger), next_page_token: page.nextPageToken } satisfies ListTriggersResponseBody;
     },
     get: (owner, id) => service.get(owner, id),
     update: (owner, id, body, updateMask) => service.update(owner, id, parseOrThrow(updateTriggerSchema, body), updateMask),
@@ -34,6 +35,8 @@ export function triggersRouter(service: TriggerService, options: { pageBytes: nu
   });
 
   router.post("/triggers/:id/executions", async (req, res) => {
+    refuseEveryField(req.body);
+    parseOrThrow(runTriggerSchema, req.body ?? {});
     res.status(200).json(renderExecution(await service.runNow(ownerOfRequest(req), req.params.id)));
   });
 

@@ -11,13 +11,14 @@ import { stringifyReusingEscapes } from "../common/escaped-json.js";
 import type { InteractionEvent, StreamEvent } from "./events.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
+import type { InteractionSseEventInteraction } from "../wire/openapi-types.js";
 
 type SnapshotEventType = "interaction.created" | "interaction.completed";
 
 /** An event as read from the store: a snapshot event may lack its interaction (see withSnapshots). */
 export type StoredEvent =
   | Exclude<StreamEvent, { event_type: SnapshotEventType }>
-  | { event_type: SnapshotEventType; event_id: string; interaction?: Record<string, unknown> };
+  | { event_type: SnapshotEventType; event_id: string; interaction?: InteractionSseEventInteraction };
 
 /** Events whose content is the interaction itself, stored without it. */
 export function isSnapshotEvent(event: { event_type: string }): event is { event_type: SnapshotEventType } {

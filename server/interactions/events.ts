@@ -7,8 +7,17 @@
 
 import { type ErrorCode, InvalidArgumentError } from "../common/errors.js";
 import type { InteractionStatus, Step, StepDelta } from "../agent/steps.js";
-import type { Assignable } from "../api/assignable.js";
-import type { ErrorEvent, InteractionStatusUpdate, StepStop } from "../api/openapi-types.js";
+import type { Assignable } from "../wire/assignable.js";
+import type {
+  ErrorEvent,
+  InteractionCompletedEvent,
+  InteractionCreatedEvent,
+  InteractionSseEventInteraction,
+  InteractionStatusUpdate,
+  StepStart,
+  StepStop,
+  StepDelta as WireStepDelta,
+} from "../wire/openapi-types.js";
 import type { Usage } from "./usage.js";
 
 /** An `error` event's error and an entry of an interaction's `errors[]`: a documented code (common/errors.ts). */
@@ -18,7 +27,7 @@ export interface EventError {
 }
 
 export type InteractionEvent =
-  | { event_type: "interaction.created"; interaction: Record<string, unknown> }
+  | { event_type: "interaction.created"; interaction: InteractionSseEventInteraction }
   | {
       event_type: "interaction.status_update";
       interaction_id: string;
@@ -31,18 +40,21 @@ export type InteractionEvent =
   | { event_type: "step.delta"; index: number; delta: StepDelta }
   /** `usage`: the interaction's so far; `step_usage`: this step's own (usage-meter.ts). */
   | { event_type: "step.stop"; index: number; usage?: Usage; step_usage?: Usage }
-  | { event_type: "interaction.completed"; interaction: Record<string, unknown> }
+  | { event_type: "interaction.completed"; interaction: InteractionSseEventInteraction }
   | { event_type: "error"; error: EventError };
 
 /**
- * The events the document declares as they are (server/api/openapi-types.ts; server/api/assignable.ts).
- * Not yet: interaction.created and interaction.completed (their interaction is typed loosely here; what
- * interaction-view.ts renders for them is the document's), step.start and step.delta (the agent's Step is
- * wider than the document's: server/agent/steps.ts).
+ * Every event as the document declares it (server/wire/openapi-types.ts; server/wire/assignable.ts): tsc
+ * fails here when one drifts. status_update's `usage` and `continuation_token` are the emulator's
+ * additions (docs/fidelity.md#streams), extra fields such a check lets through.
  */
 export type EventsConform = [
+  Assignable<Extract<InteractionEvent, { event_type: "interaction.created" }>, InteractionCreatedEvent>,
   Assignable<Extract<InteractionEvent, { event_type: "interaction.status_update" }>, InteractionStatusUpdate>,
+  Assignable<Extract<InteractionEvent, { event_type: "step.start" }>, StepStart>,
+  Assignable<Extract<InteractionEvent, { event_type: "step.delta" }>, WireStepDelta>,
   Assignable<Extract<InteractionEvent, { event_type: "step.stop" }>, StepStop>,
+  Assignable<Extract<InteractionEvent, { event_type: "interaction.completed" }>, InteractionCompletedEvent>,
   Assignable<Extract<InteractionEvent, { event_type: "error" }>, ErrorEvent>,
 ];
 

@@ -6,7 +6,7 @@
 import { newAgentRun, runAgent, type AgentEnding, type AgentSandbox } from "../agent/agent-loop.js";
 import type { ClientFunctionResult } from "../agent/conversation.js";
 import type { Planner } from "../agent/planner.js";
-import type { InputStep, Step } from "../agent/steps.js";
+import type { InputStep } from "../agent/steps.js";
 import type { UnreadPart } from "../agent/unread-parts.js";
 import type { FaultPlan, InjectedFault } from "../faults/fault-plan.js";
 import { faultPortFor, injectedMark } from "../faults/fault-port.js";
@@ -163,7 +163,7 @@ export class InteractionRun {
     } else {
       const inputSteps = this.input.inputSteps ?? [{ type: "user_input", content: [{ type: "text", text: this.input.inputText }] }];
       // A history's steps are the client's, recorded as sent (docs/api.md#whole-inputs).
-      for (const step of inputSteps) this.steps.complete(step as Step);
+      for (const step of inputSteps) this.steps.complete(step);
     }
     // The steps so far stand for the input, whose tokens are counted from the request.
     this.usage.runStepsFrom(record.steps.length);

@@ -1,8 +1,10 @@
 // The Interaction resource in wire form (docs/wire-protocol.md#the-interaction-resource), and the
 // snapshots the stream events carry. The SDK computes output_text itself.
 
+import type { Step } from "../agent/steps.js";
 import { inputAsSent } from "../api/interaction-input.js";
-import type { Interaction } from "../api/openapi-types.js";
+import { LazyArray } from "../common/lazy-array.js";
+import type { Interaction } from "../wire/openapi-types.js";
 import { redactEnvironmentEcho } from "../environments/redact-env.js";
 import type { InteractionRecord } from "./interaction-store.js";
 
@@ -21,20 +23,33 @@ export interface RenderOptions {
 }
 
 /**
- * The Interaction as the emulator answers it: the document's (server/api/openapi-types.ts), plus `object`,
+ * The Interaction as the emulator answers it: the document's (server/wire/openapi-types.ts), plus `object`,
  * which the service's answers and the document's own examples carry and its schema does not declare.
  */
-export type InteractionResource = Interaction & { object: "interaction" };
+export type InteractionResource = Interaction & { id: string; object: "interaction" };
+
+/** The Interaction with the record's steps: tsc holds it to the document's (the steps' own check: server/agent/steps.ts). */
+export function renderInteraction(record: InteractionRecord, options: RenderOptions = {}): InteractionResource {
+  return rendered(record, options, options.outputStepsOnly ? record.steps.slice(inputStepCount(record)) : record.steps);
+}
 
 /**
- * `steps`: what goes in `steps` instead of the record's own (a LazyArray of steps read from the store one
- * at a time, for a streaming writer), in the same place.
+ * The same, for the streaming JSON writer, with `steps` in place of the record's own: a list, or a
+ * LazyArray of the steps read from the store one at a time, written as the same JSON list. Only a list
+ * can be cut to the output steps: a create answer always has one (its run's record); steps read lazily
+ * (GET) are never asked for without the input.
  */
-export function renderInteraction(
+export function renderStreamedInteraction(
   record: InteractionRecord,
-  options: RenderOptions = {},
-  steps: unknown = record.steps,
-): InteractionResource {
+  options: RenderOptions,
+  steps: readonly Step[] | LazyArray<Step>,
+): Omit<InteractionResource, "steps"> & { steps: readonly Step[] | LazyArray<Step> } {
+  if (!options.outputStepsOnly) return rendered(record, options, steps);
+  if (steps instanceof LazyArray) throw new Error("outputStepsOnly needs the steps as a list");
+  return rendered(record, options, steps.slice(inputStepCount(record)));
+}
+
+function rendered<S>(record: InteractionRecord, options: RenderOptions, steps: S): Omit<InteractionResource, "steps"> & { steps: S } {
   const input = options.includeInput ? inputOf(record) : undefined;
   return {
     id: record.id,
@@ -50,9 +65,7 @@ export function renderInteraction(
       : {}),
     ...(record.environmentId ? { environment_id: record.environmentId } : {}),
     ...(record.previousInteractionId ? { previous_interaction_id: record.previousInteractionId } : {}),
-    // The steps go unchecked here: a LazyArray for a streaming writer, and server/agent/steps.ts's Step
-    // is wider than the document's (a media content's mime_type is any string, not the document's list).
-    steps: (options.outputStepsOnly ? outputStepsOf(record, steps) : steps) as Interaction["steps"],
+    steps,
     ...(record.errors.length > 0 ? { errors: record.errors } : {}),
     ...(record.usage ? { usage: record.usage } : {}),
   };
@@ -85,18 +98,9 @@ export function renderCompletedSnapshot(record: InteractionRecord): Omit<Interac
  */
 function inputOf(record: InteractionRecord): Interaction["input"] {
   // As validated when it was sent (create-interaction.ts), rebuilt from the steps that record it.
-  if (record.inputShape) return inputAsSent(record.inputShape, record.steps) as Interaction["input"];
+  if (record.inputShape) return inputAsSent(record.inputShape, record.steps);
   const first = record.steps[0];
-  return first?.type === "user_input" ? (first.content as Interaction["input"]) : undefined;
-}
-
-/**
- * The steps after those that record the input. Only an in-memory list can be cut here: a create answer
- * always has one (its run's record); steps read lazily (GET) are never asked for without the input.
- */
-function outputStepsOf(record: InteractionRecord, steps: unknown): unknown {
-  if (!Array.isArray(steps)) throw new Error("outputStepsOnly needs the steps as a list");
-  return steps.slice(inputStepCount(record));
+  return first?.type === "user_input" ? first.content : undefined;
 }
 
 /** How many of the first steps record the input: its shape says; an interaction stored before shapes were kept has one user_input step. */

@@ -4,6 +4,7 @@
 // run emits them, so resuming its stream works like for any other finished interaction.
 
 import { isResultStep } from "../agent/step-sink.js";
+import { contentText } from "../agent/steps.js";
 import { withEventId, type InteractionEvent, type StreamEvent } from "./events.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
 import { renderCompletedSnapshot, renderCreatedSnapshot } from "./interaction-view.js";
@@ -14,7 +15,7 @@ import { StepWriter } from "./step-writer.js";
  * The interaction as interaction.created showed it: in progress, as it was created (no steps, no
  * errors; nothing else of the record changes during a run).
  */
-export function createdSnapshotOf(record: InteractionRecord): Record<string, unknown> {
+export function createdSnapshotOf(record: InteractionRecord): ReturnType<typeof renderCreatedSnapshot> {
   return renderCreatedSnapshot({ ...record, status: "in_progress", updated: record.created, errors: [] });
 }
 
@@ -62,8 +63,8 @@ export function eventsOfStoredRecord(record: InteractionRecord): StreamEvent[] {
   for (const step of record.steps) {
     if (isResultStep(step) && typeof step.result === "string") {
       writer.startResult(step).finish(step.result, step.is_error ?? false);
-    } else if (step.type === "model_output") {
-      writer.text(step.content.map((content) => content.text).join(""));
+    } else if (step.type === "model_output" && step.content?.every((part) => part.type === "text")) {
+      writer.text(contentText(step.content));
     } else {
       writer.complete(step);
     }

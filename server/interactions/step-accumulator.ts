@@ -6,6 +6,7 @@
 // function call's arguments (their JSON text, parsed once it is whole); a result delta appends to `result` and, when present, sets `is_error` (and `name`, `server_name`); step.stop
 // changes nothing. Other events carry no step content.
 
+import { isResultStep } from "../agent/step-sink.js";
 import { copyJson } from "../common/json-copy.js";
 import type { InteractionEvent } from "./events.js";
 import type { Step, StepDelta } from "../agent/steps.js";
@@ -37,7 +38,8 @@ function applyDelta(step: Step, delta: StepDelta): void {
     return;
   }
   if (delta.type === "text") {
-    if (step.type !== "model_output" && step.type !== "user_input") throw mismatch(step, delta);
+    // A history's step (as sent, its content may be left out) is never streamed into.
+    if ((step.type !== "model_output" && step.type !== "user_input") || step.content === undefined) throw mismatch(step, delta);
     const last = step.content[step.content.length - 1];
     if (last?.type === "text") last.text += delta.text;
     else step.content.push({ type: "text", text: delta.text });
@@ -49,7 +51,7 @@ function applyDelta(step: Step, delta: StepDelta): void {
     return;
   }
   // A client's function result (an object or Content items) is recorded whole and never streamed.
-  if (step.type !== delta.type || typeof step.result !== "string") throw mismatch(step, delta);
+  if (!isResultStep(step) || step.type !== delta.type || typeof step.result !== "string") throw mismatch(step, delta);
   step.result += delta.result;
   if (delta.is_error !== undefined) step.is_error = delta.is_error;
   if (delta.type === "function_result" && step.type === "function_result" && delta.name !== undefined) step.name = delta.name;

@@ -1,10 +1,10 @@
 // What an environment keeps of each source after it was placed: where it went and how big it was,
 // never the inline content itself (that lives only in the sandbox).
 
-import type { Source } from "../api/openapi-types.js";
+import type { Source } from "../wire/openapi-types.js";
 
 export interface SourceSummary {
-  /** The document's kinds of source (server/api/openapi-types.ts). */
+  /** The document's kinds of source (server/wire/openapi-types.ts). */
   type: NonNullable<Source["type"]>;
   target: string;
   encoding?: string;

@@ -1,6 +1,6 @@
 // The wire shapes of the SDK's Trigger and TriggerExecution (@google/genai 3.3, triggers namespace).
 
-import type { Trigger, TriggerExecution } from "../api/openapi-types.js";
+import type { Trigger, TriggerExecution } from "../wire/openapi-types.js";
 import { timestampOf } from "../common/timestamps.js";
 import type { ExecutionRecord, TriggerRecord } from "./trigger-store.js";
 

@@ -3,9 +3,9 @@
 // here only for its shape: what only running it can show is an execution's failure.
 
 import { z } from "zod";
-import type { Assignable, Without } from "../api/assignable.js";
+import type { Assignable, Without } from "../wire/assignable.js";
 import { createInteractionSchema } from "../api/create-interaction.js";
-import type { CreateTriggerRequestBody, UpdateTriggerRequestBody } from "../api/openapi-types.js";
+import type { CreateTriggerRequestBody, RunTriggerRequestBody, UpdateTriggerRequestBody } from "../wire/openapi-types.js";
 import { whyNotSchedule, whyNotTimeZone } from "./trigger-schedule.js";
 
 const scheduleSchema = z.string().superRefine((schedule, context) => {
@@ -51,7 +51,7 @@ export const createTriggerSchema = z.looseObject({
 });
 export type CreateTriggerRequest = z.infer<typeof createTriggerSchema>;
 /**
- * What each schema lets through is the document's body of the operation (server/api/assignable.ts); the
+ * What each schema lets through is the document's body of the operation (server/wire/assignable.ts); the
  * trigger's interaction is checked as CreateInteraction's (create-interaction.ts).
  */
 export type CreateTriggerConforms = Assignable<
@@ -69,3 +69,12 @@ export const updateTriggerSchema = z.looseObject({
 });
 export type UpdateTriggerRequest = z.infer<typeof updateTriggerSchema>;
 export type UpdateTriggerConforms = Assignable<UpdateTriggerRequest, UpdateTriggerRequestBody>;
+
+/**
+ * POST …/triggers/{id}/executions (run now): the SDK sends no body, the document attaches none and its
+ * RunTriggerRequest has no fields, so the body is an empty object or none (the route names a field it
+ * holds as unknown first, in Google's words).
+ */
+export const runTriggerSchema = z.strictObject({});
+export type RunTriggerRequest = z.infer<typeof runTriggerSchema>;
+export type RunTriggerConforms = Assignable<RunTriggerRequest, RunTriggerRequestBody>;

@@ -3,8 +3,13 @@
 // times) are the server's; a body naming a field the SDK does not declare is refused, saying which.
 
 import { z } from "zod";
-import type { Assignable } from "../api/assignable.js";
-import type { CreateWebhookRequestBody, RotateSigningSecretRequestBody, UpdateWebhookRequestBody } from "../api/openapi-types.js";
+import type { Assignable } from "../wire/assignable.js";
+import type {
+  CreateWebhookRequestBody,
+  PingWebhookRequestBody,
+  RotateSigningSecretRequestBody,
+  UpdateWebhookRequestBody,
+} from "../wire/openapi-types.js";
 
 /**
  * Every event the references name: the OpenAPI document's and SDK 3.3's seven, and the newer SDK
@@ -41,7 +46,7 @@ export const createWebhookSchema = z.strictObject({
   subscribed_events: events,
 });
 export type CreateWebhookRequest = z.infer<typeof createWebhookSchema>;
-/** What each schema lets through is the document's body of the operation (server/api/assignable.ts). */
+/** What each schema lets through is the document's body of the operation (server/wire/assignable.ts). */
 export type CreateWebhookConforms = Assignable<CreateWebhookRequest, CreateWebhookRequestBody>;
 
 export const updateWebhookSchema = z.strictObject({
@@ -67,3 +72,11 @@ export const rotateSigningSecretSchema = z.strictObject({
 });
 export type RotateSigningSecretRequest = z.infer<typeof rotateSigningSecretSchema>;
 export type RotateSigningSecretConforms = Assignable<RotateSigningSecretRequest, RotateSigningSecretRequestBody>;
+
+/**
+ * POST {id}:ping: the document's PingWebhookRequest and the SDK's have no fields, so the body is an empty
+ * object or none (the route names a field it holds as unknown first, in Google's words).
+ */
+export const pingWebhookSchema = z.strictObject({});
+export type PingWebhookRequest = z.infer<typeof pingWebhookSchema>;
+export type PingWebhookConforms = Assignable<PingWebhookRequest, PingWebhookRequestBody>;

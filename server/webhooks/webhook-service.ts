@@ -3,7 +3,7 @@
 // in the rotation's answer); afterwards signing_secrets lists each truncated with its expire_time.
 
 import { randomBytes } from "node:crypto";
-import type { Webhook } from "../api/openapi-types.js";
+import type { Webhook } from "../wire/openapi-types.js";
 import type { OwnerClock } from "../common/test-clocks.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { pageById } from "../common/page-token.js";
@@ -24,7 +24,7 @@ import { eventPayload } from "./webhook-payload.js";
 /** How long the secrets before a rotation keep signing with revoke_previous_secrets_after_h24 (the default). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-/** The Webhook as the emulator answers it: the document's (server/api/openapi-types.ts), every field but the name and the once-shown secret given. */
+/** The Webhook as the emulator answers it: the document's (server/wire/openapi-types.ts), every field but the name and the once-shown secret given. */
 export type WebhookResource = Webhook & Required<Pick<Webhook, "id" | "state" | "signing_secrets" | "create_time" | "update_time">>;
 
 export interface WebhookServiceOptions {

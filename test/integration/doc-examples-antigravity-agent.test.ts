@@ -18,21 +18,18 @@ import { after, before, describe, it } from "node:test";
 import { docClient, type DocClient, type Json } from "../support/doc-example-client.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 
 const KEY = "doc-examples-antigravity-key";
 const AGENT = "antigravity-preview-05-2026";
 // A 1x1 PNG, the page's chart.png stand-in.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-
-before(async () => {
-  emulator = await startFakeRuntimeEmulator();
-  doc = docClient(emulator.url, KEY);
-});
-after(async () => {
-  await emulator?.close();
+fakeRuntimeEmulatorForTests({
+  ready: (emulator) => {
+    doc = docClient(emulator.url, KEY);
+  },
 });
 
 describe("antigravity-agent: the agent", () => {
@@ -232,7 +229,7 @@ describe("antigravity-agent: the examples whose outcome is the model's (model ag
   let model: DocClient;
   before(async () => {
     openai = await startFakeOpenAiServer();
-    modelEmulator = await startFakeRuntimeEmulator({ EMULATOR_AGENT_MODEL: "openai:fake-model", EMULATOR_OPENAI_BASE_URL: openai.url });
+    modelEmulator = await startFakeRuntimeEmulator(openai.agentSettings);
     model = docClient(modelEmulator.url, KEY);
   });
   after(async () => {

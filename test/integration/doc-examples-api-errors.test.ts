@@ -6,23 +6,20 @@
 // covers: interactions.create
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { docClient, sseEvents, type DocClient } from "../support/doc-example-client.js";
 import { startFakeOpenAiServer } from "../support/fake-openai-server.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { startFakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 
 const KEY = "doc-examples-api-errors-key";
 const AGENT = "antigravity-preview-09-2026";
 
-let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-
-before(async () => {
-  emulator = await startFakeRuntimeEmulator();
-  doc = docClient(emulator.url, KEY);
-});
-after(async () => {
-  await emulator?.close();
+fakeRuntimeEmulatorForTests({
+  ready: (emulator) => {
+    doc = docClient(emulator.url, KEY);
+  },
 });
 
 describe("api-errors", () => {
@@ -51,10 +48,7 @@ describe("api-errors", () => {
   it("sends a stream's error as an error event with code and message (model agent, loopback fake)", async () => {
     // doc-example: api-errors#streaming-requests-sse: a failed run's stream carries an event_type error with code and message (rest; model agent, loopback fake)
     const openai = await startFakeOpenAiServer();
-    const modelEmulator = await startFakeRuntimeEmulator({
-      EMULATOR_AGENT_MODEL: "openai:fake-model",
-      EMULATOR_OPENAI_BASE_URL: openai.url,
-    });
+    const modelEmulator = await startFakeRuntimeEmulator(openai.agentSettings);
     try {
       openai.script({ kind: "status", status: 503, body: { error: { message: "overloaded" } } });
       const answer = await docClient(modelEmulator.url, KEY).rest("POST", "/v1beta/interactions", {

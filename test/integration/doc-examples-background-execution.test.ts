@@ -8,22 +8,18 @@
 // covers: interactions.create, interactions.get, interactions.cancel, interactions.delete
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { docClient, drain, sseEvents, type DocClient, type Json } from "../support/doc-example-client.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 
 const KEY = "doc-examples-background-key";
 const REVISION = { "Api-Revision": "2026-05-20" };
 
-let emulator: FakeRuntimeEmulator;
 let doc: DocClient;
-
-before(async () => {
-  emulator = await startFakeRuntimeEmulator();
-  doc = docClient(emulator.url, KEY);
-});
-after(async () => {
-  await emulator?.close();
+fakeRuntimeEmulatorForTests({
+  ready: (emulator) => {
+    doc = docClient(emulator.url, KEY);
+  },
 });
 
 /** A background interaction the emulator holds queued (a fault rule), so that it is still running when cancelled. */

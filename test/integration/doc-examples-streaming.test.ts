@@ -25,7 +25,7 @@ let doc: DocClient;
 
 before(async () => {
   openai = await startFakeOpenAiServer();
-  emulator = await startFakeRuntimeEmulator({ EMULATOR_AGENT_MODEL: "openai:fake-model", EMULATOR_OPENAI_BASE_URL: openai.url });
+  emulator = await startFakeRuntimeEmulator(openai.agentSettings);
   doc = docClient(emulator.url, KEY);
 });
 after(async () => {

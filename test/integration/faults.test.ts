@@ -4,11 +4,12 @@
 // up after its times), and a tool erroring (marked in the result, never reaching the sandbox).
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, it } from "node:test";
-import { GoogleGenAI } from "@google/genai";
+import { before, beforeEach, describe, it } from "node:test";
+import type { GoogleGenAI } from "@google/genai";
 import { MAX_FAULT_RULES_PER_KEY } from "../../server/faults/fault-plan.js";
 import { codeOf } from "../support/fake-sandbox-channel.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { startFakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 
 const KEY = "faults-key";
 const OTHER_KEY = "faults-other-key";
@@ -22,15 +23,11 @@ const HOOKS_JSON = JSON.stringify({
 });
 
 type Json = Record<string, any>;
-let emulator: FakeRuntimeEmulator;
 let ai: GoogleGenAI;
-
-before(async () => {
-  emulator = await startFakeRuntimeEmulator();
-  ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
-});
-after(async () => {
-  await emulator?.close();
+const fixture = fakeRuntimeEmulatorForTests({
+  ready: () => {
+    ai = fixture.sdk(KEY);
+  },
 });
 
 async function call(
@@ -39,7 +36,7 @@ async function call(
   options: { key?: string | null; body?: unknown } = {},
 ): Promise<{ status: number; body: Json }> {
   const key = options.key === undefined ? KEY : options.key;
-  const response = await fetch(`${emulator.url}${path}`, {
+  const response = await fetch(`${fixture.emulator.url}${path}`, {
     method,
     headers: { "content-type": "application/json", ...(key !== null ? { "x-goog-api-key": key } : {}) },
     ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
@@ -122,7 +119,7 @@ describe("the faults API", () => {
   });
 
   it("deletes one rule by id ({}), then clears the rest ({cleared: N}); /health says faults are active only while some are", async () => {
-    const health = async () => (await fetch(`${emulator.url}/health`)).json() as Promise<Json>;
+    const health = async () => (await fetch(`${fixture.emulator.url}/health`)).json() as Promise<Json>;
     assert.equal((await health()).faults, undefined);
     const first = await addRule({ target: { kind: "tool", name: "write_file" }, effect: { kind: "error", message: "no" }, times: 1 });
     await addRule({ target: { kind: "tool", name: "list_files" }, effect: { kind: "latency", ms: 1 }, times: 1 });
@@ -206,7 +203,7 @@ describe("faults in interactions", () => {
     await call("DELETE", "/emulator/faults");
   });
 
-  const channel = () => emulator.runtime.channels.get(environmentId)!;
+  const channel = () => fixture.emulator.runtime.channels.get(environmentId)!;
   const hooksOf = async (interactionId: string) => (await call("GET", `/emulator/interactions/${interactionId}/hooks`)).body;
 
   it("a gate timing out (injected, next 1 time) fails open after its own timeout: the rm -rf runs, the trace marks the timeout injected", async () => {

@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { GoogleGenAI } from "@google/genai";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
 import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 import { closedLoopbackPort } from "../support/mcp-test-server.js";
 import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
@@ -23,20 +24,21 @@ const AGENT = "antigravity-preview-05-2026";
 type Interaction = { id: string; status: string; steps?: Array<Record<string, any>>; errors?: Array<{ code: string; message: string }> };
 
 let openai: FakeOpenAiServer;
-let emulator: FakeRuntimeEmulator;
 let ai: GoogleGenAI;
-
-before(async () => {
-  openai = await startFakeOpenAiServer();
-  emulator = await startFakeRuntimeEmulator({
-    EMULATOR_AGENT_MODEL: "openai:fake-model",
-    EMULATOR_OPENAI_BASE_URL: openai.url,
-    EMULATOR_MODEL_TIMEOUT_SECONDS: "1",
-  });
-  ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
+const fixture = fakeRuntimeEmulatorForTests({
+  // The settings name the fake model server, started first.
+  env: async () => {
+    openai = await startFakeOpenAiServer();
+    return {
+      ...openai.agentSettings,
+      EMULATOR_MODEL_TIMEOUT_SECONDS: "1",
+    };
+  },
+  ready: () => {
+    ai = fixture.sdk(KEY);
+  },
 });
 after(async () => {
-  await emulator?.close();
   await openai?.close();
 });
 
@@ -76,7 +78,7 @@ describe("a model behind the agent: what of the request reaches the model", () =
       parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     };
     // Its own API key: the budget test below lists this key's incomplete interactions.
-    const team = new GoogleGenAI({ apiKey: "model-agent-team-key", httpOptions: { baseUrl: emulator.url } });
+    const team = fixture.sdk("model-agent-team-key");
     await team.agents.create({
       id: "budgeted-analyst",
       system_instruction: "You are the team's analyst.",
@@ -111,7 +113,7 @@ describe("a model behind the agent, when things go wrong", () => {
   it("fails an interaction whose model does not answer within EMULATOR_MODEL_TIMEOUT_SECONDS, /health answering meanwhile", async () => {
     openai.script({ kind: "hang" });
     const { result } = await withoutStalls(
-      emulator.url,
+      fixture.emulator.url,
       HOSTILE_INPUT_BOUNDS,
       async () => (await ai.interactions.create({ agent: AGENT, input: "hello" })) as Interaction,
       { inProcess: true, what: "a model that never answers" },
@@ -139,7 +141,7 @@ describe("a model behind the agent, when things go wrong", () => {
       [],
       "the turn's call did not run",
     );
-    const listed = await fetch(`${emulator.url}/emulator/interactions?status=incomplete`, { headers: { "x-goog-api-key": KEY } });
+    const listed = await fetch(`${fixture.emulator.url}/emulator/interactions?status=incomplete`, { headers: { "x-goog-api-key": KEY } });
     assert.equal(listed.status, 200);
     const page = (await listed.json()) as { interactions: Array<{ id: string }> };
     assert.deepEqual(

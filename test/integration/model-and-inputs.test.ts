@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createInteractionSchema, type CreateInteractionRequest } from "../../server/api/create-interaction.js";
+import { contentText } from "../../server/agent/steps.js";
 import { InvalidArgumentError, NotFoundError } from "../../server/common/errors.js";
 import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
 import { renderInteraction } from "../../server/interactions/interaction-view.js";
@@ -35,7 +36,7 @@ async function create(h: Harness, body: Record<string, unknown>): Promise<Intera
 function answerOf(record: InteractionRecord): string {
   const last = record.steps.at(-1);
   assert.equal(last?.type, "model_output");
-  return last.type === "model_output" ? last.content.map((part) => part.text).join("") : "";
+  return last.type === "model_output" ? contentText(last.content) : "";
 }
 
 async function refusal(work: Promise<unknown>): Promise<string> {

@@ -5,10 +5,10 @@
 // EMULATOR_MAX_INTERACTION_OUTPUT_BYTES as tool results do.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { GoogleGenAI } from "@google/genai";
+import { after, describe, it } from "node:test";
+import type { GoogleGenAI } from "@google/genai";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 import { HOSTILE_INPUT_BOUNDS, withoutStalls } from "../support/stall-detector.js";
 
 const KEY = "model-bounds-key";
@@ -19,27 +19,28 @@ const OUTPUT_BYTES = 64 * 1024;
 type Interaction = { id: string; status: string; steps?: Array<Record<string, any>>; errors?: Array<{ code: string; message: string }> };
 
 let openai: FakeOpenAiServer;
-let emulator: FakeRuntimeEmulator;
 let ai: GoogleGenAI;
-
-before(async () => {
-  openai = await startFakeOpenAiServer();
-  emulator = await startFakeRuntimeEmulator({
-    EMULATOR_AGENT_MODEL: "openai:fake-model",
-    EMULATOR_OPENAI_BASE_URL: openai.url,
-    EMULATOR_MODEL_TIMEOUT_SECONDS: "60",
-    EMULATOR_MODEL_ANSWER_BYTES: String(ANSWER_BYTES),
-    EMULATOR_MAX_INTERACTION_OUTPUT_BYTES: String(OUTPUT_BYTES),
-  });
-  ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
+const fixture = fakeRuntimeEmulatorForTests({
+  // The settings name the fake model server, started first.
+  env: async () => {
+    openai = await startFakeOpenAiServer();
+    return {
+      ...openai.agentSettings,
+      EMULATOR_MODEL_TIMEOUT_SECONDS: "60",
+      EMULATOR_MODEL_ANSWER_BYTES: String(ANSWER_BYTES),
+      EMULATOR_MAX_INTERACTION_OUTPUT_BYTES: String(OUTPUT_BYTES),
+    };
+  },
+  ready: () => {
+    ai = fixture.sdk(KEY);
+  },
 });
 after(async () => {
-  await emulator?.close();
   await openai?.close();
 });
 
 async function stored(id: string): Promise<string> {
-  const response = await fetch(`${emulator.url}/v1beta/interactions/${id}`, { headers: { "x-goog-api-key": KEY } });
+  const response = await fetch(`${fixture.emulator.url}/v1beta/interactions/${id}`, { headers: { "x-goog-api-key": KEY } });
   assert.equal(response.status, 200);
   return response.text();
 }
@@ -50,7 +51,7 @@ describe("a model's answer is bounded", () => {
     const sent = { bytes: 0 };
     openai.script({ kind: "endless", piece: "all work and no play ".repeat(200), giveUpBytes: 64 * 1024 * 1024, sent });
     const { result: interaction } = await withoutStalls(
-      emulator.url,
+      fixture.emulator.url,
       HOSTILE_INPUT_BOUNDS,
       async () => (await ai.interactions.create({ agent: AGENT, input: "say something" } as never)) as unknown as Interaction,
       { inProcess: true, what: "a model server streaming without end" },

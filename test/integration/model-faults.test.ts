@@ -36,10 +36,7 @@ describe("model faults", () => {
 
   before(async () => {
     openai = await startFakeOpenAiServer();
-    emulator = await startFakeRuntimeEmulator(
-      { EMULATOR_AGENT_MODEL: "openai:fake-model", EMULATOR_OPENAI_BASE_URL: openai.url, EMULATOR_MODEL_TIMEOUT_SECONDS: "1" },
-      { faults: plan },
-    );
+    emulator = await startFakeRuntimeEmulator({ ...openai.agentSettings, EMULATOR_MODEL_TIMEOUT_SECONDS: "1" }, { faults: plan });
     ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
   });
   after(async () => {

@@ -12,8 +12,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { GoogleGenAI } from "@google/genai";
-import { startFakeRuntimeEmulator, type FakeRuntimeEmulator } from "../support/fake-runtime.js";
+import type { GoogleGenAI } from "@google/genai";
+import { fakeRuntimeEmulatorForTests } from "../support/fake-runtime-tests.js";
 
 const KEY = "statuses-key";
 const AGENT = "antigravity-preview-05-2026";
@@ -21,19 +21,15 @@ const MODEL = "gemini-3-flash-preview";
 const INPUT = "say hello to the whole wide world";
 
 type Json = Record<string, any>;
-let emulator: FakeRuntimeEmulator;
 let ai: GoogleGenAI;
-
-before(async () => {
-  emulator = await startFakeRuntimeEmulator();
-  ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: emulator.url } });
-});
-after(async () => {
-  await emulator?.close();
+const fixture = fakeRuntimeEmulatorForTests({
+  ready: () => {
+    ai = fixture.sdk(KEY);
+  },
 });
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await fetch(`${emulator.url}${path}`, {
+  const response = await fetch(`${fixture.emulator.url}${path}`, {
     method,
     headers: { "content-type": "application/json", "x-goog-api-key": KEY },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -279,7 +275,7 @@ describe("webhook events", () => {
     await addRule({ target: { kind: "interaction" }, effect: { kind: "queued", ms: 600_000 }, times: 1 });
     const created = (await ai.interactions.create({ agent: AGENT, input: INPUT, background: true } as never)) as Json;
     await call("POST", `/v1beta/interactions/${created.id}/cancel`);
-    await emulator.webhooksSettled();
+    await fixture.emulator.webhooksSettled();
     const events = received.filter((payload) => payload.type === "interaction.cancelled");
     assert.deepEqual(
       events.map((payload) => payload.data.id),

@@ -175,6 +175,25 @@ describe("triggers on the test clock", () => {
     await assert.rejects(ai.triggers.update(trigger.id, { status: "error" }), /is set by failed executions/);
   });
 
+  it("run now takes no body fields (the document's RunTriggerRequest has none): a field or a list is a 400, and nothing runs", async () => {
+    const trigger = await ai.triggers.create({
+      schedule: "0 0 1 1 *",
+      time_zone: "UTC",
+      interaction: { agent: AGENT, input: "hi" } as never,
+    });
+    const at = `/v1beta/triggers/${trigger.id}/executions`;
+    const field = await call(emulator, "POST", at, { force: true });
+    assert.equal(field.status, 400);
+    assert.equal(field.json.error.code, "parameter_unknown");
+    assert.match(field.json.error.message, /Unknown name "force": Cannot find field\./);
+    const list = await call(emulator, "POST", at, [1]);
+    assert.equal(list.status, 400, JSON.stringify(list.json));
+    assert.equal(list.json.error.status, "INVALID_ARGUMENT");
+    assert.deepEqual((await ai.triggers.listExecutions(trigger.id)).trigger_executions ?? [], [], "neither ran it");
+    assert.equal((await call(emulator, "POST", at, {})).status, 200, "an empty object is no body");
+    await settledExecutions(ai, trigger.id);
+  });
+
   it("skips a run due while the previous one is still going, and cancels that one at its execution timeout", async () => {
     const environment = await call(emulator, "POST", "/v1beta/environments", { sources: [] });
     assert.equal(environment.status, 200, JSON.stringify(environment.json));

@@ -152,6 +152,28 @@ describe("webhooks", () => {
     await assert.rejects(ai.webhooks.get(created.id!), /404|not found/i);
   });
 
+  it("ping takes no body fields (the document's PingWebhookRequest has none): a field or a list is a 400, and nothing is sent", async () => {
+    const ai = sdk(emulator, "wh-ping-body-key");
+    const created = await ai.webhooks.create({ uri: receiver.url("/ping-body"), subscribed_events: ["interaction.completed"] });
+    const ping = (body: unknown) =>
+      fetch(`${emulator.url}/v1beta/webhooks/${created.id}:ping`, {
+        method: "POST",
+        headers: { "x-goog-api-key": "wh-ping-body-key", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const field = await ping({ loud: true });
+    assert.equal(field.status, 400);
+    const fieldError = ((await field.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(fieldError.code, "parameter_unknown");
+    assert.match(fieldError.message, /Unknown name "loud": Cannot find field\./);
+    const list = await ping([1]);
+    assert.equal(list.status, 400);
+    assert.equal(((await list.json()) as { error: { status: string } }).error.status, "INVALID_ARGUMENT");
+    assert.equal(receiver.received.filter((delivery) => delivery.path === "/ping-body").length, 0, "no ping sent");
+    assert.equal((await ping({})).status, 200);
+    assert.equal(receiver.received.filter((delivery) => delivery.path === "/ping-body").length, 1);
+  });
+
   it("delivers a background interaction's interaction.completed, and webhook_config.uris instead with its user_metadata", async () => {
     const ai = sdk(emulator, "wh-complete-key");
     const webhook = await ai.webhooks.create({ uri: receiver.url("/registered"), subscribed_events: ["interaction.completed"] });

@@ -47,7 +47,7 @@ export const LAYERS: readonly Layer[] = [
   { name: "agent", folders: ["server/agent"] },
   { name: "hooks and tools", folders: ["server/hooks", "server/tools", "server/mcp"] },
   { name: "sandbox", folders: ["server/sandbox"] },
-  { name: "foundation", folders: ["server/common", "server/store", "server/faults"] },
+  { name: "foundation", folders: ["server/common", "server/store", "server/faults", "server/wire"] },
   { name: "egress proxy", folders: ["proxy"] },
   { name: "executor protocol", folders: ["sandbox-image/executor/protocol"] },
 ];

@@ -63,6 +63,8 @@ export interface RecordedRequest {
 export interface FakeOpenAiServer {
   /** The base URL to give the client: http://127.0.0.1:<port>/v1. */
   url: string;
+  /** The emulator's settings that put this server behind the agent: the model `openai:fake-model` at `url`. */
+  agentSettings: { EMULATOR_AGENT_MODEL: string; EMULATOR_OPENAI_BASE_URL: string };
   requests: RecordedRequest[];
   /** What the requests did that the real protocol would refuse; empty when all was well. */
   problems: string[];
@@ -124,8 +126,10 @@ export async function startFakeOpenAiServer(options: FakeOpenAiOptions = {}): Pr
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    url,
+    agentSettings: { EMULATOR_AGENT_MODEL: "openai:fake-model", EMULATOR_OPENAI_BASE_URL: url },
     requests,
     problems,
     script: (...more) => steps.push(...more),

@@ -3,10 +3,10 @@
 // sequences, call IDs included.
 
 import type { ResultStep, ResultWriter, StepSink } from "../../server/agent/step-sink.js";
-import type { Step } from "../../server/agent/steps.js";
+import type { AgentStep } from "../../server/agent/steps.js";
 
 export type RecordedEvent =
-  | { kind: "step"; step: Step }
+  | { kind: "step"; step: AgentStep }
   | { kind: "result_started"; step: ResultStep }
   | { kind: "output"; callId: string; text: string }
   | { kind: "result_finished"; step: ResultStep };
@@ -14,7 +14,7 @@ export type RecordedEvent =
 export class RecordingStepSink implements StepSink {
   readonly events: RecordedEvent[] = [];
 
-  complete(step: Step): void {
+  complete(step: AgentStep): void {
     this.events.push({ kind: "step", step: structuredClone(step) });
   }
 
@@ -39,7 +39,7 @@ export class RecordingStepSink implements StepSink {
   }
 
   /** The steps as an interaction stores them: calls whole, results finished. */
-  get steps(): Step[] {
+  get steps(): AgentStep[] {
     return this.events.flatMap((event) => (event.kind === "step" || event.kind === "result_finished" ? [event.step] : []));
   }
 }

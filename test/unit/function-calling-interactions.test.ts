@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import type { JsonValue } from "../../server/agent/planner.js";
+import { contentText } from "../../server/agent/steps.js";
 import { pendingScript, rememberedRuns } from "../../server/planners/scripted/scripted-planner-state.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
 import type { InteractionRecord } from "../../server/interactions/interaction-store.js";
@@ -247,7 +248,7 @@ describe("function calling with a fixed answer", () => {
     });
     const output = second.steps.at(-1);
     assert.ok(output?.type === "model_output");
-    assert.deepEqual(JSON.parse(output.content[0]?.text ?? ""), { sunny: false });
+    assert.deepEqual(JSON.parse(contentText(output.content)), { sunny: false });
   });
 });
 
@@ -320,9 +321,23 @@ describe("function calling: answers that do not fit are refused before anything 
       previous_interaction_id: first.id,
       input: [{ type: "function_result", call_id: paris }, { type: "function_result", result: "b" }, answer(rome, "c")],
     });
-    assert.match(message, /^input\[0\]\.result must be the function's output: a string, an object, or a list of Content items/m);
+    assert.match(
+      message,
+      /^input\[0\]\.result must be the function's output: a string, an object, or a list of Content items \(text or image\)/m,
+    );
     assert.match(message, /^input\[1\]\.call_id must be the id of the function_call step it answers \(a string\), got undefined/m);
     assert.match(message, new RegExp(`^input: no function_result for ${paris} \\(get_weather\\)`, "m"));
+  });
+
+  it("names a result whose Content items are not the document's (text or image)", async () => {
+    const fake = serviceWithFakeSandbox(OWNER);
+    const { first, paris, rome } = await waiting(fake);
+    const message = await refusal(fake, {
+      previous_interaction_id: first.id,
+      input: [answer(paris, [{ type: "audio", data: "AAAA" }]), answer(rome, [{ type: "text", text: 5 }])],
+    });
+    assert.match(message, /^input\[0\]\.result must be the function's output: .*, got an array$/m);
+    assert.match(message, /^input\[1\]\.result must be the function's output: .*, got an array$/m);
   });
 
   it("refuses text instead of (or besides) the results", async () => {

@@ -77,9 +77,9 @@ describe("resultText", () => {
       resultText([
         { type: "text", text: "see" },
         { type: "image", mime_type: "image/png", data: "iVBOR" },
-        { type: "document", uri: "gs://b/f.pdf" },
+        { type: "image", uri: "gs://b/f.png" },
       ]),
-      "see\n[image image/png]\n[document gs://b/f.pdf]",
+      "see\n[image image/png]\n[image gs://b/f.png]",
     );
     assert.equal(resultText({ temp: 21, sky: "clear" }), '{"temp":21,"sky":"clear"}');
   });

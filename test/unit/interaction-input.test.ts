@@ -16,6 +16,14 @@ const image = { type: "image", data: PNG, mime_type: "image/png" };
 
 const contentOf = (step: unknown): unknown[] => (step as { content: unknown[] }).content;
 
+/** readInput refuses the input with a 400 saying exactly this. */
+function refuses(input: unknown, message: string): void {
+  assert.throws(
+    () => readInput(input as Input),
+    (error: unknown) => error instanceof InvalidArgumentError && assert.equal(error.message, message) === undefined,
+  );
+}
+
 describe("readInput: the steps that record the input", () => {
   it("a string is one user_input step with one text part", () => {
     const read = readInput("Run `ls`");
@@ -59,13 +67,34 @@ describe("readInput: the steps that record the input", () => {
     assert.equal(read.text, "");
   });
 
-  it("a part of a type the SDK does not know is kept and named, as before it was ignored", () => {
-    const read = readInput([
-      { type: "text", text: "hi" },
-      { type: "hologram", data: 1 },
-    ] as Input);
-    assert.equal(contentOf(read.steps[0]).length, 2);
-    assert.deepEqual(read.unread, [{ type: "hologram" }]);
+  // The document check refuses these first; under EMULATOR_LOOSE they reach readInput, which keeps what it
+  // records to the document's Content and Steps (server/agent/steps.ts) instead of storing them as sent.
+  it("refuses a part of a type the document does not declare, naming the types it does", () => {
+    refuses(
+      [
+        { type: "text", text: "hi" },
+        { type: "hologram", data: 1 },
+      ],
+      'input[1].type "hologram" is not a Content type of the API: use text, image, audio, document, video',
+    );
+  });
+
+  it("refuses a media part whose mime_type the document does not list for its type, naming those it does", () => {
+    refuses(
+      { type: "document", data: "JVBERi0=", mime_type: "image/png" },
+      `input.mime_type "image/png" is not one of the API's MIME types for document: use one of application/pdf, text/csv`,
+    );
+    refuses(
+      [{ type: "user_input", content: [{ ...image, mime_type: "image/svg+xml" }] }],
+      `input[0].content[0].mime_type "image/svg+xml" is not one of the API's MIME types for image: use one of image/png, image/jpeg, image/webp, image/heic, image/heif, image/gif, image/bmp, image/tiff`,
+    );
+  });
+
+  it("refuses a history item of a type the document does not declare", () => {
+    refuses(
+      [{ type: "user_input", content: [] }, { type: "tool_dream" }],
+      'input[1].type "tool_dream" is not a step type of the API: a history\'s steps are user_input, model_output, thought, function_call, function_result, code_execution_call, code_execution_result, mcp_server_tool_call, mcp_server_tool_result, google_search_call, google_search_result, google_maps_call, google_maps_result, url_context_call, url_context_result, file_search_call, file_search_result, retrieval_call, retrieval_result, processing_call, processing_result',
+    );
   });
 
   it("a list of steps is kept whole; the agent reads the last user_input step", () => {

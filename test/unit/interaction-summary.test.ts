@@ -77,7 +77,7 @@ describe("interaction summaries", () => {
     const whole = record("int_b", { errors: [{ code: "service_unavailable", message: "the sandbox went away" }], status: "failed" });
     store.save({ ...whole, steps: [] });
     const opening: InteractionEvent[] = [
-      { event_type: "interaction.created", interaction: {} },
+      { event_type: "interaction.created", interaction: { id: whole.id, status: "in_progress" } },
       { event_type: "interaction.status_update", interaction_id: whole.id, status: "in_progress" },
     ];
     const stepEvents: InteractionEvent[] = whole.steps.flatMap((step, index): InteractionEvent[] => [

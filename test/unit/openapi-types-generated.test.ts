@@ -1,4 +1,4 @@
-// server/api/openapi-types.ts, the service's wire types, is generated from the OpenAPI document
+// server/wire/openapi-types.ts, the service's wire types, is generated from the OpenAPI document
 // (tools/openapi-types.ts) rather than written beside it by hand: this fails until `npm run schemas` has
 // rewritten a stale copy, so a document replaced by a newer public copy (or a defect patched) cannot ship
 // with the old types. The emulator's renderers and request schemas are checked against these types by tsc.
@@ -11,9 +11,9 @@ import { OPENAPI_TYPES_FILE, openApiTypesText } from "../../tools/openapi-types.
 
 const committed = (): string => fs.readFileSync(OPENAPI_TYPES_FILE, "utf8");
 
-describe("server/api/openapi-types.ts", () => {
+describe("server/wire/openapi-types.ts", () => {
   it("is committed as generated now (npm run schemas rewrites it)", () => {
-    assert.equal(committed(), openApiTypesText(), "server/api/openapi-types.ts is stale: run `npm run schemas`");
+    assert.equal(committed(), openApiTypesText(), "server/wire/openapi-types.ts is stale: run `npm run schemas`");
   });
 
   it("holds each operation's bodies and the schemas they reach, as the document declares them", () => {

@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import { fixedAnswerFor } from "../../server/planners/scripted/fixed-answer.js";
 import { readResponseBlock } from "../../server/planners/scripted/response-block.js";
 import { readResponseFormat } from "../../server/agent/response-format.js";
+import { contentText } from "../../server/agent/steps.js";
 import { startScriptedPlanner } from "../../server/planners/scripted/scripted-planner.js";
 import type { CreateInteractionRequest } from "../../server/api/create-interaction.js";
 import { InvalidArgumentError } from "../../server/common/errors.js";
@@ -39,7 +40,7 @@ async function create(service: InteractionService, request: Partial<CreateIntera
 function outputText(record: InteractionRecord): string {
   const last = record.steps.at(-1);
   assert.equal(last?.type, "model_output");
-  return last.type === "model_output" ? last.content.map((part) => part.text).join("") : "";
+  return last.type === "model_output" ? contentText(last.content) : "";
 }
 
 async function refusal(service: InteractionService, request: Partial<CreateInteractionRequest>): Promise<string> {

@@ -49,9 +49,9 @@ export function resultText(value: FunctionResultValue): string {
   if (!Array.isArray(value)) return JSON.stringify(value);
   return value
     .map((item) => {
-      if (item.type === "text" && typeof item.text === "string") return item.text;
-      const details = [item.mime_type, item.uri].filter((detail): detail is string => typeof detail === "string");
-      return `[${[String(item.type ?? "content"), ...details].join(" ")}]`;
+      if (item.type === "text") return item.text;
+      const details = [item.mime_type, item.uri].filter((detail): detail is NonNullable<typeof detail> => detail !== undefined);
+      return `[${[item.type, ...details].join(" ")}]`;
     })
     .join("\n");
 }

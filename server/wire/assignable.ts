@@ -1,5 +1,5 @@
 // Compile-time checks that the emulator's hand-written request schemas let through only bodies the
-// service's OpenAPI document declares (server/api/openapi-types.ts, generated from it): each zod request
+// service's OpenAPI document declares (server/wire/openapi-types.ts, generated from it): each zod request
 // schema's parsed output is held to the operation's generated request body type beside the schema, so a
 // field whose type drifts from the document fails tsc. The deliberate differences of
 // schemas/interactions.requests.exceptions.json are all stricter (fewer values let through), which such a

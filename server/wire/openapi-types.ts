@@ -2082,6 +2082,11 @@ export interface RotateSigningSecretResponse {
   secret?: string;
 }
 
+/**
+ * Request message for TriggerService.RunTrigger.
+ */
+export type RunTriggerRequest = Record<string, unknown>;
+
 export interface SafetySetting {
   category?: string;
   method?: string;
@@ -3108,6 +3113,8 @@ export type PingWebhookRequestBody = PingWebhookRequest;
 export type PingWebhookResponseBody = PingWebhookResponse;
 export type RotateSigningSecretRequestBody = RotateSigningSecretRequest;
 export type RotateSigningSecretResponseBody = RotateSigningSecretResponse;
+/** RunTrigger has no requestBody in the document: its request message stands for the body. */
+export type RunTriggerRequestBody = RunTriggerRequest;
 export type RunTriggerResponseBody = TriggerExecution;
 export type UpdateCredentialRequestBody = CredentialUpdateParams;
 export type UpdateCredentialResponseBody = Credential;
