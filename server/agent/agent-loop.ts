@@ -4,6 +4,7 @@
 // planner answers, hands the turn to the client, or the run is stopped. The loop never writes the
 // final answer's text itself: how a run is told is the planner's business.
 
+import { turnShare } from "../common/turn-share.js";
 import type { ErrorCode } from "../common/errors.js";
 import { newCallId } from "../common/ids.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
@@ -164,6 +165,9 @@ async function runToolCalls(calls: readonly AgentCall[], context: CallContext, r
   const outcomes: CallOutcome[] = [];
   run.conversation.turns.push({ kind: "tool_calls", outcomes });
   for (const call of calls) {
+    // Hundreds of runs at once: each call waits for its turn's share, so the loop reads its I/O between.
+    const share = turnShare();
+    if (share) await share;
     if (context.signal?.aborted) return { kind: "stopped" };
     const end = isMcpCall(call)
       ? await runMcpCall(call, context, outcomes, run.trace)

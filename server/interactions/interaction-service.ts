@@ -30,6 +30,7 @@ import { idOf } from "../api/resource-names.js";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../common/errors.js";
 import { copyJson } from "../common/json-copy.js";
 import { yieldToEventLoop } from "../common/event-loop.js";
+import { turnShare } from "../common/turn-share.js";
 import { newInteractionId } from "../common/ids.js";
 import type { SandboxChannel } from "../sandbox/runtime.js";
 import type { EnvironmentRecord } from "../environments/environment-store.js";
@@ -197,6 +198,9 @@ export class InteractionService {
     // Parsing the body, reading the input and storing its first events each take a moment for a large
     // request: other requests are let in between them (common/event-loop.ts).
     await yieldToEventLoop();
+    // With hundreds of runs at once, a new one waits for a turn's share like their steps (common/turn-share.ts).
+    const share = turnShare();
+    if (share) await share;
     const prepared = await this.prepare(owner, request);
     await yieldToEventLoop();
     return this.start(owner, prepared);
