@@ -20,7 +20,7 @@ import { servedPaths } from "./served-paths.js";
 import { healthRouter, type HealthSources } from "./health-routes.js";
 import { schemaRouter } from "./schema-routes.js";
 import { refuseDeepJson } from "./json-depth.js";
-import { declaredFieldsOnly } from "./declared-fields-only.js";
+import { declaredFieldsOnly, noFieldsDeclared } from "./declared-fields-only.js";
 import { documentedRequests } from "./documented-requests.js";
 import { credentialsRouter } from "./credentials-routes.js";
 import { agentsRouter } from "./agents-routes.js";
@@ -114,6 +114,10 @@ export function createApp(deps: AppDependencies): Express {
   api.post("/agents", declaredFieldsOnly("agents.create", { loose: false }));
   api.post("/triggers", declaredFieldsOnly("triggers.create", fieldsPolicy));
   api.patch("/triggers/:id", declaredFieldsOnly("triggers.update", fieldsPolicy));
+  // PingWebhook and RunTrigger declare no fields at all.
+  const noFields = noFieldsDeclared(fieldsPolicy);
+  api.post("/triggers/:id/executions", noFields);
+  api.post("/webhooks/:target", (req, res, next) => (req.params.target?.endsWith(":ping") ? noFields(req, res, next) : next()));
   // Then each body is held to the service's OpenAPI document (documented-requests.ts).
   api.use(documentedRequests(fieldsPolicy));
   api.use(interactionsRouter(deps.interactions));

@@ -51,15 +51,24 @@ function describeField(field: UnknownField): string {
 }
 
 /**
- * A body whose request declares no fields at all (PingWebhook, RunTrigger): each field it holds is
- * unknown, refused as declaredFieldsOnly refuses one (the first 100 named). What else the body must be
- * is its schema's to say.
+ * For a request that declares no fields at all (PingWebhook, RunTrigger): each field its body holds is
+ * unknown, refused as declaredFieldsOnly refuses one (the first 100 named), or with EMULATOR_LOOSE=true
+ * named in the same warning line and dropped. What else the body must be is its schema's to say.
  */
-export function refuseEveryField(body: unknown): void {
-  const names = typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 100) : [];
-  if (names.length > 0)
-    throw new FieldViolationsError(
-      names.map((name) => violationOf({ name, at: "" })),
-      "parameter_unknown",
-    );
+export function noFieldsDeclared(policy: DeclaredFieldsPolicy) {
+  const warn = policy.warn ?? ((line: string) => console.warn(line));
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const body: unknown = req.body;
+    const names = typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 100) : [];
+    if (names.length === 0) return next();
+    const unknown = names.map((name) => ({ name, at: "" }));
+    if (policy.loose) {
+      warn(
+        `EMULATOR_LOOSE: ${req.method} ${req.originalUrl.split("?")[0]} holds fields the SDK does not declare, ignored: ${unknown.map(describeField).join(", ")}`,
+      );
+      req.body = {};
+      return next();
+    }
+    next(new FieldViolationsError(unknown.map(violationOf), "parameter_unknown"));
+  };
 }

@@ -143,6 +143,27 @@ describe("EMULATOR_LOOSE=true", () => {
     assert.equal(answer.body.status, "completed");
     assert.deepEqual(warnings, ['EMULATOR_LOOSE: POST /v1beta/interactions holds fields the SDK does not declare, ignored: "toolz"']);
   });
+
+  it("lets fields through to PingWebhook and RunTrigger too, which declare none, with the same warning", async () => {
+    const warnings: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args.map(String).join(" "));
+    let ping: { status: number; body: any };
+    let run: { status: number; body: any };
+    try {
+      ping = await send(emulator.url, "POST", "/v1beta/webhooks/wh_missing:ping", { verbose: true });
+      run = await send(emulator.url, "POST", "/v1beta/triggers/trg_missing/executions", { force: true });
+    } finally {
+      console.warn = original;
+    }
+    // Past the field check, each route says what it says of a webhook or trigger that does not exist.
+    assert.equal(ping.status, 404, JSON.stringify(ping.body));
+    assert.equal(run.status, 404, JSON.stringify(run.body));
+    assert.deepEqual(warnings, [
+      'EMULATOR_LOOSE: POST /v1beta/webhooks/wh_missing:ping holds fields the SDK does not declare, ignored: "verbose"',
+      'EMULATOR_LOOSE: POST /v1beta/triggers/trg_missing/executions holds fields the SDK does not declare, ignored: "force"',
+    ]);
+  });
 });
 
 describe("the create answer holds the run's steps; GET and cancel the whole timeline", () => {
