@@ -1,14 +1,16 @@
 // The interactions' work gets a bounded share of each turn of the event loop, so that the loop reads
 // its I/O (a /health, a new request, the channels' frames) between two shares however many run at once.
 //
-// Each step of a run (a tool call's result taken in, the next call sent, a new interaction prepared)
-// asks for a share first. Within a turn's share it goes on at once; past it, it waits, in the order
-// asked, and the waiting ones go on a share at a time in later turns, each after the loop has polled.
+// Each tool call asks for a share before it is sent (agent-loop.ts), and each new interaction before it
+// is prepared (interaction-service.ts); what a call's answer sets going up to the next ask (its result
+// stored) runs outside the share. Within a turn's share a step goes on at once; past it, it waits, in
+// the order asked, and the waiting go on a share at a time in later turns, each after the loop has
+// polled: at most two shares (the poll phase's and one in the check phase) between two polls.
 // Without it, 200 interactions at once on saturated cores made one turn of ~300 ms (their tool results
 // arrive together and each step's work ran in the turn that delivered it), and /health waited for it
 // (docs/benchmarks.md, throughput under concurrency).
 
-/** The work of interactions one turn runs before the loop polls again, in ms of the loop's time. */
+/** One share of a turn for the interactions' work, in ms of the loop's time. */
 export const TURN_SHARE_MS = 5;
 
 const waiting: Array<() => void> = [];
