@@ -57,10 +57,10 @@ export function addAcceptHandles(server: Server, count: number, log: (line: stri
     copies.push(copy);
     if (closed) copy.close();
   };
-  let copier: Copier | undefined;
+  let started: Copier;
   try {
     // No inherited flags: an --inspect port or a --cpu-prof is the emulator's, not the copier's.
-    copier = fork(new URL("./accept-handles-child.js", import.meta.url), [], {
+    started = fork(new URL("./accept-handles-child.js", import.meta.url), [], {
       execArgv: [],
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
@@ -70,7 +70,6 @@ export function addAcceptHandles(server: Server, count: number, log: (line: stri
     );
     return { ready: Promise.resolve(1), close: async () => undefined };
   }
-  const started = copier;
   const wanted = count - 1;
   const ready = new Promise<number>((resolve) => {
     let received = 0;

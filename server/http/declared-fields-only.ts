@@ -19,18 +19,30 @@ export interface DeclaredFieldsPolicy {
 }
 
 export function declaredFieldsOnly(request: RequestName, policy: DeclaredFieldsPolicy) {
-  const warn = policy.warn ?? ((line: string) => console.warn(line));
+  const answer = unknownFieldsAnswer(policy);
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const body: unknown = req.body;
     // Not an object: the route's own check says what the body must be.
     if (typeof body !== "object" || body === null || Array.isArray(body)) return next();
     // In slices: a body of millions of small objects must not hold the event loop while it is checked.
-    const unknown = await unknownFieldsInSlices(request, body);
+    answer(req, await unknownFieldsInSlices(request, body), next);
+  };
+}
+
+/**
+ * What a request holding `unknown` fields gets: nothing when there are none; a 400 in Google's words;
+ * or with EMULATOR_LOOSE one warning line naming them, and the body let through (`drop` first, when
+ * the route's schema would refuse them).
+ */
+function unknownFieldsAnswer(policy: DeclaredFieldsPolicy) {
+  const warn = policy.warn ?? ((line: string) => console.warn(line));
+  return (req: Request, unknown: UnknownField[], next: NextFunction, drop?: () => void): void => {
     if (unknown.length === 0) return next();
     if (policy.loose) {
       warn(
         `EMULATOR_LOOSE: ${req.method} ${req.originalUrl.split("?")[0]} holds fields the SDK does not declare, ignored: ${unknown.map(describeField).join(", ")}`,
       );
+      drop?.();
       return next();
     }
     next(new FieldViolationsError(unknown.map(violationOf), "parameter_unknown"));
@@ -56,19 +68,17 @@ function describeField(field: UnknownField): string {
  * named in the same warning line and dropped. What else the body must be is its schema's to say.
  */
 export function noFieldsDeclared(policy: DeclaredFieldsPolicy) {
-  const warn = policy.warn ?? ((line: string) => console.warn(line));
+  const answer = unknownFieldsAnswer(policy);
   return (req: Request, _res: Response, next: NextFunction): void => {
     const body: unknown = req.body;
     const names = typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 100) : [];
-    if (names.length === 0) return next();
-    const unknown = names.map((name) => ({ name, at: "" }));
-    if (policy.loose) {
-      warn(
-        `EMULATOR_LOOSE: ${req.method} ${req.originalUrl.split("?")[0]} holds fields the SDK does not declare, ignored: ${unknown.map(describeField).join(", ")}`,
-      );
-      req.body = {};
-      return next();
-    }
-    next(new FieldViolationsError(unknown.map(violationOf), "parameter_unknown"));
+    answer(
+      req,
+      names.map((name) => ({ name, at: "" })),
+      next,
+      () => {
+        req.body = {};
+      },
+    );
   };
 }

@@ -53,6 +53,16 @@ async function closeAll(server: http.Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
+/** Listens on `port` (refused with EADDRINUSE while anything still holds it), then closes. */
+async function listensAgain(port: number): Promise<void> {
+  const again = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    again.once("error", reject);
+    again.listen(port, "127.0.0.1", resolve);
+  });
+  await new Promise((resolve) => again.close(resolve));
+}
+
 /** How many descriptors this process holds on each socket (inode → count). */
 function descriptorsPerSocket(): Map<string, number> {
   const counts = new Map<string, number>();
@@ -103,12 +113,7 @@ describe("accept handles: a burst of new connections taken in many per event-loo
     assert.equal(await handles.ready, 4);
     await handles.close();
     await closeAll(server);
-    const again = http.createServer();
-    await new Promise<void>((resolve, reject) => {
-      again.once("error", reject);
-      again.listen(port, "127.0.0.1", resolve);
-    });
-    await new Promise((resolve) => again.close(resolve));
+    await listensAgain(port);
   });
 
   it("closed while the copies are being made, it still frees the port", async () => {
@@ -118,12 +123,7 @@ describe("accept handles: a burst of new connections taken in many per event-loo
     await closeAll(server);
     await closing;
     assert.ok((await handles.ready) < 16);
-    const again = http.createServer();
-    await new Promise<void>((resolve, reject) => {
-      again.once("error", reject);
-      again.listen(port, "127.0.0.1", resolve);
-    });
-    await new Promise((resolve) => again.close(resolve));
+    await listensAgain(port);
   });
 });
 
