@@ -34,6 +34,22 @@ func TestFindsWhoMadeTheOtherEndOfAnAcceptedConnection(t *testing.T) {
 	if !listeningAt(listener.Addr().(*net.TCPAddr)) {
 		t.Errorf("listeningAt(%v): false for a listening socket", listener.Addr())
 	}
+	// Both ways of asking agree, and neither counts a port nothing listens on.
+	if found, answered := askListeningAt(listener.Addr().(*net.TCPAddr)); !answered || !found {
+		t.Errorf("sock_diag, a listening socket: got %v (answered: %v)", found, answered)
+	}
+	if !listeningAtFromTable(listener.Addr().(*net.TCPAddr)) {
+		t.Errorf("the table: false for a listening socket")
+	}
+	free := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: freeLoopbackPort(t)}
+	if found, answered := askListeningAt(free); !answered || found {
+		t.Errorf("sock_diag, a free port: got %v (answered: %v)", found, answered)
+	}
+	// The same port on another address is not the address.
+	other := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2), Port: listener.Addr().(*net.TCPAddr).Port}
+	if found, answered := askListeningAt(other); !answered || found {
+		t.Errorf("sock_diag, the port on another address: got %v (answered: %v)", found, answered)
+	}
 	client, err := net.Dial("tcp", listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +87,7 @@ func TestAHeldPortIsJoinedWithSoReusePortAndByNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	resolved, _ := net.ResolveTCPAddr("tcp", address)
-	if listeningAt(resolved) {
+	if listeningAt(resolved) || listeningAtFromTable(resolved) {
 		t.Errorf("the held port counts as listened on: the keep-alive must only bind it")
 	}
 	// What sandbox code would try: a plain listener (SO_REUSEADDR, as Go, Python and Node set it), on
@@ -89,7 +105,7 @@ func TestAHeldPortIsJoinedWithSoReusePortAndByNothingElse(t *testing.T) {
 		t.Fatalf("the executor's listener could not join the held port: %v", err)
 	}
 	defer listener.Close()
-	if !listeningAt(resolved) {
+	if !listeningAt(resolved) || !listeningAtFromTable(resolved) {
 		t.Errorf("listeningAt(%s): false with the executor's listener on it", address)
 	}
 }

@@ -3,9 +3,10 @@ package main
 // The kernel's table of the container's TCP sockets (/proc/net/tcp, /proc/net/tcp6: the network
 // namespace's, so every socket of the sandbox), read for two facts about the egress port:
 //   - whether some socket is already listening on an address (a previous executor still exiting);
-//   - who made the other end of an accepted connection, where the kernel has no sock_diag
-//     (socket_owner.go): each row carries the uid its socket was created with, which no process can
-//     choose (only the hooks user can make a socket of the hooks user's).
+//   - who made the other end of an accepted connection;
+// both only where the kernel has no sock_diag (socket_owner.go asks it first). Each row carries the uid
+// its socket was created with, which no process can choose (only the hooks user can make a socket of
+// the hooks user's).
 // TCP has no SO_PEERCRED; the table is the kernel's own answer, read without any capability.
 
 import (
@@ -91,8 +92,16 @@ func connectionOwnerFromTable(peer, local *net.TCPAddr) int {
 	return owner
 }
 
-// listeningAt tells whether some socket listens on exactly `address`; false when the table cannot be read.
+// listeningAt tells whether some socket listens on exactly `address`; false when the kernel cannot say.
 func listeningAt(address *net.TCPAddr) bool {
+	if found, answered := askListeningAt(address); answered {
+		return found
+	}
+	return listeningAtFromTable(address)
+}
+
+// listeningAtFromTable is listeningAt read from the table; false when it cannot be read.
+func listeningAtFromTable(address *net.TCPAddr) bool {
 	key, table := socketTableKey(address)
 	found := false
 	scanSocketTable(table, func(row socketRow) bool {
