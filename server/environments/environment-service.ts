@@ -27,7 +27,7 @@ import { nowTimestamp, timestampOf } from "../common/timestamps.js";
 import type { OwnerClock } from "../common/test-clocks.js";
 import { resolveTarget } from "../sources/target-path.js";
 import { isWithin } from "../common/paths.js";
-import { PSEUDO_FOLDERS } from "../sandbox/layout.js";
+import { PSEUDO_FOLDERS, USAGE_ROOTS } from "../sandbox/layout.js";
 import type { PooledSandbox, SandboxPool } from "../sandbox/sandbox-pool.js";
 
 /** The stored form: no field at all while no variable is backed by a credential. */
@@ -35,8 +35,6 @@ function withEnvCredentials(entries: EnvCredentials): { envCredentials?: EnvCred
   return Object.keys(entries).length > 0 ? { envCredentials: entries } : {};
 }
 
-/** Folders whose files always count towards an environment's file_count and size_bytes. */
-const USAGE_ROOTS = ["/workspace", "/.agents"];
 /** Upload destinations remembered per environment beyond USAGE_ROOTS (the oldest are forgotten first). */
 const MAX_RECORDED_UPLOADS = 1000;
 
@@ -58,6 +56,12 @@ export interface EnvironmentServiceOptions {
 
 export class EnvironmentService {
   private readonly channels = new Map<string, Promise<SandboxChannel>>();
+  /**
+   * What a record create() just returned holds, known without asking its sandbox (a pooled one taken
+   * without sources): the create's answer uses it once. Keyed by that record object, which no other
+   * request sees: every other one reads its record from the store.
+   */
+  private readonly measuredUsage = new WeakMap<EnvironmentRecord, { files: number; bytes: number }>();
   /** Environments an interaction is using right now: never expired under its feet. */
   private readonly inUse = new Map<string, number>();
 
@@ -199,6 +203,8 @@ export class EnvironmentService {
         throw error;
       }
       if (pooled) this.keepChannel(record.id, pooled.channel);
+      // Measured while it waited; sources written at the take would add to it.
+      if (pooled && sources.files.length === 0) this.measuredUsage.set(record, pooled.usage);
       return record;
     });
   }
@@ -209,7 +215,7 @@ export class EnvironmentService {
    * ready, or when taking it fails for any reason (the sandbox is then discarded): the caller creates one
    * cold, so a pool never makes a request fail that a cold create would serve.
    */
-  private async fromPool(owner: string, files: SandboxFile[]): Promise<{ handle: SandboxHandle; channel: SandboxChannel } | null> {
+  private async fromPool(owner: string, files: SandboxFile[]): Promise<PooledSandbox | null> {
     if (!this.options.pool || !this.runtime.claimPooled) return null;
     const taken: PooledSandbox | null = this.options.pool.take();
     if (!taken) return null;
@@ -220,7 +226,7 @@ export class EnvironmentService {
         this.runtime.claimPooled(taken.handle, spec),
         this.options.egress?.attach(taken.channel, spec.environmentId),
       ]);
-      return { handle, channel: taken.channel };
+      return { handle, channel: taken.channel, usage: taken.usage };
     } catch (error) {
       process.stderr.write(
         `warm pool: could not take sandbox ${taken.handle.sandboxId} (${(error as Error).message}); creating one cold\n`,
@@ -395,6 +401,11 @@ export class EnvironmentService {
    */
   async usage(record: EnvironmentRecord): Promise<{ files: number; bytes: number }> {
     if (record.status !== "active") return { files: 0, bytes: 0 };
+    const measured = this.measuredUsage.get(record);
+    if (measured) {
+      this.measuredUsage.delete(record);
+      return measured;
+    }
     const targets = record.config.sources.flatMap((source) => {
       const target = resolveTarget(source.target);
       return target.ok ? [target.path] : [];

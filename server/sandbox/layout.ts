@@ -65,6 +65,9 @@ export const EXECUTOR_FOLDER = "/usr/libexec/interactions-emulator";
  */
 export const RESERVED_PREFIXES = [EXECUTOR_FOLDER.slice(1), "opt/emulator"];
 
+/** Folders whose files always count towards an environment's file_count and size_bytes. */
+export const USAGE_ROOTS = ["/workspace", "/.agents"];
+
 /** Pseudo file systems: never listed into, read or counted (endless, or not files at all). */
 export const PSEUDO_FOLDERS = ["/proc", "/sys", "/dev"];
 

@@ -219,8 +219,9 @@ export interface SandboxRuntime {
   /** Makes sandboxes created from now on trust this CA certificate (the egress proxy's). */
   trustCertificate?(caPem: string): Promise<void>;
   /**
-   * Resolves once start-up work left running in the background (probe containers) has ended, however
-   * it ended: a shutdown waits for it, so that no probe container outlives the emulator.
+   * Resolves once work left running in the background (start-up's probe containers, the names given
+   * to taken pool containers) has ended, however it ended: a shutdown waits for it, so that no probe
+   * container outlives the emulator and no taken pool container keeps the pool's name.
    */
   backgroundSettled?(): Promise<void>;
   /**
@@ -245,11 +246,14 @@ export interface SandboxRuntime {
   /**
    * Makes a pooled sandbox (started, its executor idle, nothing of any user's ever run in it) the sandbox
    * of its environment (spec.environmentId must be the one it was made for): spec.files are written as
-   * create() writes them, as root before the sandbox user's first use, and from now on list() no longer
-   * marks it pooled. spec.readOnlyTrees must be empty (they are mounted at creation). On failure the
-   * caller removes the sandbox.
+   * create() writes them, as root before the sandbox user's first use, and list() stops marking it
+   * pooled: at once, or (the Docker runtime) a moment later, while claimsUnderway() counts it.
+   * spec.readOnlyTrees must be empty (they are mounted at creation). On failure the caller removes the
+   * sandbox.
    */
   claimPooled?(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle>;
+  /** Sandboxes claimPooled() has made an environment's that list() still marks pooled (the engine is told after). */
+  claimsUnderway?(): number;
   /** A channel to the sandbox's executor (opened once and reused by the caller). */
   connect(handle: SandboxHandle): Promise<SandboxChannel>;
   /** Whether the sandbox still exists and runs; throws RuntimeUnreachableError when the runtime cannot tell. */

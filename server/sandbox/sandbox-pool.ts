@@ -16,12 +16,18 @@
 // and every request gets a cold create, whose faults are the ones it always had.
 
 import { newEnvironmentId } from "../common/ids.js";
+import { PSEUDO_FOLDERS, USAGE_ROOTS } from "./layout.js";
 import type { SandboxChannel, SandboxHandle, SandboxRuntime } from "./runtime.js";
 
 export interface PooledSandbox {
   handle: SandboxHandle;
   /** Its executor's channel, open and answered by a ping; it becomes the environment's. */
   channel: SandboxChannel;
+  /**
+   * What its USAGE_ROOTS hold, measured once it was warm: an environment that takes it without sources
+   * holds exactly that until something runs in it (nothing of anyone's runs in a waiting sandbox).
+   */
+  usage: { files: number; bytes: number };
 }
 
 export interface SandboxPoolOptions {
@@ -51,10 +57,13 @@ export interface PoolState {
   ready: number;
   /** Being made. */
   filling: number;
+  /**
+   * Taken, whose container the engine still lists under the pool's name: the name of its environment is
+   * given just after the take, not waited for (docs/environments-and-files.md#the-warm-pool).
+   */
+  naming: number;
 }
 
-/** A file every sandbox image has, read once through the file worker before a sandbox counts as ready. */
-const WARM_UP_READ = "/etc/hostname";
 const BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 /**
@@ -116,7 +125,13 @@ export class SandboxPool {
 
   /** What /health shows. */
   state(): PoolState {
-    return { size: this.options.size, target: this.target, ready: this.ready.length, filling: this.fills.size };
+    return {
+      size: this.options.size,
+      target: this.target,
+      ready: this.ready.length,
+      filling: this.fills.size,
+      naming: this.runtime.claimsUnderway?.() ?? 0,
+    };
   }
 
   /**
@@ -213,15 +228,17 @@ export class SandboxPool {
     await this.removeDiscarded();
     let handle: SandboxHandle | null = null;
     let channel: SandboxChannel;
+    let usage: PooledSandbox["usage"];
     try {
       // The ID of the environment that will take it: its container is labelled with it from the start.
       handle = await this.runtime.createPooled!(newEnvironmentId());
       channel = await this.runtime.connect(handle);
-      // Ready means warm: the executor starts its file worker (a second Node.js) after answering the
-      // ping, and a new environment's first tool call reads its hooks.json through that worker. A read
-      // waits for it here, off the request's path (measured: 145 ms → 25 ms for a first interaction
-      // taken right after a fill). A read changes nothing in the sandbox.
-      await channel.readFiles([WARM_UP_READ], 4096);
+      // Ready means warm: the executor starts its file worker after answering the ping, and a new
+      // environment's first tool call reads its hooks.json through that worker. The measure of what the
+      // environment will hold goes through it and waits for it here, off the request's path (measured:
+      // 145 ms → 25 ms for a first interaction taken right after a fill), and spares the new
+      // environment's answer a round trip. Measuring changes nothing in the sandbox.
+      usage = await channel.usage(USAGE_ROOTS, PSEUDO_FOLDERS);
     } catch (error) {
       if (handle) this.discarded.set(handle.sandboxId, handle);
       this.failed(error);
@@ -229,7 +246,7 @@ export class SandboxPool {
     }
     if (this.failures > 0) this.options.log(`warm pool: sandboxes start again after ${this.failures} failed attempt(s)`);
     this.failures = 0;
-    const entry = { handle, channel };
+    const entry = { handle, channel, usage };
     // Closed, or shrunk while it was being made: not kept.
     if (this.closed || this.ready.length >= this.target) {
       this.discard(entry);

@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Docker from "dockerode";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_POOLED } from "../../server/sandbox/docker/labels.js";
+import type { PoolState } from "../../server/sandbox/sandbox-pool.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { ApiClient } from "./api-client.js";
 
@@ -64,10 +65,8 @@ export class EmulatorUnderTest {
    * The warm pool as GET /health reports it (size, and ready: started, channel open, takeable now), or
    * null when the answer has no pool (a build without one, or the pool turned off).
    */
-  async pool(): Promise<{ size: number; target: number; ready: number; filling: number } | null> {
-    const health = (await (await fetch(`${this.process.url}/health`)).json()) as {
-      pool?: { size: number; target: number; ready: number; filling: number };
-    };
+  async pool(): Promise<PoolState | null> {
+    const health = (await (await fetch(`${this.process.url}/health`)).json()) as { pool?: PoolState };
     return health.pool ?? null;
   }
 
@@ -79,7 +78,7 @@ export class EmulatorUnderTest {
   async poolSettled(deadlineMs: number): Promise<void> {
     for (const deadline = Date.now() + deadlineMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const state = await this.pool();
-      if (state === null || (state.filling === 0 && state.ready >= state.target)) return;
+      if (state === null || (state.filling === 0 && state.naming === 0 && state.ready >= state.target)) return;
     }
     throw new Error(`the warm pool did not settle within ${deadlineMs / 1000} s`);
   }

@@ -54,6 +54,7 @@ async function poolReady(emulator: EmulatorProcess, ready = 1): Promise<string[]
 /** The container of an environment (found by its name, as for any environment), or undefined once gone. */
 async function containerOf(emulator: EmulatorProcess, environmentId: string): Promise<Docker.ContainerInfo | undefined> {
   const name = `/iemu-${emulator.instance}-${environmentId}`;
+  await emulator.namesSettled();
   const found = await docker.listContainers({ all: true, filters: { name: [`^${name}$`] } });
   return found.find((container) => container.Names.includes(name));
 }
@@ -350,7 +351,7 @@ describe("the warm pool", () => {
       },
       60_000,
     );
-    assert.deepEqual(grown, { size: 1, target: 2, ready: 2, filling: 0 });
+    assert.deepEqual(grown, { size: 1, target: 2, ready: 2, filling: 0, naming: 0 });
     assert.equal((await growing.pooledSandboxes()).length, 2, "the engine holds the two, no more");
     for (const one of made) await client(growing).environments.delete(one.id);
   });

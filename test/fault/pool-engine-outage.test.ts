@@ -56,6 +56,7 @@ describe("the warm pool while the Docker engine is unreachable", () => {
     })) as Interaction;
     assert.equal(made.status, "completed", JSON.stringify(made.errors));
     assert.deepEqual(resultsOf(made), ["back\n"]);
+    await fault.emulator.namesSettled();
     const [container] = await new Docker().listContainers({
       all: true,
       filters: { name: [`^/iemu-${fault.emulator.instance}-${made.environment_id}$`] },

@@ -2,6 +2,7 @@
 // own data folder and instance name, and cleans up every container it made.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +22,11 @@ export interface EmulatorProcess {
   sandboxCount(): Promise<number>;
   /** Container IDs of this emulator's warm pool sandboxes that no environment has taken. */
   pooledSandboxes(): Promise<string[]>;
+  /**
+   * Resolves once a running emulator names no taken pool container any more (it renames one just after
+   * the take): from then on the engine finds every environment's container by its name.
+   */
+  namesSettled(): Promise<void>;
   /** The warm pool as /health reports it (ready: started, channel open, takeable now); null without a pool. */
   pool(): Promise<PoolState | null>;
   /** Stops the process but keeps data and containers (for restart tests). */
@@ -63,6 +69,22 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     await exited;
   };
   const stop = () => end("SIGTERM");
+  const pool = async () => ((await (await fetch(`${url}/health`)).json()) as { pool?: PoolState }).pool ?? null;
+  // The engine's listing, once a running emulator names no taken pool container any more: the name,
+  // which tells a taken one from a waiting one, is given just after the take.
+  const namesSettled = async () => {
+    for (const deadline = Date.now() + 10_000; !stopped && Date.now() < deadline; await sleep(20)) {
+      const naming = await pool().then(
+        (state) => state?.naming ?? 0,
+        () => 0,
+      );
+      if (naming === 0) return;
+    }
+  };
+  const namedList = async () => {
+    await namesSettled();
+    return runtime.list();
+  };
   return {
     url,
     dataDir,
@@ -71,9 +93,10 @@ export async function startEmulatorProcess(extraEnv: Record<string, string> = {}
     pid: child.pid ?? -1,
     // An environment's containers only: the start-up probes run in the background after a start, and
     // their short-lived containers (labelled with no environment) come and go at any time.
-    sandboxCount: async () => (await runtime.list()).filter((handle) => !handle.pooled && handle.environmentId !== "").length,
-    pool: async () => ((await (await fetch(`${url}/health`)).json()) as { pool?: PoolState }).pool ?? null,
-    pooledSandboxes: async () => (await runtime.list()).filter((handle) => handle.pooled).map((handle) => handle.sandboxId),
+    sandboxCount: async () => (await namedList()).filter((handle) => !handle.pooled && handle.environmentId !== "").length,
+    pool,
+    namesSettled,
+    pooledSandboxes: async () => (await namedList()).filter((handle) => handle.pooled).map((handle) => handle.sandboxId),
     stop,
     crash: () => end("SIGKILL"),
     destroy: async () => {

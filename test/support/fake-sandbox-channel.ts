@@ -151,8 +151,9 @@ export class FakeSandboxChannel implements SandboxChannel {
     return notInFake("walk");
   }
 
-  usage(): Promise<{ files: number; bytes: number }> {
-    return notInFake("usage");
+  /** Nothing is counted: the fake holds no files (the warm pool measures a sandbox once it is warm). */
+  async usage(): Promise<{ files: number; bytes: number }> {
+    return { files: 0, bytes: 0 };
   }
 
   readFileChunk(_path: string, _offset: number, _length: number): Promise<{ content: Buffer; size: number }> {

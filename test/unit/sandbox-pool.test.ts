@@ -147,12 +147,12 @@ describe("the warm pool under load", () => {
     await until("two fills under way", () => runtime.attempts === 2);
     await sleep(20);
     assert.equal(runtime.attempts, 2, "no third fill while two are under way");
-    assert.deepEqual(pool.state(), { size: 5, target: 5, ready: 0, filling: 2 });
+    assert.deepEqual(pool.state(), { size: 5, target: 5, ready: 0, filling: 2, naming: 0 });
     open();
     await until("five ready", () => pool.readyCount === 5);
     assert.equal(runtime.maxInFlight, 2);
     assert.equal(runtime.created, 5);
-    assert.deepEqual(pool.state(), { size: 5, target: 5, ready: 5, filling: 0 });
+    assert.deepEqual(pool.state(), { size: 5, target: 5, ready: 5, filling: 0, naming: 0 });
     await pool.close();
     assert.deepEqual([...runtime.alive], []);
   });

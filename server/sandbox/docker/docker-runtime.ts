@@ -184,6 +184,8 @@ export class DockerRuntime implements SandboxRuntime {
   private trustFiles: SandboxFile[] = [];
   /** prepare()'s and trustCertificate()'s probes, which every new sandbox or executor waits for. */
   private readonly probes: BackgroundStep[] = [];
+  /** Taken pool containers being given their environment's name, by container ID (nameTaken()). */
+  private readonly namings = new Map<string, Promise<void>>();
   /**
    * The sandboxes' socket folders, while new sandboxes get one (socket-channel.ts); null: the exec
    * stream for every new sandbox (EMULATOR_CHANNEL=exec, an engine on another machine, gVisor).
@@ -307,6 +309,7 @@ export class DockerRuntime implements SandboxRuntime {
 
   async backgroundSettled(): Promise<void> {
     for (const step of this.probes) await step.ended();
+    await Promise.all(this.namings.values());
   }
 
   /** Before a sandbox or an executor: every probe done (what they found goes into its settings). */
@@ -683,8 +686,10 @@ export class DockerRuntime implements SandboxRuntime {
   /**
    * Takes a pooled container for its environment: the sources in one root-made tar, exactly as
    * createFrom() writes them (no process of the sandbox user's has run in it, so there is no user-made
-   * symlink to redirect them: docs/security.md#the-warm-pool), and the environment's own name, which is
-   * what tells a taken pool container from a waiting one on the engine (list()). Both at once.
+   * symlink to redirect them: docs/security.md#the-warm-pool). Its environment's own name, which tells a
+   * taken pool container from a waiting one on the engine (list()), is given after: the take waits for
+   * no engine call but the sources' (a rename waits behind whatever the engine is doing, such as
+   * starting the pool's next container), and nothing of the emulator's finds a sandbox by its name.
    */
   async claimPooled(pooled: SandboxHandle, spec: SandboxSpec): Promise<SandboxHandle> {
     if (spec.environmentId !== pooled.environmentId)
@@ -692,16 +697,43 @@ export class DockerRuntime implements SandboxRuntime {
     if ((spec.readOnlyTrees ?? []).length > 0)
       throw new Error("a pooled sandbox cannot take read-only trees: they are mounted at creation");
     const container = this.docker.getContainer(pooled.sandboxId);
-    const tar = spec.files.length > 0 ? await sourcesTar(spec.files) : null;
-    await withEngineTimeout(
-      Promise.all([
-        container.rename({ name: `iemu-${this.options.instance}-${spec.environmentId}` }),
-        tar ? container.putArchive(tar, { path: "/" }) : undefined,
-      ]),
-      this.engineTimeoutMs * START_TIMEOUT_FACTOR,
-      "taking a pooled sandbox",
-    );
+    if (spec.files.length > 0) {
+      const tar = await sourcesTar(spec.files);
+      await withEngineTimeout(
+        container.putArchive(tar, { path: "/" }),
+        this.engineTimeoutMs * START_TIMEOUT_FACTOR,
+        "taking a pooled sandbox",
+      );
+    }
+    this.nameTaken(container, spec.environmentId);
     return { sandboxId: pooled.sandboxId, environmentId: spec.environmentId };
+  }
+
+  claimsUnderway(): number {
+    return this.namings.size;
+  }
+
+  /**
+   * Gives a taken pool container its environment's name, in the background (remove() and a shutdown wait
+   * for it). One that fails keeps the pool's name, which only the engine's listing shows: the environment
+   * works the same (its record names its container by ID), and a restart keeps it by that record.
+   */
+  private nameTaken(container: Docker.Container, environmentId: string): void {
+    const naming = withEngineTimeout(
+      container.rename({ name: `iemu-${this.options.instance}-${environmentId}` }),
+      this.engineTimeoutMs * START_TIMEOUT_FACTOR,
+      "naming a taken pool sandbox",
+    ).then(
+      () => undefined,
+      (error: unknown) => {
+        if (isGone(error)) return;
+        process.stderr.write(
+          `warm pool: sandbox ${container.id} of ${environmentId} keeps the pool's name on the engine (${(error as Error).message}); the environment is not affected\n`,
+        );
+      },
+    );
+    this.namings.set(container.id, naming);
+    void naming.finally(() => this.namings.delete(container.id));
   }
 
   /**
@@ -960,6 +992,8 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async remove(handle: SandboxHandle): Promise<void> {
+    // A rename that came after the removal would fail and say so; it settles either way.
+    await this.namings.get(handle.sandboxId);
     try {
       await this.docker.getContainer(handle.sandboxId).remove({ force: true, v: true });
     } catch (error) {

@@ -13,9 +13,10 @@ export const LABEL_HOST = "dev.interactions-emulator.host";
 /** On a lease volume: until when (epoch milliseconds) its emulator counts as running. */
 export const LABEL_LEASE_EXPIRES = "dev.interactions-emulator.lease-expires";
 /**
- * "true" on a warm pool container (sandbox-pool.ts): started with nothing of anyone's, no environment
- * label. Once taken it is renamed iemu-<instance>-<environment id>, which is how it is found again as that
- * environment (labels cannot change); other sandbox containers say "false", so that a fork's container
- * does not inherit "true" from the image committed from a pooled one.
+ * "true" on a warm pool container (sandbox-pool.ts): started with nothing of anyone's, labelled with the
+ * environment that will take it and no owner. Labels cannot change, so it stays "true" once taken; the
+ * name tells the two apart on the engine: iemu-<instance>-pool-<id> while it waits, renamed
+ * iemu-<instance>-<environment id> just after it is taken. Other sandbox containers say "false", so that
+ * a fork's container does not inherit "true" from the image committed from a pooled one.
  */
 export const LABEL_POOLED = "dev.interactions-emulator.pooled";
