@@ -11,6 +11,8 @@ export interface ConcurrencyLevel {
   p50: number;
   p99: number;
   healthMax: number;
+  /** How long the emulator's event-loop thread waited for a core during the slowest /health, ms. */
+  healthMaxCoreWait: number;
   healthP99: number;
   healthSamples: number;
   busyCores: number;

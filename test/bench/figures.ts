@@ -100,6 +100,7 @@ export const FIGURE = {
   concurrencyHealthEmulatorCores: "concurrency.health_slowest.emulator.cores",
   concurrencyHealthBusyCores: "concurrency.health_slowest.machine_busy.cores",
   concurrencyHealthEngineMax: "concurrency.health_slowest.engine_probe.max_ms",
+  concurrencyHealthCoreWait: "concurrency.health_slowest.emulator_core_wait_ms",
   concurrencyBestEmulatorCores: "concurrency.best.emulator.cores",
   concurrencyHealthMax: "concurrency.health.max_ms",
   concurrencyHealthP99: "concurrency.health.p99_ms",

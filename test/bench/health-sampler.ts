@@ -1,6 +1,7 @@
 // `/health` sampled while other work runs (issue 31: "within 100 ms throughout"): one request every
 // `everyMs` on a connection of its own, each timed from request to the end of its answer.
 
+import fs from "node:fs";
 import http from "node:http";
 import type Docker from "dockerode";
 import { sleep, withDeadline } from "./bounded.js";
@@ -44,9 +45,19 @@ export function sampleEngineProbe(docker: Docker, containerId: string, everyMs =
   }, everyMs);
 }
 
-export function sampleHealth(baseUrl: string, everyMs = 50): { stop: () => Promise<number[]> } {
+/**
+ * `/health` every `everyMs`. With the emulator's `pid`, also how long its main thread (the event loop)
+ * waited for a core during each sample, from /proc/<pid>/schedstat (runnable, not running): what the
+ * machine's cores, not the emulator's work, added to that sample. 0 where /proc cannot be read.
+ */
+export function sampleHealth(
+  baseUrl: string,
+  pid?: number,
+  everyMs = 50,
+): { stop: () => Promise<{ times: number[]; coreWaits: number[] }> } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const once = () =>
+  const coreWaits: number[] = [];
+  const request = () =>
     new Promise<void>((resolve, reject) => {
       const request = http.get(new URL("/health", baseUrl), { agent }, (response) => {
         response.resume();
@@ -55,5 +66,24 @@ export function sampleHealth(baseUrl: string, everyMs = 50): { stop: () => Promi
       });
       request.on("error", reject);
     });
-  return sampleEvery(once, everyMs, () => agent.destroy());
+  const once = async () => {
+    const before = coreWaitMs(pid);
+    try {
+      await request();
+    } finally {
+      coreWaits.push(Math.max(0, coreWaitMs(pid) - before));
+    }
+  };
+  const sampler = sampleEvery(once, everyMs, () => agent.destroy());
+  return { stop: async () => ({ times: await sampler.stop(), coreWaits }) };
+}
+
+/** The run-queue wait of a process's main thread so far, in ms (schedstat's second field, ns); 0 without /proc. */
+function coreWaitMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6 || 0;
+  } catch {
+    return 0;
+  }
 }

@@ -71,7 +71,7 @@ export async function concurrencyPart(
       await grow(concurrent);
       await emulator.poolSettled(DEADLINE_MS);
       const rounds = Math.max(3, Math.ceil(60 / concurrent));
-      const health = sampleHealth(emulator.process.url);
+      const health = sampleHealth(emulator.process.url, emulator.process.pid);
       const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
       const busy = busyCoresWatch();
       const emulatorCpuBefore = processCpuMs(emulator.process.pid);
@@ -89,7 +89,8 @@ export async function concurrencyPart(
       const wallMs = elapsedMs(started);
       const busyCores = busy();
       const emulatorCores = (processCpuMs(emulator.process.pid) - emulatorCpuBefore) / wallMs;
-      const healthTimes = await health.stop();
+      const { times: healthTimes, coreWaits } = await health.stop();
+      const slowest = healthTimes.indexOf(Math.max(...healthTimes));
       const engineTimes = await engine.stop();
       levels.push({
         concurrent,
@@ -97,6 +98,7 @@ export async function concurrencyPart(
         p50: quantile(times, 0.5),
         p99: quantile(times, 0.99),
         healthMax: Math.max(...healthTimes),
+        healthMaxCoreWait: coreWaits[slowest] ?? 0,
         healthP99: quantile(healthTimes, 0.99),
         healthSamples: healthTimes.length,
         busyCores,
@@ -140,6 +142,12 @@ export async function concurrencyPart(
       FIGURE.concurrencyHealthEngineMax,
       "the engine's answer to /health's probe at the slowest /health, the slowest",
       slowestHealth.engineProbeMax,
+      "ms",
+    );
+    book.add(
+      FIGURE.concurrencyHealthCoreWait,
+      "the emulator's event loop waiting for a core during the slowest /health (its schedstat)",
+      slowestHealth.healthMaxCoreWait,
       "ms",
     );
     book.add(FIGURE.concurrencyHealthBusyCores, "the machine's busy cores at the slowest /health", slowestHealth.busyCores, "cores");

@@ -70,6 +70,7 @@ describe("bench charts", () => {
       p50: 20 * (index + 1),
       p99: 40 * (index + 1),
       healthMax: 5,
+      healthMaxCoreWait: 2,
       healthP99: 3,
       healthSamples: 100,
       busyCores: 1.5,
