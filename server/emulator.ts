@@ -65,7 +65,7 @@ export interface RunningEmulator {
  * What every sandbox runtime takes from the configuration alike: the image, the limits, the engine's
  * bounds, the executor's deadlines and where the channels' secrets live.
  */
-function sandboxSettingsOf(config: Config): SandboxSettings & { channelsFolder: string } {
+function sandboxSettingsOf(config: Config): SandboxSettings & { channelsFolder: string; trustFolder: string } {
   return {
     instance: config.EMULATOR_INSTANCE,
     image: {
@@ -81,6 +81,7 @@ function sandboxSettingsOf(config: Config): SandboxSettings & { channelsFolder: 
     engineMaxCalls: config.EMULATOR_ENGINE_MAX_CALLS,
     engineMaxChanges: config.EMULATOR_ENGINE_MAX_CONTAINER_CHANGES,
     channelsFolder: path.join(config.EMULATOR_DATA_DIR, "channels"),
+    trustFolder: path.join(config.EMULATOR_DATA_DIR, "trust"),
     executorDeadlines: {
       graceMs: config.EMULATOR_EXECUTOR_GRACE_SECONDS * 1000,
       fileOperationMs: config.EMULATOR_EXECUTOR_FILE_SECONDS * 1000,

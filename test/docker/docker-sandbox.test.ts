@@ -229,35 +229,52 @@ describe("built-in tools in a Docker sandbox", () => {
 });
 
 describe("a Docker sandbox's egress settings", () => {
-  it("points every proxy variable at the executor's listener and trusts the emulator's CA, root-owned", async () => {
-    const caRuntime = await testDockerRuntime();
-    try {
-      const fakeCa = "-----BEGIN CERTIFICATE-----\nTESTCAONLY\n-----END CERTIFICATE-----\n";
-      await caRuntime.trustCertificate(fakeCa);
-      const created = await caRuntime.create({ environmentId: "env_itesttrust", owner: "owner", files: [] });
-      const inside = await caRuntime.connect(created);
-      const run = async (script: string) =>
-        (await inside.run({ argv: ["bash", "-c", script], timeoutMs: 10_000, maxOutputBytes: 1 << 20 })).stdout.toString("utf8");
-      assert.equal(
-        await run('echo $HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy "[$NO_PROXY]"'),
-        "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 []\n",
-      );
-      assert.equal(await run("tail -n 3 /etc/ssl/certs/ca-certificates.crt"), fakeCa);
-      assert.match(
-        await run("grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt"),
-        /^\d{3}\n$/,
-        "the system roots are still there",
-      );
-      assert.equal(await run("cat $NODE_EXTRA_CA_CERTS"), fakeCa);
-      assert.equal(
-        await run(
-          "stat -c '%U %a' /etc/ssl/certs/ca-certificates.crt /usr/local/share/ca-certificates/interactions-emulator.crt /etc /etc/ssl /usr/local/share/ca-certificates",
-        ),
-        "root 644\nroot 644\nroot 755\nroot 755\nroot 755\n",
-      );
-      inside.close();
-    } finally {
-      await removeAllSandboxes(caRuntime);
-    }
-  });
+  // With the socket channel the CA files are mounted read-only from the data folder; with the exec
+  // stream (gVisor, an engine on another machine) they are written into the container before it starts.
+  for (const [channel, how] of [
+    ["socket", "mounted read-only"],
+    ["exec", "written into the container"],
+  ] as const) {
+    it(`points every proxy variable at the executor's listener and trusts the emulator's CA, root-owned (${channel} channel: ${how})`, async () => {
+      const caRuntime = await testDockerRuntime({ EMULATOR_CHANNEL: channel });
+      try {
+        const fakeCa = "-----BEGIN CERTIFICATE-----\nTESTCAONLY\n-----END CERTIFICATE-----\n";
+        await caRuntime.trustCertificate(fakeCa);
+        const created = await caRuntime.create({ environmentId: `env_itesttrust${channel}`, owner: "owner", files: [] });
+        const inside = await caRuntime.connect(created);
+        const run = async (script: string) =>
+          (await inside.run({ argv: ["bash", "-c", script], timeoutMs: 10_000, maxOutputBytes: 1 << 20 })).stdout.toString("utf8");
+        assert.equal(
+          await run('echo $HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy "[$NO_PROXY]"'),
+          "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 []\n",
+        );
+        assert.equal(await run("tail -n 3 /etc/ssl/certs/ca-certificates.crt"), fakeCa);
+        assert.match(
+          await run("grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt"),
+          /^\d{3}\n$/,
+          "the system roots are still there",
+        );
+        assert.equal(await run("cat $NODE_EXTRA_CA_CERTS"), fakeCa);
+        assert.equal(
+          await run(
+            "stat -c '%U %a' /etc/ssl/certs/ca-certificates.crt /usr/local/share/ca-certificates/interactions-emulator.crt /etc /etc/ssl /usr/local/share/ca-certificates",
+          ),
+          "root 644\nroot 644\nroot 755\nroot 755\nroot 755\n",
+        );
+        // Which of the two: the mount table says, and a mounted file cannot be written even by its owner.
+        const mounts = await run(
+          'awk \'$5 == "/etc/ssl/certs/ca-certificates.crt" || $5 == "/usr/local/share/ca-certificates/interactions-emulator.crt" { print $5, substr($6, 1, 2) }\' /proc/self/mountinfo',
+        );
+        assert.equal(
+          mounts,
+          channel === "socket"
+            ? "/etc/ssl/certs/ca-certificates.crt ro\n/usr/local/share/ca-certificates/interactions-emulator.crt ro\n"
+            : "",
+        );
+        inside.close();
+      } finally {
+        await removeAllSandboxes(caRuntime);
+      }
+    });
+  }
 });

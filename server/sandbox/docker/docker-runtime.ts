@@ -1,6 +1,7 @@
 // The Docker implementation of the sandbox runtime: one container per environment, its sources placed
 // in one tar upload before it starts, and one long-lived executor channel per container.
 
+import path from "node:path";
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
 import { DockerClient } from "./dockerode.js";
@@ -23,6 +24,7 @@ import { demuxDockerStream } from "./stream-demux.js";
 import { savedFilesTar } from "./saved-files.js";
 import { LABEL_ENVIRONMENT, LABEL_INSTANCE, LABEL_MANAGED, LABEL_OWNER, LABEL_POOLED } from "./labels.js";
 import { HOOKS_GID, HOOKS_UID, SANDBOX_GID, SANDBOX_UID, sourcesTar } from "./tar.js";
+import { writeTrustFolder } from "./trust-folder.js";
 import { ChannelFolders, type ChannelMode, type ChannelSocket, isMissingBindSource, whySocketCannotWork } from "./socket-channel.js";
 
 /** What every sandbox runtime on a Docker engine takes alike (the Docker and the Swarm runtimes). */
@@ -88,6 +90,12 @@ export interface DockerRuntimeOptions extends SandboxSettings {
    */
   channel?: ChannelMode;
   channelsFolder?: string;
+  /**
+   * Where the CA files every sandbox trusts are written once (EMULATOR_DATA_DIR/trust), to be mounted
+   * read-only into sandboxes that get a socket channel (the engine sees the data folder): no tar upload
+   * per container. Without it, or without the socket, they are written into each container.
+   */
+  trustFolder?: string;
 }
 
 /**
@@ -160,7 +168,9 @@ export const ENGINE_MAX_CHANGES = 4;
 /** How long /health waits for the engine's answer before it reports the engine not answering (at most the engine timeout). */
 export const HEALTH_WAIT_MS = 3000;
 
-type Mount = { Type: "volume"; Source: string; Target: string; ReadOnly: true } | { Type: "bind"; Source: string; Target: string };
+type Mount =
+  | { Type: "volume"; Source: string; Target: string; ReadOnly: true }
+  | { Type: "bind"; Source: string; Target: string; ReadOnly?: true };
 
 export class DockerRuntime implements SandboxRuntime {
   readonly name = "docker";
@@ -182,6 +192,8 @@ export class DockerRuntime implements SandboxRuntime {
   private gvisorFiles: SandboxFile[] = [];
   /** The emulator's CA, installed in every new sandbox's trust store (see trustCertificate). */
   private trustFiles: SandboxFile[] = [];
+  /** trustFiles as read-only bind mounts of the copies in options.trustFolder, once written there. */
+  private trustMounts: Mount[] = [];
   /** prepare()'s and trustCertificate()'s probes, which every new sandbox or executor waits for. */
   private readonly probes: BackgroundStep[] = [];
   /** Taken pool containers being given their environment's name, by container ID (nameTaken()). */
@@ -326,9 +338,12 @@ export class DockerRuntime implements SandboxRuntime {
     return runtimeHostConfig(this.options.containerRuntime);
   }
 
-  /** Root's files every new sandbox gets before it starts: the emulator's CA, gVisor's statx fix. */
-  private get systemFiles(): SandboxFile[] {
-    return [...this.trustFiles, ...this.gvisorFiles];
+  /**
+   * Root's files a new sandbox gets before it starts: the emulator's CA (unless `trustMounted`: the
+   * container has it mounted), gVisor's statx fix.
+   */
+  private systemFiles(trustMounted: boolean): SandboxFile[] {
+    return [...(trustMounted ? [] : this.trustFiles), ...this.gvisorFiles];
   }
 
   /** The sandbox's process-count and disk limits, their resource limits (Ulimits) together. */
@@ -420,6 +435,14 @@ export class DockerRuntime implements SandboxRuntime {
         { path: SYSTEM_CA_BUNDLE, content: Buffer.concat([systemBundle, Buffer.from("\n"), ca]), mode: 0o644, system: true },
         { path: EMULATOR_CA_PATH, content: ca, mode: 0o644, system: true },
       ];
+      if (this.options.trustFolder && this.channelFolders) {
+        try {
+          this.trustMounts = writeTrustFolder(path.join(this.options.trustFolder, this.options.instance), this.trustFiles);
+        } catch (error) {
+          // Not a reason to fail sandboxes: they get the files written into them, as without a socket.
+          process.stderr.write(`sandbox CA files: written into each sandbox (${(error as Error).message})\n`);
+        }
+      }
     });
   }
 
@@ -592,10 +615,11 @@ export class DockerRuntime implements SandboxRuntime {
       throw error;
     }
     let container: Docker.Container;
+    let trustMounted: boolean;
     try {
-      container = await this.createWithChannel(spec.environmentId, (channel) =>
-        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), [...mounts, ...channel]),
-      );
+      ({ container, trustMounted } = await this.createWithChannel(spec.environmentId, (host) =>
+        this.sandboxContainer(image, `iemu-${this.options.instance}-${spec.environmentId}`, this.labels(spec), [...mounts, ...host]),
+      ));
     } catch (error) {
       await this.removeVolumes(spec.environmentId).catch(() => undefined);
       this.channelFolders?.remove(spec.environmentId);
@@ -605,7 +629,7 @@ export class DockerRuntime implements SandboxRuntime {
     try {
       // Written before start, as the engine (root), with the sandbox user as owner: a fresh container
       // has no user-made symlinks that a target could be redirected through.
-      const files = [...this.systemFiles, ...spec.files];
+      const files = [...this.systemFiles(trustMounted), ...spec.files];
       if (files.length > 0) await container.putArchive(await sourcesTar(files), { path: "/" });
       // A snapshot's saved files, as the engine archived them (owners and modes kept).
       if (spec.restore) await container.putArchive(spec.restore(), { path: "/" });
@@ -663,18 +687,20 @@ export class DockerRuntime implements SandboxRuntime {
     await this.probesDone();
     const labels = { ...this.helperLabels(), [LABEL_ENVIRONMENT]: environmentId, [LABEL_POOLED]: "true" };
     let container: Docker.Container;
+    let trustMounted: boolean;
     try {
       const image = this.image;
-      container = await this.createWithChannel(environmentId, (channel) =>
-        this.sandboxContainer(image, `${this.poolNamePrefix}${environmentId}`, labels, channel),
-      );
+      ({ container, trustMounted } = await this.createWithChannel(environmentId, (host) =>
+        this.sandboxContainer(image, `${this.poolNamePrefix}${environmentId}`, labels, host),
+      ));
     } catch (error) {
       this.channelFolders?.remove(environmentId);
       throw error;
     }
     const handle = { sandboxId: container.id, environmentId };
     try {
-      if (this.systemFiles.length > 0) await container.putArchive(await sourcesTar(this.systemFiles), { path: "/" });
+      const files = this.systemFiles(trustMounted);
+      if (files.length > 0) await container.putArchive(await sourcesTar(files), { path: "/" });
       await container.start();
       return handle;
     } catch (error) {
@@ -737,16 +763,19 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /**
-   * Creates a sandbox container with its socket folder mounted, when new sandboxes get one. An engine
-   * that cannot find the folder on its machine turns the socket off (auto) and gets the container without.
+   * Creates a sandbox container with its socket folder mounted, when new sandboxes get one, and then the
+   * CA files too (`trustMounted`): both come from the data folder, which an engine that mounts the one
+   * can mount the other from. An engine that cannot find the folder on its machine turns the socket off
+   * (auto) and gets the container with neither.
    */
   private async createWithChannel(
     environmentId: string,
-    settings: (channel: Mount[]) => Docker.ContainerCreateOptions,
-  ): Promise<Docker.Container> {
+    settings: (hostMounts: Mount[]) => Docker.ContainerCreateOptions,
+  ): Promise<{ container: Docker.Container; trustMounted: boolean }> {
     const channel = this.channelMount(environmentId);
+    const trust = channel.length > 0 ? this.trustMounts : [];
     try {
-      return await this.docker.createContainer(settings(channel));
+      return { container: await this.docker.createContainer(settings([...channel, ...trust])), trustMounted: trust.length > 0 };
     } catch (error) {
       if (channel.length === 0 || !isMissingBindSource(error) || this.options.channel === "socket") throw error;
       this.channels = null;
@@ -755,7 +784,7 @@ export class DockerRuntime implements SandboxRuntime {
       process.stderr.write(
         `executor channel: the engine's exec stream from now on: the Docker engine cannot mount this emulator's data folder (${(error as Error).message})\n`,
       );
-      return this.docker.createContainer(settings([]));
+      return { container: await this.docker.createContainer(settings([])), trustMounted: false };
     }
   }
 
