@@ -151,9 +151,13 @@ export class FakeSandboxChannel implements SandboxChannel {
     return notInFake("walk");
   }
 
-  /** Nothing is counted: the fake holds no files (the warm pool measures a sandbox once it is warm). */
+  /** What usage() answers (the fake holds no files), and how often it was asked. */
+  usageAnswer = { files: 0, bytes: 0 };
+  usageCalls = 0;
+
   async usage(): Promise<{ files: number; bytes: number }> {
-    return { files: 0, bytes: 0 };
+    this.usageCalls += 1;
+    return this.usageAnswer;
   }
 
   readFileChunk(_path: string, _offset: number, _length: number): Promise<{ content: Buffer; size: number }> {

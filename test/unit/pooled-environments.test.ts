@@ -79,6 +79,32 @@ describe("environments from the warm pool", () => {
     await pool.close();
   });
 
+  it("answer a new environment's usage as measured while its sandbox waited, asking it only once something could have changed", async () => {
+    const { store, runtime, pool, service } = await setUp();
+    const [sandboxId] = [...runtime.channels.keys()];
+    const channel = runtime.channels.get(sandboxId!)!;
+    assert.equal(channel.usageCalls, 1, "measured once, while it waited");
+    channel.usageAnswer = { files: 7, bytes: 700 };
+
+    const record = await (await service.plan("owner", { type: "remote" }))();
+    assert.equal(record.sandboxId, sandboxId);
+    assert.deepEqual(await service.usage(record), { files: 0, bytes: 0 }, "the create's answer: the measure taken in the pool");
+    assert.equal(channel.usageCalls, 1, "the sandbox was not asked");
+    // Once only, and only for the object create() returned: every later read asks the sandbox.
+    assert.deepEqual(await service.usage(record), { files: 7, bytes: 700 });
+    assert.deepEqual(await service.usage(store.getById(record.id)!), { files: 7, bytes: 700 });
+    assert.equal(channel.usageCalls, 3);
+
+    // Sources written at the take change what it holds: that environment's sandbox is asked.
+    await until("the replacement", () => pool.readyCount === 1);
+    const withSources = await (await service.plan("owner", { type: "remote", sources }))();
+    const second = runtime.channels.get(withSources.sandboxId!)!;
+    const before = second.usageCalls;
+    await service.usage(withSources);
+    assert.equal(second.usageCalls, before + 1);
+    await pool.close();
+  });
+
   it("create cold while nothing is ready", async () => {
     const { runtime, pool, service } = await setUp();
     pool.take(); // emptied (a take elsewhere)
