@@ -3,8 +3,10 @@
 // machine's engine through a socket relay the test controls (DOCKER_HOST=unix://<relay>); pausing the
 // relay cuts every connection to the engine and refuses new ones. The real dockerd is never stopped.
 // What the user must see: a live sandbox goes on working without the engine (a running call finishes,
-// a new interaction in it runs, its files download), while what needs the engine (a new sandbox) is a
-// 503 UNAVAILABLE that the SDK retries; afterwards everything works as before.
+// a new interaction in it runs, its files download), and so does a warm pool sandbox, which a new
+// environment takes without an engine call; what needs the engine (a new sandbox once the pool is
+// empty) is a 503 UNAVAILABLE that the SDK retries; afterwards everything works as before, and the
+// container taken during the outage gets its environment's name.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -36,9 +38,12 @@ const fault = useFaultEmulator({
 });
 
 describe("the Docker engine unreachable, with the channel on its own socket", () => {
-  it("lets a live sandbox go on: a running call finishes, a new interaction and a download work; a new sandbox is a 503", async () => {
+  it("lets live sandboxes go on: a running call finishes, a new interaction, a download and a pooled environment work; a new sandbox is a 503", async () => {
+    await waitFor("a ready pool sandbox", async () => ((await fault.emulator.pool())?.ready === 1 ? true : undefined), 60_000);
+    const [waiting] = await fault.emulator.pooledSandboxes();
     const runningId = await startLongCall(fault.ai, environmentId, "echo started; sleep 3; echo finished");
     fault.relay.pause();
+    let pooledId: string;
     try {
       const ended = await waitFor("the running call to end", async () => {
         const now = (await fault.ai.interactions.get(runningId)) as Interaction;
@@ -61,6 +66,15 @@ describe("the Docker engine unreachable, with the channel on its own socket", ()
       assert.equal(file.status, 200);
       assert.equal(await file.text(), "precious\n");
 
+      const pooled = await rest(fault.emulator, "POST", "/v1beta/interactions", {
+        agent: AGENT,
+        input: script([bash("echo pooled")]),
+        environment: { type: "remote" },
+      });
+      assert.equal(pooled.status, 200, JSON.stringify(pooled.body));
+      assert.deepEqual(resultsOf(pooled.body as Interaction), ["pooled\n"]);
+      pooledId = (pooled.body as Interaction).environment_id!;
+
       const newOne = await rest(fault.emulator, "POST", "/v1beta/interactions", {
         agent: AGENT,
         input: script([bash("true")]),
@@ -73,5 +87,13 @@ describe("the Docker engine unreachable, with the channel on its own socket", ()
     const later = await runIn(fault.ai, environmentId, "cat /workspace/keep.txt");
     assert.equal(later.status, "completed");
     assert.deepEqual(resultsOf(later), ["precious\n"]);
+    // The rename the outage held back is tried again, and the engine then lists it as taken.
+    await waitFor(
+      "the taken pool container renamed",
+      async () => ((await fault.emulator.pooledSandboxes()).includes(waiting!) ? undefined : true),
+      30_000,
+    );
+    const again = await runIn(fault.ai, pooledId!, "echo again");
+    assert.deepEqual(resultsOf(again), ["again\n"]);
   });
 });

@@ -168,6 +168,27 @@ export const ENGINE_MAX_CHANGES = 4;
 /** How long /health waits for the engine's answer before it reports the engine not answering (at most the engine timeout). */
 export const HEALTH_WAIT_MS = 3000;
 
+/** The pauses between tries to rename a taken pool container (nameTaken()). */
+const NAMING_FIRST_PAUSE_MS = 1000;
+const NAMING_MAX_PAUSE_MS = 60_000;
+
+/** Resolves true after `ms`, or false at once when `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    // Background work: it never keeps the process alive.
+    const timer = setTimeout(() => resolve(true), ms).unref();
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+      { once: true },
+    );
+  });
+}
+
 type Mount =
   | { Type: "volume"; Source: string; Target: string; ReadOnly: true }
   | { Type: "bind"; Source: string; Target: string; ReadOnly?: true };
@@ -197,7 +218,7 @@ export class DockerRuntime implements SandboxRuntime {
   /** prepare()'s and trustCertificate()'s probes, which every new sandbox or executor waits for. */
   private readonly probes: BackgroundStep[] = [];
   /** Taken pool containers being given their environment's name, by container ID (nameTaken()). */
-  private readonly namings = new Map<string, Promise<void>>();
+  private readonly namings = new Map<string, { done: Promise<void>; stop: AbortController }>();
   /**
    * The sandboxes' socket folders, while new sandboxes get one (socket-channel.ts); null: the exec
    * stream for every new sandbox (EMULATOR_CHANNEL=exec, an engine on another machine, gVisor).
@@ -321,7 +342,9 @@ export class DockerRuntime implements SandboxRuntime {
 
   async backgroundSettled(): Promise<void> {
     for (const step of this.probes) await step.ended();
-    await Promise.all(this.namings.values());
+    // No rename is tried again after this (a shutdown): the one under way ends within the engine timeout.
+    for (const naming of this.namings.values()) naming.stop.abort();
+    await Promise.all([...this.namings.values()].map((naming) => naming.done));
   }
 
   /** Before a sandbox or an executor: every probe done (what they found goes into its settings). */
@@ -740,26 +763,36 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /**
-   * Gives a taken pool container its environment's name, in the background (remove() and a shutdown wait
-   * for it). One that fails keeps the pool's name, which only the engine's listing shows: the environment
-   * works the same (its record names its container by ID), and a restart keeps it by that record.
+   * Gives a taken pool container its environment's name, in the background, trying again (after 1 s,
+   * 2 s, … up to a minute) while the engine does not answer: a take needs no engine call, so it is
+   * served during an engine outage too. Until then the container keeps the pool's name, which only the
+   * engine's listing shows: the environment works the same (its record names its container by ID) and
+   * a restart keeps it by that record. remove() and a shutdown stop the tries.
    */
   private nameTaken(container: Docker.Container, environmentId: string): void {
-    const naming = withEngineTimeout(
-      container.rename({ name: `iemu-${this.options.instance}-${environmentId}` }),
-      this.engineTimeoutMs * START_TIMEOUT_FACTOR,
-      "naming a taken pool sandbox",
-    ).then(
-      () => undefined,
-      (error: unknown) => {
-        if (isGone(error)) return;
-        process.stderr.write(
-          `warm pool: sandbox ${container.id} of ${environmentId} keeps the pool's name on the engine (${(error as Error).message}); the environment is not affected\n`,
-        );
-      },
-    );
-    this.namings.set(container.id, naming);
-    void naming.finally(() => this.namings.delete(container.id));
+    const stop = new AbortController();
+    const done = (async () => {
+      for (let pauseMs = NAMING_FIRST_PAUSE_MS; ; pauseMs = Math.min(pauseMs * 2, NAMING_MAX_PAUSE_MS)) {
+        try {
+          await withEngineTimeout(
+            container.rename({ name: `iemu-${this.options.instance}-${environmentId}` }),
+            this.engineTimeoutMs * START_TIMEOUT_FACTOR,
+            "naming a taken pool sandbox",
+          );
+          return;
+        } catch (error) {
+          if (isGone(error)) return;
+          if (pauseMs === NAMING_FIRST_PAUSE_MS) {
+            process.stderr.write(
+              `warm pool: sandbox ${container.id} of ${environmentId} keeps the pool's name on the engine until it can be renamed (${(error as Error).message}); the environment is not affected\n`,
+            );
+          }
+        }
+        if (!(await pause(pauseMs, stop.signal))) return;
+      }
+    })();
+    this.namings.set(container.id, { done, stop });
+    void done.finally(() => this.namings.delete(container.id));
   }
 
   /**
@@ -1021,8 +1054,10 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   async remove(handle: SandboxHandle): Promise<void> {
-    // A rename that came after the removal would fail and say so; it settles either way.
-    await this.namings.get(handle.sandboxId);
+    // A rename that came after the removal would fail and say so: no more tries, and the one under way ends first.
+    const naming = this.namings.get(handle.sandboxId);
+    naming?.stop.abort();
+    await naming?.done;
     try {
       await this.docker.getContainer(handle.sandboxId).remove({ force: true, v: true });
     } catch (error) {
