@@ -18,6 +18,10 @@ export interface ConcurrencyLevel {
   busyCores: number;
   /** The emulator's own process: cores of CPU it used on average (its one JavaScript thread can use at most about one). */
   emulatorCores: number;
+  /** The same for every container (the sandboxes), the engine's daemons and shims, and the benchmark's own process (its client). */
+  sandboxesCores: number;
+  engineCores: number;
+  benchCores: number;
   /** The engine's answer to what /health asks it (its version, a container's inspect), the slowest meanwhile. */
   engineProbeMax: number;
 }

@@ -111,7 +111,7 @@ export function machineCpuSnapshot(): { machineMs: number; oursMs: number } | nu
 }
 
 /** All containers' CPU (ms), from the engine's parent cgroup, which keeps what removed containers used. */
-function containersCpuMs(): number | null {
+export function containersCpuMs(): number | null {
   try {
     return Number(fs.readFileSync("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", "utf8")) / 1e6;
   } catch {

@@ -172,9 +172,20 @@ export const CONCURRENCY_GOALS: Goal[] = [
       detail: `${rate.toFixed(0)} tool calls/s at ${at.toFixed(0)} concurrent ÷ ${spawns.toFixed(0)} spawns/s on all cores`,
     }),
     bound: {
-      inputs: [FIGURE.concurrencyBusyCores, FIGURE.concurrencyBestRate, FIGURE.spawnsPerSecond, FIGURE.concurrencyBestEmulatorCores],
-      explain: (busy, rate, spawns, emulator) =>
-        `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${ms((busy * 1000) / rate)} of CPU in all (the sandbox, the engine, the emulator's ${ms((emulator * 1000) / rate)}, and other work on the machine: the run's note says how much), where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores`,
+      inputs: [
+        FIGURE.concurrencyBusyCores,
+        FIGURE.concurrencyBestRate,
+        FIGURE.spawnsPerSecond,
+        FIGURE.concurrencyBestEmulatorCores,
+        FIGURE.concurrencyBestSandboxesCores,
+        FIGURE.concurrencyBestEngineCores,
+        FIGURE.concurrencyBestBenchCores,
+      ],
+      explain: (busy, rate, spawns, emulator, sandboxes, engine, bench) => {
+        const perCall = (cores: number) => ms((cores * 1000) / rate);
+        const other = Math.max(0, busy - sandboxes - emulator - engine - bench);
+        return `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${perCall(busy)} of CPU in all, where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores: the sandboxes ${perCall(sandboxes)} (the command's spawn, the executor and its file worker), the emulator ${perCall(emulator)}, the engine ${perCall(engine)} (with this benchmark's own probe of it every 50 ms), this benchmark's client ${perCall(bench)}, other work ${perCall(other)}`;
+      },
     },
   },
   {

@@ -14,7 +14,7 @@ import { loopCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { sampleEngineProbe, sampleHealth } from "./health-sampler.js";
-import { processCpuMs } from "./cpu-accounting.js";
+import { containersCpuMs, engineCpuMs, processCpuMs } from "./cpu-accounting.js";
 import { createEnvironment } from "./interaction-measures.js";
 import { busyCoresWatch } from "./machine-limits.js";
 import { elapsedMs, quantile } from "./stats.js";
@@ -75,6 +75,10 @@ export async function concurrencyPart(
       const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
       const busy = busyCoresWatch();
       const emulatorCpuBefore = processCpuMs(emulator.process.pid);
+      // Where the machine's CPU went meanwhile: the sandboxes (every container), the engine, this process.
+      const sandboxesCpuBefore = containersCpuMs() ?? 0;
+      const engineCpuBefore = engineCpuMs();
+      const benchCpuBefore = ownCpuMs();
       const started = process.hrtime.bigint();
       const times: number[] = [];
       await Promise.all(
@@ -89,6 +93,9 @@ export async function concurrencyPart(
       const wallMs = elapsedMs(started);
       const busyCores = busy();
       const emulatorCores = (processCpuMs(emulator.process.pid) - emulatorCpuBefore) / wallMs;
+      const sandboxesCores = ((containersCpuMs() ?? 0) - sandboxesCpuBefore) / wallMs;
+      const engineCores = (engineCpuMs() - engineCpuBefore) / wallMs;
+      const benchCores = (ownCpuMs() - benchCpuBefore) / wallMs;
       const { times: healthTimes, coreWaits } = await health.stop();
       const slowest = healthTimes.indexOf(Math.max(...healthTimes));
       const engineTimes = await engine.stop();
@@ -103,6 +110,9 @@ export async function concurrencyPart(
         healthSamples: healthTimes.length,
         busyCores,
         emulatorCores,
+        sandboxesCores,
+        engineCores,
+        benchCores,
         engineProbeMax: Math.max(...engineTimes),
       });
     }
@@ -134,6 +144,9 @@ export async function concurrencyPart(
     book.add(FIGURE.concurrencyWorstTailAt, "the concurrency of the worst tail", worstTail.concurrent, "count");
     const slowestHealth = levels.reduce((a, b) => (b.healthMax > a.healthMax ? b : a));
     book.add(FIGURE.concurrencyBestEmulatorCores, "the emulator's cores at the best rate", best.emulatorCores, "cores");
+    book.add(FIGURE.concurrencyBestSandboxesCores, "the sandboxes' cores at the best rate (every container)", best.sandboxesCores, "cores");
+    book.add(FIGURE.concurrencyBestEngineCores, "the engine's cores at the best rate (daemons and shims)", best.engineCores, "cores");
+    book.add(FIGURE.concurrencyBestBenchCores, "this benchmark's own cores at the best rate (its client)", best.benchCores, "cores");
     book.add(FIGURE.concurrencyWorstTailEmulatorCores, "the emulator's cores at the worst tail", worstTail.emulatorCores, "cores");
     book.add(FIGURE.concurrencyWorstTailBusyCores, "the machine's busy cores at the worst tail", worstTail.busyCores, "cores");
     book.add(FIGURE.concurrencyHealthAt, "the concurrency of the slowest /health", slowestHealth.concurrent, "count");
@@ -171,4 +184,10 @@ export async function concurrencyPart(
     );
     await emulator.destroy();
   }
+}
+
+/** This process's own CPU so far (ms): the benchmark's client, without the emulator it started. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }

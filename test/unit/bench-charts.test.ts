@@ -75,6 +75,9 @@ describe("bench charts", () => {
       healthSamples: 100,
       busyCores: 1.5,
       emulatorCores: 0.9,
+      sandboxesCores: 0.5,
+      engineCores: 0.01,
+      benchCores: 0.05,
       engineProbeMax: 4,
     }));
     const svg = concurrencySvg(levels, 1000, "caption");

@@ -326,6 +326,9 @@ describe("bench goals", () => {
         concurrencyBestRate: 300,
         concurrencyBusyCores: 1.95,
         concurrencyBestEmulatorCores: 0.3,
+        concurrencyBestSandboxesCores: 1.2,
+        concurrencyBestEngineCores: 0.03,
+        concurrencyBestBenchCores: 0.12,
         concurrencyHealthMax: 420,
         concurrencyHealthAt: 10,
         concurrencyHealthEmulatorCores: 0.28,
@@ -403,7 +406,7 @@ describe("bench goals", () => {
     assert.equal(throughput.value, 30);
     assert.equal(
       throughput.bound,
-      "the machine's cores were 1.95 busy at that rate: a completed tool call cost 6.50 ms of CPU in all (the sandbox, the engine, the emulator's 1.00 ms, and other work on the machine: the run's note says how much), where a `bash -c true` spawn costs 1.95 ms on the same cores",
+      "the machine's cores were 1.95 busy at that rate: a completed tool call cost 6.50 ms of CPU in all, where a `bash -c true` spawn costs 1.95 ms on the same cores: the sandboxes 4.00 ms (the command's spawn, the executor and its file worker), the emulator 1.00 ms, the engine 0.10 ms (with this benchmark's own probe of it every 50 ms), this benchmark's client 0.40 ms, other work 1.00 ms",
     );
     assert.equal(
       byId(missed, "concurrency-health").bound,
