@@ -3,6 +3,7 @@
 
 import path from "node:path";
 import { PassThrough, type Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import type Docker from "dockerode";
 import { DockerClient } from "./dockerode.js";
 import { CHANNEL_FOLDER, HOLD_PORT_FLAG, PROTOCOL_VERSION } from "../../../sandbox-image/executor/protocol.js";
@@ -171,23 +172,6 @@ export const HEALTH_WAIT_MS = 3000;
 /** The pauses between tries to rename a taken pool container (nameTaken()). */
 const NAMING_FIRST_PAUSE_MS = 1000;
 const NAMING_MAX_PAUSE_MS = 60_000;
-
-/** Resolves true after `ms`, or false at once when `signal` aborts first. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    // Background work: it never keeps the process alive.
-    const timer = setTimeout(() => resolve(true), ms).unref();
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-      { once: true },
-    );
-  });
-}
 
 type Mount =
   | { Type: "volume"; Source: string; Target: string; ReadOnly: true }
@@ -788,7 +772,9 @@ export class DockerRuntime implements SandboxRuntime {
             );
           }
         }
-        if (!(await pause(pauseMs, stop.signal))) return;
+        // Background work: the pause never keeps the process alive, and an abort ends it at once.
+        const paused = await sleep(pauseMs, true, { signal: stop.signal, ref: false }).catch(() => false);
+        if (!paused) return;
       }
     })();
     this.namings.set(container.id, { done, stop });
