@@ -48,7 +48,7 @@ func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	executor := &Executor{
 		identities: identities,
-		out:        newFrameWriter(os.Stdout),
+		out:        newFrameWriter(pollableFile(1, "stdout")),
 		running:    map[int64]*RunningCommand{},
 		waiting:    map[int64]*waitingExec{},
 	}
@@ -80,7 +80,7 @@ func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
 			executor.shutdown(130, "SIGINT")
 		}
 	}()
-	reader := bufio.NewReaderSize(os.Stdin, 256*1024)
+	reader := bufio.NewReaderSize(pollableFile(0, "stdin"), 256*1024)
 	for {
 		frame, err := readFrame(reader)
 		if err == io.EOF {

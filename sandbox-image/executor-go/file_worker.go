@@ -19,8 +19,8 @@ func runFileWorker(identity *Identity) {
 		logDiagnostic("file worker: cannot act as %s: %v", identity.Name, err)
 		os.Exit(exitRefused)
 	}
-	out := newFrameWriter(os.Stdout)
-	reader := bufio.NewReaderSize(os.Stdin, 256*1024)
+	out := newFrameWriter(pollableFile(1, "stdout"))
+	reader := bufio.NewReaderSize(pollableFile(0, "stdin"), 256*1024)
 	for {
 		frame, err := readFrame(reader)
 		if err == io.EOF {

@@ -143,12 +143,12 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 	// As root like us: it changes its effective identity itself, keeping a real uid of 0 (file_worker.go).
 	command := exec.Command(self, append([]string{FileWorkerFlag, link.actingAs}, identityArguments(link.identities)...)...)
 	command.Stderr = os.Stderr
-	stdin, workerStdin, err := oneWaySocket("file worker requests", "file worker stdin")
+	stdin, workerStdin, err := oneWaySocket("file worker requests", "file worker stdin", 0)
 	if err != nil {
 		logDiagnostic("starting the file worker failed: %v", err)
 		return nil
 	}
-	workerEnd, stdout, err := oneWaySocket("file worker stdout", "file worker answers")
+	workerEnd, stdout, err := oneWaySocket("file worker stdout", "file worker answers", 1)
 	if err != nil {
 		stdin.Close()
 		workerStdin.Close()
@@ -180,15 +180,24 @@ func (link *FileWorkerLink) ensureWorker() *workerProcess {
 // machine; the socket holds what the kernel's socket buffer does (about 200 KiB by default), and unlike
 // a bigger pipe (F_SETPIPE_SZ) it is not counted in the pipe pages that all of root's processes share
 // across the machine (fs.pipe-user-pages-soft), past which every container's root gets two-page pipes.
-// The first end only writes, the second only reads.
-func oneWaySocket(writerName, readerName string) (writer *os.File, reader *os.File, err error) {
+// The first end only writes, the second only reads; the end named by `ours` (0 or 1) stays in this
+// process and is waited on by the poller (pollable_files.go), the other goes to the worker as it is.
+func oneWaySocket(writerName, readerName string, ours int) (writer *os.File, reader *os.File, err error) {
 	ends, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	_ = syscall.Shutdown(ends[0], syscall.SHUT_RD)
 	_ = syscall.Shutdown(ends[1], syscall.SHUT_WR)
-	return os.NewFile(uintptr(ends[0]), writerName), os.NewFile(uintptr(ends[1]), readerName), nil
+	files := [2]*os.File{}
+	for index, name := range [2]string{writerName, readerName} {
+		if index == ours {
+			files[index] = pollableFile(ends[index], name)
+		} else {
+			files[index] = os.NewFile(uintptr(ends[index]), name)
+		}
+	}
+	return files[0], files[1], nil
 }
 
 func (link *FileWorkerLink) readAnswers(worker *workerProcess, stdout io.ReadCloser) {

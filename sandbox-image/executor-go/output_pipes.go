@@ -6,6 +6,7 @@ package main
 // One ppoll over both raw descriptors, stdout checked first, keeps what was written in order in order.
 
 import (
+	"os"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -80,11 +81,56 @@ func newOutputPipes() (pipes *OutputPipes, stdoutWrite, stderrWrite int, err err
 }
 
 // pump forwards output until both pipes reach end of file or abandon is called, then closes every
-// descriptor it holds. Each turn reads at most one chunk per ready pipe, stdout first.
+// descriptor it holds. Each turn reads at most one chunk per ready pipe, stdout first. The pipes are
+// watched by an epoll instance of their own, which the runtime's poller waits on in turn: no thread is
+// held in ppoll for the command's life (pollable_files.go says why that costs). Where that cannot be
+// set up, one thread waits in ppoll as before.
 func (pipes *OutputPipes) pump(forward func(stream string, chunk []byte)) {
 	defer pipes.close()
 	buffer := make([]byte, 64*1024)
+	if watch := pipes.pollerWatch(); watch != nil {
+		defer watch.Close()
+		if raw, err := watch.SyscallConn(); err == nil {
+			done := false
+			// Read calls the function again each time the poller finds the epoll instance readable.
+			_ = raw.Read(func(uintptr) bool {
+				done = pipes.turns(buffer, forward, false)
+				return done
+			})
+			if done {
+				return
+			}
+		}
+	}
+	pipes.turns(buffer, forward, true)
+}
+
+// pollerWatch is an epoll instance (level-triggered) over the two pipes and the wake-up pipe, made
+// for the runtime's poller; nil when one cannot be made.
+func (pipes *OutputPipes) pollerWatch() *os.File {
+	epoll, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	for _, fd := range []int{pipes.streams[0].fd, pipes.streams[1].fd, pipes.wakeRead} {
+		event := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}
+		if syscall.EpollCtl(epoll, syscall.EPOLL_CTL_ADD, fd, &event) != nil {
+			syscall.Close(epoll)
+			return nil
+		}
+	}
+	return pollableFile(epoll, "output pipes")
+}
+
+// turns reads what is ready until both pipes are over (true) or, when `wait` is false, until nothing
+// is ready (false: the caller waits for the next readiness). With `wait` it blocks in ppoll.
+func (pipes *OutputPipes) turns(buffer []byte, forward func(stream string, chunk []byte), wait bool) bool {
 	polled := make([]pollFd, 0, 3)
+	var none syscall.Timespec
+	timeout := uintptr(unsafe.Pointer(&none))
+	if wait {
+		timeout = 0
+	}
 	for {
 		polled = polled[:0]
 		for _, stream := range pipes.streams {
@@ -93,21 +139,24 @@ func (pipes *OutputPipes) pump(forward func(stream string, chunk []byte)) {
 			}
 		}
 		if len(polled) == 0 {
-			return
+			return true
 		}
 		polled = append(polled, pollFd{fd: int32(pipes.wakeRead), events: pollIn})
-		_, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&polled[0])), uintptr(len(polled)), 0, 0, 0, 0)
+		ready, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&polled[0])), uintptr(len(polled)), timeout, 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
 		if errno != 0 {
-			return
+			return true
+		}
+		if ready == 0 {
+			return false
 		}
 		if polled[len(polled)-1].revents != 0 {
 			// Abandoned: what the command wrote before it exited is still taken, however late this loop
 			// got to run (on busy cores it could be past the grace, and a `cat`'s whole output was lost).
 			pipes.drain(buffer, forward)
-			return
+			return true
 		}
 		next := 0
 		for index := range pipes.streams {

@@ -164,13 +164,18 @@ func (command *RunningCommand) start(stdin []byte) {
 	}
 	stdoutWrite := os.NewFile(uintptr(stdoutFd), "stdout")
 	stderrWrite := os.NewFile(uintptr(stderrFd), "stderr")
-	stdinRead, stdinWrite, err := os.Pipe()
-	if err != nil {
-		stdoutWrite.Close()
-		stderrWrite.Close()
-		output.close()
-		command.failToStart(err)
-		return
+	// Input through a pipe only when there is some: otherwise /dev/null, with no pipe and no writer.
+	stdinRead, stdinWrite := devNull, (*os.File)(nil)
+	if len(stdin) > 0 || devNull == nil {
+		var ends [2]int
+		if err := syscall.Pipe2(ends[:], syscall.O_CLOEXEC); err != nil {
+			stdoutWrite.Close()
+			stderrWrite.Close()
+			output.close()
+			command.failToStart(err)
+			return
+		}
+		stdinRead, stdinWrite = os.NewFile(uintptr(ends[0]), "stdin"), pollableFile(ends[1], "stdin")
 	}
 	child := &exec.Cmd{Path: program, Args: argv, Env: env, Stdin: stdinRead, Stdout: stdoutWrite, Stderr: stderrWrite}
 	if command.request.Cwd != nil {
@@ -187,12 +192,16 @@ func (command *RunningCommand) start(stdin []byte) {
 	spawnLock.Lock()
 	err = command.oomScore.raisedFor(child.Start)
 	spawnLock.Unlock()
-	stdinRead.Close()
+	if stdinWrite != nil {
+		stdinRead.Close()
+	}
 	stdoutWrite.Close()
 	stderrWrite.Close()
 	if err != nil {
 		output.close()
-		stdinWrite.Close()
+		if stdinWrite != nil {
+			stdinWrite.Close()
+		}
 		command.failToStart(err)
 		return
 	}
@@ -212,16 +221,15 @@ func (command *RunningCommand) start(stdin []byte) {
 		command.kill()
 	})
 	command.lock.Unlock()
-	go func() {
-		// EPIPE when the program exits without reading its stdin: not the caller's problem.
-		_, _ = stdinWrite.Write(stdin)
-		stdinWrite.Close()
-	}()
+	if stdinWrite != nil {
+		go func() {
+			// EPIPE when the program exits without reading its stdin: not the caller's problem.
+			_, _ = stdinWrite.Write(stdin)
+			stdinWrite.Close()
+		}()
+	}
 	go command.pump(output)
-	go func() {
-		_ = child.Wait()
-		command.onExit(child.ProcessState)
-	}()
+	watchExit(child, command.onExit)
 }
 
 func (command *RunningCommand) pump(output *OutputPipes) {
@@ -252,8 +260,7 @@ func (command *RunningCommand) forward(stream string, chunk []byte) {
 	command.events.output(stream, kept)
 }
 
-func (command *RunningCommand) onExit(state *os.ProcessState) {
-	status, _ := state.Sys().(syscall.WaitStatus)
+func (command *RunningCommand) onExit(status syscall.WaitStatus) {
 	exit := ExitMessage{Type: "exit", Id: command.request.Id}
 	if status.Signaled() {
 		name := signalName(status.Signal())
