@@ -258,7 +258,7 @@ func (executor *Executor) startCommand(request *ExecRequest, stdin []byte) {
 		var read filesRead
 		before := request.ReadBefore
 		if before != nil {
-			read = readForExec(before.Paths, before.MaxBytes, optionalStrings(before.Since), executor.fileWorker)
+			read = readForExec(before.Paths, before.MaxBytes, optionalStrings(before.Since), executor.identities["sandbox"], executor.fileWorker)
 		}
 		executor.lock.Lock()
 		delete(executor.waiting, request.Id)
@@ -308,12 +308,9 @@ func (executor *Executor) spawnCommand(request *ExecRequest, stdin []byte) {
 				return
 			}
 			go func() {
-				read := readForExec(after.Paths, after.MaxBytes, after.Since, executor.fileWorker)
+				read := readForExec(after.Paths, after.MaxBytes, after.Since, executor.identities["sandbox"], executor.fileWorker)
 				if read.ok {
-					reads := make([]any, len(read.files))
-					for index, file := range read.files {
-						reads[index] = file
-					}
+					reads := read.files
 					report.Reads = &reads
 					executor.send(report, read.body)
 				} else {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // Identity is one user the executor acts as.
@@ -193,6 +194,72 @@ func actingAs(identity *Identity, work func()) {
 		restored = uidErr == 0 && gidErr == 0
 	}()
 	work()
+}
+
+// rootGroups are the executor's own supplementary groups, put back after actingFullyAs.
+var rootGroups = func() []uint32 {
+	groups, err := syscall.Getgroups()
+	if err != nil {
+		return nil
+	}
+	kept := make([]uint32, len(groups))
+	for index, group := range groups {
+		kept[index] = uint32(group)
+	}
+	return kept
+}()
+
+// setThreadGroups sets this thread's supplementary groups alone (glibc's setgroups, and Go's, change
+// every thread's). gid_t is 32 bits wide on the 64-bit architectures the executor is built for.
+func setThreadGroups(groups []uint32) syscall.Errno {
+	var first uintptr
+	if len(groups) > 0 {
+		first = uintptr(unsafe.Pointer(&groups[0]))
+	}
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SETGROUPS, uintptr(len(groups)), first, 0)
+	return errno
+}
+
+// actingFullyAs runs work on this OS thread alone with the credentials the file worker holds for its
+// whole process: identity's effective uid and gid and its gid as the only supplementary group, real and
+// saved uids 0 (so sandbox code can neither signal nor trace us), no capability in effect (the kernel
+// clears them as the effective uid leaves 0). Every access work makes is checked as that user's. false
+// when the thread could not take them: work did not run. A thread that could not return to root is
+// never unlocked, and ends with its goroutine (as in actingAs).
+func actingFullyAs(identity *Identity, work func()) bool {
+	if rootGroups == nil {
+		return false
+	}
+	runtime.LockOSThread()
+	restored := false
+	defer func() {
+		if restored {
+			runtime.UnlockOSThread()
+		}
+	}()
+	// Groups and gid first: once the uid is not 0, CAP_SETGID is no longer effective.
+	if setThreadGroups([]uint32{uint32(identity.GID)}) != 0 {
+		restored = true
+		return false
+	}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, uintptr(identity.GID), keepID); errno != 0 {
+		restored = setThreadGroups(rootGroups) == 0
+		return false
+	}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETRESUID, keepID, uintptr(identity.UID), keepID); errno != 0 {
+		_, _, gidErr := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, 0, keepID)
+		restored = gidErr == 0 && setThreadGroups(rootGroups) == 0
+		return false
+	}
+	defer func() {
+		// Back to uid 0 first: that restores the effective capabilities needed for the groups and gid.
+		_, _, uidErr := syscall.RawSyscall(syscall.SYS_SETRESUID, keepID, 0, keepID)
+		groupsErr := setThreadGroups(rootGroups)
+		_, _, gidErr := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, 0, keepID)
+		restored = uidErr == 0 && groupsErr == 0 && gidErr == 0
+	}()
+	work()
+	return true
 }
 
 // becomeFileWorker makes this whole process act as identity for good (every thread: Go's own
