@@ -5,6 +5,7 @@
 
 import { FIGURE } from "./figures.js";
 import { type Goal, mib, ms, times } from "./goal-definition.js";
+import { ENGINE_PROBE_EVERY_MS } from "./health-sampler.js";
 
 const share = (value: number) => `${(value * 100).toFixed(0)}%`;
 
@@ -184,7 +185,7 @@ export const CONCURRENCY_GOALS: Goal[] = [
       explain: (busy, rate, spawns, emulator, sandboxes, engine, bench) => {
         const perCall = (cores: number) => ms((cores * 1000) / rate);
         const other = Math.max(0, busy - sandboxes - emulator - engine - bench);
-        return `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${perCall(busy)} of CPU in all, where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores: the sandboxes ${perCall(sandboxes)} (the command's spawn, the executor and its file worker), the emulator ${perCall(emulator)}, the engine ${perCall(engine)} (with this benchmark's own probe of it every 50 ms), this benchmark's client ${perCall(bench)}, other work ${perCall(other)}`;
+        return `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${perCall(busy)} of CPU in all, where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores: the sandboxes ${perCall(sandboxes)} (the command's spawn, the executor and its file worker), the emulator ${perCall(emulator)}, the engine ${perCall(engine)} (with this benchmark's own probe of it every ${ENGINE_PROBE_EVERY_MS} ms), this benchmark's client ${perCall(bench)}, other work ${perCall(other)}`;
       },
     },
   },
