@@ -40,6 +40,19 @@ type Executor struct {
 	fileWorker   *FileWorkerLink
 	oomScore     *OomScore
 	diskGuard    *DiskGuard
+	// Execs whose reads wait until the frames that arrived with them were handled (held): the main
+	// loop's own state, touched by it alone.
+	held held
+}
+
+// held are the execs waiting for the frames read with them. A caller whose signal was aborted
+// before it sent sends the exec and its cancel in one write (server/sandbox/executor-client.ts); the
+// reads of hooks.json take microseconds here, so started at once they could end, and the command
+// start, before the loop got to the cancel. They start once the loop has consumed every byte that
+// was already buffered when the exec was read.
+type held struct {
+	starts []func()
+	until  int64
 }
 
 func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
@@ -81,8 +94,10 @@ func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
 		}
 	}()
 	reader := bufio.NewReaderSize(pollableFile(0, "stdin"), 256*1024)
+	var consumed int64
 	for {
 		frame, err := readFrame(reader)
+		consumed += int64(8 + len(frame.Header) + len(frame.Body))
 		if err == io.EOF {
 			executor.shutdown(0, "stdin closed")
 		}
@@ -94,7 +109,13 @@ func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
 		if err != nil {
 			executor.shutdown(2, fmt.Sprintf("corrupt request stream: the frame header is not JSON (%v)", err))
 		}
-		executor.handleFrame(header, frame)
+		executor.handleFrame(header, frame, consumed+int64(reader.Buffered()))
+		if len(executor.held.starts) > 0 && consumed >= executor.held.until {
+			for _, start := range executor.held.starts {
+				go start()
+			}
+			executor.held = held{}
+		}
 	}
 }
 
@@ -138,7 +159,9 @@ func (executor *Executor) sendError(id int64, code, message string) {
 	executor.send(ErrorMessage{Type: "error", Id: id, Code: code, Message: message}, nil)
 }
 
-func (executor *Executor) handleFrame(header any, frame Frame) {
+// handleFrame handles one request; `buffered` is where the bytes already read with it end, in the
+// count of bytes the loop consumed.
+func (executor *Executor) handleFrame(header any, frame Frame, buffered int64) {
 	if object, ok := header.(map[string]any); ok {
 		if _, isEgress := object["egress"]; isEgress {
 			executor.egress.receive(header, frame.Body)
@@ -156,7 +179,7 @@ func (executor *Executor) handleFrame(header any, frame Frame) {
 	}
 	switch request := request.(type) {
 	case *ExecRequest:
-		executor.startCommand(request, frame.Body)
+		executor.startCommand(request, frame.Body, buffered)
 	case *CancelRequest:
 		executor.lock.Lock()
 		wait := executor.waiting[request.Target]
@@ -229,7 +252,7 @@ func (executor *Executor) handleFileRequest(id int64, op string, request any, fr
 	}()
 }
 
-func (executor *Executor) startCommand(request *ExecRequest, stdin []byte) {
+func (executor *Executor) startCommand(request *ExecRequest, stdin []byte, buffered int64) {
 	executor.lock.Lock()
 	// Cancel addresses commands by id, so two live commands must never share one.
 	if executor.running[request.Id] != nil || executor.waiting[request.Id] != nil {
@@ -245,7 +268,8 @@ func (executor *Executor) startCommand(request *ExecRequest, stdin []byte) {
 	wait := &waitingExec{}
 	executor.waiting[request.Id] = wait
 	executor.lock.Unlock()
-	go func() {
+	executor.held.until = buffered
+	executor.held.starts = append(executor.held.starts, func() {
 		for {
 			executor.lock.Lock()
 			stopping := executor.stoppingAll
@@ -281,7 +305,7 @@ func (executor *Executor) startCommand(request *ExecRequest, stdin []byte) {
 			executor.send(StartedMessage{Type: "started", Id: request.Id}, nil)
 		}
 		executor.spawnCommand(request, stdin)
-	}()
+	})
 }
 
 func (executor *Executor) spawnCommand(request *ExecRequest, stdin []byte) {
