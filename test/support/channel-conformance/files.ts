@@ -203,7 +203,10 @@ export function fileBehaviours(t: ChannelSuite): void {
       for (let attempt = 0; attempt < 20; attempt++) {
         const controller = new AbortController();
         controller.abort();
-        const result = await bash(`touch ${marker}`, { unlessChanged: { paths: [path], maxBytes: 100, tokens }, signal: controller.signal });
+        const result = await bash(`touch ${marker}`, {
+          unlessChanged: { paths: [path], maxBytes: 100, tokens },
+          signal: controller.signal,
+        });
         assert.deepEqual([result.cancelled, result.exitCode, result.signal], [true, null, "SIGKILL"], `attempt ${attempt}`);
         assert.equal((await run(["test", "-e", marker])).exitCode, 1, `the command ran (attempt ${attempt})`);
       }
