@@ -91,9 +91,9 @@ export const GOALS: Goal[] = [
     inputs: [FIGURE.perCall, FIGURE.spawn],
     compute: (call, spawn) => ({ value: call / spawn, detail: `tool call ${ms(call)} ÷ spawn ${ms(spawn)}` }),
     bound: {
-      inputs: [FIGURE.spawn, FIGURE.channelTrue, ...CALL_CPU],
-      explain: (spawn, channel, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; the channel's \`true\` alone is ${times(channel / spawn)} the spawn: the spawn itself and ${ms(Math.max(0, channel - spawn))} of round trip, the request and its answer carried over the channel's socket; ${cpuSplit(emulator, sandbox, engine)}`,
+      inputs: [FIGURE.perCall, FIGURE.spawn, FIGURE.channelTrue, ...CALL_CPU],
+      explain: (call, spawn, channel, emulator, sandbox, engine) =>
+        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; beyond the sandbox's CPU the call takes ${ms(Math.max(0, call - sandbox))}, its path through the emulator, which spends ${ms(emulator)} of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames); the channel's \`true\` (\`/bin/true\`, no shell) alone takes ${ms(channel)}; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {
