@@ -62,6 +62,8 @@ type RunningCommand struct {
 	killDone      bool
 	finished      bool
 	deadline      *time.Timer
+	// Abandons the output pipes pipeGrace after the exit; stopped when they reached end of file first.
+	grace *time.Timer
 }
 
 func notStartedExit(id int64) ExitMessage {
@@ -236,6 +238,9 @@ func (command *RunningCommand) pump(output *OutputPipes) {
 	output.pump(command.forward)
 	command.lock.Lock()
 	command.outputOpen = false
+	if command.grace != nil {
+		command.grace.Stop()
+	}
 	command.lock.Unlock()
 	command.finishIfDone()
 }
@@ -275,7 +280,11 @@ func (command *RunningCommand) onExit(status syscall.WaitStatus) {
 	output := command.output
 	command.lock.Unlock()
 	// Abandon pipes a backgrounded grandchild still holds: the reading loop ends.
-	time.AfterFunc(pipeGrace, output.abandon)
+	command.lock.Lock()
+	if command.outputOpen {
+		command.grace = time.AfterFunc(pipeGrace, output.abandon)
+	}
+	command.lock.Unlock()
 	command.finishIfDone()
 }
 
