@@ -2,8 +2,8 @@ package main
 
 // A command's exit, waited for by the runtime's poller (a pidfd turns readable when its process exits)
 // rather than by a thread blocked in wait4 for the command's whole life (pollable_files.go says why that
-// costs). Where the kernel has no pidfd_open (before Linux 5.3, some gVisor versions) or a seccomp
-// profile refuses it, the wait falls back to os/exec's blocking one.
+// costs). Where the kernel has no pidfd_open (before Linux 5.3; Debian's gVisor answers ENOSYS) or a
+// seccomp profile refuses it, the wait falls back to os/exec's blocking one.
 
 import (
 	"os"
