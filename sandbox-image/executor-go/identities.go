@@ -157,43 +157,16 @@ func identityName(text string) (string, error) {
 const keepID = ^uintptr(0) // -1: leave that id as it is
 
 // actingAs runs work with the effective uid and gid of identity on this OS thread alone, then returns
-// to root. The kernel keeps credentials per thread; the raw system calls (not syscall.Setresuid, which
-// Go applies to every thread) change only the one this goroutine is locked to, so nothing else the
-// executor does meanwhile runs as that user. The real and saved uids stay 0, so sandbox code can still
-// not signal us. Used to look at and signal a command's processes: root without CAP_SYS_PTRACE may not
-// read another user's /proc/<pid>/environ, and without CAP_KILL may not signal it.
+// to root (onThreadAs). Used to look at and signal a command's processes: root without CAP_SYS_PTRACE
+// may not read another user's /proc/<pid>/environ, and without CAP_KILL may not signal it.
 func actingAs(identity *Identity, work func()) {
 	if identity == nil {
 		work()
 		return
 	}
-	runtime.LockOSThread()
-	restored := false
-	defer func() {
-		// A thread that could not return to root must never run anything else: it ends with the goroutine.
-		if restored {
-			runtime.UnlockOSThread()
-		}
-	}()
-	// Group first: once the uid is not 0, CAP_SETGID is no longer effective.
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, uintptr(identity.GID), keepID); errno != 0 {
-		logDiagnostic("setegid(%d): %v", identity.GID, errno)
-		restored = true
-		return
+	if err := onThreadAs(identity, false, work); err != nil {
+		logDiagnostic("%v", err)
 	}
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETRESUID, keepID, uintptr(identity.UID), keepID); errno != 0 {
-		logDiagnostic("seteuid(%d): %v", identity.UID, errno)
-		_, _, back := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, 0, keepID)
-		restored = back == 0
-		return
-	}
-	defer func() {
-		// Back to uid 0 first: that restores the effective capabilities needed to set the gid back.
-		_, _, uidErr := syscall.RawSyscall(syscall.SYS_SETRESUID, keepID, 0, keepID)
-		_, _, gidErr := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, 0, keepID)
-		restored = uidErr == 0 && gidErr == 0
-	}()
-	work()
 }
 
 // rootGroups are the executor's own supplementary groups, put back after actingFullyAs.
@@ -224,12 +197,19 @@ func setThreadGroups(groups []uint32) syscall.Errno {
 // whole process: identity's effective uid and gid and its gid as the only supplementary group, real and
 // saved uids 0 (so sandbox code can neither signal nor trace us), no capability in effect (the kernel
 // clears them as the effective uid leaves 0). Every access work makes is checked as that user's. false
-// when the thread could not take them: work did not run. A thread that could not return to root is
-// never unlocked, and ends with its goroutine (as in actingAs).
+// when the thread could not take them: work did not run.
 func actingFullyAs(identity *Identity, work func()) bool {
-	if rootGroups == nil {
-		return false
-	}
+	return rootGroups != nil && onThreadAs(identity, true, work) == nil
+}
+
+// onThreadAs runs work with the effective uid and gid of identity (and, with `groups`, its gid as the
+// only supplementary group) on this OS thread alone, then returns to root; an error when the thread
+// could not take them, and work did not run. The kernel keeps credentials per thread; the raw system
+// calls (not syscall.Setresuid, which Go applies to every thread) change only the one this goroutine is
+// locked to, so nothing else the executor does meanwhile runs as that user. The real and saved uids
+// stay 0, so sandbox code can still not signal us. A thread that could not return to root must never
+// run anything else: it is never unlocked, and ends with its goroutine.
+func onThreadAs(identity *Identity, groups bool, work func()) error {
 	runtime.LockOSThread()
 	restored := false
 	defer func() {
@@ -237,29 +217,32 @@ func actingFullyAs(identity *Identity, work func()) bool {
 			runtime.UnlockOSThread()
 		}
 	}()
+	rootGroupsBack := func() bool { return !groups || setThreadGroups(rootGroups) == 0 }
 	// Groups and gid first: once the uid is not 0, CAP_SETGID is no longer effective.
-	if setThreadGroups([]uint32{uint32(identity.GID)}) != 0 {
-		restored = true
-		return false
+	if groups {
+		if errno := setThreadGroups([]uint32{uint32(identity.GID)}); errno != 0 {
+			restored = true
+			return fmt.Errorf("setgroups(%d): %v", identity.GID, errno)
+		}
 	}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, uintptr(identity.GID), keepID); errno != 0 {
-		restored = setThreadGroups(rootGroups) == 0
-		return false
+		restored = rootGroupsBack()
+		return fmt.Errorf("setegid(%d): %v", identity.GID, errno)
 	}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETRESUID, keepID, uintptr(identity.UID), keepID); errno != 0 {
 		_, _, gidErr := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, 0, keepID)
-		restored = gidErr == 0 && setThreadGroups(rootGroups) == 0
-		return false
+		restored = gidErr == 0 && rootGroupsBack()
+		return fmt.Errorf("seteuid(%d): %v", identity.UID, errno)
 	}
 	defer func() {
 		// Back to uid 0 first: that restores the effective capabilities needed for the groups and gid.
 		_, _, uidErr := syscall.RawSyscall(syscall.SYS_SETRESUID, keepID, 0, keepID)
-		groupsErr := setThreadGroups(rootGroups)
+		groupsBack := rootGroupsBack()
 		_, _, gidErr := syscall.RawSyscall(syscall.SYS_SETRESGID, keepID, 0, keepID)
-		restored = uidErr == 0 && groupsErr == 0 && gidErr == 0
+		restored = uidErr == 0 && groupsBack && gidErr == 0
 	}()
 	work()
-	return true
+	return nil
 }
 
 // becomeFileWorker makes this whole process act as identity for good (every thread: Go's own
