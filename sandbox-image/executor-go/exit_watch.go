@@ -6,7 +6,6 @@ package main
 // seccomp profile refuses it, the wait falls back to os/exec's blocking one.
 
 import (
-	"os"
 	"os/exec"
 	"syscall"
 )
@@ -63,12 +62,3 @@ func blockingWait(child *exec.Cmd, onExit func(status syscall.WaitStatus)) {
 	status, _ := child.ProcessState.Sys().(syscall.WaitStatus)
 	onExit(status)
 }
-
-// devNull is what a command without input reads: end of file at once, with no pipe and no writer.
-var devNull = func() *os.File {
-	file, err := os.Open(os.DevNull)
-	if err != nil {
-		return nil
-	}
-	return file
-}()

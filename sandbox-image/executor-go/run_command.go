@@ -66,6 +66,15 @@ type RunningCommand struct {
 	grace *time.Timer
 }
 
+// devNull is what a command without input reads: end of file at once, with no pipe and no writer.
+var devNull = func() *os.File {
+	file, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return file
+}()
+
 func notStartedExit(id int64) ExitMessage {
 	signal := "SIGKILL"
 	return ExitMessage{Type: "exit", Id: id, Signal: &signal, Cancelled: true}
