@@ -65,9 +65,8 @@ export class EmulatorUnderTest {
    * The warm pool as GET /health reports it (size, and ready: started, channel open, takeable now), or
    * null when the answer has no pool (a build without one, or the pool turned off).
    */
-  async pool(): Promise<PoolState | null> {
-    const health = (await (await fetch(`${this.process.url}/health`)).json()) as { pool?: PoolState };
-    return health.pool ?? null;
+  pool(): Promise<PoolState | null> {
+    return this.process.pool();
   }
 
   /**
