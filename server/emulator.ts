@@ -28,6 +28,7 @@ import { DockerRuntime, type SandboxSettings } from "./sandbox/docker/docker-run
 import type { SandboxRuntime } from "./sandbox/runtime.js";
 import { openDatabase, storeFilesIn, storeMayExistIn, type Db } from "./store/database.js";
 import { startWalCheckpointer } from "./store/wal-checkpointer.js";
+import { WriteBehind } from "./store/write-behind.js";
 import { secureDataFolder } from "../proxy/index.js";
 import { EnvironmentStore } from "./environments/environment-store.js";
 import { EventStore } from "./interactions/event-store.js";
@@ -274,7 +275,9 @@ export async function startEmulator(
   const interactionWebhooks = new InteractionWebhooks(webhookStore, webhookDeliveries, clocks);
   const resumed = webhookDeliveries.resume();
   if (resumed > 0) progress(`${resumed} webhook deliveries were pending; they are scheduled again`);
-  const coverage = new CoverageService(new CoverageStore(db), clocks, (owner, id) => environmentStore.get(id, owner) !== null);
+  // A run's events and its coverage counts are stored at the end of each turn, several in one commit (store/write-behind.ts).
+  const writeBehind = new WriteBehind(db);
+  const coverage = new CoverageService(new CoverageStore(db), clocks, (owner, id) => environmentStore.get(id, owner) !== null, writeBehind);
   const interactionStore = new InteractionStore(db);
   const eventStore = new EventStore(db);
   const interrupted = recoverInterrupted(interactionStore, eventStore, (record) => interactionWebhooks.interactionEnded(record));
@@ -300,6 +303,7 @@ export async function startEmulator(
     agentModel: await agentModelFrom(config),
     onEnded: (record) => interactionWebhooks.interactionEnded(record),
     onHookEvaluated: (owner, trace, configs) => coverage.record(owner, trace, configs),
+    deferWrite: (write, settled) => writeBehind.defer(write, settled),
     faults,
     mcp: {
       timeoutMs: config.EMULATOR_MCP_TIMEOUT_SECONDS * 1000,
@@ -411,6 +415,7 @@ export async function startEmulator(
     await runtime.backgroundSettled?.();
     await lease.stop();
     await proxy.close();
+    writeBehind.flush();
     await checkpointer.stop();
     db.close();
   };

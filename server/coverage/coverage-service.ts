@@ -20,6 +20,13 @@ export interface CoverageQuery extends CoverageScope {
   includeText?: boolean;
 }
 
+/** Where the counts are written at the end of the event loop's turn (store/write-behind.ts), and read after. */
+export interface CoverageWrites {
+  defer(write: () => void, settled: (error?: unknown) => void): void;
+  /** Stores what is deferred now, so a report counts every evaluation done before it was asked for. */
+  flush(): void;
+}
+
 export class CoverageService {
   /** Owner → when (on its clock) its buckets were last compacted. */
   private readonly lastCompactionMs = new Map<string, number>();
@@ -30,22 +37,37 @@ export class CoverageService {
     private readonly clocks: OwnerClock,
     /** Whether the owner has this environment now (a deleted one still has its coverage). */
     private readonly environmentExists: (owner: string, environmentId: string) => boolean,
+    /** Absent, each evaluation is stored as it is counted. */
+    private readonly writes?: CoverageWrites,
   ) {}
 
-  /** Counts one evaluation. A failure is the caller's to log: coverage never changes a hook's decision. */
+  /**
+   * Counts one evaluation, stamped on the owner's clock now. A failure is the caller's to log (a
+   * deferred write's, this service's): coverage never changes a hook's decision.
+   */
   record(owner: string, trace: HookTrace, configs: readonly HookConfigContent[]): void {
     const nowMs = this.clocks.now(owner);
-    this.store.record(owner, trace.environment_id, nowMs, countsOfTrace(trace), configs);
+    const environmentId = trace.environment_id;
+    const counts = countsOfTrace(trace);
     const last = this.lastCompactionMs.get(owner);
-    if (last === undefined || nowMs - last >= COMPACT_EVERY_MS || nowMs < last) {
+    const compact = last === undefined || nowMs - last >= COMPACT_EVERY_MS || nowMs < last;
+    if (compact) {
       if (this.lastCompactionMs.size >= MAX_REMEMBERED_OWNERS) this.lastCompactionMs.clear();
       this.lastCompactionMs.set(owner, nowMs);
-      this.store.compactBefore(owner, nowMs - DAY_MS);
     }
+    const write = () => {
+      this.store.record(owner, environmentId, nowMs, counts, configs);
+      if (compact) this.store.compactBefore(owner, nowMs - DAY_MS);
+    };
+    if (!this.writes) return write();
+    this.writes.defer(write, (error) => {
+      if (error !== undefined) console.error(`hook coverage: an evaluation of ${owner}'s hooks could not be counted:`, error);
+    });
   }
 
   /** The owner's coverage in scope; an environment neither theirs nor in their coverage is not found. */
   report(owner: string, query: CoverageQuery): CoverageReport {
+    this.writes?.flush();
     const { environmentId } = query;
     if (environmentId !== undefined && !this.environmentExists(owner, environmentId) && !this.store.hasEnvironment(owner, environmentId)) {
       throw new NotFoundError(`Environment ${environmentId} not found.`);

@@ -1,8 +1,10 @@
 // The event log of one running interaction: numbers each event, hands it to the store (when the
-// interaction is stored) and then to every live subscriber. A subscriber gets the events after the
-// one it names, then everything appended later, then an end signal once the interaction finished:
-// each event exactly once, in order, with no gap between the backlog and the live part (both happen
-// in one synchronous call).
+// interaction is stored) and then to every live subscriber. With a deferred persistence (the
+// emulator's), the events of one turn of the event loop are stored together at its end
+// (store/write-behind.ts) and only then seen; numbered at once, seen in order either way. A
+// subscriber gets the events after the one it names, then everything appended later, then an end
+// signal once the interaction finished: each event exactly once, in order, with no gap between the
+// backlog and the live part (both happen in one synchronous call).
 //
 // A reader of a stream follows the log instead (follow): it takes the next event only when it has
 // written the last one to its socket, so a slow reader holds no copy of anything; the log counts the
@@ -18,6 +20,18 @@ export interface EventSubscriber {
 /** Stores an event; a number it returns is the length of its stored JSON (the lag count), else it is measured. */
 export type PersistEvent = (event: StreamEvent, seq: number) => unknown;
 
+/**
+ * Stores later (store/write-behind.ts): runs `write` at the end of the event loop's turn, in a
+ * transaction of its own, then calls `settled` (with the error when it was not stored).
+ */
+export type DeferWrite = (write: () => void, settled: (error?: unknown) => void) => void;
+
+export interface DeferredPersistence {
+  defer: DeferWrite;
+  /** Told when events could not be stored: they were dropped, never seen by anyone. */
+  onFailed: (error: unknown) => void;
+}
+
 export interface FollowOptions {
   /**
    * How many bytes of events appended after the reader joined it may have yet to write before
@@ -30,6 +44,12 @@ export interface FollowOptions {
 
 export class EventLog {
   private readonly events: StreamEvent[] = [];
+  /** Numbered, not yet stored: nobody sees them until they are (deferred persistence only). */
+  private pending: StreamEvent[] = [];
+  /** The pending events being stored by the deferred write now under way. */
+  private storing: { events: StreamEvent[]; sizes: unknown[] } | null = null;
+  /** Whether a deferred write is queued, which stores whatever is pending when it runs. */
+  private queued = false;
   /** ends[seq]: the bytes of events 1..seq, so the bytes between two points are one subtraction. */
   private readonly ends: number[] = [0];
   private readonly subscribers = new Set<EventSubscriber>();
@@ -37,10 +57,18 @@ export class EventLog {
   private readonly watchers = new Set<() => void>();
   private ended = false;
 
-  /** `persist` is called for each event before any subscriber sees it; if it throws, nothing is appended. */
-  constructor(private readonly persist: PersistEvent = () => undefined) {}
+  /**
+   * `persist` is called for each event before any subscriber sees it. Without `deferred` it is called
+   * as the event is appended, and if it throws, nothing is appended. With it, the events appended in
+   * one turn of the event loop are stored together at its end (or at flush()) and seen only then; if
+   * that fails they are dropped and `onFailed` is told.
+   */
+  constructor(
+    private readonly persist: PersistEvent = () => undefined,
+    private readonly deferred?: DeferredPersistence,
+  ) {}
 
-  /** The number of events so far, which is also the sequence number of the last one. */
+  /** The number of events stored so far, which is also the sequence number of the last one. */
   get length(): number {
     return this.events.length;
   }
@@ -51,14 +79,74 @@ export class EventLog {
 
   append(event: InteractionEvent): StreamEvent {
     if (this.ended) throw new Error(`event ${event.event_type} after the interaction's log ended`);
-    const seq = this.events.length + 1;
+    const seq = this.events.length + this.pending.length + 1;
     const stamped = withEventId(seq, event);
-    const stored = this.persist(stamped, seq);
-    this.events.push(stamped);
-    this.ends.push((this.ends[seq - 1] ?? 0) + (typeof stored === "number" ? stored : sizeOf(stamped)));
-    for (const subscriber of [...this.subscribers]) this.deliver(subscriber, stamped);
-    for (const watcher of [...this.watchers]) watcher();
+    if (this.deferred === undefined) {
+      this.publish([stamped], [this.persist(stamped, seq)]);
+      return stamped;
+    }
+    this.pending.push(stamped);
+    if (!this.queued) {
+      this.queued = true;
+      this.deferred.defer(
+        () => this.storePending(),
+        (error) => this.settleStored(error),
+      );
+    }
     return stamped;
+  }
+
+  /** Stores the pending events now (the run's last events, in the transaction of its final record); throws what storing threw. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    this.storePending();
+    this.settleStored();
+  }
+
+  /** The deferred write: the pending events, in order, all or none (it runs in a transaction). */
+  private storePending(): void {
+    this.queued = false;
+    const events = this.pending;
+    this.pending = [];
+    this.storing = { events, sizes: [] };
+    try {
+      const first = this.events.length + 1;
+      for (const [index, event] of events.entries()) this.storing.sizes.push(this.persist(event, first + index));
+    } catch (error) {
+      this.storing = null;
+      this.dropped(error);
+      throw error;
+    }
+  }
+
+  private settleStored(error?: unknown): void {
+    const storing = this.storing;
+    this.storing = null;
+    if (storing === null) return;
+    if (error === undefined) this.publish(storing.events, storing.sizes);
+    else this.dropped(error);
+  }
+
+  /** Events that were not stored are never seen: the ones after them go too, so numbers stay without gaps. */
+  private dropped(error: unknown): void {
+    this.pending = [];
+    try {
+      this.deferred?.onFailed(error);
+    } catch (failure) {
+      console.error("event log: the run failed when told its events were not stored:", failure);
+    }
+  }
+
+  /** Stored events: counted, then handed to every subscriber and follower. */
+  private publish(events: readonly StreamEvent[], sizes: readonly unknown[]): void {
+    for (const [index, event] of events.entries()) {
+      const stored = sizes[index];
+      this.events.push(event);
+      const seq = this.events.length;
+      this.ends.push((this.ends[seq - 1] ?? 0) + (typeof stored === "number" ? stored : sizeOf(event)));
+      for (const subscriber of [...this.subscribers]) this.deliver(subscriber, event);
+    }
+    for (const watcher of [...this.watchers]) watcher();
   }
 
   /**
@@ -107,6 +195,11 @@ export class EventLog {
   /** No more events: subscribers are told, and later subscribers get the backlog and then the end. */
   end(): void {
     if (this.ended) return;
+    try {
+      this.flush();
+    } catch (error) {
+      console.error("event log: its last events could not be stored:", error);
+    }
     this.ended = true;
     const subscribers = [...this.subscribers];
     this.subscribers.clear();

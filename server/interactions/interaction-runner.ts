@@ -19,7 +19,7 @@ import type { InteractionRecord } from "./interaction-store.js";
 import { nowTimestamp } from "../common/timestamps.js";
 import { SANDBOX_WORKDIR } from "../sandbox/layout.js";
 import type { ToolLimits } from "../tools/tool-runner.js";
-import { EventLog } from "./event-log.js";
+import { EventLog, type DeferWrite } from "./event-log.js";
 import type { EventError, InteractionEvent, StreamEvent } from "./events.js";
 import { renderCompletedSnapshot, renderCreatedSnapshot } from "./interaction-view.js";
 import { continuationToken, splitAnswer } from "./continuation.js";
@@ -75,6 +75,12 @@ export interface RunDependencies {
    * returns is the length of the event as stored (event-log.ts counts a stream's lag with it).
    */
   persistEvent(event: StreamEvent, seq: number): unknown;
+  /**
+   * When present, the events are stored through it at the end of the event loop's turn
+   * (store/write-behind.ts), several in one commit and after the next command was sent, and seen
+   * once stored; absent, each is stored as it is emitted.
+   */
+  deferWrite?: DeferWrite;
   /** Saves the finished interaction; runs inside `atomically` together with the last events. */
   persistFinal(record: InteractionRecord): void;
   atomically<T>(work: () => T): T;
@@ -101,7 +107,11 @@ export class InteractionRun {
     private readonly input: RunInput,
     private readonly deps: RunDependencies,
   ) {
-    this.log = new EventLog((event, seq) => deps.persistEvent(event, seq));
+    const { deferWrite } = deps;
+    this.log = new EventLog(
+      (event, seq) => deps.persistEvent(event, seq),
+      deferWrite ? { defer: deferWrite, onFailed: (error) => this.eventsNotStored(error) } : undefined,
+    );
     this.usage = new UsageMeter(input.inputUsage ?? countRequestInput({ input: input.inputText }));
     input.record.usage = this.usage.usage;
     this.steps = new StepWriter(
@@ -172,6 +182,16 @@ export class InteractionRun {
   /** Stops the run; `done` resolves once the running tool was killed and the end was recorded. */
   stop(reason: StopReason): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  /** Events the store refused (a full disk): the run cannot go on recording, so it ends as failed. */
+  private eventsNotStored(error: unknown): void {
+    const detail = (error as Error)?.message ?? String(error);
+    console.error(`interaction ${this.record.id}: its events could not be stored:`, error);
+    this.stop({
+      status: "failed",
+      error: { code: "api_error", message: `The emulator could not store this interaction's events (${detail}).` },
+    });
   }
 
   private emit(event: InteractionEvent): void {
@@ -339,6 +359,8 @@ export class InteractionRun {
         }
         // The documentation's interaction.completed carries no steps: they came as step events.
         this.emit({ event_type: "interaction.completed", interaction: renderCompletedSnapshot(record) });
+        // The events still waiting for the end of the turn are stored with the final record.
+        this.log.flush();
         this.deps.persistFinal(record);
       });
     } catch (failure) {

@@ -2,6 +2,7 @@
 // runs), then start a run that emits its events to a log, then store. get / events / cancel / delete
 // see a running interaction live and a finished one in the store.
 
+import type { DeferWrite } from "./event-log.js";
 import type { HookConfigContent, HookEvaluationObserver } from "../hooks/engine.js";
 import type { HookTrace } from "../hooks/trace.js";
 import type { FaultPlan } from "../faults/fault-plan.js";
@@ -93,6 +94,8 @@ export interface InteractionServiceOptions {
   onHookEvaluated?: HookEvaluationListener;
   /** The fault rules in force (docs/faults.md); none are injected when absent. */
   faults?: FaultPlan;
+  /** Stores a run's events at the end of each turn of the event loop, several in one commit (store/write-behind.ts); each as it comes when absent. */
+  deferWrite?: DeferWrite;
 }
 
 /** An evaluation of `owner`'s hooks: the trace and the contents of the hooks.json it decided on. */
@@ -522,6 +525,7 @@ export class InteractionService {
       },
       {
         persistEvent: (event, seq) => (writes() ? this.events.append(record.id, seq, event) : undefined),
+        ...(this.options.deferWrite ? { deferWrite: this.options.deferWrite } : {}),
         persistFinal: (final) => {
           // Its steps were stored as its events, one by one, as they happened.
           if (writes()) this.interactions.save(final, { stepsInEvents: true });

@@ -4,11 +4,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { countsOfTrace } from "../../server/coverage/coverage-counts.js";
+import { CoverageService } from "../../server/coverage/coverage-service.js";
+import { CoverageStore } from "../../server/coverage/coverage-store.js";
 import { coverageReport, type ScopedCount } from "../../server/coverage/coverage-report.js";
 import { runPostToolHooks, runPreToolHooks } from "../../server/hooks/engine.js";
 import type { HookCommandRequest, HookCommandResult, HookHost } from "../../server/hooks/hook-host.js";
 import { sha256Of } from "../../server/hooks/parsed-files.js";
 import type { HookTrace } from "../../server/hooks/trace.js";
+import { openMemoryDatabase } from "../../server/store/database.js";
+import { WriteBehind } from "../../server/store/write-behind.js";
 
 const PATH = "/.agents/hooks.json";
 
@@ -160,5 +164,21 @@ describe("hook coverage: counts and report", () => {
     const text = "{ not json";
     const coverage = coverageReport([{ path: PATH, sha256: sha256Of(text), text }], []);
     assert.deepEqual(coverage.configs[0]!.rules, []);
+  });
+});
+
+describe("hook coverage: counted at the end of the turn", () => {
+  it("a report asked for in the same turn as an evaluation counts it", async () => {
+    const db = openMemoryDatabase();
+    const writes = new WriteBehind(db);
+    const service = new CoverageService(new CoverageStore(db), { now: () => Date.UTC(2026, 0, 1) }, () => true, writes);
+    const trace = await pre("ls", allow);
+    service.record("owner-1", trace, [{ path: PATH, sha256: sha256Of(HOOKS), text: HOOKS }]);
+    assert.equal(writes.pending, 1, "the count waits for the end of the turn");
+    const counted = service.report("owner-1", {});
+    const gate = counted.configs[0]?.rules.find((rule) => rule.handler === "gate");
+    assert.equal(gate?.state, "deny_never_taken", "matched and allowed once (never_matched had it not been counted)");
+    assert.equal(writes.pending, 0);
+    db.close();
   });
 });

@@ -162,4 +162,43 @@ describe("interaction: the planner's state is kept and resumed", () => {
     assert.equal(interactions.get(record.id, OWNER), null);
     assert.deepEqual(db.prepare("SELECT COUNT(*) AS n FROM interactions WHERE planner_state IS NOT NULL").get(), { n: 0 });
   });
+
+  it("events the store refuses at the end of a turn fail the run, saying why", async (t) => {
+    t.mock.method(console, "error", () => undefined); // the runner logs the refusal and its unrecorded end
+    const planner = new FakePlanner(async (_conversation, _turn, signal) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      signal?.throwIfAborted();
+      return { kind: "answer", text: "never written" };
+    });
+    const run = new InteractionRun(
+      { record: newRecord(), inputText: "hi", planner, environment: null, channel: null, codeExecutionEnabled: true, limits: LIMITS },
+      {
+        persistEvent: () => {
+          throw new Error("disk full");
+        },
+        deferWrite: (write, settled) =>
+          setImmediate(() => {
+            try {
+              write();
+            } catch (error) {
+              return settled(error);
+            }
+            settled();
+          }),
+        persistFinal: () => undefined,
+        atomically: (work) => work(),
+        using: (_id, work) => work(),
+        onFinished: () => undefined,
+      },
+    );
+    const seen: StreamEvent[] = [];
+    run.log.subscribe(0, { event: (event) => seen.push(event), end: () => undefined });
+    run.start();
+    const record = await run.done;
+    assert.equal(record.status, "failed");
+    assert.equal(record.errors[0]?.code, "api_error");
+    assert.match(record.errors[0]?.message ?? "", /could not store this interaction's events \(disk full\)/);
+    assert.deepEqual(seen, [], "nothing unstored was shown to a subscriber");
+    assert.equal(planner.shown.length, 1);
+  });
 });

@@ -117,6 +117,112 @@ describe("the event log", () => {
   });
 });
 
+/** A deferral as the write-behind does it, by hand: the test says when the turn ends and whether the commit holds. */
+function manualDeferral() {
+  const queued: Array<{ write: () => void; settled: (error?: unknown) => void }> = [];
+  const failures: unknown[] = [];
+  return {
+    failures,
+    persistence: {
+      defer: (write: () => void, settled: (error?: unknown) => void) => queued.push({ write, settled }),
+      onFailed: (error: unknown) => failures.push(error),
+    },
+    /** Ends the turn: each deferred write runs, then is told (commitError: the commit failed). */
+    endTurn(commitError?: Error) {
+      for (const item of queued.splice(0)) {
+        let error: unknown = commitError;
+        try {
+          item.write();
+        } catch (thrown) {
+          error = thrown;
+        }
+        item.settled(error);
+      }
+    },
+    get queued() {
+      return queued.length;
+    },
+  };
+}
+
+describe("the event log, stored at the end of the turn", () => {
+  it("stores a turn's events in one deferred write, in order, and shows them to nobody before", () => {
+    const persisted: number[] = [];
+    const turn = manualDeferral();
+    const log = new EventLog((_event, seq) => persisted.push(seq), turn.persistence);
+    const seen = collector();
+    log.subscribe(0, seen.subscriber);
+    const stamped = [log.append(stop(0)), log.append(stop(1)), log.append(stop(2))];
+    assert.deepEqual(
+      stamped.map((event) => event.event_id),
+      ["evt_1", "evt_2", "evt_3"],
+      "numbered as they are appended",
+    );
+    assert.equal(turn.queued, 1, "one write for the turn");
+    assert.deepEqual([persisted, seen.events.length, log.length], [[], 0, 0]);
+    turn.endTurn();
+    assert.deepEqual(persisted, [1, 2, 3]);
+    assert.deepEqual(
+      seen.events.map((event) => event.event_id),
+      ["evt_1", "evt_2", "evt_3"],
+    );
+    assert.equal(log.length, 3);
+    log.append(stop(3));
+    turn.endTurn();
+    assert.deepEqual(persisted, [1, 2, 3, 4]);
+    assert.equal(seen.events.at(-1)?.event_id, "evt_4");
+  });
+
+  it("drops events that could not be stored, tells the run, and numbers the next ones after the last stored", () => {
+    const persisted: number[] = [];
+    let full = false;
+    const turn = manualDeferral();
+    const log = new EventLog((_event, seq) => {
+      if (full) throw new Error("disk full");
+      persisted.push(seq);
+    }, turn.persistence);
+    const seen = collector();
+    log.subscribe(0, seen.subscriber);
+    log.append(stop(0));
+    turn.endTurn();
+    full = true;
+    log.append(stop(1));
+    log.append(stop(2));
+    turn.endTurn();
+    assert.equal(turn.failures.length, 1);
+    assert.match(String(turn.failures[0]), /disk full/);
+    full = false;
+    log.append(stop(3));
+    // Stored by its write, then the commit failed: still never seen.
+    turn.endTurn(new Error("the commit failed"));
+    assert.equal(turn.failures.length, 2);
+    assert.equal(log.append(stop(4)).event_id, "evt_2", "no gap where the dropped events were");
+    turn.endTurn();
+    assert.deepEqual(
+      seen.events.map((event) => event.event_id),
+      ["evt_1", "evt_2"],
+    );
+  });
+
+  it("flush() stores the pending events now; end() stores them before it ends the log", () => {
+    const persisted: number[] = [];
+    const turn = manualDeferral();
+    const log = new EventLog((_event, seq) => persisted.push(seq), turn.persistence);
+    const seen = collector();
+    log.subscribe(0, seen.subscriber);
+    log.append(stop(0));
+    log.flush();
+    assert.deepEqual([persisted, seen.events.length], [[1], 1]);
+    log.append(stop(1));
+    log.end();
+    assert.deepEqual([persisted, seen.events.length, seen.ended], [[1, 2], 2, 1]);
+    // The turn's write, queued before the flush, finds nothing left to store.
+    turn.endTurn();
+    assert.deepEqual(persisted, [1, 2]);
+    assert.equal(turn.failures.length, 0);
+  });
+});
+
 describe("step events", () => {
   function record(flushMs = 5): { events: InteractionEvent[]; writer: StepWriter; steps: Step[] } {
     const events: InteractionEvent[] = [];
