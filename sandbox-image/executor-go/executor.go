@@ -96,7 +96,9 @@ func runExecutor(identities map[string]*Identity, diskLimitMb int64) {
 	reader := bufio.NewReaderSize(pollableFile(0, "stdin"), 256*1024)
 	var consumed int64
 	for {
-		frame, err := readFrame(reader)
+		// A chunk-sized frame (an upload's 1 MiB append) in a pooled buffer: the file worker link hands
+		// it back once the worker answered; a frame kept elsewhere (a command's input) is simply not.
+		frame, err := readFrameInto(reader, takeBuffer)
 		consumed += int64(8 + len(frame.Header) + len(frame.Body))
 		if err == io.EOF {
 			executor.shutdown(0, "stdin closed")

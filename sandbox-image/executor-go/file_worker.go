@@ -22,7 +22,8 @@ func runFileWorker(identity *Identity) {
 	out := newFrameWriter(pollableFile(1, "stdout"))
 	reader := bufio.NewReaderSize(pollableFile(0, "stdin"), 256*1024)
 	for {
-		frame, err := readFrame(reader)
+		// Pooled (an upload's 1 MiB appends): handed back once answered, since nothing keeps a request.
+		frame, err := readFrameInto(reader, takeBuffer)
 		if err == io.EOF {
 			os.Exit(0) // the executor closing our stdin (or dying) is the end of our work
 		}
@@ -58,6 +59,7 @@ func runFileWorker(identity *Identity) {
 		if _, chunk := request.(*ReadFileChunkRequest); chunk {
 			releaseBuffer(body) // written: nothing refers to it any more
 		}
+		releaseBuffer(frame.Header)
 		if err != nil {
 			os.Exit(0)
 		}

@@ -37,6 +37,8 @@ type forwardedRequest struct {
 	retried bool
 	// Where the answer goes when the request is the executor's own (an exec's reads), not the server's.
 	reply func(header []byte, body []byte)
+	// The buffer header and body were read into (takeBuffer), handed back once the worker answered.
+	frame []byte
 }
 
 type workerProcess struct {
@@ -70,7 +72,7 @@ func (link *FileWorkerLink) warmUp() {
 
 // forward passes the server's request on, as it came.
 func (link *FileWorkerLink) forward(id int64, op string, header []byte, body []byte) {
-	link.send(&forwardedRequest{id: id, op: op, header: header, body: body})
+	link.send(&forwardedRequest{id: id, op: op, header: header, body: body, frame: header})
 }
 
 // ask has the worker do a request of the executor's own; it returns the answer's header and body.
@@ -245,7 +247,13 @@ func (link *FileWorkerLink) passOn(frame Frame) bool {
 		logDiagnostic("file worker answered a request it was not given: %s", text)
 		return false
 	}
-	return link.deliver(forwarded, frame.Header, frame.Body)
+	kept := link.deliver(forwarded, frame.Header, frame.Body)
+	// Answered: the request's bytes were written to the worker before it could answer, and are not
+	// sent again.
+	if forwarded.frame != nil {
+		releaseBuffer(forwarded.frame)
+	}
+	return kept
 }
 
 func (link *FileWorkerLink) onWorkerExit(worker *workerProcess) {
