@@ -35,7 +35,7 @@ import { EventStore } from "./interactions/event-store.js";
 import { InteractionStore } from "./interactions/interaction-store.js";
 import { recoverInterrupted } from "./interactions/interaction-recovery.js";
 import { reconcileSandboxes } from "./environments/reconcile.js";
-import { keepLease } from "./sandbox/lease-keeper.js";
+import { keepLease, type LeaseKeeper } from "./sandbox/lease-keeper.js";
 import { hostIdentity } from "./sandbox/docker/host-identity.js";
 import { runtimeHasPool, SandboxPool } from "./sandbox/sandbox-pool.js";
 import { SWARM_RUNTIME, SwarmRuntime } from "./sandbox/swarm/swarm-runtime.js";
@@ -155,7 +155,23 @@ export async function startEmulator(
   await runtime.prepare(progress);
   // Before any sandbox exists: other emulators on the engine must see this one running first.
   const lease = await keepLease(runtime, config.EMULATOR_SANDBOX_LEASE_SECONDS * 1000, (line) => console.log(line));
+  try {
+    return await startOnLease(config, options, runtime, lease, progress);
+  } catch (error) {
+    // A start that fails (an unreadable CA, a port in use) gives its lease back: no volume is left on the engine.
+    await lease.stop().catch((failure: unknown) => console.error("giving the sandbox lease back after a failed start:", failure));
+    throw error;
+  }
+}
 
+/** The rest of the start, once this emulator holds its lease on the engine. */
+async function startOnLease(
+  config: Config,
+  options: Parameters<typeof startEmulator>[1] & {},
+  runtime: SandboxRuntime,
+  lease: LeaseKeeper,
+  progress: (line: string) => void,
+): Promise<RunningEmulator> {
   // The store and the CA's key are secrets: the data folder and they are owner-only (docs/security.md#the-data-folder).
   secureDataFolder(
     config.EMULATOR_DATA_DIR,
