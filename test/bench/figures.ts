@@ -56,6 +56,15 @@ export const FIGURE = {
   filesUploadThroughput: "files.upload_100mib.mb_per_s",
   filesDownload100MiB: "files.download_100mib.p50_ms",
   filesDownloadThroughput: "files.download_100mib.mb_per_s",
+  /** The cores this process may run on (os.availableParallelism), as the bytes part saw them. */
+  machineCores: "machine.cores",
+  // Where an upload's and a download's CPU goes: the emulator, the sandbox (its one CPU) and the bench's own client.
+  filesUploadCpuEmulator: "cpu.files_upload_100mib.emulator_ms",
+  filesUploadCpuSandbox: "cpu.files_upload_100mib.sandbox_ms",
+  filesUploadCpuClient: "cpu.files_upload_100mib.client_ms",
+  filesDownloadCpuEmulator: "cpu.files_download_100mib.emulator_ms",
+  filesDownloadCpuSandbox: "cpu.files_download_100mib.sandbox_ms",
+  filesDownloadCpuClient: "cpu.files_download_100mib.client_ms",
   readFile1MiBInteraction: "interaction.read_file_1mib.p50_ms",
   // Issue 31: time to interactive, create until a first command has run (part-time-to-interactive.ts).
   ttiSequentialP50: "tti.sequential.p50_ms",

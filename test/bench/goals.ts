@@ -41,6 +41,7 @@ function filesApiLine(
   how: string,
   [rate, time]: [string, string],
   path: string,
+  cpu: [emulator: string, sandbox: string, client: string],
   floor?: { figure: string; says: (ms: number) => string },
 ): Goal {
   return {
@@ -56,11 +57,20 @@ function filesApiLine(
       detail: `${times(value / reference)} \`cat\` of the same bytes over a Unix socket, ${mbs(reference)}`,
     }),
     bound: {
-      inputs: [time, FIGURE.unixSocketCat100MiB, ...(floor ? [floor.figure] : [])],
-      explain: (taken, reference, floorMs) =>
-        `the same 100 MiB take ${ms(reference)} through a Unix socket here; the ${direction} adds ${ms(taken - reference)}: ${path}${floor && floorMs !== undefined ? `; ${floor.says(floorMs)}` : ""}`,
+      inputs: [time, FIGURE.unixSocketCat100MiB, ...cpu, FIGURE.machineCores, ...(floor ? [floor.figure] : [])],
+      explain: (taken, reference, emulator, sandbox, client, cores, floorMs) =>
+        `the same 100 MiB take ${ms(reference)} through a Unix socket here; the ${direction} adds ${ms(taken - reference)}: ${path}; ${bytesCpu(emulator!, sandbox!, client!, cores!)}${floor && floorMs !== undefined ? `; ${floor.says(floorMs)}` : ""}`,
     },
   };
+}
+
+/**
+ * Where 100 MiB through the files API spends its CPU, and the rates that allows: the sandbox on its one
+ * CPU alone, and all three sides on the machine's cores.
+ */
+function bytesCpu(emulator: number, sandbox: number, client: number, cores: number): string {
+  const together = (emulator + sandbox + client) / cores;
+  return `CPU per 100 MiB: the emulator ${ms(emulator)}, the sandbox ${ms(sandbox)} (on its one CPU: ${mbs(104.8576 / (sandbox / 1000))} at most), the bench's HTTP client ${ms(client)}; the three on the machine's ${cores.toFixed(0)} cores take ${ms(together)} at least: ${mbs(104.8576 / (together / 1000))} at most`;
 }
 
 export const GOALS: Goal[] = [
@@ -165,6 +175,7 @@ export const GOALS: Goal[] = [
     "uploaded through the files API (one PUT, until its answer)",
     [FIGURE.filesUploadThroughput, FIGURE.filesUpload100MiB],
     "HTTP into the emulator, the channel's socket into the sandbox, its file worker writing the file",
+    [FIGURE.filesUploadCpuEmulator, FIGURE.filesUploadCpuSandbox, FIGURE.filesUploadCpuClient],
     {
       figure: FIGURE.sandboxWrite100MiB,
       says: (written) =>
@@ -176,6 +187,7 @@ export const GOALS: Goal[] = [
     "downloaded through the files API (?alt=media, to the last byte)",
     [FIGURE.filesDownloadThroughput, FIGURE.filesDownload100MiB],
     "the sandbox's file worker reading the file, the channel's socket, the emulator, HTTP",
+    [FIGURE.filesDownloadCpuEmulator, FIGURE.filesDownloadCpuSandbox, FIGURE.filesDownloadCpuClient],
   ),
   {
     id: "read-file-1mib-interaction",

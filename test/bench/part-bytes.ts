@@ -3,8 +3,10 @@
 // 100 MiB over a Unix socket (the reference); a 1 MiB file read by `read_file` inside an interaction,
 // from the request to its answer.
 
+import os from "node:os";
 import Docker from "dockerode";
 import { commandScript } from "./api-client.js";
+import { type CpuReading, readCpu } from "./cpu-accounting.js";
 import { dockerExec } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { downloadMs, uploadMs } from "./files-api.js";
@@ -16,6 +18,32 @@ import { catOverUnixSocket, scratchFile } from "./unix-socket-cat.js";
 const MIB = 1024 * 1024;
 export const LARGE_FILE_BYTES = 100 * MIB;
 const LARGE_RUNS = 5;
+
+interface CpuTally {
+  add(before: CpuReading, after: CpuReading, clientMs: number): void;
+  perRun(): { emulatorMs: number; sandboxMs: number; clientMs: number };
+}
+
+/** CPU summed over runs, as readings before and after each. */
+function cpuTally(): CpuTally {
+  let runs = 0;
+  const sum = { emulatorMs: 0, sandboxMs: 0, clientMs: 0 };
+  return {
+    add(before, after, clientMs) {
+      runs += 1;
+      sum.emulatorMs += after.emulatorMs - before.emulatorMs;
+      sum.sandboxMs += after.sandboxMs - before.sandboxMs;
+      sum.clientMs += clientMs;
+    },
+    perRun: () => ({ emulatorMs: sum.emulatorMs / runs, sandboxMs: sum.sandboxMs / runs, clientMs: sum.clientMs / runs }),
+  };
+}
+
+/** This process's CPU (ms) since `start`, a process.cpuUsage() reading. */
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
 
 export async function bytesPart(
   book: FigureBook,
@@ -51,13 +79,38 @@ export async function bytesPart(
         throw new Error(`writing 100 MiB in the sandbox printed ${JSON.stringify(output)}`);
       return microseconds / 1000;
     };
+    // Where each one's CPU goes (the bound of its line): the emulator, the sandbox, this process's client.
+    const container = `iemu-${emulator.instance}-${environment}`;
+    const uploadCpu = cpuTally();
+    const downloadCpu = cpuTally();
+    const timedWithCpu = async (tally: CpuTally, work: () => Promise<number>): Promise<number> => {
+      const before = await readCpu(docker, emulator.process.pid, container);
+      const client = process.cpuUsage();
+      const taken = await work();
+      const clientMs = cpuMsSince(client);
+      tally.add(before, await readCpu(docker, emulator.process.pid, container), clientMs);
+      return taken;
+    };
     // One uncounted round first; then upload and download in turns, so both see the same load.
     await uploadMs(url, apiKey, environment, "workspace/large.bin", scratch.file, LARGE_FILE_BYTES);
     await downloadMs(url, apiKey, environment, "workspace/large.bin", LARGE_FILE_BYTES);
     for (let run = 0; run < LARGE_RUNS; run++) {
-      uploads.push(await uploadMs(url, apiKey, environment, "workspace/large.bin", scratch.file, LARGE_FILE_BYTES));
-      downloads.push(await downloadMs(url, apiKey, environment, "workspace/large.bin", LARGE_FILE_BYTES));
+      uploads.push(
+        await timedWithCpu(uploadCpu, () => uploadMs(url, apiKey, environment, "workspace/large.bin", scratch.file, LARGE_FILE_BYTES)),
+      );
+      downloads.push(await timedWithCpu(downloadCpu, () => downloadMs(url, apiKey, environment, "workspace/large.bin", LARGE_FILE_BYTES)));
       writes.push(await writeInSandbox());
+    }
+    book.add(FIGURE.machineCores, "cores this process may run on", os.availableParallelism(), "count", "higher");
+    for (const [tally, figures] of [
+      [uploadCpu, [FIGURE.filesUploadCpuEmulator, FIGURE.filesUploadCpuSandbox, FIGURE.filesUploadCpuClient]],
+      [downloadCpu, [FIGURE.filesDownloadCpuEmulator, FIGURE.filesDownloadCpuSandbox, FIGURE.filesDownloadCpuClient]],
+    ] as const) {
+      const [emulatorFigure, sandboxFigure, clientFigure] = figures;
+      const perRun = tally.perRun();
+      book.add(emulatorFigure, "CPU of the emulator per 100 MiB", perRun.emulatorMs, "ms");
+      book.add(sandboxFigure, "CPU of the sandbox per 100 MiB", perRun.sandboxMs, "ms");
+      book.add(clientFigure, "CPU of the bench's HTTP client per 100 MiB", perRun.clientMs, "ms");
     }
     const upload = summarize("files API: upload of 100 MiB (one PUT, until its answer)", uploads);
     const download = summarize("files API: download of 100 MiB (?alt=media, to the last byte)", downloads);
