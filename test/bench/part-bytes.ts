@@ -9,7 +9,7 @@ import { commandScript } from "./api-client.js";
 import { type CpuReading, readCpu } from "./cpu-accounting.js";
 import { dockerExec } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
-import { downloadMs, uploadMs } from "./files-api.js";
+import { download as downloadFile, downloadMs, type Transfer, upload as uploadFile, uploadMs } from "./files-api.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
 import { createEnvironment } from "./interaction-measures.js";
 import { measure, summarize } from "./stats.js";
@@ -37,12 +37,6 @@ function cpuTally(): CpuTally {
     },
     perRun: () => ({ emulatorMs: sum.emulatorMs / runs, sandboxMs: sum.sandboxMs / runs, clientMs: sum.clientMs / runs }),
   };
-}
-
-/** This process's CPU (ms) since `start`, a process.cpuUsage() reading. */
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
 }
 
 export async function bytesPart(
@@ -79,26 +73,26 @@ export async function bytesPart(
         throw new Error(`writing 100 MiB in the sandbox printed ${JSON.stringify(output)}`);
       return microseconds / 1000;
     };
-    // Where each one's CPU goes (the bound of its line): the emulator, the sandbox, this process's client.
+    // Where each one's CPU goes (the bound of its line): the emulator, the sandbox, the HTTP client.
     const container = `iemu-${emulator.instance}-${environment}`;
     const uploadCpu = cpuTally();
     const downloadCpu = cpuTally();
-    const timedWithCpu = async (tally: CpuTally, work: () => Promise<number>): Promise<number> => {
+    const timedWithCpu = async (tally: CpuTally, work: () => Promise<Transfer>): Promise<number> => {
       const before = await readCpu(docker, emulator.process.pid, container);
-      const client = process.cpuUsage();
-      const taken = await work();
-      const clientMs = cpuMsSince(client);
-      tally.add(before, await readCpu(docker, emulator.process.pid, container), clientMs);
-      return taken;
+      const done = await work();
+      tally.add(before, await readCpu(docker, emulator.process.pid, container), done.clientCpuMs);
+      return done.ms;
     };
     // One uncounted round first; then upload and download in turns, so both see the same load.
     await uploadMs(url, apiKey, environment, "workspace/large.bin", scratch.file, LARGE_FILE_BYTES);
     await downloadMs(url, apiKey, environment, "workspace/large.bin", LARGE_FILE_BYTES);
     for (let run = 0; run < LARGE_RUNS; run++) {
       uploads.push(
-        await timedWithCpu(uploadCpu, () => uploadMs(url, apiKey, environment, "workspace/large.bin", scratch.file, LARGE_FILE_BYTES)),
+        await timedWithCpu(uploadCpu, () => uploadFile(url, apiKey, environment, "workspace/large.bin", scratch.file, LARGE_FILE_BYTES)),
       );
-      downloads.push(await timedWithCpu(downloadCpu, () => downloadMs(url, apiKey, environment, "workspace/large.bin", LARGE_FILE_BYTES)));
+      downloads.push(
+        await timedWithCpu(downloadCpu, () => downloadFile(url, apiKey, environment, "workspace/large.bin", LARGE_FILE_BYTES)),
+      );
       writes.push(await writeInSandbox());
     }
     book.add(FIGURE.machineCores, "cores this process may run on", os.availableParallelism(), "count", "higher");
