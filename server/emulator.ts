@@ -130,15 +130,14 @@ export function swarmRuntimeFor(config: Config): SwarmRuntime {
   });
 }
 
-export async function startEmulator(
-  config: Config,
-  options: {
-    runtime?: SandboxRuntime;
-    progress?: (line: string) => void;
-    /** The fault rules in force (docs/faults.md); tests hand in their own to add rules directly. */
-    faults?: FaultPlan;
-  } = {},
-): Promise<RunningEmulator> {
+export interface StartOptions {
+  runtime?: SandboxRuntime;
+  progress?: (line: string) => void;
+  /** The fault rules in force (docs/faults.md); tests hand in their own to add rules directly. */
+  faults?: FaultPlan;
+}
+
+export async function startEmulator(config: Config, options: StartOptions = {}): Promise<RunningEmulator> {
   const progress = options.progress ?? ((line: string) => console.log(line));
   // Its probe containers run while the emulator starts serving; every sandbox waits for them (docs/setup.md#a-warm-start).
   const runtime: SandboxRuntime =
@@ -167,7 +166,7 @@ export async function startEmulator(
 /** The rest of the start, once this emulator holds its lease on the engine. */
 async function startOnLease(
   config: Config,
-  options: Parameters<typeof startEmulator>[1] & {},
+  options: StartOptions,
   runtime: SandboxRuntime,
   lease: LeaseKeeper,
   progress: (line: string) => void,
