@@ -42,6 +42,13 @@ func assertText(t *testing.T, path, want string) {
 	}
 }
 
+func assertNotSymlink(t *testing.T, path string) {
+	t.Helper()
+	if info, err := os.Lstat(path); err != nil || info.Mode()&os.ModeSymlink != 0 {
+		t.Fatalf("%s is still a symlink (%v)", path, err)
+	}
+}
+
 func assertGone(t *testing.T, path string) {
 	t.Helper()
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
@@ -90,9 +97,7 @@ func TestReplacesASymlinkOnAnotherFileSystemWithOverwriteNotItsTarget(t *testing
 	if err := moveFile(from, to, true); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := os.Lstat(to); err != nil || info.Mode()&os.ModeSymlink != 0 {
-		t.Fatalf("%s is still a symlink (%v)", to, err)
-	}
+	assertNotSymlink(t, to)
 	assertText(t, to, "new")
 	assertText(t, aim, "untouched")
 	assertGone(t, from)

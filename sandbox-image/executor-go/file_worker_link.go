@@ -37,8 +37,6 @@ type forwardedRequest struct {
 	retried bool
 	// Where the answer goes when the request is the executor's own (an exec's reads), not the server's.
 	reply func(header []byte, body []byte)
-	// The buffer header and body were read into (takeBuffer), handed back once the worker answered.
-	frame []byte
 }
 
 type workerProcess struct {
@@ -72,7 +70,7 @@ func (link *FileWorkerLink) warmUp() {
 
 // forward passes the server's request on, as it came.
 func (link *FileWorkerLink) forward(id int64, op string, header []byte, body []byte) {
-	link.send(&forwardedRequest{id: id, op: op, header: header, body: body, frame: header})
+	link.send(&forwardedRequest{id: id, op: op, header: header, body: body})
 }
 
 // ask has the worker do a request of the executor's own; it returns the answer's header and body.
@@ -248,10 +246,10 @@ func (link *FileWorkerLink) passOn(frame Frame) bool {
 		return false
 	}
 	kept := link.deliver(forwarded, frame.Header, frame.Body)
-	// Answered: the request's bytes were written to the worker before it could answer, and are not
-	// sent again.
-	if forwarded.frame != nil {
-		releaseBuffer(forwarded.frame)
+	// Answered: a server's request (read with its body into one buffer from takeBuffer, the header
+	// first) was written to the worker before it could answer, and is not sent again.
+	if forwarded.reply == nil {
+		releaseBuffer(forwarded.header)
 	}
 	return kept
 }

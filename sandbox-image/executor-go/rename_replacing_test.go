@@ -37,9 +37,7 @@ func TestReplacingMoveOntoNothingAFileAndASymlink(t *testing.T) {
 	if err := renameReplacing(from, link); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink != 0 {
-		t.Fatalf("%s is still a symlink (%v)", link, err)
-	}
+	assertNotSymlink(t, link)
 	assertText(t, link, "third")
 	assertText(t, aim, "untouched")
 	assertGone(t, from)
