@@ -42,12 +42,16 @@ export interface FollowOptions {
   onTooFarBehind: (lastTakenSeq: number) => void;
 }
 
+/** Events stored by one write, with what persist returned for each (their stored lengths). */
+interface StoredBatch {
+  events: StreamEvent[];
+  sizes: unknown[];
+}
+
 export class EventLog {
   private readonly events: StreamEvent[] = [];
   /** Numbered, not yet stored: nobody sees them until they are (deferred persistence only). */
   private pending: StreamEvent[] = [];
-  /** The pending events being stored by the deferred write now under way. */
-  private storing: { events: StreamEvent[]; sizes: unknown[] } | null = null;
   /** Whether a deferred write is queued, which stores whatever is pending when it runs. */
   private queued = false;
   /** ends[seq]: the bytes of events 1..seq, so the bytes between two points are one subtraction. */
@@ -88,9 +92,15 @@ export class EventLog {
     this.pending.push(stamped);
     if (!this.queued) {
       this.queued = true;
+      // The write stores what is pending when it runs; told of its commit, it publishes or drops that.
+      let stored: StoredBatch | null = null;
       this.deferred.defer(
-        () => this.storePending(),
-        (error) => this.settleStored(error),
+        () => {
+          stored = this.storePending();
+        },
+        (error) => {
+          if (stored !== null) this.settle(stored, error);
+        },
       );
     }
     return stamped;
@@ -99,31 +109,26 @@ export class EventLog {
   /** Stores the pending events now (the run's last events, in the transaction of its final record); throws what storing threw. */
   flush(): void {
     if (this.pending.length === 0) return;
-    this.storePending();
-    this.settleStored();
+    this.settle(this.storePending());
   }
 
-  /** The deferred write: the pending events, in order, all or none (it runs in a transaction). */
-  private storePending(): void {
+  /** The pending events stored, in order, all or none (it runs in a transaction); if storing throws they are dropped. */
+  private storePending(): StoredBatch {
     this.queued = false;
     const events = this.pending;
     this.pending = [];
-    this.storing = { events, sizes: [] };
+    const first = this.events.length + 1;
     try {
-      const first = this.events.length + 1;
-      for (const [index, event] of events.entries()) this.storing.sizes.push(this.persist(event, first + index));
+      return { events, sizes: events.map((event, index) => this.persist(event, first + index)) };
     } catch (error) {
-      this.storing = null;
       this.dropped(error);
       throw error;
     }
   }
 
-  private settleStored(error?: unknown): void {
-    const storing = this.storing;
-    this.storing = null;
-    if (storing === null) return;
-    if (error === undefined) this.publish(storing.events, storing.sizes);
+  /** A stored batch once its commit is known: published, or dropped when the commit failed. */
+  private settle(stored: StoredBatch, error?: unknown): void {
+    if (error === undefined) this.publish(stored.events, stored.sizes);
     else this.dropped(error);
   }
 
