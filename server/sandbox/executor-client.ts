@@ -392,8 +392,14 @@ export class ExecutorClient implements SandboxChannel {
   /** Ends the executor's stdin (it then kills what it still runs and exits); pending calls fail. */
   close(): void {
     // The input is left to drain until the executor exits: destroying it now would hand a still-running
-    // executor EPIPE on its next write, instead of the clean EOF-driven shutdown.
+    // executor EPIPE on its next write, instead of the clean EOF-driven shutdown. For the grace at most:
+    // once seen, the engine kept an exec's stream open after its container was removed (under runsc),
+    // and the stream held its process open with it.
     this.shutDown("the channel was closed", undefined, { keepReading: true });
+    if (this.input.destroyed) return;
+    const drained = setTimeout(() => this.input.destroy(), this.deadlines.graceMs);
+    drained.unref();
+    this.input.once("close", () => clearTimeout(drained));
   }
 
   /**

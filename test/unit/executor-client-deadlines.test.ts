@@ -108,4 +108,12 @@ describe("ExecutorClient deadlines", { timeout: 20_000 }, () => {
     assertBroken((await ping).error, /closed its output/);
     assert.deepEqual(broken, []);
   });
+
+  it("lets a closed channel's output drain for the grace at most, then lets go of it", async () => {
+    const { peer } = silentPeer();
+    peer.client.close();
+    assert.equal(peer.executorOutput.destroyed, false, "left to drain at first");
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 3));
+    assert.equal(peer.executorOutput.destroyed, true, "an executor's output that never ended is not held past the grace");
+  });
 });
