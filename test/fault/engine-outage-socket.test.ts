@@ -31,7 +31,9 @@ import {
 let environmentId: string;
 const fault = useFaultEmulator({
   relay: startDockerRelay,
-  env: { EMULATOR_ENGINE_TIMEOUT_SECONDS: "3" },
+  // A pool of one that does not grow: the prepare step's take could otherwise double its target, and a
+  // second sandbox made before the outage would answer the request that must find the pool empty.
+  env: { EMULATOR_ENGINE_TIMEOUT_SECONDS: "3", EMULATOR_POOL_SIZE: "1", EMULATOR_POOL_MAX_SIZE: "1" },
   prepare: async ({ ai }) => {
     environmentId = (await writeKeepFile(ai, "precious\n")).environment_id!;
   },
@@ -39,7 +41,14 @@ const fault = useFaultEmulator({
 
 describe("the Docker engine unreachable, with the channel on its own socket", () => {
   it("lets live sandboxes go on: a running call finishes, a new interaction, a download and a pooled environment work; a new sandbox is a 503", async () => {
-    await waitFor("a ready pool sandbox", async () => ((await fault.emulator.pool())?.ready === 1 ? true : undefined), 60_000);
+    await waitFor(
+      "a ready pool sandbox and no other being made",
+      async () => {
+        const pool = await fault.emulator.pool();
+        return pool?.ready === 1 && pool.filling === 0 && pool.target === 1 ? true : undefined;
+      },
+      60_000,
+    );
     const [waiting] = await fault.emulator.pooledSandboxes();
     const runningId = await startLongCall(fault.ai, environmentId, "echo started; sleep 3; echo finished");
     fault.relay.pause();
