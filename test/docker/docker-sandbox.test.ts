@@ -65,6 +65,15 @@ describe("a Docker sandbox", () => {
     assert.equal(await sh("python3 /.agents/hooks-scripts/gate.py && /.agents/hooks-scripts/gate.py"), "ok\nok\n");
   });
 
+  it("loads LANG's locale (C.UTF-8) from glibc's archive, one mapped file, not the compiled folder's files", async () => {
+    // grep sets its locale from LANG at start, then reads its own mappings.
+    assert.equal(await sh('echo "$LANG"; localedef --list-archive'), "C.UTF-8\nC.utf8\n");
+    assert.equal(await sh("locale 2>&1 >/dev/null"), "", "every LC_ category set without a warning");
+    assert.deepEqual((await sh("grep -o '/usr/lib/locale/[^ ]*' /proc/self/maps | sort -u")).trim().split("\n"), [
+      "/usr/lib/locale/locale-archive",
+    ]);
+  });
+
   it("leaves the image's own folders to root", async () => {
     assert.equal(await sh("stat -c '%U' / /tmp /etc"), "root\nroot\nroot\n");
   });
