@@ -35,6 +35,9 @@ export const FIGURE = {
   cpuPerHookedCallEngine: "cpu.per_hooked_tool_call.engine_ms",
   executorStartInSandbox: "floor.executor_start_in_container.ms",
   engineCarries1MiB: "floor.docker_exec_carries_1mib.p50_ms",
+  /** One thread waking another on another core (core-wake.ts): just idled, and idle for 1 ms. */
+  coreHandOff: "floor.core_hand_off.us",
+  coreIdleWake: "floor.core_idle_wake.us",
   // The sandbox's CPU (its cgroup) per command: `true` through the executor, and the same /bin/true
   // spawned by a shell loop in the container, so a bound can say how much of a command is the executor.
   channelTrueSandboxCpu: "cpu.channel_run_true.sandbox_ms",

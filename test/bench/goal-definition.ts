@@ -49,6 +49,7 @@ export interface Goal {
 }
 
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+export const us = (value: number) => `${value.toFixed(0)} µs`;
 export const times = (value: number) => `${value.toFixed(value < 1 ? 2 : 1)}×`;
 export const mib = (value: number) => `${value.toFixed(1)} MiB`;
 export const mbs = (value: number) => `${value.toFixed(0)} MB/s`;

@@ -6,7 +6,7 @@
 
 import { FIGURE, type Figures } from "./figures.js";
 
-import { type Goal, type GoalOutcome, mbs, mib, ms, type Relation, times } from "./goal-definition.js";
+import { type Goal, type GoalOutcome, mbs, mib, ms, type Relation, times, us } from "./goal-definition.js";
 import { CONCURRENCY_GOALS, DENSITY_GOALS, TIME_TO_INTERACTIVE_GOALS } from "./goals-scale.js";
 
 export type { GoalOutcome, GoalPart, Relation } from "./goal-definition.js";
@@ -101,9 +101,9 @@ export const GOALS: Goal[] = [
     inputs: [FIGURE.perCall, FIGURE.spawn],
     compute: (call, spawn) => ({ value: call / spawn, detail: `tool call ${ms(call)} ÷ spawn ${ms(spawn)}` }),
     bound: {
-      inputs: [FIGURE.perCall, FIGURE.spawn, FIGURE.channelTrue, ...CALL_CPU],
-      explain: (call, spawn, channel, emulator, sandbox, engine) =>
-        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; beyond the sandbox's CPU the call takes ${ms(Math.max(0, call - sandbox))}, its path through the emulator, which spends ${ms(emulator)} of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames); the channel's \`true\` (\`/bin/true\`, no shell) alone takes ${ms(channel)}; ${cpuSplit(emulator, sandbox, engine)}`,
+      inputs: [FIGURE.perCall, FIGURE.spawn, FIGURE.channelTrue, ...CALL_CPU, FIGURE.coreHandOff, FIGURE.coreIdleWake],
+      explain: (call, spawn, channel, emulator, sandbox, engine, handOff, idleWake) =>
+        `${sandboxFloor(sandbox, `${times(sandbox / spawn)} the spawn at least`)}; beyond the sandbox's CPU the call takes ${ms(Math.max(0, call - sandbox))}: its path through the emulator, which spends ${ms(emulator)} of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames), and its hand-offs between the emulator, the executor and the command (at least four), each a thread woken on another core, which takes ${us(handOff)} on this machine and ${us(idleWake)} once that core has idled 1 ms (${ms((4 * (handOff + idleWake)) / 2000)} for four, half of them idle); the channel's \`true\` (\`/bin/true\`, no shell) alone takes ${ms(channel)}; ${cpuSplit(emulator, sandbox, engine)}`,
     },
   },
   {

@@ -3,6 +3,7 @@
 // the executor channel itself and the memory of the sandbox before it runs anything; with the table
 // part, file operations, the cost of separated identities and a new environment at the runtime's level.
 
+import { measureCoreWake } from "./core-wake.js";
 import { PassThrough, type Writable } from "node:stream";
 import Docker from "dockerode";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
@@ -112,6 +113,17 @@ export async function sandboxPart(
           ...summarize("`sandbox-executor </dev/null` in the container: per start, 3 loops of 20", startLoops),
           figure: FIGURE.executorStartInSandbox,
         },
+      ]);
+      // What a hand-off between processes on different cores costs here (core-wake.ts): a tool call has
+      // at least four (emulator, executor, command, executor, emulator).
+      const wake = await measureCoreWake();
+      const handOff = wake.warmUs / 2;
+      const idleWake = wake.coldUs - handOff;
+      book.add(FIGURE.coreHandOff, "one thread waking another on another core, just idled", handOff, "µs");
+      book.add(FIGURE.coreIdleWake, "one thread waking another on a core idle for 1 ms", idleWake, "µs");
+      book.addNote("A hand-off between cores (two threads waking each other through a futex)", [
+        `a round trip back to back: ${wake.warmUs.toFixed(0)} µs, so ${handOff.toFixed(0)} µs a wake-up`,
+        `a round trip after the other core idled 1 ms: ${wake.coldUs.toFixed(0)} µs, so ${idleWake.toFixed(0)} µs to wake that core`,
       ]);
       // The sandbox's CPU per command, through the executor and spawned by a shell: what the executor
       // adds to a command, apart from process creation, which costs the same whoever spawns.

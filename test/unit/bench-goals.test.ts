@@ -247,6 +247,8 @@ describe("bench goals", () => {
       engineCarries1MiB: 6,
       channelTrueSandboxCpu: 1.2,
       shellTrueSandboxCpu: 1.0,
+      coreHandOff: 25,
+      coreIdleWake: 43,
       idleSandboxAnonymous: 5.5,
       idleSandboxPageCache: 3.2,
       idleSandboxExecutorRss: 6.5,
@@ -280,7 +282,7 @@ describe("bench goals", () => {
     );
     assert.equal(
       byId(outcomes, "tool-call-vs-spawn").bound,
-      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 1.3× the spawn at least; beyond the sandbox's CPU the call takes 3.10 ms, its path through the emulator, which spends 2.00 ms of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames); the channel's `true` (`/bin/true`, no shell) alone takes 2.50 ms; CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
+      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 1.3× the spawn at least; beyond the sandbox's CPU the call takes 3.10 ms: its path through the emulator, which spends 2.00 ms of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames), and its hand-offs between the emulator, the executor and the command (at least four), each a thread woken on another core, which takes 25 µs on this machine and 43 µs once that core has idled 1 ms (0.14 ms for four, half of them idle); the channel's `true` (`/bin/true`, no shell) alone takes 2.50 ms; CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
     );
     assert.equal(
       byId(outcomes, "new-environment-without-pool").bound,
