@@ -3,6 +3,7 @@ import type { NetworkInput } from "../egress/network-config.js";
 import type { EnvCredentials } from "../egress/env-credentials.js";
 import type { SourceSummary } from "../sources/source-summary.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
+import { PreparedStatements } from "../store/prepared-statements.js";
 
 /** lost: its sandbox went with the machine holding it (a Swarm node down; docs/scale-out.md#losing-a-machine). */
 export type EnvironmentStatus = "creating" | "active" | "expired" | "lost" | "deleted";
@@ -59,11 +60,16 @@ const fromRow = (row: Row): EnvironmentRecord => ({
 });
 
 export class EnvironmentStore {
-  constructor(private readonly db: Db) {}
+  /** Prepared once and kept: an interaction reads and touches its environment, and looks up webhooks at its end. */
+  private readonly statements: PreparedStatements;
+
+  constructor(private readonly db: Db) {
+    this.statements = new PreparedStatements(db);
+  }
 
   insert(record: EnvironmentRecord): void {
-    this.db
-      .prepare(
+    this.statements
+      .get(
         `INSERT INTO environments (id, owner, status, sandbox_id, config, created, updated, last_accessed)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -81,12 +87,12 @@ export class EnvironmentStore {
 
   /** The environment if it exists and belongs to owner; another owner's environment is "not found". */
   get(id: string, owner: string): EnvironmentRecord | null {
-    const row = this.db.prepare("SELECT * FROM environments WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
+    const row = this.statements.get("SELECT * FROM environments WHERE id = ? AND owner = ?").get(id, owner) as Row | undefined;
     return row ? fromRow(row) : null;
   }
 
   getById(id: string): EnvironmentRecord | null {
-    const row = this.db.prepare("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
+    const row = this.statements.get("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
     return row ? fromRow(row) : null;
   }
 
@@ -96,14 +102,14 @@ export class EnvironmentStore {
    */
   listByOwner(owner: string, limit: number, after: { created: string; id: string } | null): EnvironmentRecord[] {
     const rows = after
-      ? this.db
-          .prepare(
+      ? this.statements
+          .get(
             `SELECT * FROM environments WHERE owner = ? AND status != 'deleted' AND (created < ? OR (created = ? AND id < ?))
              ORDER BY created DESC, id DESC LIMIT ?`,
           )
           .all(owner, after.created, after.created, after.id, limit)
-      : this.db
-          .prepare("SELECT * FROM environments WHERE owner = ? AND status != 'deleted' ORDER BY created DESC, id DESC LIMIT ?")
+      : this.statements
+          .get("SELECT * FROM environments WHERE owner = ? AND status != 'deleted' ORDER BY created DESC, id DESC LIMIT ?")
           .all(owner, limit);
     return (rows as Row[]).map(fromRow);
   }
@@ -112,28 +118,28 @@ export class EnvironmentStore {
   countLive(owner?: string): number {
     const row = (
       owner === undefined
-        ? this.db.prepare("SELECT COUNT(*) AS n FROM environments WHERE status IN ('creating', 'active')").get()
-        : this.db.prepare("SELECT COUNT(*) AS n FROM environments WHERE status IN ('creating', 'active') AND owner = ?").get(owner)
+        ? this.statements.get("SELECT COUNT(*) AS n FROM environments WHERE status IN ('creating', 'active')").get()
+        : this.statements.get("SELECT COUNT(*) AS n FROM environments WHERE status IN ('creating', 'active') AND owner = ?").get(owner)
     ) as { n: number };
     return row.n;
   }
 
   listLive(): EnvironmentRecord[] {
-    const rows = this.db.prepare("SELECT * FROM environments WHERE status IN ('creating', 'active')").all() as Row[];
+    const rows = this.statements.get("SELECT * FROM environments WHERE status IN ('creating', 'active')").all() as Row[];
     return rows.map(fromRow);
   }
 
   update(id: string, changes: Partial<Pick<EnvironmentRecord, "status" | "sandboxId" | "config" | "updated" | "lastAccessed">>): void {
-    const current = this.db.prepare("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
+    const current = this.statements.get("SELECT * FROM environments WHERE id = ?").get(id) as Row | undefined;
     if (!current) return;
     const next = { ...fromRow(current), ...changes };
-    this.db
-      .prepare("UPDATE environments SET status = ?, sandbox_id = ?, config = ?, updated = ?, last_accessed = ? WHERE id = ?")
+    this.statements
+      .get("UPDATE environments SET status = ?, sandbox_id = ?, config = ?, updated = ?, last_accessed = ? WHERE id = ?")
       .run(next.status, next.sandboxId, JSON.stringify(next.config), next.updated, next.lastAccessed, id);
   }
 
   delete(id: string): void {
-    this.db.prepare("DELETE FROM environments WHERE id = ?").run(id);
+    this.statements.get("DELETE FROM environments WHERE id = ?").run(id);
   }
 
   /** The owner's environment rows as stored, for a state snapshot (server/snapshots). */

@@ -6,6 +6,7 @@ import type { InjectedFault } from "../faults/fault-plan.js";
 import type { Db } from "../store/database.js";
 import type { WebhookEvent, WebhookState } from "./webhook-schemas.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
+import { PreparedStatements } from "../store/prepared-statements.js";
 
 export interface WebhookRecord {
   owner: string;
@@ -112,13 +113,18 @@ const deliveryFromRow = (row: DeliveryRow): DeliveryRecord => ({
 });
 
 export class WebhookStore {
-  constructor(private readonly db: Db) {}
+  /** Prepared once and kept: an interaction reads and touches its environment, and looks up webhooks at its end. */
+  private readonly statements: PreparedStatements;
+
+  constructor(private readonly db: Db) {
+    this.statements = new PreparedStatements(db);
+  }
 
   /** The webhook and its first secret, together or not at all. */
   insert(record: WebhookRecord, secret: string): void {
     this.db.transaction(() => {
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `INSERT INTO webhooks (owner, id, name, uri, subscribed_events, state, create_time, update_time)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
@@ -132,60 +138,60 @@ export class WebhookStore {
           record.createTime,
           record.updateTime,
         );
-      this.db
-        .prepare("INSERT INTO webhook_secrets (owner, webhook_id, secret, expire_ms) VALUES (?, ?, ?, NULL)")
+      this.statements
+        .get("INSERT INTO webhook_secrets (owner, webhook_id, secret, expire_ms) VALUES (?, ?, ?, NULL)")
         .run(record.owner, record.id, secret);
     })();
   }
 
   get(owner: string, id: string): WebhookRecord | null {
-    const row = this.db.prepare("SELECT * FROM webhooks WHERE owner = ? AND id = ?").get(owner, id) as WebhookRow | undefined;
+    const row = this.statements.get("SELECT * FROM webhooks WHERE owner = ? AND id = ?").get(owner, id) as WebhookRow | undefined;
     return row ? webhookFromRow(row) : null;
   }
 
   /** A page in id order, starting after `afterId`. */
   list(owner: string, limit: number, afterId: string | null): WebhookRecord[] {
-    const rows = this.db
-      .prepare("SELECT * FROM webhooks WHERE owner = ? AND id > ? ORDER BY id LIMIT ?")
+    const rows = this.statements
+      .get("SELECT * FROM webhooks WHERE owner = ? AND id > ? ORDER BY id LIMIT ?")
       .all(owner, afterId ?? "", limit) as WebhookRow[];
     return rows.map(webhookFromRow);
   }
 
   /** The owner's webhooks that take this event now. */
   subscribedTo(owner: string, event: string): WebhookRecord[] {
-    const rows = this.db.prepare("SELECT * FROM webhooks WHERE owner = ? AND state = 'enabled' ORDER BY id").all(owner) as WebhookRow[];
+    const rows = this.statements.get("SELECT * FROM webhooks WHERE owner = ? AND state = 'enabled' ORDER BY id").all(owner) as WebhookRow[];
     return rows.map(webhookFromRow).filter((webhook) => (webhook.subscribedEvents as string[]).includes(event));
   }
 
   /** Every webhook of the owner that is not disabled by hand (for signing deliveries to webhook_config.uris). */
   enabled(owner: string): WebhookRecord[] {
-    const rows = this.db.prepare("SELECT * FROM webhooks WHERE owner = ? AND state = 'enabled' ORDER BY id").all(owner) as WebhookRow[];
+    const rows = this.statements.get("SELECT * FROM webhooks WHERE owner = ? AND state = 'enabled' ORDER BY id").all(owner) as WebhookRow[];
     return rows.map(webhookFromRow);
   }
 
   replace(record: WebhookRecord): void {
-    this.db
-      .prepare("UPDATE webhooks SET name = ?, uri = ?, subscribed_events = ?, state = ?, update_time = ? WHERE owner = ? AND id = ?")
+    this.statements
+      .get("UPDATE webhooks SET name = ?, uri = ?, subscribed_events = ?, state = ?, update_time = ? WHERE owner = ? AND id = ?")
       .run(record.name, record.uri, JSON.stringify(record.subscribedEvents), record.state, record.updateTime, record.owner, record.id);
   }
 
   setState(owner: string, id: string, state: WebhookState, updateTime: string): void {
-    this.db.prepare("UPDATE webhooks SET state = ?, update_time = ? WHERE owner = ? AND id = ?").run(state, updateTime, owner, id);
+    this.statements.get("UPDATE webhooks SET state = ?, update_time = ? WHERE owner = ? AND id = ?").run(state, updateTime, owner, id);
   }
 
   delete(owner: string, id: string): boolean {
-    return this.db.prepare("DELETE FROM webhooks WHERE owner = ? AND id = ?").run(owner, id).changes === 1;
+    return this.statements.get("DELETE FROM webhooks WHERE owner = ? AND id = ?").run(owner, id).changes === 1;
   }
 
   /** How many webhooks the owner has. */
   count(owner: string): number {
-    return (this.db.prepare("SELECT COUNT(*) AS n FROM webhooks WHERE owner = ?").get(owner) as { n: number }).n;
+    return (this.statements.get("SELECT COUNT(*) AS n FROM webhooks WHERE owner = ?").get(owner) as { n: number }).n;
   }
 
   /** Oldest first; expired ones included (the caller decides against its clock). */
   secrets(owner: string, webhookId: string): SecretRecord[] {
-    const rows = this.db
-      .prepare("SELECT secret, expire_ms FROM webhook_secrets WHERE owner = ? AND webhook_id = ? ORDER BY seq")
+    const rows = this.statements
+      .get("SELECT secret, expire_ms FROM webhook_secrets WHERE owner = ? AND webhook_id = ? ORDER BY seq")
       .all(owner, webhookId) as { secret: string; expire_ms: number | null }[];
     return rows.map((row) => ({ secret: row.secret, expireMs: row.expire_ms }));
   }
@@ -197,27 +203,27 @@ export class WebhookStore {
   rotate(owner: string, webhookId: string, secret: string, previousExpireMs: number | null, updateTime: string): void {
     this.db.transaction(() => {
       if (previousExpireMs === null) {
-        this.db.prepare("DELETE FROM webhook_secrets WHERE owner = ? AND webhook_id = ?").run(owner, webhookId);
+        this.statements.get("DELETE FROM webhook_secrets WHERE owner = ? AND webhook_id = ?").run(owner, webhookId);
       } else {
-        this.db
-          .prepare("UPDATE webhook_secrets SET expire_ms = MIN(COALESCE(expire_ms, ?), ?) WHERE owner = ? AND webhook_id = ?")
+        this.statements
+          .get("UPDATE webhook_secrets SET expire_ms = MIN(COALESCE(expire_ms, ?), ?) WHERE owner = ? AND webhook_id = ?")
           .run(previousExpireMs, previousExpireMs, owner, webhookId);
       }
-      this.db
-        .prepare("INSERT INTO webhook_secrets (owner, webhook_id, secret, expire_ms) VALUES (?, ?, ?, NULL)")
+      this.statements
+        .get("INSERT INTO webhook_secrets (owner, webhook_id, secret, expire_ms) VALUES (?, ?, ?, NULL)")
         .run(owner, webhookId, secret);
-      this.db.prepare("UPDATE webhooks SET update_time = ? WHERE owner = ? AND id = ?").run(updateTime, owner, webhookId);
+      this.statements.get("UPDATE webhooks SET update_time = ? WHERE owner = ? AND id = ?").run(updateTime, owner, webhookId);
     })();
   }
 
   /** Secrets that ended before `nowMs` are of no more use: forgotten. */
   dropExpiredSecrets(nowMs: number): void {
-    this.db.prepare("DELETE FROM webhook_secrets WHERE expire_ms IS NOT NULL AND expire_ms <= ?").run(nowMs);
+    this.statements.get("DELETE FROM webhook_secrets WHERE expire_ms IS NOT NULL AND expire_ms <= ?").run(nowMs);
   }
 
   insertDelivery(delivery: DeliveryRecord): void {
-    this.db
-      .prepare(
+    this.statements
+      .get(
         `INSERT INTO webhook_deliveries (id, owner, webhook_id, uri, event_type, body, status, retries, first_attempt_ms, next_attempt_ms, attempts, create_time)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -238,18 +244,18 @@ export class WebhookStore {
   }
 
   saveDelivery(delivery: DeliveryRecord): void {
-    this.db
-      .prepare("UPDATE webhook_deliveries SET status = ?, next_attempt_ms = ?, attempts = ? WHERE id = ?")
+    this.statements
+      .get("UPDATE webhook_deliveries SET status = ?, next_attempt_ms = ?, attempts = ? WHERE id = ?")
       .run(delivery.status, delivery.nextAttemptMs, JSON.stringify(delivery.attempts), delivery.id);
   }
 
   getDelivery(id: string): DeliveryRecord | null {
-    const row = this.db.prepare("SELECT * FROM webhook_deliveries WHERE id = ?").get(id) as DeliveryRow | undefined;
+    const row = this.statements.get("SELECT * FROM webhook_deliveries WHERE id = ?").get(id) as DeliveryRow | undefined;
     return row ? deliveryFromRow(row) : null;
   }
 
   pendingDeliveries(): DeliveryRecord[] {
-    const rows = this.db.prepare("SELECT * FROM webhook_deliveries WHERE status = 'pending' ORDER BY seq").all() as DeliveryRow[];
+    const rows = this.statements.get("SELECT * FROM webhook_deliveries WHERE status = 'pending' ORDER BY seq").all() as DeliveryRow[];
     return rows.map(deliveryFromRow);
   }
 
@@ -266,8 +272,8 @@ export class WebhookStore {
     beforeSeq: number | null,
     maxBytes: number,
   ): { page: { seq: number; delivery: DeliveryRecord }[]; more: boolean } {
-    const sizes = this.db
-      .prepare(
+    const sizes = this.statements
+      .get(
         `SELECT seq, length(CAST(body AS BLOB)) + length(CAST(attempts AS BLOB)) AS bytes FROM webhook_deliveries
          WHERE owner = ? AND seq < ? AND (? IS NULL OR webhook_id = ?) ORDER BY seq DESC LIMIT ?`,
       )
@@ -282,7 +288,7 @@ export class WebhookStore {
       taken.push(row.seq);
       bytes += row.bytes;
     }
-    const read = this.db.prepare("SELECT * FROM webhook_deliveries WHERE seq = ?");
+    const read = this.statements.get("SELECT * FROM webhook_deliveries WHERE seq = ?");
     const page = taken.map((seq) => {
       const row = read.get(seq) as DeliveryRow;
       return { seq, delivery: deliveryFromRow(row) };
@@ -295,8 +301,8 @@ export class WebhookStore {
    * ones stay, as they are still to be sent.
    */
   pruneDeliveries(owner: string, keep: number): void {
-    this.db
-      .prepare(
+    this.statements
+      .get(
         `DELETE FROM webhook_deliveries WHERE owner = ? AND status != 'pending' AND seq <= (
            SELECT seq FROM webhook_deliveries WHERE owner = ? AND status != 'pending' ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
       )
