@@ -60,7 +60,7 @@ const fromRow = (row: Row): EnvironmentRecord => ({
 });
 
 export class EnvironmentStore {
-  /** Prepared once and kept: an interaction reads and touches its environment, and looks up webhooks at its end. */
+  /** Prepared once and kept: every interaction in an environment reads it and touches it. */
   private readonly statements: PreparedStatements;
 
   constructor(private readonly db: Db) {

@@ -113,7 +113,7 @@ const deliveryFromRow = (row: DeliveryRow): DeliveryRecord => ({
 });
 
 export class WebhookStore {
-  /** Prepared once and kept: an interaction reads and touches its environment, and looks up webhooks at its end. */
+  /** Prepared once and kept: every interaction's end looks up its owner's webhooks. */
   private readonly statements: PreparedStatements;
 
   constructor(private readonly db: Db) {

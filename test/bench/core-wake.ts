@@ -43,7 +43,7 @@ export async function measureCoreWake(rounds = 2000): Promise<CoreWake> {
     const start = process.hrtime.bigint();
     Atomics.store(flags, 0, 1);
     Atomics.notify(flags, 0);
-    Atomics.wait(flags, 1, 0, 1000);
+    if (Atomics.wait(flags, 1, 0, 1000) === "timed-out") throw new Error("the other thread did not answer within 1 s");
     Atomics.store(flags, 1, 0);
     return Number(process.hrtime.bigint() - start) / 1000;
   };

@@ -3,7 +3,6 @@
 // the executor channel itself and the memory of the sandbox before it runs anything; with the table
 // part, file operations, the cost of separated identities and a new environment at the runtime's level.
 
-import { measureCoreWake } from "./core-wake.js";
 import { PassThrough, type Writable } from "node:stream";
 import Docker from "dockerode";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
@@ -11,6 +10,7 @@ import { EXECUTOR_PATH } from "../../server/sandbox/docker/image.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/docker/labels.js";
 import { ExecutorClient } from "../../server/sandbox/executor-client.js";
 import type { SandboxChannel } from "../../server/sandbox/runtime.js";
+import { measureCoreWake } from "./core-wake.js";
 import { containerCpuMs } from "./cpu-accounting.js";
 import { dockerExec, dockerExecCarryMs, dockerRunRm, loopCostInContainer, shellLoop, spawnCostInContainer } from "./docker-floor.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
