@@ -18,6 +18,8 @@ export const FIGURE = {
   dockerExec: "floor.docker_exec_true.p50_ms",
   dockerRun: "floor.docker_run_rm_true.p50_ms",
   spawn: "floor.bash_c_true_spawn_in_container.ms",
+  /** The same spawn in the tool call's own container, in turns with its rounds (part-interactions.ts). */
+  spawnBesideCall: "floor.bash_c_true_beside_call.p50_ms",
   channelTrue: "channel.run_true.p50_ms",
   channelCat: "channel.cat_1mib.p50_ms",
   channelThroughput: "channel.cat_1mib.mb_per_s",

@@ -23,6 +23,42 @@ export async function perCallCost(
 }
 
 /**
+ * perCallCost, with a reference taken in the same rounds: each round runs the 1-call interaction, the
+ * 41-call one and `reference` (a spawn loop in the environment's own container), in an order that
+ * rotates, so that the machine's drift between minutes touches the call and its reference alike.
+ */
+export async function perCallCostInTurns(
+  api: ApiClient,
+  environmentId: string,
+  runs: number,
+  label: string,
+  reference: { label: string; once: () => Promise<number> },
+): Promise<{ perUnitMs: number; few: Stats; many: Stats; reference: Stats }> {
+  const interaction = (count: number) => () => api.interact({ input: commandScript("true", count), environment: environmentId });
+  const steps: Array<() => Promise<number>> = [timed(interaction(1)), timed(interaction(MANY_CALLS)), reference.once];
+  for (const step of steps) await step();
+  const times: number[][] = [[], [], []];
+  for (let round = 0; round < runs; round++) {
+    for (let turn = 0; turn < steps.length; turn++) {
+      const index = (round + turn) % steps.length;
+      times[index]!.push(await steps[index]!());
+    }
+  }
+  const few = summarize(`${label}: 1 call`, times[0]!);
+  const many = summarize(`${label}: ${MANY_CALLS} calls`, times[1]!);
+  return { perUnitMs: (many.p50 - few.p50) / (MANY_CALLS - 1), few, many, reference: summarize(reference.label, times[2]!) };
+}
+
+/** `once`'s wall time in milliseconds. */
+function timed(once: () => Promise<unknown>): () => Promise<number> {
+  return async () => {
+    const start = process.hrtime.bigint();
+    await once();
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+}
+
+/**
  * A whole interaction that runs `true` in a new environment (create, start, channel, the call, the
  * answer), `runs` times after one warm-up; each environment is deleted after its run, untimed.
  * `beforeEach` may wait for the emulator to be ready again (a pool refilled), `afterEach` look at the

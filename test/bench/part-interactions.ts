@@ -9,7 +9,8 @@ import { readCpu } from "./cpu-accounting.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { environmentWithHooks } from "./hooks-files.js";
-import { cpuPerCall, createEnvironment, MANY_CALLS, newEnvironmentCost, perCallCost } from "./interaction-measures.js";
+import { cpuPerCall, createEnvironment, MANY_CALLS, newEnvironmentCost, perCallCost, perCallCostInTurns } from "./interaction-measures.js";
+import { spawnCostInContainer } from "./docker-floor.js";
 import { measure } from "./stats.js";
 
 /** Whether this build has a warm-pool setting at all (issue 11, part 1). */
@@ -153,13 +154,20 @@ export async function interactionGoalsPart(
     book.addTable("An interaction without a tool call (HTTP, validation, store, answer)", [{ ...noTool, figure: FIGURE.noToolCall }]);
 
     const plain = await createEnvironment(api);
-    const call = await perCallCost(api, plain, 12, "`true` in a reused environment");
+    // The spawn the call is compared with, in the call's own container and in turns with its rounds
+    // (issue 31's line: a tool call against a `bash -c true` spawn in the container).
+    const docker = new Docker();
+    const call = await perCallCostInTurns(api, plain, 12, "`true` in a reused environment", {
+      label: "`bash -c true` in its container: per spawn, 100 a round",
+      once: () => spawnCostInContainer(docker, `iemu-${emulator.instance}-${plain}`, 100),
+    });
     const hooked = await createEnvironment(api, environmentWithHooks(1));
     await checkHooksRan(api, hooked, 2);
     const hookedCall = await perCallCost(api, hooked, 12, "`true` with one command hook");
     book.addTable(`Tool calls inside an interaction (1 call vs ${MANY_CALLS}, in turns)`, [
       call.few,
       call.many,
+      { ...call.reference, figure: FIGURE.spawnBesideCall },
       hookedCall.few,
       hookedCall.many,
     ]);

@@ -23,6 +23,7 @@ const GOOD = {
   dockerExec: 95,
   perCall: 4,
   spawn: 3,
+  spawnBesideCall: 3,
   perCallOneHook: 12,
   newEnvironmentFromPool: 60,
   newEnvironmentWithoutPool: 450,
@@ -66,6 +67,7 @@ const TIMES = [
   "dockerExec",
   "perCall",
   "spawn",
+  "spawnBesideCall",
   "perCallOneHook",
   "newEnvironmentFromPool",
   "newEnvironmentWithoutPool",
@@ -152,7 +154,15 @@ describe("bench goals", () => {
 
   it("at the target: 'at least' and 'at most' hold, 'under' does not", () => {
     const outcomes = evaluateGoals(
-      figures({ ...GOOD, perCall: 95 / 20, spawn: 95 / 20 / 1.5, newEnvironmentWithoutPool: 480, noToolCall: 2, idleSandboxMemory: 8 }),
+      figures({
+        ...GOOD,
+        perCall: 95 / 20,
+        spawn: 95 / 20 / 1.5,
+        spawnBesideCall: 95 / 20 / 1.5,
+        newEnvironmentWithoutPool: 480,
+        noToolCall: 2,
+        idleSandboxMemory: 8,
+      }),
     );
     assert.equal(byId(outcomes, "idle-sandbox-memory").status, "PASS");
     assert.equal(byId(outcomes, "tool-call-vs-docker-exec").status, "PASS");
@@ -263,6 +273,7 @@ describe("bench goals", () => {
       dockerExec: 40,
       perCall: 5,
       spawn: 1.5,
+      spawnBesideCall: 1.5,
       perCallOneHook: 8.5,
       dockerRun: 240,
       newEnvironmentWithoutPool: 500,
