@@ -6,11 +6,11 @@ import Docker from "dockerode";
 import { configSchema } from "../../server/common/config.js";
 import { type ApiClient, commandScript } from "./api-client.js";
 import { readCpu } from "./cpu-accounting.js";
+import { spawnCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { environmentWithHooks } from "./hooks-files.js";
 import { cpuPerCall, createEnvironment, MANY_CALLS, newEnvironmentCost, perCallCost, perCallCostInTurns } from "./interaction-measures.js";
-import { spawnCostInContainer } from "./docker-floor.js";
 import { measure } from "./stats.js";
 
 /** Whether this build has a warm-pool setting at all (issue 11, part 1). */
@@ -157,6 +157,8 @@ export async function interactionGoalsPart(
     // The spawn the call is compared with, in the call's own container and in turns with its rounds
     // (issue 31's line: a tool call against a `bash -c true` spawn in the container).
     const docker = new Docker();
+    // A container taken from the pool gets its environment's name just after the take.
+    await emulator.process.namesSettled();
     const call = await perCallCostInTurns(api, plain, 12, "`true` in a reused environment", {
       label: "`bash -c true` in its container: per spawn, 100 a round",
       once: () => spawnCostInContainer(docker, `iemu-${emulator.instance}-${plain}`, 100),
