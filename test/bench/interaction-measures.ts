@@ -2,7 +2,7 @@
 
 import { type ApiClient, commandScript } from "./api-client.js";
 import { type CpuReading, cpuPerUnit } from "./cpu-accounting.js";
-import { perUnitCost, type Stats, summarize } from "./stats.js";
+import { elapsedMs, perUnitCost, type Stats, summarize } from "./stats.js";
 
 /** Calls in the longer interaction of a per-call measurement; the shorter has one. */
 export const MANY_CALLS = 41;
@@ -54,7 +54,7 @@ function timed(once: () => Promise<unknown>): () => Promise<number> {
   return async () => {
     const start = process.hrtime.bigint();
     await once();
-    return Number(process.hrtime.bigint() - start) / 1e6;
+    return elapsedMs(start);
   };
 }
 
