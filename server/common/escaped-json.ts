@@ -18,20 +18,29 @@ export const CACHE_CHARS = 16 * 1024 * 1024;
 
 const cache = new Map<string, string>();
 let cachedChars = 0;
+/** The escape of the entry used last (the cache's last entry). */
+let newest: string | null = null;
 
 /** JSON.stringify(text): from the cache when this string was escaped lately. */
 export function escapedString(text: string): string {
   if (text.length < LONG_STRING_CHARS) return JSON.stringify(text);
   const cached = cache.get(text);
   if (cached !== undefined) {
-    // Most recently used last, so the oldest entry is the first to go.
-    cache.delete(text);
-    cache.set(text, cached);
+    // Most recently used last, so the oldest entry is the first to go. Moving it costs two more lookups,
+    // each of which compares the whole text with a key of its length (V8 hashes a long string by its
+    // length alone) unless it is the same string: skipped when it is the last used already (its event,
+    // then its answer), compared by the escape, which is the cache's own string.
+    if (cached !== newest) {
+      cache.delete(text);
+      cache.set(text, cached);
+      newest = cached;
+    }
     return cached;
   }
   const escaped = JSON.stringify(text);
   if (text.length + escaped.length > CACHE_CHARS) return escaped;
   cache.set(text, escaped);
+  newest = escaped;
   cachedChars += text.length + escaped.length;
   for (const [key, value] of cache) {
     if (cachedChars <= CACHE_CHARS) break;
@@ -50,29 +59,40 @@ const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER).slice(0, -1);
 
 /** JSON.stringify(value), with its long strings escaped through escapedString(). */
 export function stringifyReusingEscapes(value: unknown): string {
+  const parts = jsonPartsReusingEscapes(value);
+  return parts.length === 1 ? (parts[0] as string) : parts.join("");
+}
+
+/**
+ * JSON.stringify(value) in pieces, in order, its long strings' escapes (through escapedString()) pieces
+ * of their own: a consumer that copies the text out anyway (the event store writes it into SQLite)
+ * takes it without one more string of its whole length. One piece when the value holds no long string.
+ */
+export function jsonPartsReusingEscapes(value: unknown): string[] {
   const longs: string[] = [];
   const text = JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item !== "string" || item.length < LONG_STRING_CHARS) return item;
     longs.push(item);
     return `${PLACEHOLDER}${longs.length - 1}`;
   });
-  if (longs.length === 0) return text;
+  if (longs.length === 0) return [text];
   const parts: string[] = [];
   let from = 0;
   for (const [index, long] of longs.entries()) {
     const marker = `${PLACEHOLDER_JSON}${index}"`;
     const at = text.indexOf(marker, from);
     // Never expected (a replacer's value always lands in the text), but a wrong splice must not be stored.
-    if (at < 0) return JSON.stringify(value);
+    if (at < 0) return [JSON.stringify(value)];
     parts.push(text.slice(from, at), escapedString(long));
     from = at + marker.length;
   }
   parts.push(text.slice(from));
-  return parts.join("");
+  return parts;
 }
 
 /** Forgets every kept escape (tests). */
 export function clearEscapedStrings(): void {
   cache.clear();
+  newest = null;
   cachedChars = 0;
 }

@@ -7,7 +7,7 @@
 // step), so they are rebuilt from it when the events are read (replay-events.ts). A 50 MB input is
 // then stored once, not three times (docs/security.md#limits).
 
-import { stringifyReusingEscapes } from "../common/escaped-json.js";
+import { jsonPartsReusingEscapes } from "../common/escaped-json.js";
 import type { InteractionEvent, StreamEvent } from "./events.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/database.js";
@@ -32,6 +32,8 @@ const MAX_PAGE_EVENTS = 256;
 export class EventStore {
   /** Prepared once: an interaction stores every event as it happens, several per tool call. */
   private insert: Statement<[string, number, string]> | null = null;
+  /** The same insert for an event's JSON given as its UTF-8 bytes (an event with a long string). */
+  private insertBytes: Statement<[string, number, Buffer]> | null = null;
   private sizeQuery: Statement<[string, number, number]> | null = null;
   private rangeQuery: Statement<[string, number, number]> | null = null;
 
@@ -41,13 +43,23 @@ export class EventStore {
   append(interactionId: string, seq: number, event: StreamEvent): number {
     let stored: StoredEvent = event;
     if (isSnapshotEvent(event)) stored = { event_type: event.event_type, event_id: event.event_id };
-    this.insert ??= this.db.prepare<[string, number, string]>(
-      "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)",
-    );
     // A result's long text is escaped once here and reused for the answer (common/escaped-json.ts).
-    const json = stringifyReusingEscapes(stored);
-    this.insert.run(interactionId, seq, json);
-    return json.length;
+    const parts = jsonPartsReusingEscapes(stored);
+    if (parts.length === 1) {
+      this.insert ??= this.db.prepare<[string, number, string]>(
+        "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)",
+      );
+      this.insert.run(interactionId, seq, parts[0] as string);
+      return (parts[0] as string).length;
+    }
+    // Joined into one string, the JSON of a 1 MiB result would be one more string of its length on V8's
+    // heap, made only to be copied into SQLite: the pieces are written into one buffer instead, stored
+    // as the same text (CAST: a BLOB bound is stored as TEXT, so every reader still gets a string).
+    this.insertBytes ??= this.db.prepare<[string, number, Buffer]>(
+      "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, CAST(? AS TEXT))",
+    );
+    this.insertBytes.run(interactionId, seq, utf8OfParts(parts));
+    return parts.reduce((length, part) => length + part.length, 0);
   }
 
   /** The events after sequence number `afterSeq`, in order (snapshot events without their interaction). */
@@ -95,6 +107,16 @@ export class EventStore {
     };
     return row.last ?? 0;
   }
+}
+
+/** The UTF-8 bytes of the pieces' concatenation, written into one buffer. */
+function utf8OfParts(parts: readonly string[]): Buffer {
+  let size = 0;
+  for (const part of parts) size += Buffer.byteLength(part);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const part of parts) at += bytes.write(part, at);
+  return bytes;
 }
 
 /** The stored events that can be folded into steps (snapshot events carry no step content). */

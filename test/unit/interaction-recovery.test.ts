@@ -11,6 +11,7 @@ import { eventsOfStoredRecord, withSnapshots } from "../../server/interactions/r
 import { foldEvents } from "../../server/interactions/step-accumulator.js";
 import { openMemoryDatabase } from "../../server/store/database.js";
 import { EventStore } from "../../server/interactions/event-store.js";
+import { LONG_STRING_CHARS } from "../../server/common/escaped-json.js";
 import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
 
 function running(id: string): InteractionRecord {
@@ -56,6 +57,29 @@ describe("stored events", () => {
     assert.equal(interactions.delete("int_r", "owner-a"), true);
     assert.equal(events.lastSeq("int_r"), 0);
     assert.equal(interactions.get("int_r", "owner-a"), null);
+  });
+});
+
+describe("stored events with a long string", () => {
+  it("are stored as the same JSON text, whatever characters the string holds, and read back equal", () => {
+    const db = openMemoryDatabase();
+    const interactions = new InteractionStore(db);
+    const events = new EventStore(db);
+    interactions.save(running("int_long"));
+    // Past LONG_STRING_CHARS, so the event is written from pieces (escaped-json.ts): ASCII, escapes,
+    // two- to four-byte characters and a lone surrogate, which JSON.stringify writes as \udXXX.
+    const result = `${'line "quoted"\n\t'.repeat(5000)}é€😀\ud800 end`;
+    assert.ok(result.length >= LONG_STRING_CHARS);
+    const event = withEventId(1, { event_type: "step.delta", index: 2, delta: { type: "code_execution_result", result, is_error: false } });
+    const stored = events.append("int_long", 1, event);
+    assert.equal(stored, JSON.stringify(event).length, "the length of the JSON stored");
+    const row = db.prepare("SELECT typeof(event) AS type, event FROM interaction_events WHERE interaction_id = ?").get("int_long") as {
+      type: string;
+      event: string;
+    };
+    assert.equal(row.type, "text", "stored as TEXT, as every other event");
+    assert.equal(row.event, JSON.stringify(event));
+    assert.deepEqual(events.list("int_long"), [event]);
   });
 });
 
