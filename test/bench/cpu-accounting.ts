@@ -73,10 +73,19 @@ export function cpuPerUnit(before: CpuReading, after: CpuReading, units: number)
   };
 }
 
-function readStat(pid: number): { name: string; parentPid: number; cpuMs: number } | null {
+/**
+ * CPU time (ms) of one thread of a process, without its children; 0 when it is gone. A Node.js process's
+ * event loop runs on the thread whose id is the process's: the rest are V8's and libuv's helpers.
+ */
+export function threadCpuMs(pid: number, tid = pid): number {
+  const stat = readStat(pid, tid);
+  return stat ? stat.ownCpuMs : 0;
+}
+
+function readStat(pid: number, tid?: number): { name: string; parentPid: number; cpuMs: number; ownCpuMs: number } | null {
   let text: string;
   try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    text = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
   } catch {
     return null;
   }
@@ -85,8 +94,13 @@ function readStat(pid: number): { name: string; parentPid: number; cpuMs: number
   const name = text.slice(text.indexOf("(") + 1, close);
   const fields = text.slice(close + 2).split(" ");
   // From the state (field 3): the parent is field 4; utime, stime, cutime, cstime are fields 14 to 17.
-  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
-  return { name, parentPid: Number(fields[1]), cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
+  const ticks = (indexes: number[]) => indexes.reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+  return {
+    name,
+    parentPid: Number(fields[1]),
+    cpuMs: (ticks([11, 12, 13, 14]) * 1000) / TICKS_PER_SECOND,
+    ownCpuMs: (ticks([11, 12]) * 1000) / TICKS_PER_SECOND,
+  };
 }
 
 /**

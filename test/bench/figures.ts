@@ -71,6 +71,12 @@ export const FIGURE = {
   filesDownloadCpuSandbox: "cpu.files_download_100mib.sandbox_ms",
   filesDownloadCpuClient: "cpu.files_download_100mib.client_ms",
   readFile1MiBInteraction: "interaction.read_file_1mib.p50_ms",
+  readFileSmallInteraction: "interaction.read_file_10b.p50_ms",
+  // The emulator's CPU per read_file: its event loop's thread, and its other threads (V8's, the store's checkpoint).
+  readFile1MiBLoopCpu: "cpu.read_file_1mib.emulator_loop_ms",
+  readFile1MiBOtherCpu: "cpu.read_file_1mib.emulator_other_ms",
+  readFileSmallLoopCpu: "cpu.read_file_10b.emulator_loop_ms",
+  readFileSmallOtherCpu: "cpu.read_file_10b.emulator_other_ms",
   // Issue 31: time to interactive, create until a first command has run (part-time-to-interactive.ts).
   ttiSequentialP50: "tti.sequential.p50_ms",
   ttiSequentialP99: "tti.sequential.p99_ms",
