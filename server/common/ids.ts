@@ -1,13 +1,24 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
 
 // 120 random bits, base32-ish lower case: unguessable (the spec asks for at least 96) and safe in
 // URLs, container labels and file names.
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 
+/**
+ * Random bytes are drawn from the system's generator 4 KiB at a time and each used once: one draw per
+ * call cost more than the rest of making an ID (a tool call makes several: its call, its events).
+ */
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
 function randomToken(length = 24): string {
-  const bytes = randomBytes(length);
+  if (used + length > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
   let out = "";
-  for (const byte of bytes) out += ALPHABET[byte & 31];
+  for (let index = used; index < used + length; index++) out += ALPHABET[(pool[index] as number) & 31];
+  used += length;
   return out;
 }
 

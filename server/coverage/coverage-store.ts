@@ -10,6 +10,7 @@
 import type { Db } from "../store/database.js";
 import type { CountKey } from "./coverage-counts.js";
 import type { ScopedCount, StoredConfig } from "./coverage-report.js";
+import { inTransaction } from "../store/transactions.js";
 
 /** [choice] Distinct hooks.json contents kept per owner. */
 export const MAX_FILES_PER_OWNER = 64;
@@ -55,10 +56,10 @@ export class CoverageStore {
   /** Adds one evaluation's counts in one transaction, storing the contents it names that are new. */
   record(owner: string, environmentId: string, nowMs: number, keys: readonly CountKey[], configs: readonly StoredConfig[]): void {
     const bucketMs = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       for (const config of configs) this.keepFile(owner, config, nowMs);
       for (const key of keys) this.increment.run({ owner, environmentId, bucketMs, ...key });
-    })();
+    });
   }
 
   /** Stores the content unless known (then only marks it seen), making room past the cap. */
@@ -132,7 +133,7 @@ export class CoverageStore {
 
   /** Folds the minute buckets that began before `cutoffMs` into one bucket per day. */
   compactBefore(owner: string, cutoffMs: number): void {
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       const rows = this.db
         .prepare(
           `SELECT owner, environment_id, (bucket_ms / ${DAY_MS}) * ${DAY_MS} AS bucket_ms, sha256, path, group_name, event,
@@ -152,7 +153,7 @@ export class CoverageStore {
          ON CONFLICT (${COUNT_COLUMNS}) DO UPDATE SET count = count + excluded.count, bucket_span_ms = ${DAY_MS}`,
       );
       for (const row of rows) upsert.run(row);
-    })();
+    });
   }
 }
 

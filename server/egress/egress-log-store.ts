@@ -2,6 +2,7 @@
 // environment so a user can see what their agent and hooks tried to reach and why it was refused.
 
 import type { Db } from "../store/database.js";
+import { inTransaction } from "../store/transactions.js";
 
 export interface EgressLogEntry {
   time: string;
@@ -23,7 +24,7 @@ export class EgressLogStore {
   ) {}
 
   append(entry: EgressLogEntry): void {
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       this.db
         .prepare("INSERT INTO egress_log (environment_id, time, entry) VALUES (?, ?, ?)")
         .run(entry.environment_id, entry.time, JSON.stringify(entry));
@@ -34,7 +35,7 @@ export class EgressLogStore {
              SELECT seq FROM egress_log WHERE environment_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
         )
         .run(entry.environment_id, entry.environment_id, this.maxPerEnvironment);
-    })();
+    });
   }
 
   /** Oldest first, after the entry numbered `afterSeq`. */

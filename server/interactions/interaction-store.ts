@@ -10,6 +10,7 @@ import { InteractionListing, type InteractionListFilter, type ListedInteraction,
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 import { PreparedStatements } from "../store/prepared-statements.js";
 import { recordColumns, type InteractionRecord, type InteractionRow } from "./interaction-record.js";
+import { inTransaction } from "../store/transactions.js";
 
 // The record lives in interaction-record.ts, which the listing and the summaries share; its importers
 // may keep importing it from here.
@@ -50,7 +51,7 @@ export class InteractionStore {
 
   /** Writes the interaction and its steps in one transaction: a reader never sees half of it. */
   save(record: InteractionRecord, options: SaveOptions = {}): void {
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       this.statements
         .get(
           `INSERT INTO interactions (id, owner, status, environment_id, previous_interaction_id, echo, errors, created, updated, planner_state, input_shape, usage)
@@ -81,12 +82,12 @@ export class InteractionStore {
       this.statements.get("DELETE FROM hook_traces WHERE interaction_id = ?").run(record.id);
       const insertTrace = this.statements.get("INSERT INTO hook_traces (interaction_id, idx, trace) VALUES (?, ?, ?)");
       for (const [index, trace] of record.hookTraces.entries()) insertTrace.run(record.id, index, JSON.stringify(trace));
-    })();
+    });
   }
 
   /** Runs `work` in one transaction (e.g. the last events and the final record of a run). */
   atomically<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return inTransaction(this.db, work);
   }
 
   /**

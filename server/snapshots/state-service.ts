@@ -37,6 +37,7 @@ import {
   type StateManifest,
   type StateTables,
 } from "./state-format.js";
+import { inTransaction } from "../store/transactions.js";
 
 export interface StateStores {
   db: Db;
@@ -244,14 +245,14 @@ export class StateService {
         return { ...row, status: row.status === "deleted" ? "deleted" : "expired", sandbox_id: null };
       });
       try {
-        this.stores.db.transaction(() => {
+        inTransaction(this.stores.db, () => {
           this.stores.environments.importOwned({ environments }, owner);
           this.stores.interactions.importOwned(tables, owner);
           this.stores.agents.importOwned(tables, owner);
           this.stores.credentials.importOwned({ credentials }, owner);
           this.stores.triggers.importOwned(tables, owner);
           this.stores.webhooks.importOwned({ webhooks: tables.webhooks, webhook_secrets: webhookSecrets }, owner);
-        })();
+        });
       } catch (error) {
         // The rows are the file's: ones that do not fit the store (a missing parent, a wrong column) are its fault.
         throw new InvalidArgumentError(`The state file's records do not fit together (${(error as Error).message}). Nothing was imported.`);

@@ -6,6 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { ensurePrivateFile, ensurePrivateFolder } from "../../proxy/index.js";
 import { migrations } from "./migrations.js";
+import { inTransaction } from "./transactions.js";
 
 export type Db = Database.Database;
 
@@ -78,9 +79,9 @@ function migrate(db: Db): void {
   migrations.forEach((sql, index) => {
     const version = index + 1;
     if (applied.has(version)) return;
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(sql);
       db.prepare("INSERT INTO schema_migrations (version, applied) VALUES (?, ?)").run(version, new Date().toISOString());
-    })();
+    });
   });
 }

@@ -12,6 +12,7 @@
 // none of the others with it. A commit that fails takes them all, and each owner is told.
 
 import type { Db } from "./database.js";
+import { inTransaction } from "./transactions.js";
 
 /** Called once the write is stored (no argument) or once it is known it never will be (the error). */
 export type WriteSettled = (error?: unknown) => void;
@@ -47,15 +48,15 @@ export class WriteBehind {
     this.queue = [];
     const outcomes: unknown[] = new Array(batch.length).fill(undefined);
     try {
-      this.db.transaction(() => {
+      inTransaction(this.db, () => {
         for (const [index, { write }] of batch.entries()) {
           try {
-            this.db.transaction(write)();
+            inTransaction(this.db, write);
           } catch (error) {
             outcomes[index] = error ?? new Error("a deferred write failed");
           }
         }
-      })();
+      });
     } catch (error) {
       outcomes.fill(error ?? new Error("the deferred writes' commit failed"));
     }

@@ -7,6 +7,7 @@ import type { Db } from "../store/database.js";
 import type { WebhookEvent, WebhookState } from "./webhook-schemas.js";
 import { insertRows, selectRows, type StoredRow } from "../store/owned-rows.js";
 import { PreparedStatements } from "../store/prepared-statements.js";
+import { inTransaction } from "../store/transactions.js";
 
 export interface WebhookRecord {
   owner: string;
@@ -122,7 +123,7 @@ export class WebhookStore {
 
   /** The webhook and its first secret, together or not at all. */
   insert(record: WebhookRecord, secret: string): void {
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       this.statements
         .get(
           `INSERT INTO webhooks (owner, id, name, uri, subscribed_events, state, create_time, update_time)
@@ -141,7 +142,7 @@ export class WebhookStore {
       this.statements
         .get("INSERT INTO webhook_secrets (owner, webhook_id, secret, expire_ms) VALUES (?, ?, ?, NULL)")
         .run(record.owner, record.id, secret);
-    })();
+    });
   }
 
   get(owner: string, id: string): WebhookRecord | null {
@@ -201,7 +202,7 @@ export class WebhookStore {
    * are dropped when it is null (revoked at once). One transaction: a crash leaves the old set.
    */
   rotate(owner: string, webhookId: string, secret: string, previousExpireMs: number | null, updateTime: string): void {
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       if (previousExpireMs === null) {
         this.statements.get("DELETE FROM webhook_secrets WHERE owner = ? AND webhook_id = ?").run(owner, webhookId);
       } else {
@@ -213,7 +214,7 @@ export class WebhookStore {
         .get("INSERT INTO webhook_secrets (owner, webhook_id, secret, expire_ms) VALUES (?, ?, ?, NULL)")
         .run(owner, webhookId, secret);
       this.statements.get("UPDATE webhooks SET update_time = ? WHERE owner = ? AND id = ?").run(updateTime, owner, webhookId);
-    })();
+    });
   }
 
   /** Secrets that ended before `nowMs` are of no more use: forgotten. */

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { openDatabase, openMemoryDatabase, storeMayExistIn } from "../../server/store/database.js";
+import { inTransaction } from "../../server/store/transactions.js";
 import { EnvironmentStore } from "../../server/environments/environment-store.js";
 import { InteractionStore, type InteractionRecord } from "../../server/interactions/interaction-store.js";
 import { emptyTally, usageOf } from "../../server/interactions/usage.js";
@@ -155,5 +156,47 @@ describe("whether a data folder may still hold a store", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("work in a transaction (store/transactions.ts)", () => {
+  const rows = (db: ReturnType<typeof openMemoryDatabase>) =>
+    (db.prepare("SELECT v FROM t ORDER BY v").all() as Array<{ v: number }>).map((row) => row.v);
+
+  it("commits, rolls back all of it on a throw, and rolls back only a nested part that throws", () => {
+    const db = openMemoryDatabase();
+    db.exec("CREATE TABLE t (v INTEGER)");
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    assert.equal(
+      inTransaction(db, () => insert.run(1).changes),
+      1,
+      "gives the work's value",
+    );
+    assert.throws(() =>
+      inTransaction(db, () => {
+        insert.run(2);
+        throw new Error("undone");
+      }),
+    );
+    assert.deepEqual(rows(db), [1]);
+    assert.equal(db.inTransaction, false);
+    inTransaction(db, () => {
+      insert.run(3);
+      assert.throws(() =>
+        inTransaction(db, () => {
+          insert.run(4);
+          throw new Error("only this part");
+        }),
+      );
+      inTransaction(db, () => insert.run(5));
+      assert.equal(db.inTransaction, true);
+    });
+    assert.deepEqual(rows(db), [1, 3, 5]);
+    // Each connection has its own: work on another store is not run in this one's transaction.
+    const other = openMemoryDatabase();
+    other.exec("CREATE TABLE t (v INTEGER)");
+    inTransaction(db, () => inTransaction(other, () => other.prepare("INSERT INTO t (v) VALUES (9)").run()));
+    assert.deepEqual(rows(other), [9]);
+    assert.deepEqual(rows(db), [1, 3, 5]);
   });
 });
