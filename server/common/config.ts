@@ -255,6 +255,16 @@ export const configSchema = z.object({
   EMULATOR_EGRESS_LOG_ENTRIES: positiveInt(1000).describe(
     "Egress log entries kept per environment (GET /emulator/environments/{id}/egress); older ones are dropped",
   ),
+  // V8's heap growth, set when the emulator's own process starts (serve.ts): its own lines.
+  EMULATOR_HEAP_GROWING_PERCENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300, "at most 300 (the heap would grow to 4 times what is live before a full collection)")
+    .default(150)
+    .describe(
+      "How far V8's heap may grow past what is live before its next full collection, percent, set when the emulator's process starts (npm start, node dist/server/main.js; not an emulator embedded in another process); 0 leaves V8's own rule, under which a heap of about 25 MB marked almost without pause during large transfers (docs/benchmarks.md#read_file-of-1-mib)",
+    ),
   // The store's write-ahead log (docs/architecture.md#state): its own lines, so other settings' edits merge apart from them.
   EMULATOR_STORE_CHECKPOINT_MS: z.coerce
     .number()

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig } from "../../server/common/config.js";
+import { growHeapBy } from "../../server/serve.js";
 
 describe("configuration", () => {
   it("has the documented defaults", () => {
@@ -36,6 +37,17 @@ describe("configuration", () => {
     assert.equal(config.EMULATOR_TRIGGER_MAX_RUNNING, 1000);
     // A bound that would let a clock pass what a Date holds is refused.
     assert.throws(() => loadConfig({ EMULATOR_CLOCK_MAX_OFFSET_DAYS: "100000000" }), /EMULATOR_CLOCK_MAX_OFFSET_DAYS/);
+  });
+
+  it("lets V8's heap grow 150% past what is live before a full collection, 0 for V8's own rule, at most 300", () => {
+    assert.equal(loadConfig({ HOME: "/home/u" }).EMULATOR_HEAP_GROWING_PERCENT, 150);
+    assert.equal(loadConfig({ EMULATOR_HEAP_GROWING_PERCENT: "0" }).EMULATOR_HEAP_GROWING_PERCENT, 0);
+    assert.throws(() => loadConfig({ EMULATOR_HEAP_GROWING_PERCENT: "301" }), /EMULATOR_HEAP_GROWING_PERCENT/);
+    assert.throws(() => loadConfig({ EMULATOR_HEAP_GROWING_PERCENT: "-1" }), /EMULATOR_HEAP_GROWING_PERCENT/);
+    const set: string[] = [];
+    growHeapBy(150, (flags) => set.push(flags));
+    growHeapBy(0, (flags) => set.push(flags));
+    assert.deepEqual(set, ["--heap-growing-percent=150"], "set once, and not at all for 0");
   });
 
   it("checkpoints the store's log every 100 ms from a thread, and bounds it at 64 MiB (docs/architecture.md#state)", () => {
