@@ -2,9 +2,10 @@
 // by read_file, a command's output) goes into its step.delta event, which the event store keeps as JSON,
 // and then into the interaction's answer (and a stream's frame), each of which escaped it again: about
 // 1 ms of the event loop per MiB each time, plus a copy the collector must later free
-// (docs/benchmarks.md#read_file-of-1-mib). The escapes of the last long strings are kept, by the string's
-// identity (the same string object flows from the event to the step the answer is written from), in a
-// cache bounded by its total size, the strings it keeps as keys counted too.
+// (docs/benchmarks.md#read_file-of-1-mib). The escapes of the last long strings are kept, keyed by the
+// string (the same string object flows from the event to the step the answer is written from, so that
+// lookup finds it; a string of the same text from another read is found too, after a comparison of the
+// whole text), in a cache bounded by its total size, the strings it keeps as keys counted too.
 
 import { randomUUID } from "node:crypto";
 

@@ -5,8 +5,8 @@ import { createHash, randomFillSync } from "node:crypto";
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 
 /**
- * Random bytes are drawn from the system's generator 4 KiB at a time and each used once: one draw per
- * call cost more than the rest of making an ID (a tool call makes several: its call, its events).
+ * Random bytes are drawn from the system's generator 4 KiB at a time and each used once: a draw per ID
+ * cost more than the rest of making it (every tool call makes one, its call's ID).
  */
 const pool = Buffer.alloc(4096);
 let used = pool.length;
