@@ -125,8 +125,12 @@ describe("a completed interaction of many large results", () => {
       { inProcess: true, what: "30 silent stream readers" },
     );
     for (const socket of sockets) socket.destroy();
-    // Before the fix each reader had the whole interaction in its socket's buffer: 30 times its size.
-    assert.ok(peak - before < 250, `RSS grew by ${Math.round(peak - before)} MiB with 30 silent readers (from ${Math.round(before)} MiB)`);
+    // Before the fix each reader had the whole interaction in its socket's buffer: 30 times its size,
+    // 600 MiB. Now each holds one page of events, here one event of a 1 MiB result in its forms (the row
+    // read, its parse, its escape, the chunk the socket holds): 147-187 MiB for the 30, measured with this
+    // test alone, and up to 277 MiB beside other test files on two busy cores (garbage the collector has
+    // not reached yet). The bound sits between that and the defect.
+    assert.ok(peak - before < 350, `RSS grew by ${Math.round(peak - before)} MiB with 30 silent readers (from ${Math.round(before)} MiB)`);
   });
 
   it("one stream reader at full speed gets every event, and /health answers meanwhile", async () => {
