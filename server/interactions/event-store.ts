@@ -31,9 +31,7 @@ const MAX_PAGE_EVENTS = 256;
 
 export class EventStore {
   /** Prepared once: an interaction stores every event as it happens, several per tool call. */
-  private insert: Statement<[string, number, string]> | null = null;
-  /** The same insert for an event's JSON given as its UTF-8 bytes (an event with a long string). */
-  private insertBytes: Statement<[string, number, Buffer]> | null = null;
+  private insert: Statement<[string, number, string | Buffer]> | null = null;
   private sizeQuery: Statement<[string, number, number]> | null = null;
   private rangeQuery: Statement<[string, number, number]> | null = null;
 
@@ -45,20 +43,12 @@ export class EventStore {
     if (isSnapshotEvent(event)) stored = { event_type: event.event_type, event_id: event.event_id };
     // A result's long text is escaped once here and reused for the answer (common/escaped-json.ts).
     const parts = jsonPartsReusingEscapes(stored);
-    if (parts.length === 1) {
-      this.insert ??= this.db.prepare<[string, number, string]>(
-        "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, ?)",
-      );
-      this.insert.run(interactionId, seq, parts[0] as string);
-      return (parts[0] as string).length;
-    }
-    // Joined into one string, the JSON of a 1 MiB result would be one more string of its length on V8's
-    // heap, made only to be copied into SQLite: the pieces are written into one buffer instead, stored
-    // as the same text (CAST: a BLOB bound is stored as TEXT, so every reader still gets a string).
-    this.insertBytes ??= this.db.prepare<[string, number, Buffer]>(
+    // CAST: the JSON of an event with a long string is bound as its UTF-8 bytes (a BLOB), stored as the
+    // same TEXT, so every reader still gets a string; an event's JSON in one piece is TEXT already.
+    this.insert ??= this.db.prepare<[string, number, string | Buffer]>(
       "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, CAST(? AS TEXT))",
     );
-    this.insertBytes.run(interactionId, seq, utf8OfParts(parts));
+    this.insert.run(interactionId, seq, parts.length === 1 ? (parts[0] as string) : utf8OfParts(parts));
     return parts.reduce((length, part) => length + part.length, 0);
   }
 
@@ -109,7 +99,10 @@ export class EventStore {
   }
 }
 
-/** The UTF-8 bytes of the pieces' concatenation, written into one buffer. */
+/**
+ * The UTF-8 bytes of the pieces' concatenation, written into one buffer: joined into one string, the
+ * JSON of a 1 MiB result would be one more string of its length on V8's heap, made only to be copied.
+ */
 function utf8OfParts(parts: readonly string[]): Buffer {
   let size = 0;
   for (const part of parts) size += Buffer.byteLength(part);

@@ -160,8 +160,7 @@ export class WebhookStore {
 
   /** The owner's webhooks that take this event now. */
   subscribedTo(owner: string, event: string): WebhookRecord[] {
-    const rows = this.statements.get("SELECT * FROM webhooks WHERE owner = ? AND state = 'enabled' ORDER BY id").all(owner) as WebhookRow[];
-    return rows.map(webhookFromRow).filter((webhook) => (webhook.subscribedEvents as string[]).includes(event));
+    return this.enabled(owner).filter((webhook) => (webhook.subscribedEvents as string[]).includes(event));
   }
 
   /** Every webhook of the owner that is not disabled by hand (for signing deliveries to webhook_config.uris). */

@@ -163,34 +163,19 @@ export async function bytesPart(
         tally.reads += reads;
       }
     }
-    book.add(
-      FIGURE.readFile1MiBLoopCpu,
-      "CPU per `read_file` of 1 MiB: the emulator's event loop",
-      large.loopMs / large.reads,
-      "ms",
-      "lower",
-    );
-    book.add(
-      FIGURE.readFile1MiBOtherCpu,
-      "CPU per `read_file` of 1 MiB: the emulator's other threads",
-      (large.processMs - large.loopMs) / large.reads,
-      "ms",
-      "lower",
-    );
-    book.add(
-      FIGURE.readFileSmallLoopCpu,
-      "CPU per `read_file` of 10 bytes: the emulator's event loop",
-      small.loopMs / small.reads,
-      "ms",
-      "lower",
-    );
-    book.add(
-      FIGURE.readFileSmallOtherCpu,
-      "CPU per `read_file` of 10 bytes: the emulator's other threads",
-      (small.processMs - small.loopMs) / small.reads,
-      "ms",
-      "lower",
-    );
+    for (const [tally, size, loopFigure, otherFigure] of [
+      [large, "1 MiB", FIGURE.readFile1MiBLoopCpu, FIGURE.readFile1MiBOtherCpu],
+      [small, "10 bytes", FIGURE.readFileSmallLoopCpu, FIGURE.readFileSmallOtherCpu],
+    ] as const) {
+      book.add(loopFigure, `CPU per \`read_file\` of ${size}: the emulator's event loop`, tally.loopMs / tally.reads, "ms", "lower");
+      book.add(
+        otherFigure,
+        `CPU per \`read_file\` of ${size}: the emulator's other threads`,
+        (tally.processMs - tally.loopMs) / tally.reads,
+        "ms",
+        "lower",
+      );
+    }
     await api.request("DELETE", `/v1beta/environments/${reader}`);
   } finally {
     await emulator.destroy();

@@ -41,12 +41,18 @@ const liveEvents: InteractionEvent[] = [
   { event_type: "step.delta", index: 2, delta: { type: "code_execution_result", result: "started\n" } },
 ];
 
+/** A store in memory, its interactions and events, holding one running interaction. */
+function storesWithRunning(id: string) {
+  const db = openMemoryDatabase();
+  const interactions = new InteractionStore(db);
+  const events = new EventStore(db);
+  interactions.save(running(id));
+  return { db, interactions, events };
+}
+
 describe("stored events", () => {
   it("are listed in order after a given event, and deleted with their interaction", () => {
-    const db = openMemoryDatabase();
-    const interactions = new InteractionStore(db);
-    const events = new EventStore(db);
-    interactions.save(running("int_r"));
+    const { interactions, events } = storesWithRunning("int_r");
     for (const [index, event] of liveEvents.entries()) events.append("int_r", index + 1, withEventId(index + 1, event));
     assert.equal(events.lastSeq("int_r"), liveEvents.length);
     assert.deepEqual(
@@ -62,10 +68,7 @@ describe("stored events", () => {
 
 describe("stored events with a long string", () => {
   it("are stored as the same JSON text, whatever characters the string holds, and read back equal", () => {
-    const db = openMemoryDatabase();
-    const interactions = new InteractionStore(db);
-    const events = new EventStore(db);
-    interactions.save(running("int_long"));
+    const { db, events } = storesWithRunning("int_long");
     // Past LONG_STRING_CHARS, so the event is written from pieces (escaped-json.ts): ASCII, escapes,
     // two- to four-byte characters and a lone surrogate, which JSON.stringify writes as \udXXX.
     const result = `${'line "quoted"\n\t'.repeat(5000)}é€😀\ud800 end`;
@@ -85,10 +88,7 @@ describe("stored events with a long string", () => {
 
 describe("interactions interrupted by a restart", () => {
   it("end as failed with an error saying why, keeping their steps, and their stream ends properly", () => {
-    const db = openMemoryDatabase();
-    const interactions = new InteractionStore(db);
-    const events = new EventStore(db);
-    interactions.save(running("int_r"));
+    const { interactions, events } = storesWithRunning("int_r");
     for (const [index, event] of liveEvents.entries()) events.append("int_r", index + 1, withEventId(index + 1, event));
     interactions.save({ ...running("int_done"), status: "completed" });
 
