@@ -1,36 +1,40 @@
-// A long string is escaped into JSON once, not once per consumer. A tool's result of 1 MiB (a file read
-// by read_file, a command's output) goes into its step.delta event, which the event store keeps as JSON,
-// and then into the interaction's answer (and a stream's frame), each of which escaped it again: about
-// 1 ms of the event loop per MiB each time, plus a copy the collector must later free
-// (docs/benchmarks.md#read_file-of-1-mib). The escapes of the last long strings are kept, keyed by the
-// string (the same string object flows from the event to the step the answer is written from, so that
-// lookup finds it; a string of the same text from another read is found too, after a comparison of the
-// whole text), in a cache bounded by its total size, the strings it keeps as keys counted too.
+// A long string is escaped into JSON once, not once per consumer, and kept as its UTF-8 bytes. A tool's
+// result of 1 MiB (a file read by read_file, a command's output) goes into its step.delta event, which
+// the event store keeps as JSON, and then into the interaction's answer (and a stream's frame): each
+// escaped it again (about 1 ms of the event loop per MiB), then measured and encoded that escape as
+// UTF-8 to copy it out (SQLite, the socket), two more passes each (docs/benchmarks.md#read_file-of-1-mib).
+// The bytes of the last long strings' escapes are kept, keyed by the string (the same string object
+// flows from the event to the step the answer is written from, so that lookup finds it; a string of the
+// same text from another read is found too, after a comparison of the whole text), in a cache bounded
+// by its total size, the strings it keeps as keys counted too. The bytes are shared: never written to.
 
 import { randomUUID } from "node:crypto";
 
 /** A string at least this long is escaped through the cache; a shorter one costs too little to keep. */
 export const LONG_STRING_CHARS = 64 * 1024;
 /**
- * The most characters the cache keeps alive, all entries together, each counted as its string and its
- * escape (1 to 2 bytes a character): the cache holds the string too, as its key.
+ * The most the cache keeps alive, all entries together, each counted as its string's characters and its
+ * escape's bytes: the cache holds the string too, as its key.
  */
 export const CACHE_CHARS = 16 * 1024 * 1024;
 
-const cache = new Map<string, string>();
+const cache = new Map<string, Buffer>();
 let cachedChars = 0;
 /** The escape of the entry used last (the cache's last entry). */
-let newest: string | null = null;
+let newest: Buffer | null = null;
 
-/** JSON.stringify(text): from the cache when this string was escaped lately. */
-export function escapedString(text: string): string {
-  if (text.length < LONG_STRING_CHARS) return JSON.stringify(text);
+/**
+ * The UTF-8 bytes of JSON.stringify(text), from the cache when this string was escaped lately. Shared
+ * with the cache and every other caller: read them, never write to them.
+ */
+export function escapedBytes(text: string): Buffer {
+  if (text.length < LONG_STRING_CHARS) return Buffer.from(JSON.stringify(text));
   const cached = cache.get(text);
   if (cached !== undefined) {
     // Most recently used last, so the oldest entry is the first to go. Moving it costs two more lookups,
     // each of which compares the whole text with a key of its length (V8 hashes a long string by its
     // length alone) unless it is the same string: skipped when it is the last used already (its event,
-    // then its answer), compared by the escape, which is the cache's own string.
+    // then its answer), compared by the escape, which is the cache's own buffer.
     if (cached !== newest) {
       cache.delete(text);
       cache.set(text, cached);
@@ -38,7 +42,8 @@ export function escapedString(text: string): string {
     }
     return cached;
   }
-  const escaped = JSON.stringify(text);
+  // JSON.stringify escapes a lone surrogate (\udXXX), so the escape is well-formed and its UTF-8 exact.
+  const escaped = Buffer.from(JSON.stringify(text));
   if (text.length + escaped.length > CACHE_CHARS) return escaped;
   cache.set(text, escaped);
   newest = escaped;
@@ -58,18 +63,13 @@ export function escapedString(text: string): string {
 const PLACEHOLDER = `\u0000iemu-escaped-${randomUUID()}:`;
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER).slice(0, -1);
 
-/** JSON.stringify(value), with its long strings escaped through escapedString(). */
-export function stringifyReusingEscapes(value: unknown): string {
-  const parts = jsonPartsReusingEscapes(value);
-  return parts.length === 1 ? (parts[0] as string) : parts.join("");
-}
-
 /**
- * JSON.stringify(value) in pieces, in order, its long strings' escapes (through escapedString()) pieces
- * of their own: a consumer that copies the text out anyway (the event store writes it into SQLite)
- * takes it without one more string of its whole length. One piece when the value holds no long string.
+ * JSON.stringify(value) in pieces, in order: text, and its long strings' escapes as UTF-8 bytes (through
+ * escapedBytes()), pieces of their own. A consumer that copies the JSON out anyway (the event store
+ * writes it into SQLite) takes it without one more string of its whole length. One piece, the text,
+ * when the value holds no long string.
  */
-export function jsonPartsReusingEscapes(value: unknown): string[] {
+export function jsonPartsReusingEscapes(value: unknown): Array<string | Buffer> {
   const longs: string[] = [];
   const text = JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item !== "string" || item.length < LONG_STRING_CHARS) return item;
@@ -77,14 +77,14 @@ export function jsonPartsReusingEscapes(value: unknown): string[] {
     return `${PLACEHOLDER}${longs.length - 1}`;
   });
   if (longs.length === 0) return [text];
-  const parts: string[] = [];
+  const parts: Array<string | Buffer> = [];
   let from = 0;
   for (const [index, long] of longs.entries()) {
     const marker = `${PLACEHOLDER_JSON}${index}"`;
     const at = text.indexOf(marker, from);
     // Never expected (a replacer's value always lands in the text), but a wrong splice must not be stored.
     if (at < 0) return [JSON.stringify(value)];
-    parts.push(text.slice(from, at), escapedString(long));
+    parts.push(text.slice(from, at), escapedBytes(long));
     from = at + marker.length;
   }
   parts.push(text.slice(from));
@@ -92,7 +92,7 @@ export function jsonPartsReusingEscapes(value: unknown): string[] {
 }
 
 /** Forgets every kept escape (tests). */
-export function clearEscapedStrings(): void {
+export function clearEscapes(): void {
   cache.clear();
   newest = null;
   cachedChars = 0;

@@ -2,8 +2,8 @@
 // JSON.stringify would give (same text, same key order), but never as one string. A stored interaction
 // may hold tens of MiB of output; one string of it stalls the event loop while it is built and, past
 // V8's string limit (about 512 MiB), cannot be built at all ("Invalid string length"). Here the text
-// goes out in chunks of about 32 KiB (a string of up to 4 Mi characters in one piece, escaped once:
-// common/escaped-json.ts): after each the writer waits for the socket to drain when its
+// goes out in chunks of about 32 KiB (a string of up to 4 Mi characters in one piece, escaped once and
+// kept as UTF-8: common/escaped-json.ts): after each the writer waits for the socket to drain when its
 // buffer is full, and yields to the event loop, so /health and every other reader are served in between.
 //
 // A LazyArray is an array whose items are produced one at a time (steps read from the store page by
@@ -12,14 +12,17 @@
 import type { ServerResponse } from "node:http";
 import type { Writable } from "node:stream";
 import { yieldToEventLoop } from "../common/event-loop.js";
-import { escapedString } from "../common/escaped-json.js";
+import { escapedBytes } from "../common/escaped-json.js";
 import { LazyArray } from "../common/lazy-array.js";
 
 export { LazyArray };
 
-/** Where chunks go: resolves when the next one may be written, rejects when the reader went away. */
+/**
+ * Where chunks go: text, or UTF-8 bytes (a long string's escape, shared: never written to). Resolves when
+ * the next one may be written, rejects when the reader went away.
+ */
 export interface ChunkSink {
-  write(chunk: string): Promise<void>;
+  write(chunk: string | Buffer): Promise<void>;
 }
 
 /** The reader went away (or was disconnected) before the value was written whole. */
@@ -80,8 +83,8 @@ export class ChunkedWriter {
     await this.sink.write(chunk);
   }
 
-  private async push(text: string): Promise<void> {
-    if (text.length >= CHUNK_CHARS) {
+  private async push(text: string | Buffer): Promise<void> {
+    if (text.length >= CHUNK_CHARS || typeof text !== "string") {
       // A long piece goes out as it is, after what was gathered: joined with it, it would be copied.
       await this.flush();
       await this.sink.write(text);
@@ -100,7 +103,7 @@ export class ChunkedWriter {
   }
 
   private async longString(value: string): Promise<void> {
-    if (value.length <= ONE_ESCAPE_CHARS) return this.push(escapedString(value));
+    if (value.length <= ONE_ESCAPE_CHARS) return this.push(escapedBytes(value));
     await this.push('"');
     for (let start = 0; start < value.length; ) {
       let end = Math.min(start + STRING_SLICE_CHARS, value.length);
@@ -194,7 +197,7 @@ function smallJson(value: object): string | null {
  */
 export function responseSink(res: Writable, abort?: AbortSignal): ChunkSink {
   return {
-    async write(chunk: string): Promise<void> {
+    async write(chunk: string | Buffer): Promise<void> {
       if (res.destroyed || res.writableEnded || abort?.aborted) throw new ReaderGoneError("the reader went away");
       if (!res.write(chunk)) await drained(res, abort);
       await yieldToEventLoop();

@@ -17,7 +17,7 @@ export interface EventSubscriber {
   end(): void;
 }
 
-/** Stores an event; a number it returns is the length of its stored JSON (the lag count), else it is measured. */
+/** Stores an event; a number it returns is the bytes of its stored JSON (the lag count), else they are measured. */
 export type PersistEvent = (event: StreamEvent, seq: number) => unknown;
 
 /**
@@ -237,8 +237,8 @@ export class EventLog {
   }
 }
 
-/** An unstored event's size (a store: false run): its JSON, except a snapshot's, which ends or opens the log. */
+/** An unstored event's size (a store: false run): its JSON's UTF-8 bytes, except a snapshot's, which ends or opens the log. */
 function sizeOf(event: StreamEvent): number {
   if (event.event_type === "interaction.created" || event.event_type === "interaction.completed") return 0;
-  return JSON.stringify(event).length;
+  return Buffer.byteLength(JSON.stringify(event));
 }

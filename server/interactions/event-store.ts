@@ -37,19 +37,25 @@ export class EventStore {
 
   constructor(private readonly db: Db) {}
 
-  /** Stores the event; returns the length of the JSON stored for it. */
+  /** Stores the event; returns the bytes of the JSON stored for it (UTF-8). */
   append(interactionId: string, seq: number, event: StreamEvent): number {
     let stored: StoredEvent = event;
     if (isSnapshotEvent(event)) stored = { event_type: event.event_type, event_id: event.event_id };
-    // A result's long text is escaped once here and reused for the answer (common/escaped-json.ts).
+    // A result's long text is escaped once here, as UTF-8, and reused for the answer (common/escaped-json.ts).
     const parts = jsonPartsReusingEscapes(stored);
     // CAST: the JSON of an event with a long string is bound as its UTF-8 bytes (a BLOB), stored as the
     // same TEXT, so every reader still gets a string; an event's JSON in one piece is TEXT already.
     this.insert ??= this.db.prepare<[string, number, string | Buffer]>(
       "INSERT INTO interaction_events (interaction_id, seq, event) VALUES (?, ?, CAST(? AS TEXT))",
     );
-    this.insert.run(interactionId, seq, parts.length === 1 ? (parts[0] as string) : utf8OfParts(parts));
-    return parts.reduce((length, part) => length + part.length, 0);
+    const [only] = parts;
+    if (parts.length === 1 && typeof only === "string") {
+      this.insert.run(interactionId, seq, only);
+      return Buffer.byteLength(only);
+    }
+    const bytes = utf8OfParts(parts);
+    this.insert.run(interactionId, seq, bytes);
+    return bytes.length;
   }
 
   /** The events after sequence number `afterSeq`, in order (snapshot events without their interaction). */
@@ -100,15 +106,16 @@ export class EventStore {
 }
 
 /**
- * The UTF-8 bytes of the pieces' concatenation, written into one buffer: joined into one string, the
- * JSON of a 1 MiB result would be one more string of its length on V8's heap, made only to be copied.
+ * The UTF-8 bytes of the pieces' concatenation (text, and escapes already UTF-8), written into one
+ * buffer: joined into one string, the JSON of a 1 MiB result would be one more string of its length on
+ * V8's heap, made only to be copied.
  */
-function utf8OfParts(parts: readonly string[]): Buffer {
+function utf8OfParts(parts: ReadonlyArray<string | Buffer>): Buffer {
   let size = 0;
-  for (const part of parts) size += Buffer.byteLength(part);
+  for (const part of parts) size += typeof part === "string" ? Buffer.byteLength(part) : part.length;
   const bytes = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const part of parts) at += bytes.write(part, at);
+  for (const part of parts) at += typeof part === "string" ? bytes.write(part, at) : part.copy(bytes, at);
   return bytes;
 }
 

@@ -16,7 +16,7 @@ export async function readFeed(feed: EventFeed): Promise<{ events: StreamEvent[]
 
 /** The text the streaming writer makes of `value`. */
 export async function jsonText(value: unknown): Promise<string> {
-  const chunks: string[] = [];
-  await writeJson({ write: async (chunk) => void chunks.push(chunk) }, value);
-  return chunks.join("");
+  const chunks: Buffer[] = [];
+  await writeJson({ write: async (chunk) => void chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk) }, value);
+  return Buffer.concat(chunks).toString("utf8");
 }

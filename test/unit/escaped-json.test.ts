@@ -1,17 +1,12 @@
-// One escape of a long string for all its consumers (server/common/escaped-json.ts): the text is exactly
-// JSON.stringify's, whatever the value (also one that spells the placeholder's visible part), a long
-// string escaped once is not escaped again by the next consumer, and the cache stays within its bound.
+// One escape of a long string for all its consumers (server/common/escaped-json.ts): the pieces are
+// exactly JSON.stringify's text as UTF-8, whatever the value (also one that spells the placeholder's
+// visible part), a long string escaped once is not escaped again by the next consumer, and the cache
+// stays within its bound.
 
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import fc from "fast-check";
-import {
-  CACHE_CHARS,
-  clearEscapedStrings,
-  escapedString,
-  LONG_STRING_CHARS,
-  stringifyReusingEscapes,
-} from "../../server/common/escaped-json.js";
+import { CACHE_CHARS, clearEscapes, escapedBytes, jsonPartsReusingEscapes, LONG_STRING_CHARS } from "../../server/common/escaped-json.js";
 import { runs } from "../support/property-runs.js";
 
 /** Runs `work` counting the calls of JSON.stringify given a string of at least LONG_STRING_CHARS. */
@@ -30,12 +25,17 @@ function longEscapesDuring(work: () => void): number {
   return count;
 }
 
+/** The pieces of jsonPartsReusingEscapes(value) joined, as the UTF-8 a consumer copies out. */
+function jsonBytes(value: unknown): Buffer {
+  return Buffer.concat(jsonPartsReusingEscapes(value).map((part) => (typeof part === "string" ? Buffer.from(part) : part)));
+}
+
 const longText = fc
   .tuple(fc.string({ unit: "binary", maxLength: 40 }), fc.integer({ min: LONG_STRING_CHARS, max: LONG_STRING_CHARS + 500 }))
   .map(([piece, length]) => (piece === "" ? "x" : piece).repeat(Math.ceil(length / Math.max(1, piece.length))).slice(0, length));
 
 describe("escaping a long string once", () => {
-  afterEach(() => clearEscapedStrings());
+  afterEach(() => clearEscapes());
 
   it("gives JSON.stringify's text for any value, long strings (lone surrogates too) anywhere in it", () => {
     const value = fc.letrec((tie) => ({
@@ -48,7 +48,7 @@ describe("escaping a long string once", () => {
       ),
     })).node;
     fc.assert(
-      fc.property(value, (item) => assert.equal(stringifyReusingEscapes(item), JSON.stringify(item))),
+      fc.property(value, (item) => assert.deepEqual(jsonBytes(item), Buffer.from(JSON.stringify(item)))),
       runs(100),
     );
   });
@@ -56,21 +56,21 @@ describe("escaping a long string once", () => {
   it("is not fooled by a value that spells the placeholder's visible part", () => {
     const long = "y".repeat(LONG_STRING_CHARS);
     const value = { a: "\u0000iemu-escaped-", b: long, c: ["\u0000iemu-escaped-0", "\\u0000iemu-escaped-"], d: long };
-    assert.equal(stringifyReusingEscapes(value), JSON.stringify(value));
+    assert.deepEqual(jsonBytes(value), Buffer.from(JSON.stringify(value)));
   });
 
   it("escapes a long result once for the stored event and the answer written after it", () => {
     const result = 'a\n"b"'.repeat(LONG_STRING_CHARS);
     const event = { event_type: "step.delta", index: 1, delta: { type: "function_result", result } };
     const escapes = longEscapesDuring(() => {
-      stringifyReusingEscapes(event);
-      escapedString(result);
-      escapedString(result);
+      jsonBytes(event);
+      escapedBytes(result);
+      escapedBytes(result);
     });
     assert.equal(escapes, 1);
     // A short string is not kept: it costs less to escape than to look up.
     assert.equal(
-      longEscapesDuring(() => escapedString("short")),
+      longEscapesDuring(() => escapedBytes("short")),
       0,
     );
   });
@@ -79,11 +79,11 @@ describe("escaping a long string once", () => {
     // Each entry holds its string and its escape: about CACHE_CHARS / 4 together, so four fit.
     const size = Math.floor(CACHE_CHARS / 8);
     const strings = ["a", "b", "c", "d", "e"].map((letter) => letter.repeat(size - 2));
-    for (const text of strings.slice(0, 4)) escapedString(text);
+    for (const text of strings.slice(0, 4)) escapedBytes(text);
     // Used again, so "b" (not "a") is the oldest when "e" comes in.
-    escapedString(strings[0] as string);
-    escapedString(strings[4] as string);
-    const again = (text: string) => longEscapesDuring(() => escapedString(text));
+    escapedBytes(strings[0] as string);
+    escapedBytes(strings[4] as string);
+    const again = (text: string) => longEscapesDuring(() => escapedBytes(text));
     assert.equal(again(strings[0] as string), 0);
     assert.equal(again(strings[4] as string), 0);
     assert.equal(again(strings[1] as string), 1, "the least recently used entry was kept past the bound");

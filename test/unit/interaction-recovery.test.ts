@@ -75,7 +75,7 @@ describe("stored events with a long string", () => {
     assert.ok(result.length >= LONG_STRING_CHARS);
     const event = withEventId(1, { event_type: "step.delta", index: 2, delta: { type: "code_execution_result", result, is_error: false } });
     const stored = events.append("int_long", 1, event);
-    assert.equal(stored, JSON.stringify(event).length, "the length of the JSON stored");
+    assert.equal(stored, Buffer.byteLength(JSON.stringify(event)), "the bytes of the JSON stored");
     const row = db.prepare("SELECT typeof(event) AS type, event FROM interaction_events WHERE interaction_id = ?").get("int_long") as {
       type: string;
       event: string;
