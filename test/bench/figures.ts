@@ -72,6 +72,8 @@ export const FIGURE = {
   filesDownloadCpuClient: "cpu.files_download_100mib.client_ms",
   readFile1MiBInteraction: "interaction.read_file_1mib.p50_ms",
   readFileSmallInteraction: "interaction.read_file_10b.p50_ms",
+  /** This benchmark's client joining, decoding and parsing the 1 MiB read's answer (api-client.ts parseAnswer). */
+  readFileClientParse: "client.read_file_1mib_answer_parse.p50_ms",
   // The emulator's CPU per read_file: its event loop's thread, and its other threads (V8's, the store's checkpoint).
   readFile1MiBLoopCpu: "cpu.read_file_1mib.emulator_loop_ms",
   readFile1MiBOtherCpu: "cpu.read_file_1mib.emulator_other_ms",

@@ -32,6 +32,9 @@ function executorShare(channelCpu: number, shellCpu: number): string {
   return `a \`true\` through the executor costs the sandbox ${ms(channelCpu)} of CPU, a shell's spawn of the same \`/bin/true\` ${ms(shellCpu)} (the executor ${added <= 0 ? "adds nothing measurable" : `adds ${ms(added)}`}: the rest is creating the process)`;
 }
 
+/** Issue 31: a 1 MiB file through `read_file` inside an interaction, request to answer. */
+const READ_FILE_GOAL_MB_PER_S = 200;
+
 const CALL_CPU = [FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallEngine];
 const HOOKED_CALL_CPU = [FIGURE.cpuPerHookedCallEmulator, FIGURE.cpuPerHookedCallSandbox, FIGURE.cpuPerHookedCallEngine];
 
@@ -196,23 +199,31 @@ export const GOALS: Goal[] = [
     short: "1 MiB by read_file, end to end",
     title: "a 1 MiB file read by `read_file` inside an interaction (request to answer)",
     relation: ">=",
-    target: 200,
+    target: READ_FILE_GOAL_MB_PER_S,
     unit: "MB/s",
     inputs: [FIGURE.readFile1MiBInteraction],
     compute: (time) => ({ value: 1.048576 / (time / 1000), detail: `1 MiB in ${ms(time)}` }),
     bound: {
       inputs: [
         FIGURE.readFile1MiBInteraction,
-        FIGURE.channelCat,
-        FIGURE.noToolCall,
         FIGURE.readFileSmallInteraction,
+        FIGURE.channelCat,
+        FIGURE.channelTrue,
+        FIGURE.readFileClientParse,
         FIGURE.readFile1MiBLoopCpu,
         FIGURE.readFile1MiBOtherCpu,
         FIGURE.readFileSmallLoopCpu,
         FIGURE.readFileSmallOtherCpu,
       ],
-      explain: (time, cat, none, small, loop, other, smallLoop, smallOther) =>
-        `the channel carries the 1 MiB in ${ms(cat)} (a \`cat\`: a command's round trip and the bytes) and an interaction without a tool call takes ${ms(none)}: ${mbs(1.048576 / ((cat + none) / 1000))} at best with nothing else; the other ${ms(Math.max(0, time - cat - none))} are the emulator's handling of the 1 MiB result: a 10-byte \`read_file\` takes ${ms(small)}, and the emulator's event loop spends ${ms(loop)} of CPU on a read of 1 MiB against ${ms(smallLoop)} on one of 10 bytes (${ms(Math.max(0, loop - smallLoop))} for the MiB: its text decoded, its event's JSON stored in SQLite, the answer written), its other threads ${ms(other)} against ${ms(smallOther)} (V8's collector, the store's checkpoint), all on the cores the sandbox and the client share (docs/benchmarks.md#read_file-of-1-mib)`,
+      explain: (time, small, cat, channelTrue, parse, loop, other, smallLoop, smallOther) => {
+        // What the line takes with the emulator doing nothing for the MiB: a read of 10 bytes (the
+        // interaction and a tool call), the channel carrying the MiB beyond its round trip, and the client
+        // parsing an answer of 1 MiB.
+        const carried = Math.max(0, cat - channelTrue);
+        const floor = small + carried + parse;
+        const reachable = 1.048576 / (floor / 1000) >= READ_FILE_GOAL_MB_PER_S;
+        return `with nothing done for the MiB the line takes ${ms(floor)}, ${mbs(1.048576 / (floor / 1000))} at best${reachable ? "" : " (under the goal: not reachable on this machine, whatever the emulator does with the MiB)"}: a 10-byte \`read_file\` takes ${ms(small)} (the interaction and a tool call), the channel carries the MiB in ${ms(carried)} more than a command's round trip (a \`cat\` of 1 MiB ${ms(cat)}, a \`true\` ${ms(channelTrue)}), and this benchmark's client decodes and parses the 1 MiB answer in ${ms(parse)}; the other ${ms(Math.max(0, time - floor))} are the emulator's handling of the 1 MiB result: its event loop spends ${ms(loop)} of CPU on a read of 1 MiB against ${ms(smallLoop)} on one of 10 bytes (${ms(Math.max(0, loop - smallLoop))} for the MiB: its text decoded, its event's JSON stored in SQLite, the answer written), its other threads ${ms(other)} against ${ms(smallOther)} (V8's collector, the store's checkpoint), all on the cores the sandbox and the client share (docs/benchmarks.md#read_file-of-1-mib)`;
+      },
     },
   },
   {
