@@ -232,6 +232,16 @@ export function drained(res: Writable, abort?: AbortSignal): Promise<void> {
 export async function sendJson(res: ServerResponse, value: unknown, status = 200): Promise<void> {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
+  // A small answer (most are: an interaction without a long result, an environment, a list's page) goes
+  // out whole with its length, in one write with its headers: streamed, it was chunked, and its last
+  // chunk was a second write one turn of the event loop later (the turn a chunk yields after it).
+  const top = withToJson(value, "");
+  const small = top instanceof LazyArray || top === null || typeof top !== "object" ? null : smallJson(top);
+  if (small !== null) {
+    res.setHeader("Content-Length", Buffer.byteLength(small));
+    res.end(small);
+    return;
+  }
   try {
     await writeJson(responseSink(res), value);
     res.end();

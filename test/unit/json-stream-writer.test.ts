@@ -1,13 +1,15 @@
 // The streaming JSON writer (server/http/json-stream-writer.ts): the text is exactly JSON.stringify's,
 // whatever the value (__proto__ keys, lone surrogates, toJSON, undefined), lazily produced arrays are
 // read only as far as the writer got, and a socket that never drains holds the writer at one chunk
-// instead of receiving the whole value.
+// instead of receiving the whole value. sendJson answers a small value whole, with its length.
 
 import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import { Writable } from "node:stream";
 import fc from "fast-check";
-import { LazyArray, ReaderGoneError, responseSink, writeJson } from "../../server/http/json-stream-writer.js";
+import { LazyArray, ReaderGoneError, responseSink, sendJson, writeJson } from "../../server/http/json-stream-writer.js";
 import { jsonText } from "../support/read-feed.js";
 import { runs } from "../support/property-runs.js";
 
@@ -101,5 +103,37 @@ describe("the streaming JSON writer", () => {
     stop.abort();
     await assert.rejects(writing, ReaderGoneError);
     socket.destroy();
+  });
+});
+
+/** What a client receives when sendJson answers with `value`: the framing headers and the body. */
+async function sent(value: unknown): Promise<{ length?: string; encoding?: string; body: string }> {
+  const server = http.createServer((_req, res) => void sendJson(res, value));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    const length = response.headers.get("content-length") ?? undefined;
+    const encoding = response.headers.get("transfer-encoding") ?? undefined;
+    return { ...(length ? { length } : {}), ...(encoding ? { encoding } : {}), body: await response.text() };
+  } finally {
+    server.close();
+  }
+}
+
+describe("sendJson", () => {
+  it("answers a small value whole, with its length in bytes; a large one or a LazyArray in chunks", async () => {
+    const small = { id: "int_1", text: "é€😀", at: new Date(0), skipped: undefined };
+    assert.deepEqual(await sent(small), {
+      length: String(Buffer.byteLength(JSON.stringify(small))),
+      body: JSON.stringify(small),
+    });
+    // A value whose toJSON makes it small is judged by what it becomes.
+    const described = { toJSON: () => ({ shown: true }), hidden: "z".repeat(64 * 1024) };
+    assert.deepEqual(await sent(described), { length: "14", body: '{"shown":true}' });
+    const large = { text: "x".repeat(64 * 1024) };
+    assert.deepEqual(await sent(large), { encoding: "chunked", body: JSON.stringify(large) });
+    const pulled = { count: 0 };
+    assert.deepEqual(await sent({ items: new LazyArray(slowly([1, 2], pulled)) }), { encoding: "chunked", body: '{"items":[1,2]}' });
   });
 });
