@@ -13,6 +13,8 @@ export interface ConcurrencyLevel {
   healthMax: number;
   /** How long the emulator's event-loop thread waited for a core during the slowest /health, ms. */
   healthMaxCoreWait: number;
+  /** How long the /health prober's own thread waited for a core during that sample, ms. */
+  healthMaxProberWait: number;
   healthP99: number;
   healthSamples: number;
   busyCores: number;

@@ -123,6 +123,8 @@ export const FIGURE = {
   concurrencyHealthBusyCores: "concurrency.health_slowest.machine_busy.cores",
   concurrencyHealthEngineMax: "concurrency.health_slowest.engine_probe.max_ms",
   concurrencyHealthCoreWait: "concurrency.health_slowest.emulator_core_wait_ms",
+  /** The /health prober's own thread (part-concurrency.ts) waiting for a core during the slowest sample. */
+  concurrencyHealthProberWait: "concurrency.health_slowest.prober_core_wait_ms",
   concurrencyBestEmulatorCores: "concurrency.best.emulator.cores",
   concurrencyBestSandboxesCores: "concurrency.best.sandboxes.cores",
   concurrencyBestEngineCores: "concurrency.best.engine.cores",

@@ -224,9 +224,10 @@ export const CONCURRENCY_GOALS: Goal[] = [
         FIGURE.concurrencyHealthBusyCores,
         FIGURE.concurrencyHealthMax,
         FIGURE.concurrencyHealthCoreWait,
+        FIGURE.concurrencyHealthProberWait,
       ],
-      explain: (at, engine, emulator, busy, slowest, coreWait) =>
-        `/health answers from the engine's last answer while it is under 5 s old (docs/api.md), so the engine's own calls (up to ${ms(engine)} at ${at.toFixed(0)} concurrent, the slowest /health's level) are not waited for; during the slowest /health (${ms(slowest)}) the emulator's event loop waited ${ms(coreWait)} for a core (runnable, not running: its schedstat), the machine's cores taken by the level's sandboxes, the engine and the bench (${busy.toFixed(2)} busy); the emulator's process used ${emulator.toFixed(2)} of a core`,
+      explain: (at, engine, emulator, busy, slowest, coreWait, proberWait) =>
+        `/health answers from the engine's last answer while it is under 5 s old (docs/api.md), so the engine's own calls (up to ${ms(engine)} at ${at.toFixed(0)} concurrent, the slowest /health's level) are not waited for; during the slowest /health (${ms(slowest)}) the emulator's event loop waited ${ms(coreWait)} for a core (runnable, not running: its schedstat) and the prober's own thread ${ms(proberWait)}, the machine's cores taken by the level's sandboxes, the engine and the bench (${busy.toFixed(2)} busy); the emulator's process used ${emulator.toFixed(2)} of a core`,
     },
   },
 ];

@@ -1,17 +1,13 @@
 // `/health` sampled while other work runs (issue 31: "within 100 ms throughout"): one request every
-// `everyMs` on a connection of its own, each timed from request to the end of its answer.
+// `everyMs` on a connection of its own, from a thread of its own, each timed from request to the end of
+// its answer; and the engine's answer to /health's own probe, sampled the same way from this thread.
 
-import fs from "node:fs";
-import http from "node:http";
+import { Worker } from "node:worker_threads";
 import type Docker from "dockerode";
 import { sleep, withDeadline } from "./bounded.js";
 
 /** Runs `once` every `everyMs` until stopped; the time of each (a failure or 30 s counts as 30 s). */
-function sampleEvery(
-  once: () => Promise<unknown>,
-  everyMs: number,
-  cleanUp: () => void = () => undefined,
-): { stop: () => Promise<number[]> } {
+function sampleEvery(once: () => Promise<unknown>, everyMs: number): { stop: () => Promise<number[]> } {
   const times: number[] = [];
   let running = true;
   const loop = (async () => {
@@ -28,7 +24,6 @@ function sampleEvery(
     stop: async () => {
       running = false;
       await loop;
-      cleanUp();
       return times;
     },
   };
@@ -53,45 +48,73 @@ export function sampleEngineProbe(docker: Docker, containerId: string, everyMs =
   }, everyMs);
 }
 
-/**
- * `/health` every `everyMs`. With the emulator's `pid`, also how long its main thread (the event loop)
- * waited for a core during each sample, from /proc/<pid>/schedstat (runnable, not running): what the
- * machine's cores, not the emulator's work, added to that sample. 0 where /proc cannot be read.
- */
-export function sampleHealth(
-  baseUrl: string,
-  pid?: number,
-  everyMs = 50,
-): { stop: () => Promise<{ times: number[]; coreWaits: number[] }> } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const coreWaits: number[] = [];
-  const request = () =>
-    new Promise<void>((resolve, reject) => {
-      const request = http.get(new URL("/health", baseUrl), { agent }, (response) => {
-        response.resume();
-        response.on("end", () => resolve());
-        response.on("error", reject);
-      });
-      request.on("error", reject);
-    });
-  const once = async () => {
-    const before = coreWaitMs(pid);
-    try {
-      await request();
-    } finally {
-      coreWaits.push(Math.max(0, coreWaitMs(pid) - before));
-    }
-  };
-  const sampler = sampleEvery(once, everyMs, () => agent.destroy());
-  return { stop: async () => ({ times: await sampler.stop(), coreWaits }) };
+// The prober: a thread of its own with its own event loop, so that a sample is not delayed by this
+// process's main thread, which drives the load (hundreds of interactions' answers to read and parse).
+// Each sample: the time of one GET /health (a failure or 30 s counts as 30 s), how long the emulator's
+// event-loop thread waited for a core meanwhile, and how long this thread did (both from schedstat).
+const PROBER = `
+const { workerData, parentPort } = require("node:worker_threads");
+const http = require("node:http");
+const fs = require("node:fs");
+const { url, pid, everyMs } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const waited = (file) => { try { return Number(fs.readFileSync(file, "utf8").split(" ")[1]) / 1e6 || 0; } catch { return 0; } };
+const emulatorWaited = () => (pid > 0 ? waited("/proc/" + pid + "/schedstat") : 0);
+const once = () => new Promise((resolve) => {
+  const request = http.get(url, { agent, timeout: 30000 }, (response) => {
+    response.resume();
+    response.on("end", () => resolve(response.statusCode === 200));
+    response.on("error", () => resolve(false));
+  });
+  request.on("timeout", () => request.destroy());
+  request.on("error", () => resolve(false));
+});
+let running = true;
+parentPort.once("message", () => { running = false; });
+(async () => {
+  const samples = [];
+  while (running) {
+    const emulatorBefore = emulatorWaited();
+    const ownBefore = waited("/proc/thread-self/schedstat");
+    const start = process.hrtime.bigint();
+    const ms = (await once()) ? Number(process.hrtime.bigint() - start) / 1e6 : 30000;
+    samples.push([ms, Math.max(0, emulatorWaited() - emulatorBefore), Math.max(0, waited("/proc/thread-self/schedstat") - ownBefore)]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, everyMs - ms)));
+  }
+  agent.destroy();
+  parentPort.postMessage(samples);
+})();`;
+
+export interface HealthSamples {
+  /** Each sample's time, request to the end of its answer. */
+  times: number[];
+  /** How long the emulator's event loop waited for a core during each sample (0 where /proc cannot be read). */
+  coreWaits: number[];
+  /** How long the prober's own thread waited for a core during each sample. */
+  proberWaits: number[];
 }
 
-/** The run-queue wait of a process's main thread so far, in ms (schedstat's second field, ns); 0 without /proc. */
-function coreWaitMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    return Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6 || 0;
-  } catch {
-    return 0;
-  }
+/**
+ * `/health` every `everyMs`, on a connection of its own, from a thread of its own (PROBER). With the
+ * emulator's `pid`, also how long its main thread (the event loop) waited for a core during each sample:
+ * what the machine's cores, not the emulator's work, added to that sample.
+ */
+export function sampleHealth(baseUrl: string, pid?: number, everyMs = 50): { stop: () => Promise<HealthSamples> } {
+  const worker = new Worker(PROBER, { eval: true, workerData: { url: new URL("/health", baseUrl).href, pid: pid ?? 0, everyMs } });
+  const samples = new Promise<Array<[number, number, number]>>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  return {
+    stop: async () => {
+      worker.postMessage("stop");
+      const taken = await samples;
+      await worker.terminate();
+      return {
+        times: taken.map(([ms]) => ms),
+        coreWaits: taken.map(([, wait]) => wait),
+        proberWaits: taken.map(([, , own]) => own),
+      };
+    },
+  };
 }

@@ -96,7 +96,7 @@ export async function concurrencyPart(
       const sandboxesCores = ((containersCpuMs() ?? 0) - sandboxesCpuBefore) / wallMs;
       const engineCores = (engineCpuMs() - engineCpuBefore) / wallMs;
       const benchCores = (ownCpuMs() - benchCpuBefore) / wallMs;
-      const { times: healthTimes, coreWaits } = await health.stop();
+      const { times: healthTimes, coreWaits, proberWaits } = await health.stop();
       const slowest = healthTimes.indexOf(Math.max(...healthTimes));
       const engineTimes = await engine.stop();
       levels.push({
@@ -106,6 +106,7 @@ export async function concurrencyPart(
         p99: quantile(times, 0.99),
         healthMax: Math.max(...healthTimes),
         healthMaxCoreWait: coreWaits[slowest] ?? 0,
+        healthMaxProberWait: proberWaits[slowest] ?? 0,
         healthP99: quantile(healthTimes, 0.99),
         healthSamples: healthTimes.length,
         busyCores,
@@ -161,6 +162,12 @@ export async function concurrencyPart(
       FIGURE.concurrencyHealthCoreWait,
       "the emulator's event loop waiting for a core during the slowest /health (its schedstat)",
       slowestHealth.healthMaxCoreWait,
+      "ms",
+    );
+    book.add(
+      FIGURE.concurrencyHealthProberWait,
+      "the prober's own thread waiting for a core during the slowest /health (its schedstat)",
+      slowestHealth.healthMaxProberWait,
       "ms",
     );
     book.add(FIGURE.concurrencyHealthBusyCores, "the machine's busy cores at the slowest /health", slowestHealth.busyCores, "cores");

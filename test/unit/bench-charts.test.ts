@@ -71,6 +71,7 @@ describe("bench charts", () => {
       p99: 40 * (index + 1),
       healthMax: 5,
       healthMaxCoreWait: 2,
+      healthMaxProberWait: 1,
       healthP99: 3,
       healthSamples: 100,
       busyCores: 1.5,
