@@ -170,11 +170,17 @@ function startEngine(node: NodeLayout): void {
   fs.closeSync(log);
 }
 
+/**
+ * The probe's first answer given within `timeoutMs`, or undefined. An answer that came after the bound
+ * does not count: on a loaded machine one probe (a `docker` CLI run) can take longer than a short bound,
+ * and the engine may come up meanwhile; a wait of 1 ms must still end as one that was not answered.
+ */
 async function waitFor<T>(timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const result = await probe().catch(() => undefined);
-    if (result !== undefined || Date.now() >= deadline) return result;
+    if (Date.now() > deadline) return undefined;
+    if (result !== undefined) return result;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
