@@ -115,6 +115,12 @@ func (command *RunningCommand) environment() []string {
 		}
 	}
 	set(ExecMarkerVariable, command.markerEntry[len(ExecMarkerVariable)+1:])
+	// As a login sets it (login_shell.go), where neither the sandbox nor the request named one.
+	if _, named := merged["SHELL"]; !named {
+		if shell := loginShellOf(command.identity); shell != "" {
+			set("SHELL", shell)
+		}
+	}
 	// The hooks user's own HOME, whatever the environment's variables say: a HOME the sandbox user can
 	// write to would let sandbox code plant startup files in the hooks' programs.
 	if command.identity != nil && command.identity.Name != "sandbox" {

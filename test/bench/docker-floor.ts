@@ -67,6 +67,15 @@ export async function spawnCostInContainer(docker: Docker, containerId: string, 
   return loopCostInContainer(docker, containerId, "bash -c true", count);
 }
 
+/**
+ * Exports SHELL as the executor gives it to every command it starts (sandbox-image/executor-go/login_shell.go):
+ * the user's shell from /etc/passwd, unless the environment has one. Without it each `bash` of the loop
+ * would look its user up at start, which the tool call's own `bash` does not (60–80 µs more a spawn).
+ */
+// bash sets (without exporting) its SHELL variable from the passwd entry when the environment has none;
+// a POSIX sh standing in for it does not, so then the entry is read here.
+export const LOGIN_SHELL_AS_THE_EXECUTOR_SETS_IT = `login_shell=\${SHELL:-$(awk -F: -v uid="$(id -u)" '$3 == uid { print $7; exit }' /etc/passwd)}; [ -z "$login_shell" ] || export SHELL="$login_shell"`;
+
 /** A POSIX shell loop running `command` `iterations` times (the image's `bash` may be its /bin/sh standing in). */
 export function shellLoop(command: string, iterations: number): string {
   return `i=0; while [ "$i" -lt ${iterations} ]; do ${command}; i=$((i + 1)); done`;
@@ -74,7 +83,7 @@ export function shellLoop(command: string, iterations: number): string {
 
 /**
  * What one run of `command` costs (ms), timed inside the container over `count` runs in one shell loop,
- * as `user`. The loop is POSIX (the image's `bash` may be its /bin/sh standing in, docs/setup.md#what-a-base-image-must-have).
+ * as `user`, with SHELL as the executor sets it. The loop is POSIX (the image's `bash` may be its /bin/sh standing in, docs/setup.md#what-a-base-image-must-have).
  * Where the container's `date` has no nanoseconds (BusyBox prints `%N` as it is), the loop is timed from
  * here instead, less the same exec running no iteration, so the exec's own cost is still left out.
  */
@@ -86,7 +95,8 @@ export async function loopCostInContainer(
   user = "1000:1000",
 ): Promise<number> {
   const loop = async (iterations: number) => {
-    const script = `s=$(date +%s%N); ${shellLoop(command, iterations)}; e=$(date +%s%N); echo "$s $e"`;
+    // The loop's commands get the environment a tool call's command gets from the executor.
+    const script = `${LOGIN_SHELL_AS_THE_EXECUTOR_SETS_IT}; s=$(date +%s%N); ${shellLoop(command, iterations)}; e=$(date +%s%N); echo "$s $e"`;
     const started = process.hrtime.bigint();
     const output = await dockerExec(docker, containerId, ["bash", "-c", script], user);
     return { output, wallNs: process.hrtime.bigint() - started };

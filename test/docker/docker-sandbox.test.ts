@@ -74,6 +74,19 @@ describe("a Docker sandbox", () => {
     ]);
   });
 
+  it("gives each command SHELL as a login does, its user's shell from /etc/passwd, unless the request names one", async () => {
+    // printenv, not bash's $SHELL: bash sets that variable from /etc/passwd itself when the environment has none.
+    const shellOf = async (request: { runAs?: "hooks"; env?: Record<string, string> }) => {
+      const result = await channel.run({ argv: ["sh", "-c", "printenv SHELL || echo none"], ...request, ...limits });
+      return result.stdout.toString();
+    };
+    const passwdShell = (uid: number) => sh(`awk -F: '$3 == ${uid} { print $7; exit }' /etc/passwd`);
+    assert.equal(await passwdShell(1000), "/bin/bash\n");
+    assert.equal(await shellOf({}), await passwdShell(1000));
+    assert.equal(await shellOf({ runAs: "hooks" }), await passwdShell(1001));
+    assert.equal(await shellOf({ env: { SHELL: "/bin/sh" } }), "/bin/sh\n");
+  });
+
   it("leaves the image's own folders to root", async () => {
     assert.equal(await sh("stat -c '%U' / /tmp /etc"), "root\nroot\nroot\n");
   });
