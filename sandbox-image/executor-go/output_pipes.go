@@ -80,6 +80,14 @@ func newOutputPipes() (pipes *OutputPipes, stdoutWrite, stderrWrite int, err err
 	return pipes, stdoutWrite, stderrWrite, nil
 }
 
+// outputBufferBytes is what one read of a pipe takes at most: a pipe's default capacity.
+const outputBufferBytes = 64 * 1024
+
+// outputBuffers are the pumps' read buffers, kept between commands: one made and zeroed for each
+// command was the largest allocation of a tool call, and the garbage collector's work that goes with
+// it (docs/benchmarks.md#the-executors-output-buffer).
+var outputBuffers = sync.Pool{New: func() any { return new([outputBufferBytes]byte) }}
+
 // pump forwards output until both pipes reach end of file or abandon is called, then closes every
 // descriptor it holds. Each turn reads at most one chunk per ready pipe, stdout first. The pipes are
 // watched by an epoll instance of their own, which the runtime's poller waits on in turn: no thread is
@@ -87,7 +95,9 @@ func newOutputPipes() (pipes *OutputPipes, stdoutWrite, stderrWrite int, err err
 // set up, one thread waits in ppoll as before.
 func (pipes *OutputPipes) pump(forward func(stream string, chunk []byte)) {
 	defer pipes.close()
-	buffer := make([]byte, 64*1024)
+	buffer := outputBuffers.Get().(*[outputBufferBytes]byte)[:]
+	// forward has written each chunk before it returns: nothing refers to the buffer once pump ends.
+	defer outputBuffers.Put((*[outputBufferBytes]byte)(buffer))
 	if watch := pipes.pollerWatch(); watch != nil {
 		defer watch.Close()
 		if raw, err := watch.SyscallConn(); err == nil {
