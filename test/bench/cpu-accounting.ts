@@ -17,6 +17,8 @@ const ENGINE_PROCESSES = new Set(["dockerd", "containerd", "containerd-shim", "c
 export interface CpuReading {
   emulatorMs: number;
   sandboxMs: number;
+  /** Of sandboxMs, the executor's own processes (executorCpuMs); the rest is the commands they made. */
+  executorMs: number;
   engineMs: number;
 }
 
@@ -42,12 +44,6 @@ export function engineCpuMs(shimPid?: number): number {
   return total;
 }
 
-/** The shim of a running container: the parent of its first process. */
-export async function shimOf(docker: Docker, containerId: string): Promise<number | undefined> {
-  const pid = (await docker.getContainer(containerId).inspect()).State.Pid;
-  return pid > 0 ? readStat(pid)?.parentPid : undefined;
-}
-
 /** CPU time (ms) of everything in a container's cgroup, as the engine counts it. */
 export async function containerCpuMs(docker: Docker, containerId: string): Promise<number> {
   const stats = (await docker.getContainer(containerId).stats({ stream: false })) as {
@@ -58,10 +54,45 @@ export async function containerCpuMs(docker: Docker, containerId: string): Promi
   return nanoseconds / 1e6;
 }
 
-/** A reading now: the emulator (pid), the sandbox (container) and the engine (its daemons and that container's shim). */
+/** The executor's processes show its binary's name, cut to the 15 characters a process name keeps. */
+const EXECUTOR_PROCESS_NAME = "sandbox-executor".slice(0, 15);
+
+/**
+ * CPU time (ms) of the executor's own processes in a container (the keep-alive, each channel's executor,
+ * their file workers), without the commands they started: the processes under the container's first one
+ * that run the executor's binary, each without its reaped children. 0 when the container is not running.
+ */
+export function executorCpuMs(initPid: number): number {
+  const children = new Map<number, number[]>();
+  const stats = new Map<number, { name: string; ownCpuMs: number }>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (!stat) continue;
+    stats.set(Number(entry), stat);
+    children.set(stat.parentPid, [...(children.get(stat.parentPid) ?? []), Number(entry)]);
+  }
+  let total = 0;
+  const pending = [...(children.get(initPid) ?? [])];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    const stat = stats.get(pid);
+    if (stat?.name === EXECUTOR_PROCESS_NAME) total += stat.ownCpuMs;
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/**
+ * A reading now: the emulator (pid), the sandbox (container; of it, the executor's own processes) and the
+ * engine (its daemons and that container's shim).
+ */
 export async function readCpu(docker: Docker, emulatorPid: number, containerId: string): Promise<CpuReading> {
+  const initPid = (await docker.getContainer(containerId).inspect()).State.Pid;
   const sandboxMs = await containerCpuMs(docker, containerId);
-  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, engineMs: engineCpuMs(await shimOf(docker, containerId)) };
+  const executorMs = initPid > 0 ? executorCpuMs(initPid) : 0;
+  // The container's shim: the parent of its first process.
+  const shim = initPid > 0 ? readStat(initPid)?.parentPid : undefined;
+  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, executorMs, engineMs: engineCpuMs(shim) };
 }
 
 /** What each used between two readings, per unit of work. */
@@ -69,6 +100,7 @@ export function cpuPerUnit(before: CpuReading, after: CpuReading, units: number)
   return {
     emulatorMs: (after.emulatorMs - before.emulatorMs) / units,
     sandboxMs: (after.sandboxMs - before.sandboxMs) / units,
+    executorMs: (after.executorMs - before.executorMs) / units,
     engineMs: (after.engineMs - before.engineMs) / units,
   };
 }

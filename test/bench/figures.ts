@@ -31,9 +31,12 @@ export const FIGURE = {
   // What bounds a goal the emulator misses (goals.ts, `bound`): measured in the same run.
   cpuPerCallEmulator: "cpu.per_tool_call.emulator_ms",
   cpuPerCallSandbox: "cpu.per_tool_call.sandbox_ms",
+  /** Of the sandbox's, the executor's own processes (the keep-alive, the executor, its file worker); the rest is the command's. */
+  cpuPerCallExecutor: "cpu.per_tool_call.sandbox_executor_ms",
   cpuPerCallEngine: "cpu.per_tool_call.engine_ms",
   cpuPerHookedCallEmulator: "cpu.per_hooked_tool_call.emulator_ms",
   cpuPerHookedCallSandbox: "cpu.per_hooked_tool_call.sandbox_ms",
+  cpuPerHookedCallExecutor: "cpu.per_hooked_tool_call.sandbox_executor_ms",
   cpuPerHookedCallEngine: "cpu.per_hooked_tool_call.engine_ms",
   executorStartInSandbox: "floor.executor_start_in_container.ms",
   engineCarries1MiB: "floor.docker_exec_carries_1mib.p50_ms",

@@ -113,25 +113,35 @@ async function cpuProfileOfCalls(
   hooked: string,
 ): Promise<void> {
   const docker = new Docker();
-  const rows: Array<[string, string, string, string, string]> = [
-    ["`true`", plain, FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallEngine],
-    [
-      "`true` with one command hook",
-      hooked,
-      FIGURE.cpuPerHookedCallEmulator,
-      FIGURE.cpuPerHookedCallSandbox,
-      FIGURE.cpuPerHookedCallEngine,
-    ],
+  const rows: Array<{ label: string; environmentId: string; emulator: string; sandbox: string; executor: string; engine: string }> = [
+    {
+      label: "`true`",
+      environmentId: plain,
+      emulator: FIGURE.cpuPerCallEmulator,
+      sandbox: FIGURE.cpuPerCallSandbox,
+      executor: FIGURE.cpuPerCallExecutor,
+      engine: FIGURE.cpuPerCallEngine,
+    },
+    {
+      label: "`true` with one command hook",
+      environmentId: hooked,
+      emulator: FIGURE.cpuPerHookedCallEmulator,
+      sandbox: FIGURE.cpuPerHookedCallSandbox,
+      executor: FIGURE.cpuPerHookedCallExecutor,
+      engine: FIGURE.cpuPerHookedCallEngine,
+    },
   ];
   const lines: string[] = [];
-  for (const [label, environmentId, emulatorId, sandboxId, engineId] of rows) {
-    const container = `iemu-${emulator.instance}-${environmentId}`;
-    const cpu = await cpuPerCall(api, environmentId, 10, () => readCpu(docker, emulator.process.pid, container));
-    book.add(emulatorId, `CPU per tool call ${label}: the emulator`, cpu.emulatorMs, "ms");
-    book.add(sandboxId, `CPU per tool call ${label}: its sandbox`, cpu.sandboxMs, "ms");
-    book.add(engineId, `CPU per tool call ${label}: the Docker engine`, cpu.engineMs, "ms");
+  for (const row of rows) {
+    const { label } = row;
+    const container = `iemu-${emulator.instance}-${row.environmentId}`;
+    const cpu = await cpuPerCall(api, row.environmentId, 10, () => readCpu(docker, emulator.process.pid, container));
+    book.add(row.emulator, `CPU per tool call ${label}: the emulator`, cpu.emulatorMs, "ms");
+    book.add(row.sandbox, `CPU per tool call ${label}: its sandbox`, cpu.sandboxMs, "ms");
+    book.add(row.executor, `CPU per tool call ${label}: of its sandbox's, the executor's own processes`, cpu.executorMs, "ms");
+    book.add(row.engine, `CPU per tool call ${label}: the Docker engine`, cpu.engineMs, "ms");
     lines.push(
-      `  ${label.padEnd(30)} wall ${cpu.wallMs.toFixed(2)} ms · CPU: emulator ${cpu.emulatorMs.toFixed(2)} ms, sandbox ${cpu.sandboxMs.toFixed(2)} ms, Docker engine ${cpu.engineMs.toFixed(2)} ms`,
+      `  ${label.padEnd(30)} wall ${cpu.wallMs.toFixed(2)} ms · CPU: emulator ${cpu.emulatorMs.toFixed(2)} ms, sandbox ${cpu.sandboxMs.toFixed(2)} ms (the executor's own processes ${cpu.executorMs.toFixed(2)} ms), Docker engine ${cpu.engineMs.toFixed(2)} ms`,
     );
   }
   book.addNote(`Where a tool call's CPU goes (${MANY_CALLS}-call interactions, 10 of each, per call)`, lines);

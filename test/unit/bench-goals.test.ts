@@ -249,9 +249,11 @@ describe("bench goals", () => {
       channelTrue: 2.5,
       cpuPerCallEmulator: 2,
       cpuPerCallSandbox: 1.9,
+      cpuPerCallExecutor: 0.6,
       cpuPerCallEngine: 0.9,
       cpuPerHookedCallEmulator: 3,
       cpuPerHookedCallSandbox: 3.5,
+      cpuPerHookedCallExecutor: 0.9,
       cpuPerHookedCallEngine: 1.5,
       executorStartInSandbox: 4,
       engineCarries1MiB: 6,
@@ -285,15 +287,15 @@ describe("bench goals", () => {
     assert.equal(call.status, "FAIL");
     assert.equal(
       call.bound,
-      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 21.1× at most; the call's command alone, a `bash -c true` spawn, takes 1.50 ms: 26.7× at most with nothing else in the call; the executor channel's `true` alone takes 2.50 ms (16.0×); a `true` through the executor costs the sandbox 1.20 ms of CPU, a shell's spawn of the same `/bin/true` 1.00 ms (the executor adds 0.20 ms: the rest is creating the process); CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
+      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 21.1× at most; the call's command alone, a `bash -c true` spawn, takes 1.50 ms: 26.7× at most with nothing else in the call; the executor channel's `true` alone takes 2.50 ms (16.0×); a `true` through the executor costs the sandbox 1.20 ms of CPU, a shell's spawn of the same `/bin/true` 1.00 ms (the executor adds 0.20 ms: the rest is creating the process); CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor's own processes 0.60 ms, the command's 1.30 ms), Docker engine 0.90 ms",
     );
     assert.match(
       byId(outcomes, "hooked-call-vs-two-spawns").bound!,
-      /3\.50 ms of CPU per call on its one CPU .*, so 1\.2× two spawns at least; the hook is a second command, 3\.50 ms more than the call alone, and two channel `true`s take 5\.00 ms \(1\.7× two spawns\); a `true` through the executor costs the sandbox 1\.20 ms/,
+      /3\.50 ms of CPU per call on its one CPU .*, so 1\.2× two spawns at least; the hook is a second command, 3\.50 ms more than the call alone, and two channel `true`s take 5\.00 ms \(1\.7× two spawns\); a `true` through the executor costs the sandbox 1\.20 ms.*sandbox 3\.50 ms \(the executor's own processes 0\.90 ms, the command's 2\.60 ms\)/,
     );
     assert.equal(
       byId(outcomes, "tool-call-vs-spawn").bound,
-      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 1.3× the spawn at least; beyond the sandbox's CPU the call takes 3.10 ms: its path through the emulator, which spends 2.00 ms of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames), and its hand-offs between the emulator, the executor and the command (at least four), each a thread woken on another core, which takes 25 µs on this machine and 43 µs once that core has idled 1 ms (0.14 ms for four, half of them idle); the channel's `true` (`/bin/true`, no shell) alone takes 2.50 ms; CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor, its file worker, the command), Docker engine 0.90 ms",
+      "the sandbox spends 1.90 ms of CPU per call on its one CPU (EMULATOR_SANDBOX_CPUS), so 1.3× the spawn at least; beyond the sandbox's CPU the call takes 3.10 ms: its path through the emulator, which spends 2.00 ms of CPU per call (the steps' events stored, the hooks' trace and coverage, the channel's frames), and its hand-offs between the emulator, the executor and the command (at least four), each a thread woken on another core, which takes 25 µs on this machine and 43 µs once that core has idled 1 ms (0.14 ms for four, half of them idle); the channel's `true` (`/bin/true`, no shell) alone takes 2.50 ms; CPU per call: emulator 2.00 ms, sandbox 1.90 ms (the executor's own processes 0.60 ms, the command's 1.30 ms), Docker engine 0.90 ms",
     );
     assert.equal(
       byId(outcomes, "new-environment-without-pool").bound,
