@@ -13,8 +13,8 @@ package main
 // executor's arguments; one that does not is closed. Then an executor starts with the connection as its
 // stdin and stdout (as `docker exec` gave it before): the same frames, flow windows and egress streams.
 //
-// The keep-alive keeps its own copy of the connection and watches it for the peer's hang-up (epoll,
-// EPOLLRDHUP: nothing is read from it). An executor still running 2 s after the emulator closed its end
+// The keep-alive keeps its own copy of the connection, out of the Go runtime's poller (which would wake
+// it at every frame), and watches it for the peer's hang-up (epoll, EPOLLRDHUP: nothing is read from it). An executor still running 2 s after the emulator closed its end
 // (a clean close ends it at once: its stdin ends) is taken for wedged: SIGCONT, SIGTERM (it kills its
 // commands' process trees and exits), SIGKILL 2 s later. This is what reapExecutor did through the
 // engine before.
@@ -117,6 +117,16 @@ func serveChannelConnection(conn channelConn, secretPath string) {
 		conn.Close()
 		return
 	}
+	watch, err := unpolledCopy(conn)
+	// The connection itself goes now (the socket stays open in the executor's copy and in `watch`): the
+	// runtime's poller watched it, edge-triggered, so every frame the emulator sent and every write the
+	// executor made woke this process too, for nothing (two or three wake-ups a tool call).
+	conn.Close()
+	if err != nil {
+		logDiagnostic("channel connection: %v", err)
+		file.Close()
+		return
+	}
 	// The keep-alive's own path (the container's command names it in full): where an executor installed
 	// over an older one (the upgrade path) lies, so the next connection starts the new one.
 	command := exec.Command(os.Args[0], preamble.Argv...)
@@ -125,15 +135,40 @@ func serveChannelConnection(conn channelConn, secretPath string) {
 	file.Close()
 	if err != nil {
 		logDiagnostic("channel connection: cannot start the executor: %v", err)
-		conn.Close()
+		syscall.Close(watch)
 		return
 	}
 	exited := make(chan struct{})
-	go endWhenHungUp(conn, command.Process, exited)
+	go endWhenHungUp(watch, command.Process, exited)
 	_ = command.Wait()
 	close(exited)
 	// Only now does the emulator see the connection end: the executor's copy is closed, and this one.
-	conn.Close()
+	syscall.Close(watch)
+}
+
+// unpolledCopy is a copy of the connection's descriptor that the runtime's poller does not watch, closed
+// on exec (no executor or command may inherit it): what the keep-alive keeps to watch for the hang-up.
+func unpolledCopy(conn channelConn) (int, error) {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	copied := -1
+	var dupErr error
+	if err := raw.Control(func(fd uintptr) {
+		copied, dupErr = fcntlDupCloseOnExec(int(fd))
+	}); err != nil {
+		return -1, err
+	}
+	return copied, dupErr
+}
+
+func fcntlDupCloseOnExec(fd int) (int, error) {
+	copied, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(copied), nil
 }
 
 func readChannelPreamble(conn channelConn, secretPath string) (*channelPreamble, error) {
@@ -177,8 +212,8 @@ func readChannelPreamble(conn channelConn, secretPath string) (*channelPreamble,
 
 // endWhenHungUp waits for the emulator to close its end (or for the executor to exit first), then gives
 // the executor channelHangupGrace to end by itself before ending it.
-func endWhenHungUp(conn channelConn, process *os.Process, exited <-chan struct{}) {
-	if !waitForHangup(conn, exited) {
+func endWhenHungUp(fd int, process *os.Process, exited <-chan struct{}) {
+	if !waitForHangup(fd, exited) {
 		return
 	}
 	select {
@@ -195,8 +230,9 @@ func endWhenHungUp(conn channelConn, process *os.Process, exited <-chan struct{}
 	}
 }
 
-// waitForHangup blocks until the peer shut its end down (true) or the executor exited (false).
-func waitForHangup(conn channelConn, exited <-chan struct{}) bool {
+// waitForHangup blocks until the peer shut its end of the connection (fd) down (true) or the executor
+// exited (false).
+func waitForHangup(fd int, exited <-chan struct{}) bool {
 	epoll, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		logDiagnostic("channel connection: epoll: %v", err)
@@ -204,16 +240,8 @@ func waitForHangup(conn channelConn, exited <-chan struct{}) bool {
 		return false
 	}
 	defer syscall.Close(epoll)
-	raw, err := conn.SyscallConn()
-	if err == nil {
-		controlErr := raw.Control(func(fd uintptr) {
-			event := syscall.EpollEvent{Events: syscall.EPOLLRDHUP, Fd: int32(fd)}
-			err = syscall.EpollCtl(epoll, syscall.EPOLL_CTL_ADD, int(fd), &event)
-		})
-		if err == nil {
-			err = controlErr
-		}
-	}
+	event := syscall.EpollEvent{Events: syscall.EPOLLRDHUP, Fd: int32(fd)}
+	err = syscall.EpollCtl(epoll, syscall.EPOLL_CTL_ADD, fd, &event)
 	if err != nil {
 		logDiagnostic("channel connection: watching for hang-up: %v", err)
 		<-exited

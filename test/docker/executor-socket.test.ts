@@ -166,6 +166,24 @@ describe("the channel's socket folder and secret", unlessGvisor("the gVisor keep
     other.close();
   });
 
+  it("leaves the keep-alive asleep while the channel carries frames (its copy of the connection is out of Go's poller)", async () => {
+    // The executor's parent is the keep-alive: the times its threads went to sleep, all of them.
+    const sleeps = async () => {
+      const result = await channel.run({
+        argv: ["sh", "-c", "cat /proc/$(awk '/^PPid/{print $2}' /proc/$PPID/status)/task/*/status | awk '/^voluntary_ctxt_switches/{n+=$2} END{print n}'"],
+        timeoutMs: 10_000,
+        maxOutputBytes: 1000,
+      });
+      return Number(result.stdout.toString());
+    };
+    const before = await sleeps();
+    const runs = 200;
+    for (let run = 0; run < runs; run++) await channel.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1000 });
+    const woken = (await sleeps()) - before;
+    // Watched by the runtime's poller, it woke two or three times a command (each frame in, each write out).
+    assert.ok(woken < runs / 5, `the keep-alive woke ${woken} times for ${runs} commands`);
+  });
+
   it("removes the sandbox's channel folder with the sandbox", async () => {
     const extra = await runtime.create({ environmentId: "env_itestsocketgone", owner: "owner", files: [] });
     const folder = runtime.channelFolderOf(extra.environmentId)!;
