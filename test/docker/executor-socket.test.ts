@@ -170,7 +170,11 @@ describe("the channel's socket folder and secret", unlessGvisor("the gVisor keep
     // The executor's parent is the keep-alive: the times its threads went to sleep, all of them.
     const sleeps = async () => {
       const result = await channel.run({
-        argv: ["sh", "-c", "cat /proc/$(awk '/^PPid/{print $2}' /proc/$PPID/status)/task/*/status | awk '/^voluntary_ctxt_switches/{n+=$2} END{print n}'"],
+        argv: [
+          "sh",
+          "-c",
+          "cat /proc/$(awk '/^PPid/{print $2}' /proc/$PPID/status)/task/*/status | awk '/^voluntary_ctxt_switches/{n+=$2} END{print n}'",
+        ],
         timeoutMs: 10_000,
         maxOutputBytes: 1000,
       });
