@@ -14,10 +14,10 @@ package main
 // stdin and stdout (as `docker exec` gave it before): the same frames, flow windows and egress streams.
 //
 // The keep-alive keeps its own copy of the connection, out of the Go runtime's poller (which would wake
-// it at every frame), and watches it for the peer's hang-up (epoll, EPOLLRDHUP: nothing is read from it). An executor still running 2 s after the emulator closed its end
-// (a clean close ends it at once: its stdin ends) is taken for wedged: SIGCONT, SIGTERM (it kills its
-// commands' process trees and exits), SIGKILL 2 s later. This is what reapExecutor did through the
-// engine before.
+// it at every frame), and watches it for the peer's hang-up (epoll, EPOLLRDHUP: nothing is read from
+// it). An executor still running 2 s after the emulator closed its end (a clean close ends it at once:
+// its stdin ends) is taken for wedged: SIGCONT, SIGTERM (it kills its commands' process trees and
+// exits), SIGKILL 2 s later. This is what reapExecutor did through the engine before.
 
 import (
 	"crypto/subtle"
