@@ -60,7 +60,8 @@ const EXECUTOR_PROCESS_NAME = "sandbox-executor".slice(0, 15);
 /**
  * CPU time (ms) of the executor's own processes in a container (the keep-alive, each channel's executor,
  * their file workers), without the commands they started: the processes under the container's first one
- * that run the executor's binary, each without its reaped children. 0 when the container is not running.
+ * that run the executor's binary, each without its reaped children. 0 when the container is not running,
+ * or where the host does not see a container's processes as its own (gVisor's sandboxes).
  */
 export function executorCpuMs(initPid: number): number {
   const children = new Map<number, number[]>();
@@ -70,7 +71,9 @@ export function executorCpuMs(initPid: number): number {
     const stat = readStat(Number(entry));
     if (!stat) continue;
     stats.set(Number(entry), stat);
-    children.set(stat.parentPid, [...(children.get(stat.parentPid) ?? []), Number(entry)]);
+    const siblings = children.get(stat.parentPid);
+    if (siblings) siblings.push(Number(entry));
+    else children.set(stat.parentPid, [Number(entry)]);
   }
   let total = 0;
   const pending = [...(children.get(initPid) ?? [])];
