@@ -154,6 +154,14 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: swarmUnavailable() },
       filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled=false"] },
     })) as Array<{ ID: string }>;
     assert.equal(environments.length, 2, "the two environments above, each a service of this instance");
+    // The pool's refill after the last take: its waiting sandbox is the third.
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const health = (await (await fetch(`${API}/health`)).json()) as { pool?: { ready: number } };
+      if ((health.pool?.ready ?? 0) >= 1) break;
+      assert.ok(Date.now() < deadline, "the stack's emulator refilled no warm sandbox within 120 s");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     const sandboxes = (await manager.listServices({
       filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled"] },
     })) as Array<{ ID: string }>;
