@@ -71,9 +71,9 @@ export async function spawnCostInContainer(docker: Docker, containerId: string, 
  * Exports SHELL as the executor gives it to every command it starts (sandbox-image/executor-go/login_shell.go):
  * the user's shell from /etc/passwd, unless the environment has one. Without it each `bash` of the loop
  * would look its user up at start, which the tool call's own `bash` does not (60–80 µs more a spawn).
+ * bash sets (without exporting) its SHELL variable from the passwd entry when the environment has none;
+ * a POSIX sh standing in for it does not, so then the entry is read here.
  */
-// bash sets (without exporting) its SHELL variable from the passwd entry when the environment has none;
-// a POSIX sh standing in for it does not, so then the entry is read here.
 export const LOGIN_SHELL_AS_THE_EXECUTOR_SETS_IT = `login_shell=\${SHELL:-$(awk -F: -v uid="$(id -u)" '$3 == uid { print $7; exit }' /etc/passwd)}; [ -z "$login_shell" ] || export SHELL="$login_shell"`;
 
 /** A POSIX shell loop running `command` `iterations` times (the image's `bash` may be its /bin/sh standing in). */

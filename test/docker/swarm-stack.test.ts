@@ -29,6 +29,17 @@ const CLUSTER_MEMORY_MB = 6144;
 
 const script = (calls: unknown[]): string => `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 
+/** The warm sandboxes the stack's emulator holds, once it holds one or 120 s have passed (its /health). */
+async function warmSandboxes(): Promise<number> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const health = (await (await fetch(`${API}/health`)).json()) as { pool?: { ready: number } };
+    const ready = health.pool?.ready ?? 0;
+    if (ready >= 1 || Date.now() >= deadline) return ready;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 describe("deploy/swarm.yml on a three-node swarm", { skip: swarmUnavailable() }, () => {
   let images: StackImages;
   let cluster: SwarmCluster;
@@ -70,14 +81,7 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: swarmUnavailable() },
   });
 
   it("takes a new environment from the warm pool: the pool's waiting service becomes the environment's", async () => {
-    const deadline = Date.now() + 120_000;
-    let ready = 0;
-    while (ready < 1 && Date.now() < deadline) {
-      const health = (await (await fetch(`${API}/health`)).json()) as { pool?: { ready: number } };
-      ready = health.pool?.ready ?? 0;
-      if (ready < 1) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    assert.equal(ready, 1, "the stack's emulator kept no warm sandbox (EMULATOR_POOL_SIZE 1) within 120 s");
+    assert.equal(await warmSandboxes(), 1, "the stack's emulator kept no warm sandbox (EMULATOR_POOL_SIZE 1) within 120 s");
     const pooled = (await manager.listServices({
       filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled=true"] },
     })) as Array<{ ID: string }>;
@@ -155,13 +159,7 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: swarmUnavailable() },
     })) as Array<{ ID: string }>;
     assert.equal(environments.length, 2, "the two environments above, each a service of this instance");
     // The pool's refill after the last take: its waiting sandbox is the third.
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const health = (await (await fetch(`${API}/health`)).json()) as { pool?: { ready: number } };
-      if ((health.pool?.ready ?? 0) >= 1) break;
-      assert.ok(Date.now() < deadline, "the stack's emulator refilled no warm sandbox within 120 s");
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    assert.equal(await warmSandboxes(), 1, "the stack's emulator refilled no warm sandbox within 120 s");
     const sandboxes = (await manager.listServices({
       filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled"] },
     })) as Array<{ ID: string }>;
