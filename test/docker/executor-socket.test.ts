@@ -10,6 +10,7 @@ import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { GoogleGenAI } from "@google/genai";
+import Docker from "dockerode";
 import {
   CHANNEL_FOLDER,
   CHANNEL_SECRET_FILE,
@@ -19,7 +20,7 @@ import {
 } from "../../sandbox-image/executor/protocol.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import type { SandboxChannel, SandboxHandle } from "../../server/sandbox/runtime.js";
-import { removeAllSandboxes, testDockerRuntime, unlessGvisor } from "../support/docker-fixture.js";
+import { execAsRoot, removeAllSandboxes, testDockerRuntime, unlessGvisor } from "../support/docker-fixture.js";
 import { startDockerRelay, type DockerRelay } from "../support/docker-relay.js";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process.js";
 import { bash, KEY, resultsOf, runIn, script, sdk, AGENT, type Interaction } from "../support/fault-harness.js";
@@ -45,6 +46,20 @@ async function environmentWithBigFile(ai: GoogleGenAI): Promise<{ environmentId:
   })) as Interaction;
   assert.equal(made.status, "completed", JSON.stringify(made.errors));
   return { environmentId: made.environment_id!, parent: resultsOf(made)[0]! };
+}
+
+/** How many times the keep-alive's threads went to sleep so far (the executor serving `channel` is its child). */
+async function keepAliveSleeps(channel: SandboxChannel): Promise<number> {
+  const result = await channel.run({
+    argv: [
+      "sh",
+      "-c",
+      "cat /proc/$(awk '/^PPid/{print $2}' /proc/$PPID/status)/task/*/status | awk '/^voluntary_ctxt_switches/{n+=$2} END{print n}'",
+    ],
+    timeoutMs: 10_000,
+    maxOutputBytes: 1000,
+  });
+  return Number(result.stdout.toString());
 }
 
 describe("the executor's channel over the sandbox's socket", unlessGvisor("the gVisor keep-alive serves no socket"), () => {
@@ -167,25 +182,44 @@ describe("the channel's socket folder and secret", unlessGvisor("the gVisor keep
   });
 
   it("leaves the keep-alive asleep while the channel carries frames (its copy of the connection is out of Go's poller)", async () => {
-    // The executor's parent is the keep-alive: the times its threads went to sleep, all of them.
-    const sleeps = async () => {
-      const result = await channel.run({
-        argv: [
-          "sh",
-          "-c",
-          "cat /proc/$(awk '/^PPid/{print $2}' /proc/$PPID/status)/task/*/status | awk '/^voluntary_ctxt_switches/{n+=$2} END{print n}'",
-        ],
-        timeoutMs: 10_000,
-        maxOutputBytes: 1000,
-      });
-      return Number(result.stdout.toString());
-    };
-    const before = await sleeps();
+    const before = await keepAliveSleeps(channel);
     const runs = 200;
     for (let run = 0; run < runs; run++) await channel.run({ argv: ["true"], timeoutMs: 10_000, maxOutputBytes: 1000 });
-    const woken = (await sleeps()) - before;
+    const woken = (await keepAliveSleeps(channel)) - before;
     // Watched by the runtime's poller, it woke two or three times a command (each frame in, each write out).
     assert.ok(woken < runs / 5, `the keep-alive woke ${woken} times for ${runs} commands`);
+  });
+
+  it("leaves an idle sandbox's keep-alive asleep: no timer wakes it while its channel is open and idle", async () => {
+    // What the tests before left (a closed connection's grace, Go's collector) settles first.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const before = await keepAliveSleeps(channel);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const woken = (await keepAliveSleeps(channel)) - before;
+    // Watching for the hang-up with a timed wait (500 ms), it and Go's monitor thread woke about nine
+    // times a second: 27 in these 3 s, for each live environment.
+    assert.ok(woken <= 3, `the idle keep-alive woke ${woken} times in 3 s`);
+  });
+
+  it("ends an executor that does not end by itself once the emulator hangs up", async () => {
+    const second = await runtime.connect(handle);
+    const executor = Number(
+      (await second.run({ argv: ["sh", "-c", "echo $PPID"], timeoutMs: 10_000, maxOutputBytes: 100 })).stdout.toString(),
+    );
+    const container = new Docker().getContainer(handle.sandboxId);
+    const alive = async () => (await execAsRoot(container, ["kill", "-0", String(executor)])).exitCode === 0;
+    assert.ok(await alive());
+    // Stopped, it reads nothing: only the keep-alive, seeing the hang-up, can end it (SIGCONT and SIGTERM
+    // after 2 s, SIGKILL 2 s later).
+    assert.equal((await execAsRoot(container, ["kill", "-STOP", String(executor)])).exitCode, 0);
+    second.close();
+    const deadline = Date.now() + 15_000;
+    while ((await alive()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await alive(), false, "the executor outlived its channel");
+    // The keep-alive still serves the socket.
+    const third = await runtime.connect(handle);
+    assert.equal((await third.ping()).version, PROTOCOL_VERSION);
+    third.close();
   });
 
   it("removes the sandbox's channel folder with the sandbox", async () => {
