@@ -138,11 +138,18 @@ func serveChannelConnection(conn channelConn, secretPath string) {
 		syscall.Close(watch)
 		return
 	}
-	exited := make(chan struct{})
-	// Opened before Wait can reap the executor, so the descriptor is surely this process's.
-	go endWhenHungUp(watch, command.Process, exitDescriptor(command.Process.Pid), exited)
-	_ = command.Wait()
-	close(exited)
+	// Made before Wait can reap the executor (channel_watch.go).
+	if supervisor, err := newChannelWatch(watch, command.Process.Pid); err == nil {
+		supervisor.supervise(command.Process)
+		supervisor.close()
+		// At once: the executor has exited (or the watch failed, and this waits as the fallback does).
+		_ = command.Wait()
+	} else {
+		exited := make(chan struct{})
+		go endWhenHungUp(watch, command.Process, exited)
+		_ = command.Wait()
+		close(exited)
+	}
 	// Only now does the emulator see the connection end: the executor's copy is closed, and this one.
 	syscall.Close(watch)
 }
@@ -211,10 +218,11 @@ func readChannelPreamble(conn channelConn, secretPath string) (*channelPreamble,
 	return &preamble, nil
 }
 
-// endWhenHungUp waits for the emulator to close its end (or for the executor to exit first), then gives
-// the executor channelHangupGrace to end by itself before ending it. It owns exitFd (-1: none).
-func endWhenHungUp(fd int, process *os.Process, exitFd int, exited <-chan struct{}) {
-	if !waitForHangup(fd, exitFd, exited) {
+// endWhenHungUp is the watch where the kernel has no pidfd (channel_watch.go is the other): it waits for
+// the emulator to close its end (or for the executor to exit first), then gives the executor
+// channelHangupGrace to end by itself before ending it.
+func endWhenHungUp(fd int, process *os.Process, exited <-chan struct{}) {
+	if !waitForHangup(fd, exited) {
 		return
 	}
 	if exitedWithin(exited, channelHangupGrace) {
@@ -240,27 +248,9 @@ func exitedWithin(exited <-chan struct{}, grace time.Duration) bool {
 	}
 }
 
-// exitDescriptor is a pidfd of the process, readable once it exits; -1 where the kernel has none
-// (before Linux 5.3) or the seccomp profile refuses it.
-func exitDescriptor(pid int) int {
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
-		return -1
-	}
-	return int(fd)
-}
-
-// hangupPollMs is how often the watch looks at `exited` where it has no exit descriptor to sleep on.
-const hangupPollMs = 500
-
 // waitForHangup blocks until the peer shut its end of the connection (fd) down (true) or the executor
-// exited (false), and closes exitFd. It sleeps in one epoll_wait over the connection and the executor's
-// exit descriptor, with no timeout: an idle sandbox's keep-alive is never woken (with a timed wait it was
-// twice a second, and Go's monitor thread with it: about nine wake-ups a second per live environment).
-func waitForHangup(fd int, exitFd int, exited <-chan struct{}) bool {
-	if exitFd >= 0 {
-		defer syscall.Close(exitFd)
-	}
+// exited (false), looking at `exited` every 500 ms.
+func waitForHangup(fd int, exited <-chan struct{}) bool {
 	epoll, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		logDiagnostic("channel connection: epoll: %v", err)
@@ -275,36 +265,20 @@ func waitForHangup(fd int, exitFd int, exited <-chan struct{}) bool {
 		<-exited
 		return false
 	}
-	timeout := hangupPollMs
-	if exitFd >= 0 {
-		exitEvent := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(exitFd)}
-		if syscall.EpollCtl(epoll, syscall.EPOLL_CTL_ADD, exitFd, &exitEvent) == nil {
-			timeout = -1
-		}
-	}
-	events := make([]syscall.EpollEvent, 2)
+	events := make([]syscall.EpollEvent, 1)
 	for {
 		select {
 		case <-exited:
 			return false
 		default:
 		}
-		count, err := syscall.EpollWait(epoll, events, timeout)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
+		count, err := syscall.EpollWait(epoll, events, 500)
+		if err != nil && err != syscall.EINTR {
 			<-exited
 			return false
 		}
-		for _, ready := range events[:count] {
-			if ready.Fd == int32(fd) {
-				return true
-			}
-		}
 		if count > 0 {
-			// Only the exit descriptor: the executor is gone (level-triggered, it would stay ready).
-			return false
+			return true
 		}
 	}
 }
