@@ -113,6 +113,11 @@ export const FIGURE = {
   densityCallAt1: "density.tool_call_at_1.ms",
   densityCallAtMost: "density.tool_call_at_most.ms",
   densityBusyCoresAtMost: "density.tool_call_at_most.machine_busy.cores",
+  // The most live environments idle, before those calls: the machine's busy cores and who used them.
+  densityIdleBusyCores: "density.idle_at_most.machine_busy.cores",
+  densityIdleEngineCores: "density.idle_at_most.engine.cores",
+  densityIdleSandboxesCores: "density.idle_at_most.sandboxes.cores",
+  densityIdleEmulatorCores: "density.idle_at_most.emulator.cores",
   // Issue 31: throughput under concurrency (part-concurrency.ts).
   spawnsPerSecond: "floor.bash_c_true_spawns_per_s_all_cores",
   concurrencyBestRate: "concurrency.best.tool_calls_per_s",

@@ -149,9 +149,16 @@ export const DENSITY_GOALS: Goal[] = [
     inputs: [FIGURE.densityCallAtMost, FIGURE.densityCallAt1, FIGURE.densityReached],
     compute: (most, one, reached) => ({ value: most / one, detail: `${ms(most)} with ${reached.toFixed(0)} live ÷ ${ms(one)} with 1` }),
     bound: {
-      inputs: [FIGURE.densityBusyCoresAtMost, FIGURE.densityReached],
-      explain: (busy, reached) =>
-        `with ${reached.toFixed(0)} idle environments the machine's cores were ${busy.toFixed(2)} busy on average while the calls ran (the idle sandboxes, their shims and the engine's housekeeping share them with the call)`,
+      inputs: [
+        FIGURE.densityBusyCoresAtMost,
+        FIGURE.densityReached,
+        FIGURE.densityIdleBusyCores,
+        FIGURE.densityIdleEngineCores,
+        FIGURE.densityIdleSandboxesCores,
+        FIGURE.densityIdleEmulatorCores,
+      ],
+      explain: (busy, reached, idle, engine, sandboxes, emulator) =>
+        `with ${reached.toFixed(0)} idle environments the machine's cores were ${busy.toFixed(2)} busy on average while the calls ran; idle, before them, ${idle.toFixed(2)}: the engine ${engine.toFixed(2)} (its daemons and the containers' shims), the sandboxes ${sandboxes.toFixed(3)}, the emulator ${emulator.toFixed(3)}, other work ${Math.max(0, idle - engine - sandboxes - emulator).toFixed(2)} (the kernel's housekeeping, this benchmark, other processes)`,
     },
   },
 ];

@@ -4,10 +4,12 @@
 // the kernel's tasks (pid_max, threads-max: every thread of every shim and sandbox counts), file
 // descriptors (the emulator's, the engine's daemons'), the engine (a create that fails or exceeds its
 // deadline) or the emulator (a refusal). Measured: the emulator's memory per environment (after a full
-// garbage collection, memory-probe.ts), the machine's, and a tool call at 1 live against the most.
+// garbage collection, memory-probe.ts), the machine's, the cores the most live take while idle (and
+// whose: the engine's, the sandboxes', the emulator's), and a tool call at 1 live against the most.
 // Everything is deleted afterwards, four… eight at a time; the run's final sweep removes what is left.
 
 import { inBatches, withDeadline } from "./bounded.js";
+import { containersCpuMs, engineCpuMs, processCpuMs } from "./cpu-accounting.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { DENSITY_MEMORY_RESERVE_MIB, DENSITY_STOP, DENSITY_TASK_RESERVE_SHARE } from "./goals-scale.js";
@@ -27,6 +29,29 @@ const DESCRIPTOR_MARGIN = 200;
 const PER_CALL_RUNS = 6;
 /** Live environments at which the emulator's memory is first read. */
 const BASELINE = 51;
+/** How long the most live environments are watched idle, before the tool calls among them. */
+const IDLE_WATCH_MS = 5000;
+
+/**
+ * What idle environments cost the machine's cores (0 … cores, averaged over IDLE_WATCH_MS, nothing
+ * asked of them): all of it, the engine's daemons with the containers' shims, every container's cgroup,
+ * and the emulator's process. The rest is other work (the kernel's, this benchmark's, other processes').
+ */
+async function idleCores(emulatorPid: number): Promise<{ busy: number; engine: number; sandboxes: number; emulator: number }> {
+  const busy = busyCoresWatch();
+  const started = performance.now();
+  const engine = engineCpuMs();
+  const sandboxes = containersCpuMs() ?? Number.NaN;
+  const emulator = processCpuMs(emulatorPid);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_WATCH_MS));
+  const elapsedMs = performance.now() - started;
+  return {
+    busy: busy(),
+    engine: (engineCpuMs() - engine) / elapsedMs,
+    sandboxes: ((containersCpuMs() ?? Number.NaN) - sandboxes) / elapsedMs,
+    emulator: (processCpuMs(emulatorPid) - emulator) / elapsedMs,
+  };
+}
 
 export async function densityPart(
   book: FigureBook,
@@ -105,6 +130,8 @@ export async function densityPart(
     const tasks = tasksNow();
     const fds = descriptorsOf(emulator.process.pid);
 
+    progress(`density: ${reached} live environments idle for ${IDLE_WATCH_MS / 1000} s…`);
+    const idle = await idleCores(emulator.process.pid);
     progress(`density: a tool call with ${reached} live environments…`);
     const busy = busyCoresWatch();
     const atMost = await perCallCost(api, measured, PER_CALL_RUNS, `\`true\`, ${reached} live environments`);
@@ -129,6 +156,7 @@ export async function densityPart(
         .slice(1)
         .map((one) => `${one.name} ${descriptorsOf(one.pid)} of ${one.limit}`)
         .join(", ")}`,
+      `  idle, the machine's cores ${idle.busy.toFixed(2)} busy: the engine ${idle.engine.toFixed(3)} (its daemons and the containers' shims), the sandboxes ${idle.sandboxes.toFixed(3)}, the emulator ${idle.emulator.toFixed(3)}`,
       `  a tool call: ${atOne.perUnitMs.toFixed(2)} ms with 1 live, ${atMost.perUnitMs.toFixed(2)} ms with ${reached} (cores busy ${busyCores.toFixed(2)} meanwhile)`,
     ]);
     if (why) notes.push(`density stopped at ${reached} live environments: ${why}`);
@@ -156,6 +184,10 @@ export async function densityPart(
     book.add(FIGURE.densityCallAt1, "density: a tool call with 1 live environment", atOne.perUnitMs, "ms");
     book.add(FIGURE.densityCallAtMost, "density: a tool call with the most live environments", atMost.perUnitMs, "ms");
     book.add(FIGURE.densityBusyCoresAtMost, "density: cores busy while the calls ran at the most live", busyCores, "cores");
+    book.add(FIGURE.densityIdleBusyCores, "density: cores busy at the most live, idle", idle.busy, "cores");
+    book.add(FIGURE.densityIdleEngineCores, "density: the engine's cores at the most live, idle", idle.engine, "cores");
+    book.add(FIGURE.densityIdleSandboxesCores, "density: the sandboxes' cores at the most live, idle", idle.sandboxes, "cores");
+    book.add(FIGURE.densityIdleEmulatorCores, "density: the emulator's cores at the most live, idle", idle.emulator, "cores");
   } finally {
     progress(`density: deleting ${others.length + 1} environments…`);
     await inBatches(others, 8, (id) =>

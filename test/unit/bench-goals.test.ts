@@ -357,6 +357,29 @@ describe("bench goals", () => {
     assert.equal(byId(evaluateGoals(figures({ ...GOOD, dockerExec: 40 })), "tool-call-vs-docker-exec").bound, undefined);
   });
 
+  it("a tool call among the most live environments that misses says who keeps the cores busy while they idle", () => {
+    const slow = { ...GOOD, densityCallAt1: 2, densityCallAtMost: 4, densityReached: 1000, densityBusyCoresAtMost: 1.9 };
+    const missed = byId(
+      evaluateGoals(
+        figures({
+          ...slow,
+          densityIdleBusyCores: 0.46,
+          densityIdleEngineCores: 0.23,
+          densityIdleSandboxesCores: 0.023,
+          densityIdleEmulatorCores: 0.004,
+        }),
+      ),
+      "density-tool-call",
+    );
+    assert.equal(missed.status, "FAIL");
+    assert.equal(
+      missed.bound,
+      "with 1000 idle environments the machine's cores were 1.90 busy on average while the calls ran; idle, before them, 0.46: the engine 0.23 (its daemons and the containers' shims), the sandboxes 0.023, the emulator 0.004, other work 0.20 (the kernel's housekeeping, this benchmark, other processes)",
+    );
+    // A run without the idle split (an older one) has no bound: it is not guessed.
+    assert.equal(byId(evaluateGoals(figures(slow)), "density-tool-call").bound, undefined);
+  });
+
   it("issue 31's lines that miss say their bound: the pool against the engine's rate, what stopped the density run, the cores' CPU per call", () => {
     const missed = evaluateGoals(
       figures({
