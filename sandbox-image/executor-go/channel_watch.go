@@ -49,6 +49,11 @@ func newChannelWatch(conn int, pid int) (*channelWatch, error) {
 	}
 	file := pollableFile(epoll, "channel watch")
 	raw, err := file.SyscallConn()
+	if err == nil {
+		// Refused (os.ErrNoDeadline) where the poller did not take the epoll instance: then the timed
+		// watch stands in, rather than a wait that no hang-up would end.
+		err = file.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		file.Close()
 		syscall.Close(int(exitFd))
