@@ -158,8 +158,9 @@ describe("deploy/swarm.yml on a three-node swarm", { skip: swarmUnavailable() },
       filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled=false"] },
     })) as Array<{ ID: string }>;
     assert.equal(environments.length, 2, "the two environments above, each a service of this instance");
-    // The pool's refill after the last take: its waiting sandbox is the third.
-    assert.equal(await warmSandboxes(), 1, "the stack's emulator refilled no warm sandbox within 120 s");
+    // The pool's refill after the last take: its waiting sandbox is the third (or more: a take that found
+    // the pool empty doubled its target, up to EMULATOR_POOL_MAX_SIZE).
+    assert.ok((await warmSandboxes()) >= 1, "the stack's emulator refilled no warm sandbox within 120 s");
     const sandboxes = (await manager.listServices({
       filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, "dev.interactions-emulator.pooled"] },
     })) as Array<{ ID: string }>;
