@@ -225,12 +225,19 @@ func endWhenHungUp(fd int, process *os.Process, exited <-chan struct{}) {
 	if !waitForHangup(fd, exited) {
 		return
 	}
-	if exitedWithin(exited, channelHangupGrace) {
+	endAfterHangup(process, func(grace time.Duration) bool { return exitedWithin(exited, grace) })
+}
+
+// endAfterHangup gives an executor whose channel the emulator closed channelHangupGrace to end by itself
+// (a clean close ends it at once: its stdin ends), then SIGCONT and SIGTERM (a wedged or stopped one),
+// then SIGKILL after the grace again. exitedWithin says whether it exited within the time given.
+func endAfterHangup(process *os.Process, exitedWithin func(grace time.Duration) bool) {
+	if exitedWithin(channelHangupGrace) {
 		return
 	}
 	_ = process.Signal(syscall.SIGCONT)
 	_ = process.Signal(syscall.SIGTERM)
-	if !exitedWithin(exited, channelHangupGrace) {
+	if !exitedWithin(channelHangupGrace) {
 		_ = process.Signal(syscall.SIGKILL)
 	}
 }

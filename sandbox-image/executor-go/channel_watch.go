@@ -25,18 +25,18 @@ type channelWatch struct {
 // no pidfd (before Linux 5.3) or the seccomp profile refuses it. It must be made before anything can
 // reap the executor, so that the pidfd is surely this process's.
 func newChannelWatch(conn int, pid int) (*channelWatch, error) {
-	exitFd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
-		return nil, errno
+	exitFd, err := pidfdOpen(pid)
+	if err != nil {
+		return nil, err
 	}
 	epoll, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
-		syscall.Close(int(exitFd))
+		syscall.Close(exitFd)
 		return nil, err
 	}
 	fail := func(err error) (*channelWatch, error) {
 		syscall.Close(epoll)
-		syscall.Close(int(exitFd))
+		syscall.Close(exitFd)
 		return nil, err
 	}
 	hangup := syscall.EpollEvent{Events: syscall.EPOLLRDHUP, Fd: int32(conn)}
@@ -44,7 +44,7 @@ func newChannelWatch(conn int, pid int) (*channelWatch, error) {
 		return fail(err)
 	}
 	exit := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(exitFd)}
-	if err := syscall.EpollCtl(epoll, syscall.EPOLL_CTL_ADD, int(exitFd), &exit); err != nil {
+	if err := syscall.EpollCtl(epoll, syscall.EPOLL_CTL_ADD, exitFd, &exit); err != nil {
 		return fail(err)
 	}
 	file := pollableFile(epoll, "channel watch")
@@ -56,15 +56,14 @@ func newChannelWatch(conn int, pid int) (*channelWatch, error) {
 	}
 	if err != nil {
 		file.Close()
-		syscall.Close(int(exitFd))
+		syscall.Close(exitFd)
 		return nil, err
 	}
-	return &channelWatch{file: file, raw: raw, epoll: epoll, conn: conn, exitFd: int(exitFd)}, nil
+	return &channelWatch{file: file, raw: raw, epoll: epoll, conn: conn, exitFd: exitFd}, nil
 }
 
 // supervise returns once the executor has exited: at once when it exits first; after the emulator hangs
-// up, it gives the executor channelHangupGrace to end by itself (a clean close ends it at once: its stdin
-// ends), then SIGCONT and SIGTERM (a wedged or stopped one), then SIGKILL after the grace again.
+// up, once endAfterHangup has ended it.
 func (watch *channelWatch) supervise(process *os.Process) {
 	exited, hungUp, err := watch.wait(time.Time{})
 	if err != nil {
@@ -76,14 +75,7 @@ func (watch *channelWatch) supervise(process *os.Process) {
 	}
 	// The hang-up stays ready (level-triggered): from now on only the exit is waited for.
 	_ = syscall.EpollCtl(watch.epoll, syscall.EPOLL_CTL_DEL, watch.conn, nil)
-	if watch.exitedWithin(channelHangupGrace) {
-		return
-	}
-	_ = process.Signal(syscall.SIGCONT)
-	_ = process.Signal(syscall.SIGTERM)
-	if !watch.exitedWithin(channelHangupGrace) {
-		_ = process.Signal(syscall.SIGKILL)
-	}
+	endAfterHangup(process, watch.exitedWithin)
 }
 
 func (watch *channelWatch) exitedWithin(grace time.Duration) bool {

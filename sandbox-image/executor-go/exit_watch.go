@@ -13,15 +13,26 @@ import (
 // The same number on every architecture (the syscall table unified after 5.1).
 const sysPidfdOpen = 434
 
+// pidfdOpen is a descriptor of the process `pid` that turns readable once it exits; an error where the
+// kernel has none or the seccomp profile refuses it. Only for a child not yet reaped: then `pid` is
+// surely that child.
+func pidfdOpen(pid int) (int, error) {
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
 // watchExit calls onExit once with the child's wait status, after reaping it.
 func watchExit(child *exec.Cmd, onExit func(status syscall.WaitStatus)) {
 	pid := child.Process.Pid
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
+	fd, err := pidfdOpen(pid)
+	if err != nil {
 		go blockingWait(child, onExit)
 		return
 	}
-	file := pollableFile(int(fd), "pidfd")
+	file := pollableFile(fd, "pidfd")
 	raw, err := file.SyscallConn()
 	if err != nil {
 		file.Close()

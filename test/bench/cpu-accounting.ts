@@ -159,6 +159,34 @@ export function machineCpuSnapshot(): { machineMs: number; oursMs: number } | nu
   return { machineMs: (busyTicks * 1000) / TICKS_PER_SECOND, oursMs: processCpuMs(process.pid) + engineCpuMs() + containers };
 }
 
+/** The cores (0 … cores, on average) each side used over a watch; `sandboxes` null where the cgroup cannot be read. */
+export interface CoresUsed {
+  emulator: number;
+  sandboxes: number | null;
+  engine: number;
+}
+
+/**
+ * Starts a watch of where the machine's CPU goes: the emulator's process (with its reaped children), every
+ * container (the engine's CPU cgroup: the sandboxes) and the engine's daemons with the containers' shims.
+ * The function it returns says how many cores each used on average since.
+ */
+export function coresUsedWatch(emulatorPid: number): () => CoresUsed {
+  const started = performance.now();
+  const emulator = processCpuMs(emulatorPid);
+  const sandboxes = containersCpuMs();
+  const engine = engineCpuMs();
+  return () => {
+    const elapsedMs = performance.now() - started;
+    const sandboxesNow = containersCpuMs();
+    return {
+      emulator: (processCpuMs(emulatorPid) - emulator) / elapsedMs,
+      sandboxes: sandboxes === null || sandboxesNow === null ? null : (sandboxesNow - sandboxes) / elapsedMs,
+      engine: (engineCpuMs() - engine) / elapsedMs,
+    };
+  };
+}
+
 /** All containers' CPU (ms), from the engine's parent cgroup, which keeps what removed containers used. */
 export function containersCpuMs(): number | null {
   try {

@@ -14,7 +14,7 @@ import { loopCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { sampleEngineProbe, sampleHealth } from "./health-sampler.js";
-import { containersCpuMs, engineCpuMs, processCpuMs } from "./cpu-accounting.js";
+import { coresUsedWatch } from "./cpu-accounting.js";
 import { createEnvironment } from "./interaction-measures.js";
 import { busyCoresWatch } from "./machine-limits.js";
 import { elapsedMs, quantile } from "./stats.js";
@@ -74,10 +74,8 @@ export async function concurrencyPart(
       const health = sampleHealth(emulator.process.url, emulator.process.pid);
       const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
       const busy = busyCoresWatch();
-      const emulatorCpuBefore = processCpuMs(emulator.process.pid);
-      // Where the machine's CPU went meanwhile: the sandboxes (every container), the engine, this process.
-      const sandboxesCpuBefore = containersCpuMs() ?? 0;
-      const engineCpuBefore = engineCpuMs();
+      // Where the machine's CPU went meanwhile: the emulator, the sandboxes (every container), the engine, this process.
+      const used = coresUsedWatch(emulator.process.pid);
       const benchCpuBefore = ownCpuMs();
       const started = process.hrtime.bigint();
       const times: number[] = [];
@@ -92,9 +90,8 @@ export async function concurrencyPart(
       );
       const wallMs = elapsedMs(started);
       const busyCores = busy();
-      const emulatorCores = (processCpuMs(emulator.process.pid) - emulatorCpuBefore) / wallMs;
-      const sandboxesCores = ((containersCpuMs() ?? 0) - sandboxesCpuBefore) / wallMs;
-      const engineCores = (engineCpuMs() - engineCpuBefore) / wallMs;
+      const { emulator: emulatorCores, sandboxes, engine: engineCores } = used();
+      const sandboxesCores = sandboxes ?? 0;
       const benchCores = (ownCpuMs() - benchCpuBefore) / wallMs;
       const { times: healthTimes, coreWaits, proberWaits } = await health.stop();
       const slowest = healthTimes.indexOf(Math.max(...healthTimes));

@@ -9,7 +9,7 @@
 // Everything is deleted afterwards, four… eight at a time; the run's final sweep removes what is left.
 
 import { inBatches, withDeadline } from "./bounded.js";
-import { containersCpuMs, engineCpuMs, processCpuMs } from "./cpu-accounting.js";
+import { coresUsedWatch } from "./cpu-accounting.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { DENSITY_MEMORY_RESERVE_MIB, DENSITY_STOP, DENSITY_TASK_RESERVE_SHARE } from "./goals-scale.js";
@@ -39,18 +39,11 @@ const IDLE_WATCH_MS = 5000;
  */
 async function idleCores(emulatorPid: number): Promise<{ busy: number; engine: number; sandboxes: number; emulator: number }> {
   const busy = busyCoresWatch();
-  const started = performance.now();
-  const engine = engineCpuMs();
-  const sandboxes = containersCpuMs() ?? Number.NaN;
-  const emulator = processCpuMs(emulatorPid);
+  const used = coresUsedWatch(emulatorPid);
   await new Promise((resolve) => setTimeout(resolve, IDLE_WATCH_MS));
-  const elapsedMs = performance.now() - started;
-  return {
-    busy: busy(),
-    engine: (engineCpuMs() - engine) / elapsedMs,
-    sandboxes: ((containersCpuMs() ?? Number.NaN) - sandboxes) / elapsedMs,
-    emulator: (processCpuMs(emulatorPid) - emulator) / elapsedMs,
-  };
+  const { emulator, sandboxes, engine } = used();
+  // Unread, the sandboxes' figure is left out (not a number), and the bound that needs it.
+  return { busy: busy(), engine, sandboxes: sandboxes ?? Number.NaN, emulator };
 }
 
 export async function densityPart(
