@@ -38,6 +38,9 @@ function executorShare(channelCpu: number, shellCpu: number): string {
 /** Issue 31: a 1 MiB file through `read_file` inside an interaction, request to answer. */
 const READ_FILE_GOAL_MB_PER_S = 200;
 
+/** Issue 31: 1 MiB read through the executor channel (a `cat`). */
+const CHANNEL_GOAL_MB_PER_S = 1000;
+
 const CALL_CPU = [FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallExecutor, FIGURE.cpuPerCallEngine];
 const HOOKED_CALL_CPU = [
   FIGURE.cpuPerHookedCallEmulator,
@@ -173,14 +176,24 @@ export const GOALS: Goal[] = [
     short: "1 MiB through the channel",
     title: "1 MiB read through the executor channel (`cat`)",
     relation: ">=",
-    target: 1000,
+    target: CHANNEL_GOAL_MB_PER_S,
     unit: "MB/s",
     inputs: [FIGURE.channelCat],
     compute: (cat) => ({ value: 1.048576 / (cat / 1000), detail: `1 MiB in ${ms(cat)}` }),
     bound: {
-      inputs: [FIGURE.channelTrue, FIGURE.unixSocketCatThroughput],
-      explain: (channel, reference) =>
-        `a \`cat\` over the channel is a command's round trip (the channel's \`true\`, ${ms(channel)}) and 1 MiB carried; \`cat\` over a Unix socket on this machine carries bytes at ${mbs(reference)} (1 MiB in ${ms((1.048576 / reference) * 1000)}): ${mbs(1.048576 / ((channel + (1.048576 / reference) * 1000) / 1000))} at best with the round trip`,
+      inputs: [FIGURE.channelCat, FIGURE.channelTrue, FIGURE.unixSocketCatThroughput],
+      explain: (cat, channel, reference) => {
+        // The goal's time for 1 MiB, of which a command's round trip (a process started and reaped in the
+        // sandbox) is spent before any byte: what is left must carry the MiB.
+        const goalMs = (1.048576 / CHANNEL_GOAL_MB_PER_S) * 1000;
+        const left = goalMs - channel;
+        const carried = Math.max(0, cat - channel);
+        const room =
+          left <= 0
+            ? `more than the ${ms(goalMs)} the goal allows for everything, whatever carries the MiB`
+            : `leaving ${ms(left)} of the goal's ${ms(goalMs)} to carry the MiB: ${mbs(1.048576 / (left / 1000))}, where \`cat\` over a Unix socket on this machine carries ${mbs(reference)}`;
+        return `a \`cat\` over the channel is a command's round trip and 1 MiB carried; the channel's \`true\` alone (a process started and reaped in the sandbox, no byte carried) takes ${ms(channel)}, ${room}; ${carried > 0 ? `this run carried the MiB in ${ms(carried)} beyond the round trip (${mbs(1.048576 / (carried / 1000))})` : "this run's `cat` took no longer than the round trip"}`;
+      },
     },
   },
   filesApiLine(
