@@ -131,7 +131,8 @@ func serveChannelConnection(conn channelConn, secretPath string) {
 	// over an older one (the upgrade path) lies, so the next connection starts the new one.
 	command := exec.Command(os.Args[0], preamble.Argv...)
 	command.Stdin, command.Stdout, command.Stderr = file, file, os.Stderr
-	err = command.Start()
+	// Its threads wake for their timers at most about once a millisecond (timer_slack.go).
+	err = withTimerSlack(executorTimerSlackNs, command.Start)
 	file.Close()
 	if err != nil {
 		logDiagnostic("channel connection: cannot start the executor: %v", err)

@@ -207,7 +207,8 @@ func (command *RunningCommand) start(stdin []byte) {
 	}
 	child.SysProcAttr = attributes
 	spawnLock.Lock()
-	err = command.oomScore.raisedFor(child.Start)
+	// The command gets the kernel's default timer slack, not the executor's (timer_slack.go).
+	err = withTimerSlack(defaultTimerSlackNs, func() error { return command.oomScore.raisedFor(child.Start) })
 	spawnLock.Unlock()
 	if stdinWrite != nil {
 		stdinRead.Close()

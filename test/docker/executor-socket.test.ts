@@ -201,6 +201,27 @@ describe("the channel's socket folder and secret", unlessGvisor("the gVisor keep
     assert.ok(woken <= 3, `the idle keep-alive woke ${woken} times in 3 s`);
   });
 
+  it("starts the executor and its file worker with a timer slack of 1 ms, and every command with the kernel's 50 µs", async () => {
+    const command = await channel.run({ argv: ["cat", "/proc/self/timerslack_ns"], timeoutMs: 10_000, maxOutputBytes: 100 });
+    assert.equal(command.stdout.toString().trim(), "50000");
+    const hook = await channel.run({ argv: ["cat", "/proc/self/timerslack_ns"], runAs: "hooks", timeoutMs: 10_000, maxOutputBytes: 100 });
+    assert.equal(hook.stdout.toString().trim(), "50000");
+    // Read from the host: the executor's threads change their file system identity, which makes it
+    // undumpable, so no process in the sandbox may read its /proc entries.
+    const top = (await new Docker().getContainer(handle.sandboxId).top({ ps_args: "-eo pid,args" })) as { Processes: string[][] };
+    /** The distinct timer slacks of every thread of every process whose command line matches (/proc/<tid> has a thread's). */
+    const slackOf = (match: (args: string) => boolean) => {
+      const pids = top.Processes.filter((process) => match(process[1] ?? "")).map((process) => process[0]!);
+      assert.ok(pids.length > 0, `no such process in ${JSON.stringify(top.Processes)}`);
+      const tasks = pids.flatMap((pid) => fs.readdirSync(`/proc/${pid}/task`).map((task) => `/proc/${task}/timerslack_ns`));
+      return [...new Set(tasks.map((file) => fs.readFileSync(file, "utf8").trim()))];
+    };
+    assert.deepEqual(slackOf((args) => args.includes("--identity") && !args.includes("--file-worker")), ["1000000"]);
+    assert.deepEqual(slackOf((args) => args.includes("--file-worker")), ["1000000"]);
+    // The keep-alive's own thread got its slack back after starting the executor.
+    assert.deepEqual(slackOf((args) => args.includes("--hold-port") && !args.includes("docker-init")), ["50000"]);
+  });
+
   it("ends an executor that does not end by itself once the emulator hangs up", async () => {
     const second = await runtime.connect(handle);
     const executor = Number(
