@@ -1,12 +1,12 @@
 package main
 
 // Go's monitor thread (sysmon) sleeps 20 µs at a time once the executor wakes from idle, and the
-// executor goes idle between any two tool calls: a command of a millisecond or two woke it about twenty
+// executor goes idle between any two tool calls: a command of a millisecond or two woke it about ten
 // times, each a timer's interrupt and a thread switched in and out, charged to the sandbox's one CPU
 // (docs/benchmarks.md#a-threads-timer-slack). Go 1.19 has no setting for it. A thread's timer slack is
 // how much later than asked the kernel may fire its timers (50 µs by default, so that they coalesce);
 // a thread gets its creator's, and a process keeps it across exec. So the keep-alive starts each
-// executor from a thread whose slack is executorTimerSlack: the executor's threads, its monitor among
+// executor from a thread whose slack is executorTimerSlackNs: the executor's threads, its monitor among
 // them, and its file worker sleep at least that long when they ask for less, and no timer of theirs
 // needs better (a command's deadline, the hang-up's grace, the disk guard's pause are milliseconds to
 // seconds). Every command and hook command the executor starts is given the kernel's default back
