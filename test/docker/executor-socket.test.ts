@@ -216,10 +216,19 @@ describe("the channel's socket folder and secret", unlessGvisor("the gVisor keep
       const tasks = pids.flatMap((pid) => fs.readdirSync(`/proc/${pid}/task`).map((task) => `/proc/${task}/timerslack_ns`));
       return [...new Set(tasks.map((file) => fs.readFileSync(file, "utf8").trim()))];
     };
-    assert.deepEqual(slackOf((args) => args.includes("--identity") && !args.includes("--file-worker")), ["1000000"]);
-    assert.deepEqual(slackOf((args) => args.includes("--file-worker")), ["1000000"]);
+    assert.deepEqual(
+      slackOf((args) => args.includes("--identity") && !args.includes("--file-worker")),
+      ["1000000"],
+    );
+    assert.deepEqual(
+      slackOf((args) => args.includes("--file-worker")),
+      ["1000000"],
+    );
     // The keep-alive's own thread got its slack back after starting the executor.
-    assert.deepEqual(slackOf((args) => args.includes("--hold-port") && !args.includes("docker-init")), ["50000"]);
+    assert.deepEqual(
+      slackOf((args) => args.includes("--hold-port") && !args.includes("docker-init")),
+      ["50000"],
+    );
   });
 
   it("ends an executor that does not end by itself once the emulator hangs up", async () => {
