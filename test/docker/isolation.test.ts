@@ -119,7 +119,7 @@ while True:
     time.sleep(0.02)
 PY
 nohup python3 /tmp/grab-port.py > /tmp/grab-port.out 2>&1 &
-for _ in $(seq 30); do grep -q refused /tmp/grab-port.out && break; sleep 0.1; done; cat /tmp/grab-port.out`;
+for _ in $(seq 30); do grep -qs refused /tmp/grab-port.out && break; sleep 0.1; done; cat /tmp/grab-port.out`;
 
 async function readOnlyTree(
   folder: string,
