@@ -41,6 +41,14 @@ const READ_FILE_GOAL_MB_PER_S = 200;
 /** Issue 31: 1 MiB read through the executor channel (a `cat`). */
 const CHANNEL_GOAL_MB_PER_S = 1000;
 
+/** Megabytes in a mebibyte: the byte lines move MiB and are judged in MB/s. */
+const MB_PER_MIB = 1.048576;
+
+/** The rate, in MB/s, of `mebibytes` MiB moved in `timeMs`. */
+function rate(mebibytes: number, timeMs: number): number {
+  return (mebibytes * MB_PER_MIB) / (timeMs / 1000);
+}
+
 const CALL_CPU = [FIGURE.cpuPerCallEmulator, FIGURE.cpuPerCallSandbox, FIGURE.cpuPerCallExecutor, FIGURE.cpuPerCallEngine];
 const HOOKED_CALL_CPU = [
   FIGURE.cpuPerHookedCallEmulator,
@@ -84,7 +92,7 @@ function filesApiLine(
  */
 function bytesCpu(emulator: number, sandbox: number, client: number, cores: number): string {
   const together = (emulator + sandbox + client) / cores;
-  return `CPU per 100 MiB: the emulator ${ms(emulator)}, the sandbox ${ms(sandbox)} (on its one CPU: ${mbs(104.8576 / (sandbox / 1000))} at most), the bench's HTTP client ${ms(client)}; the three on the machine's ${cores.toFixed(0)} cores take ${ms(together)} at least: ${mbs(104.8576 / (together / 1000))} at most`;
+  return `CPU per 100 MiB: the emulator ${ms(emulator)}, the sandbox ${ms(sandbox)} (on its one CPU: ${mbs(rate(100, sandbox))} at most), the bench's HTTP client ${ms(client)}; the three on the machine's ${cores.toFixed(0)} cores take ${ms(together)} at least: ${mbs(rate(100, together))} at most`;
 }
 
 export const GOALS: Goal[] = [
@@ -179,20 +187,20 @@ export const GOALS: Goal[] = [
     target: CHANNEL_GOAL_MB_PER_S,
     unit: "MB/s",
     inputs: [FIGURE.channelCat],
-    compute: (cat) => ({ value: 1.048576 / (cat / 1000), detail: `1 MiB in ${ms(cat)}` }),
+    compute: (cat) => ({ value: rate(1, cat), detail: `1 MiB in ${ms(cat)}` }),
     bound: {
       inputs: [FIGURE.channelCat, FIGURE.channelTrue, FIGURE.unixSocketCatThroughput],
       explain: (cat, channel, reference) => {
         // The goal's time for 1 MiB, of which a command's round trip (a process started and reaped in the
         // sandbox) is spent before any byte: what is left must carry the MiB.
-        const goalMs = (1.048576 / CHANNEL_GOAL_MB_PER_S) * 1000;
+        const goalMs = (MB_PER_MIB / CHANNEL_GOAL_MB_PER_S) * 1000;
         const left = goalMs - channel;
         const carried = Math.max(0, cat - channel);
         const room =
           left <= 0
             ? `more than the ${ms(goalMs)} the goal allows for everything, whatever carries the MiB`
-            : `leaving ${ms(left)} of the goal's ${ms(goalMs)} to carry the MiB: ${mbs(1.048576 / (left / 1000))}, where \`cat\` over a Unix socket on this machine carries ${mbs(reference)}`;
-        return `a \`cat\` over the channel is a command's round trip and 1 MiB carried; the channel's \`true\` alone (a process started and reaped in the sandbox, no byte carried) takes ${ms(channel)}, ${room}; ${carried > 0 ? `this run carried the MiB in ${ms(carried)} beyond the round trip (${mbs(1.048576 / (carried / 1000))})` : "this run's `cat` took no longer than the round trip"}`;
+            : `leaving ${ms(left)} of the goal's ${ms(goalMs)} to carry the MiB: ${mbs(rate(1, left))}, where \`cat\` over a Unix socket on this machine carries ${mbs(reference)}`;
+        return `a \`cat\` over the channel is a command's round trip and 1 MiB carried; the channel's \`true\` alone (a process started and reaped in the sandbox, no byte carried) takes ${ms(channel)}, ${room}; ${carried > 0 ? `this run carried the MiB in ${ms(carried)} beyond the round trip (${mbs(rate(1, carried))})` : "this run's `cat` took no longer than the round trip"}`;
       },
     },
   },
@@ -205,7 +213,7 @@ export const GOALS: Goal[] = [
     {
       figure: FIGURE.sandboxWrite100MiB,
       says: (written) =>
-        `the sandbox's own user writing the same 100 MiB into /workspace takes ${ms(written)} (its file system, under its memory limit): ${mbs(104.8576 / (written / 1000))} at most for any upload, which the emulator overlaps with carrying the bytes`,
+        `the sandbox's own user writing the same 100 MiB into /workspace takes ${ms(written)} (its file system, under its memory limit): ${mbs(rate(100, written))} at most for any upload, which the emulator overlaps with carrying the bytes`,
     },
   ),
   filesApiLine(
@@ -223,7 +231,7 @@ export const GOALS: Goal[] = [
     target: READ_FILE_GOAL_MB_PER_S,
     unit: "MB/s",
     inputs: [FIGURE.readFile1MiBInteraction],
-    compute: (time) => ({ value: 1.048576 / (time / 1000), detail: `1 MiB in ${ms(time)}` }),
+    compute: (time) => ({ value: rate(1, time), detail: `1 MiB in ${ms(time)}` }),
     bound: {
       inputs: [
         FIGURE.readFile1MiBInteraction,
@@ -242,8 +250,8 @@ export const GOALS: Goal[] = [
         // parsing an answer of 1 MiB.
         const carried = Math.max(0, cat - channelTrue);
         const floor = small + carried + parse;
-        const reachable = 1.048576 / (floor / 1000) >= READ_FILE_GOAL_MB_PER_S;
-        return `with nothing done for the MiB the line takes ${ms(floor)}, ${mbs(1.048576 / (floor / 1000))} at best${reachable ? "" : " (under the goal: not reachable on this machine, whatever the emulator does with the MiB)"}: a 10-byte \`read_file\` takes ${ms(small)} (the interaction and a tool call), the channel carries the MiB in ${ms(carried)} more than a command's round trip (a \`cat\` of 1 MiB ${ms(cat)}, a \`true\` ${ms(channelTrue)}), and this benchmark's client decodes and parses the 1 MiB answer in ${ms(parse)}; the other ${ms(Math.max(0, time - floor))} are the emulator's handling of the 1 MiB result: its event loop spends ${ms(loop)} of CPU on a read of 1 MiB against ${ms(smallLoop)} on one of 10 bytes (${ms(Math.max(0, loop - smallLoop))} for the MiB: its text decoded, its event's JSON stored in SQLite, the answer written), its other threads ${ms(other)} against ${ms(smallOther)} (V8's collector, the store's checkpoint), all on the cores the sandbox and the client share (docs/benchmarks.md#read_file-of-1-mib)`;
+        const reachable = rate(1, floor) >= READ_FILE_GOAL_MB_PER_S;
+        return `with nothing done for the MiB the line takes ${ms(floor)}, ${mbs(rate(1, floor))} at best${reachable ? "" : " (under the goal: not reachable on this machine, whatever the emulator does with the MiB)"}: a 10-byte \`read_file\` takes ${ms(small)} (the interaction and a tool call), the channel carries the MiB in ${ms(carried)} more than a command's round trip (a \`cat\` of 1 MiB ${ms(cat)}, a \`true\` ${ms(channelTrue)}), and this benchmark's client decodes and parses the 1 MiB answer in ${ms(parse)}; the other ${ms(Math.max(0, time - floor))} are the emulator's handling of the 1 MiB result: its event loop spends ${ms(loop)} of CPU on a read of 1 MiB against ${ms(smallLoop)} on one of 10 bytes (${ms(Math.max(0, loop - smallLoop))} for the MiB: its text decoded, its event's JSON stored in SQLite, the answer written), its other threads ${ms(other)} against ${ms(smallOther)} (V8's collector, the store's checkpoint), all on the cores the sandbox and the client share (docs/benchmarks.md#read_file-of-1-mib)`;
       },
     },
   },
