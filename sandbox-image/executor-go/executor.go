@@ -227,9 +227,28 @@ func (executor *Executor) handleFrame(header any, frame Frame, buffered int64) {
 }
 
 func (executor *Executor) handleFileRequest(id int64, op string, request any, frame Frame) {
+	before, after := fileOperationReads(request)
+	// Confirmed first, in the order requests came: files that changed stop everything else (the disk
+	// guard's refusal included), as a pre hook that now denies the call would.
+	if before != nil && !executor.confirmBefore(id, op, before) {
+		return
+	}
+	// With reads after, the answer waits for them, off this loop: the files are read once the operation
+	// has ended, done or failed, and go first.
+	answer := func(send func()) { send() }
+	if after != nil {
+		answer = func(send func()) {
+			go func() {
+				executor.sendReadsAfter(id, after)
+				send()
+			}()
+		}
+	}
 	if growingOps[op] && executor.diskGuard != nil {
 		if over := executor.diskGuard.overLimit(); over != nil {
-			executor.sendError(id, "ENOSPC", fmt.Sprintf("the sandbox's files take %s; delete files to make room", describeReading(*over)))
+			answer(func() {
+				executor.sendError(id, "ENOSPC", fmt.Sprintf("the sandbox's files take %s; delete files to make room", describeReading(*over)))
+			})
 			return
 		}
 	}
@@ -237,12 +256,26 @@ func (executor *Executor) handleFileRequest(id int64, op string, request any, fr
 		executor.diskGuard.noteActivity()
 	}
 	if executor.fileWorker != nil {
-		// Passed on as it came: the worker checks it again, as itself.
-		executor.fileWorker.forward(id, op, frame.Header, frame.Body)
+		// Passed on as it came: the worker checks it again, as itself (and ignores the reads around it).
+		if after == nil {
+			executor.fileWorker.forward(id, op, frame.Header, frame.Body)
+		} else {
+			executor.fileWorker.forwardAnswering(id, op, frame.Header, frame.Body, func(header []byte, body []byte) {
+				answer(func() {
+					executor.sendRaw(header, body)
+					// Written, and the request answered: neither buffer is referred to any more.
+					releaseBuffer(header)
+					releaseBuffer(frame.Header)
+				})
+			})
+		}
 		return
 	}
 	go func() {
 		result, body, failure := answerFileRequest(request, frame.Body)
+		if after != nil {
+			executor.sendReadsAfter(id, after)
+		}
 		if failure != nil {
 			executor.sendError(id, failure.Code, failure.Message)
 		} else {

@@ -35,7 +35,8 @@ type forwardedRequest struct {
 	header  []byte
 	body    []byte
 	retried bool
-	// Where the answer goes when the request is the executor's own (an exec's reads), not the server's.
+	// Where the answer goes instead of out to the server: the executor's own request (an exec's reads),
+	// or a server's request whose answer waits for the files read after it (forwardAnswering).
 	reply func(header []byte, body []byte)
 }
 
@@ -71,6 +72,13 @@ func (link *FileWorkerLink) warmUp() {
 // forward passes the server's request on, as it came.
 func (link *FileWorkerLink) forward(id int64, op string, header []byte, body []byte) {
 	link.send(&forwardedRequest{id: id, op: op, header: header, body: body})
+}
+
+// forwardAnswering passes a server's request on as forward does, but hands the worker's answer to
+// `answered` instead of writing it out (a file operation with reads after it sends those first). The
+// answer's bytes are the caller's: never reused.
+func (link *FileWorkerLink) forwardAnswering(id int64, op string, header []byte, body []byte, answered func(header []byte, body []byte)) {
+	link.send(&forwardedRequest{id: id, op: op, header: header, body: body, reply: answered})
 }
 
 // ask has the worker do a request of the executor's own; it returns the answer's header and body.

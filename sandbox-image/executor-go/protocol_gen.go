@@ -28,7 +28,7 @@ const (
 	MaxReadFiles             = 16
 	MaxReadFilesBytes        = 4194304
 	MaxWalkEntries           = 10000
-	ProtocolVersion          = 8
+	ProtocolVersion          = 9
 	TooLargeCode             = "ETOOLARGE"
 	UnavailableCode          = "EUNAVAILABLE"
 )
@@ -79,29 +79,29 @@ var resultCarriesBody = map[string]bool{
 	"egressListen":  false,
 }
 
-type ExecRequestReadBefore struct {
+type ReadBefore struct {
 	Paths    []string `json:"paths"`
 	MaxBytes int64    `json:"maxBytes"`
 	Since    []string `json:"since"`
 }
 
-type ExecRequestReadAfter struct {
+type ReadAfter struct {
 	Paths    []string  `json:"paths"`
 	MaxBytes int64     `json:"maxBytes"`
 	Since    []*string `json:"since"`
 }
 
 type ExecRequest struct {
-	Op             string                 `json:"op"`
-	Id             int64                  `json:"id"`
-	Argv           []string               `json:"argv"`
-	Cwd            *string                `json:"cwd,omitempty"`
-	Env            *map[string]string     `json:"env,omitempty"`
-	TimeoutMs      int64                  `json:"timeoutMs"`
-	MaxOutputBytes int64                  `json:"maxOutputBytes"`
-	RunAs          *string                `json:"runAs,omitempty"`
-	ReadBefore     *ExecRequestReadBefore `json:"readBefore,omitempty"`
-	ReadAfter      *ExecRequestReadAfter  `json:"readAfter,omitempty"`
+	Op             string             `json:"op"`
+	Id             int64              `json:"id"`
+	Argv           []string           `json:"argv"`
+	Cwd            *string            `json:"cwd,omitempty"`
+	Env            *map[string]string `json:"env,omitempty"`
+	TimeoutMs      int64              `json:"timeoutMs"`
+	MaxOutputBytes int64              `json:"maxOutputBytes"`
+	RunAs          *string            `json:"runAs,omitempty"`
+	ReadBefore     *ReadBefore        `json:"readBefore,omitempty"`
+	ReadAfter      *ReadAfter         `json:"readAfter,omitempty"`
 }
 
 type CancelRequest struct {
@@ -116,10 +116,12 @@ type PingRequest struct {
 }
 
 type ReadFileRequest struct {
-	Op       string `json:"op"`
-	Id       int64  `json:"id"`
-	Path     string `json:"path"`
-	MaxBytes int64  `json:"maxBytes"`
+	Op         string      `json:"op"`
+	Id         int64       `json:"id"`
+	Path       string      `json:"path"`
+	MaxBytes   int64       `json:"maxBytes"`
+	ReadBefore *ReadBefore `json:"readBefore,omitempty"`
+	ReadAfter  *ReadAfter  `json:"readAfter,omitempty"`
 }
 
 type ReadFilesRequest struct {
@@ -131,23 +133,29 @@ type ReadFilesRequest struct {
 }
 
 type WriteFileRequest struct {
-	Op   string `json:"op"`
-	Id   int64  `json:"id"`
-	Path string `json:"path"`
-	Mode *int64 `json:"mode,omitempty"`
+	Op         string      `json:"op"`
+	Id         int64       `json:"id"`
+	Path       string      `json:"path"`
+	Mode       *int64      `json:"mode,omitempty"`
+	ReadBefore *ReadBefore `json:"readBefore,omitempty"`
+	ReadAfter  *ReadAfter  `json:"readAfter,omitempty"`
 }
 
 type ListFilesRequest struct {
-	Op   string `json:"op"`
-	Id   int64  `json:"id"`
-	Path string `json:"path"`
+	Op         string      `json:"op"`
+	Id         int64       `json:"id"`
+	Path       string      `json:"path"`
+	ReadBefore *ReadBefore `json:"readBefore,omitempty"`
+	ReadAfter  *ReadAfter  `json:"readAfter,omitempty"`
 }
 
 type DeleteFileRequest struct {
-	Op        string `json:"op"`
-	Id        int64  `json:"id"`
-	Path      string `json:"path"`
-	Recursive bool   `json:"recursive"`
+	Op         string      `json:"op"`
+	Id         int64       `json:"id"`
+	Path       string      `json:"path"`
+	Recursive  bool        `json:"recursive"`
+	ReadBefore *ReadBefore `json:"readBefore,omitempty"`
+	ReadAfter  *ReadAfter  `json:"readAfter,omitempty"`
 }
 
 type StatRequest struct {
@@ -372,6 +380,12 @@ type ExitMessage struct {
 	Reads         *[]any  `json:"reads,omitempty"`
 }
 
+type ReadsMessage struct {
+	Type  string `json:"type"`
+	Id    int64  `json:"id"`
+	Reads []any  `json:"reads"`
+}
+
 type ResultMessage struct {
 	Type   string `json:"type"`
 	Id     int64  `json:"id"`
@@ -422,7 +436,7 @@ type EgressCloseFrame struct {
 var (
 	requestHeaderDescriptor   = descriptor0
 	responseMessageDescriptor = descriptor20
-	egressFrameDescriptor     = descriptor50
+	egressFrameDescriptor     = descriptor51
 )
 
 // Rule exec.readBefore: (reads) => (reads.since.length === reads.paths.length ? null : "since must hold one entry per path")
@@ -438,16 +452,16 @@ var descriptor4 = &Field{Kind: "object", Shape: []NamedField{{"target", &Field{K
 
 var descriptor5 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor6 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"maxBytes", &Field{Kind: "integer", Min: 0, Max: 67108864}}}}
+var descriptor6 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"maxBytes", &Field{Kind: "integer", Min: 0, Max: 67108864}}, {"readBefore", &Field{Kind: "optional", Of: descriptor2}}, {"readAfter", &Field{Kind: "optional", Of: descriptor3}}}}
 
 // Rule readFiles: (request) => (request.since.length === request.paths.length ? null : "since must hold one entry per path")
 var descriptor7 = &Field{Kind: "object", Shape: []NamedField{{"paths", &Field{Kind: "array", Of: &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}, MinItems: 1, MaxItems: 16}}, {"maxBytes", &Field{Kind: "integer", Min: 0, Max: 4194304}}, {"since", &Field{Kind: "array", Of: &Field{Kind: "nullable", Of: &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, MinItems: 0, MaxItems: 16}}}, Rule: "readFiles"}
 
-var descriptor8 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"mode", &Field{Kind: "optional", Of: &Field{Kind: "integer", Min: 0, Max: 4095}}}}}
+var descriptor8 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"mode", &Field{Kind: "optional", Of: &Field{Kind: "integer", Min: 0, Max: 4095}}}, {"readBefore", &Field{Kind: "optional", Of: descriptor2}}, {"readAfter", &Field{Kind: "optional", Of: descriptor3}}}}
 
-var descriptor9 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}}}
+var descriptor9 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"readBefore", &Field{Kind: "optional", Of: descriptor2}}, {"readAfter", &Field{Kind: "optional", Of: descriptor3}}}}
 
-var descriptor10 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"recursive", &Field{Kind: "boolean"}}}}
+var descriptor10 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}, {"recursive", &Field{Kind: "boolean"}}, {"readBefore", &Field{Kind: "optional", Of: descriptor2}}, {"readAfter", &Field{Kind: "optional", Of: descriptor3}}}}
 
 var descriptor11 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: true, Forbidden: []string{"\u0000"}}}}}
 
@@ -507,92 +521,95 @@ var descriptor25 = &Field{Kind: "taggedUnion", Tag: "status", Common: []NamedFie
 // Rule exit: (exit) => ((exit.exitCode === null) === (exit.signal === null) ? "exactly one of exitCode and signal must be null" : null)
 var descriptor24 = &Field{Kind: "object", Shape: []NamedField{{"exitCode", &Field{Kind: "nullable", Of: &Field{Kind: "integer", Min: 0, Max: 255}}}, {"signal", &Field{Kind: "nullable", Of: &Field{Kind: "string", NonEmpty: true, Forbidden: nil}}}, {"timedOut", &Field{Kind: "boolean"}}, {"cancelled", &Field{Kind: "boolean"}}, {"overDiskLimit", &Field{Kind: "boolean"}}, {"stdoutBytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"stderrBytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"durationMs", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"reads", &Field{Kind: "optional", Of: &Field{Kind: "array", Of: descriptor25, MinItems: 0, MaxItems: 16}}}}, Rule: "exit"}
 
-var descriptor30 = &Field{Kind: "object", Shape: []NamedField{{"found", &Field{Kind: "boolean"}}}}
+var descriptor28 = &Field{Kind: "object", Shape: []NamedField{{"reads", &Field{Kind: "array", Of: descriptor25, MinItems: 0, MaxItems: 16}}}}
 
-var descriptor31 = &Field{Kind: "object", Shape: []NamedField{{"version", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"pid", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"uid", &Field{Kind: "integer", Min: -1, Max: 9007199254740991}}}}
+var descriptor31 = &Field{Kind: "object", Shape: []NamedField{{"found", &Field{Kind: "boolean"}}}}
 
-var descriptor32 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"truncated", &Field{Kind: "boolean"}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"readOnlyMount", &Field{Kind: "boolean"}}}}
+var descriptor32 = &Field{Kind: "object", Shape: []NamedField{{"version", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"pid", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"uid", &Field{Kind: "integer", Min: -1, Max: 9007199254740991}}}}
 
-var descriptor33 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "array", Of: descriptor25, MinItems: 0, MaxItems: 16}}}}
+var descriptor33 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"truncated", &Field{Kind: "boolean"}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"readOnlyMount", &Field{Kind: "boolean"}}}}
 
-var descriptor34 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor34 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "array", Of: descriptor25, MinItems: 0, MaxItems: 16}}}}
 
-var descriptor36 = &Field{Kind: "object", Shape: []NamedField{{"name", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}}}
+var descriptor35 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor35 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor36, MinItems: 0, MaxItems: 9007199254740991}}}}
+var descriptor37 = &Field{Kind: "object", Shape: []NamedField{{"name", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}}}
 
-var descriptor37 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor36 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor37, MinItems: 0, MaxItems: 9007199254740991}}}}
 
-var descriptor39 = &Field{Kind: "object", Shape: []NamedField{{"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
+var descriptor38 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor38 = &Field{Kind: "object", Shape: []NamedField{{"info", &Field{Kind: "nullable", Of: descriptor39}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor40 = &Field{Kind: "object", Shape: []NamedField{{"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
 
-var descriptor41 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
+var descriptor39 = &Field{Kind: "object", Shape: []NamedField{{"info", &Field{Kind: "nullable", Of: descriptor40}}, {"realPath", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
-var descriptor40 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor41, MinItems: 0, MaxItems: 9007199254740991}}, {"more", &Field{Kind: "boolean"}}}}
+var descriptor42 = &Field{Kind: "object", Shape: []NamedField{{"path", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"type", &Field{Kind: "oneOf", Values: []string{"file", "directory", "symlink", "other"}}}, {"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"mtimeMs", &Field{Kind: "number"}}, {"birthtimeMs", &Field{Kind: "number"}}}}
 
-var descriptor42 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor41 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "array", Of: descriptor42, MinItems: 0, MaxItems: 9007199254740991}}, {"more", &Field{Kind: "boolean"}}}}
 
-var descriptor43 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytesRead", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor43 = &Field{Kind: "object", Shape: []NamedField{{"files", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytes", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor44 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor44 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}, {"bytesRead", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor45 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor45 = &Field{Kind: "object", Shape: []NamedField{{"size", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor46 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
+var descriptor46 = &Field{Kind: "object", Shape: []NamedField{}}
 
 var descriptor47 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor48 = &Field{Kind: "object", Shape: []NamedField{{"port", &Field{Kind: "integer", Min: 1, Max: 65535}}}}
+var descriptor48 = &Field{Kind: "object", Shape: []NamedField{{"entries", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}}
 
-var descriptor29 = &Field{Kind: "taggedUnion", Tag: "op", Common: []NamedField{}, Members: []Member{
-	{Value: "cancel", Label: "cancel result", Object: descriptor30},
-	{Value: "ping", Label: "ping result", Object: descriptor31},
-	{Value: "readFile", Label: "readFile result", Object: descriptor32},
-	{Value: "readFiles", Label: "readFiles result", Object: descriptor33},
-	{Value: "writeFile", Label: "writeFile result", Object: descriptor34},
-	{Value: "listFiles", Label: "listFiles result", Object: descriptor35},
-	{Value: "deleteFile", Label: "deleteFile result", Object: descriptor37},
-	{Value: "stat", Label: "stat result", Object: descriptor38},
-	{Value: "walk", Label: "walk result", Object: descriptor40},
-	{Value: "usage", Label: "usage result", Object: descriptor42},
-	{Value: "readFileChunk", Label: "readFileChunk result", Object: descriptor43},
-	{Value: "appendFile", Label: "appendFile result", Object: descriptor44},
-	{Value: "moveFile", Label: "moveFile result", Object: descriptor45},
-	{Value: "exportTree", Label: "exportTree result", Object: descriptor46},
-	{Value: "extractTree", Label: "extractTree result", Object: descriptor47},
-	{Value: "egressListen", Label: "egressListen result", Object: descriptor48},
+var descriptor49 = &Field{Kind: "object", Shape: []NamedField{{"port", &Field{Kind: "integer", Min: 1, Max: 65535}}}}
+
+var descriptor30 = &Field{Kind: "taggedUnion", Tag: "op", Common: []NamedField{}, Members: []Member{
+	{Value: "cancel", Label: "cancel result", Object: descriptor31},
+	{Value: "ping", Label: "ping result", Object: descriptor32},
+	{Value: "readFile", Label: "readFile result", Object: descriptor33},
+	{Value: "readFiles", Label: "readFiles result", Object: descriptor34},
+	{Value: "writeFile", Label: "writeFile result", Object: descriptor35},
+	{Value: "listFiles", Label: "listFiles result", Object: descriptor36},
+	{Value: "deleteFile", Label: "deleteFile result", Object: descriptor38},
+	{Value: "stat", Label: "stat result", Object: descriptor39},
+	{Value: "walk", Label: "walk result", Object: descriptor41},
+	{Value: "usage", Label: "usage result", Object: descriptor43},
+	{Value: "readFileChunk", Label: "readFileChunk result", Object: descriptor44},
+	{Value: "appendFile", Label: "appendFile result", Object: descriptor45},
+	{Value: "moveFile", Label: "moveFile result", Object: descriptor46},
+	{Value: "exportTree", Label: "exportTree result", Object: descriptor47},
+	{Value: "extractTree", Label: "extractTree result", Object: descriptor48},
+	{Value: "egressListen", Label: "egressListen result", Object: descriptor49},
 }}
 
-var descriptor28 = &Field{Kind: "object", Shape: []NamedField{{"result", descriptor29}}}
+var descriptor29 = &Field{Kind: "object", Shape: []NamedField{{"result", descriptor30}}}
 
-var descriptor49 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor50 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
 var descriptor20 = &Field{Kind: "taggedUnion", Tag: "type", Common: []NamedField{{"id", &Field{Kind: "integer", Min: 0, Max: 9007199254740991}}}, Members: []Member{
 	{Value: "stdout", Label: "stdout", Object: descriptor21},
 	{Value: "stderr", Label: "stderr", Object: descriptor22},
 	{Value: "started", Label: "started", Object: descriptor23},
 	{Value: "exit", Label: "exit", Object: descriptor24},
-	{Value: "result", Label: "result", Object: descriptor28},
-	{Value: "error", Label: "error", Object: descriptor49},
+	{Value: "reads", Label: "reads", Object: descriptor28},
+	{Value: "result", Label: "result", Object: descriptor29},
+	{Value: "error", Label: "error", Object: descriptor50},
 }}
 
-var descriptor51 = &Field{Kind: "object", Shape: []NamedField{{"identity", &Field{Kind: "optional", Of: &Field{Kind: "oneOf", Values: []string{"sandbox", "hooks"}}}}}}
+var descriptor52 = &Field{Kind: "object", Shape: []NamedField{{"identity", &Field{Kind: "optional", Of: &Field{Kind: "oneOf", Values: []string{"sandbox", "hooks"}}}}}}
 
-var descriptor52 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor53 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor53 = &Field{Kind: "object", Shape: []NamedField{{"bytes", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}}
+var descriptor54 = &Field{Kind: "object", Shape: []NamedField{{"bytes", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}}
 
-var descriptor54 = &Field{Kind: "object", Shape: []NamedField{}}
+var descriptor55 = &Field{Kind: "object", Shape: []NamedField{}}
 
-var descriptor56 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
+var descriptor57 = &Field{Kind: "object", Shape: []NamedField{{"code", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}, {"message", &Field{Kind: "string", NonEmpty: false, Forbidden: nil}}}}
 
-var descriptor55 = &Field{Kind: "object", Shape: []NamedField{{"error", &Field{Kind: "optional", Of: descriptor56}}}}
+var descriptor56 = &Field{Kind: "object", Shape: []NamedField{{"error", &Field{Kind: "optional", Of: descriptor57}}}}
 
-var descriptor50 = &Field{Kind: "taggedUnion", Tag: "egress", Common: []NamedField{{"stream", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}, Members: []Member{
-	{Value: "open", Label: "egress open", Object: descriptor51},
-	{Value: "data", Label: "egress data", Object: descriptor52},
-	{Value: "ack", Label: "egress ack", Object: descriptor53},
-	{Value: "end", Label: "egress end", Object: descriptor54},
-	{Value: "close", Label: "egress close", Object: descriptor55},
+var descriptor51 = &Field{Kind: "taggedUnion", Tag: "egress", Common: []NamedField{{"stream", &Field{Kind: "integer", Min: 1, Max: 9007199254740991}}}, Members: []Member{
+	{Value: "open", Label: "egress open", Object: descriptor52},
+	{Value: "data", Label: "egress data", Object: descriptor53},
+	{Value: "ack", Label: "egress ack", Object: descriptor54},
+	{Value: "end", Label: "egress end", Object: descriptor55},
+	{Value: "close", Label: "egress close", Object: descriptor56},
 }}

@@ -1,7 +1,7 @@
 // The protocol's version, limits and reserved names, in a file of their own so that the tables built
 // from them (protocol-operations.ts, protocol-egress.ts) never import the entry module that re-exports them.
 
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 /**
  * The identities an exec may run as (the exec request's `runAs`): the sandbox user runs tools, the
@@ -67,8 +67,9 @@ export const BAD_REQUEST_CODE = "EBADREQ";
 export const UNAVAILABLE_CODE = "EUNAVAILABLE";
 
 /**
- * Error code ending an exec whose `readBefore` files did not read as the request said (or could not be
- * read): nothing was started, and the server goes the long way (reads them, runs its hooks, asks again).
+ * Error code ending an exec or a file operation whose `readBefore` files did not read as the request
+ * said (or could not be read): nothing was started or done, and the server goes the long way (reads
+ * them, runs its hooks, asks again).
  */
 export const CHANGED_CODE = "ECHANGED";
 

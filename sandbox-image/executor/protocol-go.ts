@@ -14,7 +14,17 @@ import * as constants from "./protocol-constants.js";
 import { egressFrame, egressStreamError } from "./protocol-egress.js";
 import type { Field, ObjectField, Shape, TaggedUnionField } from "./protocol-fields.js";
 import { responseMessage } from "./protocol-messages.js";
-import { fileEntry, fileInfo, operations, readFilesEntry, requestHeader, resultPayload, treeEntry } from "./protocol-operations.js";
+import {
+  fileEntry,
+  fileInfo,
+  operations,
+  readAfterFiles,
+  readBeforeFiles,
+  readFilesEntry,
+  requestHeader,
+  resultPayload,
+  treeEntry,
+} from "./protocol-operations.js";
 
 export const GO_PROTOCOL_FILE = "sandbox-image/executor-go/protocol_gen.go";
 
@@ -32,6 +42,8 @@ const sharedTypeNames = new Map<Field, string>([
   [fileEntry, "FileEntry"],
   [fileInfo, "FileInfo"],
   [treeEntry, "TreeEntry"],
+  [readBeforeFiles, "ReadBefore"],
+  [readAfterFiles, "ReadAfter"],
   [egressStreamError, "EgressStreamError"],
 ]);
 

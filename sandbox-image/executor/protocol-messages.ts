@@ -1,7 +1,8 @@
 // What travels in each direction, as checked values: requests (server → executor) are parsed against
 // the operations table; responses (executor → server) against the message table below. Requests may
 // be answered out of order; every request ends with exactly one terminal message (`result`, `exit` or
-// `error`) carrying its id, after any `started`, `stdout` or `stderr` message of an exec.
+// `error`) carrying its id, after any `started`, `stdout` or `stderr` message of an exec, or the
+// `reads` message of a file operation that asked to read files after it.
 
 import { checkField, isPlainObject, type Checked } from "./protocol-check.js";
 import * as field from "./protocol-fields.js";
@@ -36,6 +37,11 @@ export const responseMessage = field.taggedUnion(
       // A process either exits with a code or is killed by a signal, never both or neither.
       (exit) => ((exit.exitCode === null) === (exit.signal === null) ? "exactly one of exitCode and signal must be null" : null),
     ),
+    /**
+     * A file operation's readAfter files as read once it had ended (done or failed), before its result
+     * or error; the frame body holds their contents. Absent when they could not be read.
+     */
+    reads: field.object({ reads: field.array(readFilesEntry, { maxItems: MAX_READ_FILES }) }),
     result: field.object({ result: resultPayload }),
     /** A request that failed. `code` is an errno-style code (ENOENT, EISDIR, EACCES, …) or EBADREQ. */
     error: field.object({ code: field.text, message: field.text }),
@@ -47,6 +53,7 @@ export type Response = TypeOf<typeof responseMessage>;
 export type OutputMessage = Extract<Response, { type: "stdout" | "stderr" }>;
 export type StartedMessage = Extract<Response, { type: "started" }>;
 export type ExitMessage = Extract<Response, { type: "exit" }>;
+export type ReadsMessage = Extract<Response, { type: "reads" }>;
 export type ResultMessage = Extract<Response, { type: "result" }>;
 export type ErrorMessage = Extract<Response, { type: "error" }>;
 
@@ -80,6 +87,8 @@ export function responseCarriesBody(message: Response): boolean {
       return resultCarriesBody(message.result.op);
     case "exit":
       return message.reads !== undefined;
+    case "reads":
+      return true;
     case "started":
     case "error":
       return false;

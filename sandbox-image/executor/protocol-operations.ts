@@ -84,8 +84,12 @@ const variableName = field.string({ nonEmpty: true, forbidden: ["=", "\0"] });
  */
 export const runAs = field.oneOf(...IDENTITY_NAMES);
 
-/** Files an exec reads around its command, each as readFiles would (readFilesEntry). */
-const execReads = <Since extends field.Field>(since: Since) =>
+/**
+ * Files a request reads around what it does (the hooks' hooks.json), each as readFiles would
+ * (readFilesEntry): an exec around its command, readFile, writeFile, listFiles and deleteFile around
+ * their file operation.
+ */
+const aroundReads = <Since extends field.Field>(since: Since) =>
   field.object(
     {
       paths: field.array(field.path, { minItems: 1, maxItems: MAX_READ_FILES }),
@@ -94,6 +98,22 @@ const execReads = <Since extends field.Field>(since: Since) =>
     },
     (reads) => (reads.since.length === reads.paths.length ? null : "since must hold one entry per path"),
   );
+
+/** Files read before: the request goes ahead only if each one's token is the one in `since`. */
+export const readBeforeFiles = aroundReads(field.text);
+/** Files read after, `since` holding the token of the caller's last read of each, or null. */
+export const readAfterFiles = aroundReads(field.nullable(field.text));
+
+/**
+ * A file operation's reads around it, as an exec's: read these files first and do the operation only if
+ * each one's token is the one in `since` (the hooks.json the server decided on are still what it read),
+ * otherwise do nothing and end with an error CHANGED_CODE; once the operation has ended (done or failed),
+ * read these files and report them in a `reads` message before its result or error.
+ */
+const fileOperationReads = {
+  readBefore: field.optional(readBeforeFiles),
+  readAfter: field.optional(readAfterFiles),
+};
 
 // ---- The table ----
 
@@ -126,9 +146,9 @@ export const operations = {
          * (the hooks.json the server decided on are still what it read): a `started` message then comes
          * first. Otherwise nothing is started and the exec ends with an error CHANGED_CODE.
          */
-        readBefore: field.optional(execReads(field.text)),
+        readBefore: field.optional(readBeforeFiles),
         /** Once the command has ended, read these files and report them with the exit (its `reads`). */
-        readAfter: field.optional(execReads(field.nullable(field.text))),
+        readAfter: field.optional(readAfterFiles),
       },
       (request) => (request.argv[0] === "" ? "argv[0] must be a program name, not empty" : null),
     ),
@@ -146,7 +166,7 @@ export const operations = {
   },
   readFile: {
     // The content travels as one frame body, which the peer refuses past MAX_FRAME_PART_BYTES.
-    request: field.object({ path: field.path, maxBytes: field.integer(0, MAX_FRAME_PART_BYTES) }),
+    request: field.object({ path: field.path, maxBytes: field.integer(0, MAX_FRAME_PART_BYTES), ...fileOperationReads }),
     /**
      * realPath is the path of the file actually read, every symlink resolved. readOnlyMount: that file
      * lies on a read-only mount, so nothing in the sandbox can change it (hooks from such a file run as
@@ -180,16 +200,16 @@ export const operations = {
   },
   writeFile: {
     /** Parent folders are created. */
-    request: field.object({ path: field.path, mode: field.optional(field.integer(0, 0o7777)) }),
+    request: field.object({ path: field.path, mode: field.optional(field.integer(0, 0o7777)), ...fileOperationReads }),
     requestBody: "the whole content",
     result: field.object({ size: field.nonNegativeInteger }),
   },
   listFiles: {
-    request: field.object({ path: field.path }),
+    request: field.object({ path: field.path, ...fileOperationReads }),
     result: field.object({ entries: field.array(fileEntry) }),
   },
   deleteFile: {
-    request: field.object({ path: field.path, recursive: field.boolean }),
+    request: field.object({ path: field.path, recursive: field.boolean, ...fileOperationReads }),
     result: field.object({}),
   },
   /**

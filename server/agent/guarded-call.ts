@@ -139,9 +139,9 @@ async function runAllowedOrDenied(
     hooks.push(trace);
     return trace;
   };
-  // A command's own request can read the hooks' files around it: before it, to confirm what the pre
-  // hooks decided on (runConfirmingPreHooks); after it, for the post hooks. Other tools read them apart.
-  const readAfter = call.name === "code_execution" ? hookConfigFiles() : undefined;
+  // The tool's own request (a command's, a file operation's) can read the hooks' files around it:
+  // before it, to confirm what the pre hooks decided on (runConfirmingPreHooks); after it, for the post hooks.
+  const readAfter = hookConfigFiles();
   let run = faults ? null : await runConfirmingPreHooks(call, sandbox, context, result, newTrace, readAfter);
   if (run === null) {
     const pre = await runPreToolHooks(sandbox.hooks, call, sandbox.environmentId, hookOptions);
@@ -154,7 +154,7 @@ async function runAllowedOrDenied(
     }
     // The result step opens as the tool starts.
     result.get();
-    run = { trace, ...(await runStreaming(call, sandbox, context, result, readAfter ? { readAfter } : {})) };
+    run = { trace, ...(await runStreaming(call, sandbox, context, result, { readAfter })) };
   }
   const { trace, execution, streamed } = run;
   // The tool's result begins with what it streamed; the rest (status notes, or a file tool's whole
@@ -177,10 +177,10 @@ interface ToolRun {
 }
 
 /**
- * When the hooks' files as last read would have the pre hooks run nothing for this command, the
- * command's own request confirms them unchanged right before it starts, and the pre hooks allowed
- * (hooks.json is still read before the call; it costs no round trip of its own). Null when that cannot
- * be done, or the files had changed: then the pre hooks run the usual way.
+ * When the hooks' files as last read would have the pre hooks run nothing for this call, the tool's own
+ * request (its command's, or its file operation's) confirms them unchanged right before it starts, and
+ * the pre hooks allowed (hooks.json is still read before the call; it costs no round trip of its own).
+ * Null when that cannot be done, or the files had changed: then the pre hooks run the usual way.
  */
 async function runConfirmingPreHooks(
   call: ToolCall,
@@ -188,9 +188,8 @@ async function runConfirmingPreHooks(
   context: CallContext,
   result: LazyResult,
   newTrace: (pre: HookTrace) => ToolCallHooks,
-  readAfter: { paths: string[]; maxBytes: number } | undefined,
+  readAfter: { paths: string[]; maxBytes: number },
 ): Promise<ToolRun | null> {
-  if (readAfter === undefined) return null;
   context.signal?.throwIfAborted();
   const toConfirm = preToolHooksToConfirm(
     sandbox.hooks,

@@ -95,7 +95,7 @@ export function hookConfigFiles(options: HookRunOptions = {}): { paths: string[]
 /**
  * The pre hooks of a call decided on the candidates as last read, without reading them: when those
  * files would have the hooks run no handler for this call, the tool's own request is to confirm them
- * unchanged right before it starts (`check`, CommandRequest.unlessChanged), and once it did, the pre
+ * unchanged right before it starts (`check`: CommandRequest's or FileOperationReads' unlessChanged), and once it did, the pre
  * hooks allowed, with `trace`. Reading before every call still holds; the read rides on the tool's start.
  */
 export interface PreToolHooksToConfirm {

@@ -46,6 +46,7 @@ import {
   SandboxUnavailableError,
   type CommandRequest,
   type CommandResult,
+  type FileOperationReads,
   type FreshRead,
   type ReadFileResult,
   type SandboxChannel,
@@ -259,9 +260,10 @@ export class ExecutorClient implements SandboxChannel {
     });
   }
 
-  async readFile(path: string, maxBytes: number): Promise<ReadFileResult> {
+  async readFile(path: string, maxBytes: number, reads?: FileOperationReads): Promise<ReadFileResult> {
     const { result, body } = await this.call({ op: "readFile", path, maxBytes }, "readFile", {
       check: (_, content) => (content.length > maxBytes ? `${content.length} bytes of content, more than the ${maxBytes} asked for` : null),
+      reads,
     });
     return {
       content: body,
@@ -305,17 +307,17 @@ export class ExecutorClient implements SandboxChannel {
     });
   }
 
-  async writeFile(path: string, content: Buffer, mode?: number): Promise<void> {
-    await this.call({ op: "writeFile", path, mode }, "writeFile", { body: content });
+  async writeFile(path: string, content: Buffer, mode?: number, reads?: FileOperationReads): Promise<void> {
+    await this.call({ op: "writeFile", path, mode }, "writeFile", { body: content, reads });
   }
 
-  async listFiles(path: string): Promise<FileEntry[]> {
-    const { result } = await this.call({ op: "listFiles", path }, "listFiles");
+  async listFiles(path: string, reads?: FileOperationReads): Promise<FileEntry[]> {
+    const { result } = await this.call({ op: "listFiles", path }, "listFiles", { reads });
     return result.entries;
   }
 
-  async deleteFile(path: string, recursive: boolean): Promise<void> {
-    await this.call({ op: "deleteFile", path, recursive }, "deleteFile");
+  async deleteFile(path: string, recursive: boolean, reads?: FileOperationReads): Promise<void> {
+    await this.call({ op: "deleteFile", path, recursive }, "deleteFile", { reads });
   }
 
   async stat(path: string): Promise<{ info: FileInfo | null; realPath: string }> {
@@ -419,16 +421,49 @@ export class ExecutorClient implements SandboxChannel {
   private call<Op extends ResultOp>(
     request: OutgoingRequest,
     expected: Op,
-    { body, check, deadlineMs }: { body?: Buffer; check?: ResultCheck<Op>; deadlineMs?: number } = {},
+    { body, check, deadlineMs, reads }: { body?: Buffer; check?: ResultCheck<Op>; deadlineMs?: number; reads?: FileOperationReads } = {},
   ): Promise<{ result: ResultOf<Op>; body: Buffer }> {
     return new Promise((resolve, reject) => {
       if (this.closeReason !== null) return reject(this.unavailable());
       const id = this.nextId++;
+      const unlessChanged = reads?.unlessChanged;
+      const readAfter = reads?.readAfter;
+      const after = readAfter ? this.knownReads(readAfter.paths) : undefined;
+      let readsAfter: FreshRead[] | undefined;
+      // The operation went ahead (its files confirmed) and ended: its reader is told before its outcome.
+      const tell = (): unknown => {
+        try {
+          reads?.onStarted?.();
+          if (readsAfter !== undefined) reads?.onReadsAfter?.(readsAfter);
+          return null;
+        } catch (error) {
+          return error;
+        }
+      };
       this.pending.set(id, {
         onResponse: (message, responseBody) => {
+          if (message.type === "reads") {
+            if (readAfter === undefined || after === undefined || readsAfter !== undefined) {
+              return this.protocolViolation(
+                `${describeMessage(message)} for ${expected} request ${id}, which ${readAfter ? "had its reads already" : "asked for none"}`,
+              );
+            }
+            const problem = checkReadFiles(message.reads, responseBody, after.since, readAfter.maxBytes);
+            if (problem !== null) return this.protocolViolation(`${expected} request ${id}'s reads: ${problem}`);
+            readsAfter = this.takeReads(readAfter.paths, after.known, message.reads, responseBody);
+            return;
+          }
           if (message.type === "error") {
+            const changed = unlessChanged !== undefined && message.code === CHANGED_CODE;
+            // Files changed: the operation was not done, so nothing was read after it either.
+            if (changed && readsAfter !== undefined)
+              return this.protocolViolation(
+                `${expected} request ${id} said its files had changed (nothing done) after sending what it read after it`,
+              );
             this.endRequest(id);
-            return reject(requestError(expected, message.code, message.message));
+            if (changed) return reject(new SandboxFilesChangedError(message.code, message.message));
+            const failed = tell();
+            return reject(failed ?? requestError(expected, message.code, message.message));
           }
           if (message.type !== "result" || message.result.op !== expected) {
             return this.protocolViolation(`${describeMessage(message)} answered ${expected} request ${id}`);
@@ -438,6 +473,8 @@ export class ExecutorClient implements SandboxChannel {
           const problem = check?.(result, responseBody) ?? null;
           if (problem !== null) return this.protocolViolation(`${expected} request ${id}: ${problem}`);
           this.endRequest(id);
+          const failed = tell();
+          if (failed !== null) return reject(failed);
           resolve({ result, body: responseBody });
         },
         onClosed: (error) => {
@@ -445,7 +482,13 @@ export class ExecutorClient implements SandboxChannel {
           reject(error);
         },
       });
-      this.send(request, id, body);
+      const around = {
+        ...(unlessChanged
+          ? { readBefore: { paths: unlessChanged.paths, maxBytes: unlessChanged.maxBytes, since: unlessChanged.tokens } }
+          : {}),
+        ...(readAfter && after ? { readAfter: { paths: readAfter.paths, maxBytes: readAfter.maxBytes, since: after.since } } : {}),
+      };
+      this.send({ ...request, ...around } as OutgoingRequest, id, body);
       this.armDeadline(id, deadlineMs ?? this.deadlines.fileOperationMs, `${expected} request ${id}`);
     });
   }

@@ -67,6 +67,22 @@ export interface CommandRequest {
   readAfter?: { paths: string[]; maxBytes: number };
 }
 
+/**
+ * Files a file operation's own request reads around it, as a command's do (CommandRequest's
+ * unlessChanged, onStarted and readAfter): the hooks confirm the hooks.json they decided on in the file
+ * tool's own request, and take the files as read after it for the post hooks, instead of a round trip
+ * of their own on each side.
+ */
+export interface FileOperationReads extends Pick<CommandRequest, "unlessChanged" | "readAfter"> {
+  /**
+   * With unlessChanged: called once the files were found unchanged and the operation went ahead (right
+   * before its outcome, a result or its own failure, is delivered).
+   */
+  onStarted?: () => void;
+  /** Given the readAfter files as read once the operation had ended, done or failed; not called when they could not be read. */
+  onReadsAfter?: (reads: FreshRead[]) => void;
+}
+
 export interface CommandResult {
   exitCode: number | null;
   signal: string | null;
@@ -135,16 +151,17 @@ export class SandboxLostError extends SandboxUnavailableError {}
 export interface SandboxChannel {
   ping(): Promise<{ version: number; pid: number; uid: number }>;
   run(request: CommandRequest): Promise<CommandResult>;
-  readFile(path: string, maxBytes: number): Promise<ReadFileResult>;
+  /** `reads`: files its own request reads around it (FileOperationReads); so for writeFile, listFiles and deleteFile. */
+  readFile(path: string, maxBytes: number, reads?: FileOperationReads): Promise<ReadFileResult>;
   /**
    * Reads small files (at most MAX_READ_FILES, up to maxBytes each) now, one after another, each as
    * readFile would, in one round trip; a file read as before is not transferred again. Only the sandbox
    * being gone rejects: each file's own failure is its entry.
    */
   readFiles(paths: string[], maxBytes: number): Promise<FreshRead[]>;
-  writeFile(path: string, content: Buffer, mode?: number): Promise<void>;
-  listFiles(path: string): Promise<FileEntry[]>;
-  deleteFile(path: string, recursive: boolean): Promise<void>;
+  writeFile(path: string, content: Buffer, mode?: number, reads?: FileOperationReads): Promise<void>;
+  listFiles(path: string, reads?: FileOperationReads): Promise<FileEntry[]>;
+  deleteFile(path: string, recursive: boolean, reads?: FileOperationReads): Promise<void>;
   /** What the path names (symlinks followed; info null when absent) and where it really is or would be created. */
   stat(path: string): Promise<{ info: FileInfo | null; realPath: string }>;
   /** A page of the tree at path, depth first and name-sorted, the start itself first (see WalkRequest). */

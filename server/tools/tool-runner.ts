@@ -7,7 +7,7 @@ import path from "node:path/posix";
 import { StringDecoder } from "node:string_decoder";
 import type { ToolCall } from "./tool-call.js";
 import { SANDBOX_WORKDIR } from "../sandbox/layout.js";
-import { SandboxFileError, type CommandRequest, type FreshRead, type SandboxChannel } from "../sandbox/runtime.js";
+import { SandboxFileError, type CommandRequest, type FileOperationReads, type FreshRead, type SandboxChannel } from "../sandbox/runtime.js";
 
 export interface ToolLimits {
   timeoutMs: number;
@@ -31,7 +31,7 @@ export interface ToolExecution {
   /** For post hooks: stderr text or the failed file operation's message; absent on a clean run. */
   errorText?: string;
   exitCode?: number | null;
-  /** The files the observer's `reads.readAfter` asked for, as read once the command ended (code_execution). */
+  /** The files the observer's `reads.readAfter` asked for, as read once the tool had ended. */
   readsAfter?: FreshRead[];
 }
 
@@ -46,8 +46,8 @@ export interface ToolObserver {
   /** Cancels a running command: its process tree is killed and the result says "[cancelled]". */
   signal?: AbortSignal;
   /**
-   * For code_execution: files its command's own request reads around it (the hooks' hooks.json), see
-   * CommandRequest. Other tools ignore it.
+   * Files the tool's own request reads around it (the hooks' hooks.json): a command's, see
+   * CommandRequest; a file operation's, see FileOperationReads.
    */
   reads?: Pick<CommandRequest, "unlessChanged" | "onStarted" | "readAfter">;
 }
@@ -58,30 +58,40 @@ export async function runTool(
   limits: ToolContext,
   observer: ToolObserver = {},
 ): Promise<ToolExecution> {
+  if (call.name === "code_execution") {
+    return await runCode(channel, String(call.args.code ?? ""), call.args.language === "python" ? "python" : "bash", limits, observer);
+  }
+  // A file tool's reads after it are the post hooks' whether it succeeded or failed.
+  let readsAfter: FreshRead[] | undefined;
+  const reads: FileOperationReads | undefined = observer.reads && {
+    ...observer.reads,
+    onReadsAfter: (files) => {
+      readsAfter = files;
+    },
+  };
+  const withReads = (execution: ToolExecution): ToolExecution => (readsAfter ? { ...execution, readsAfter } : execution);
   try {
     switch (call.name) {
-      case "code_execution":
-        return await runCode(channel, String(call.args.code ?? ""), call.args.language === "python" ? "python" : "bash", limits, observer);
       case "read_file":
-        return await readFile(channel, resolveToolPath(String(call.args.path)), limits);
+        return withReads(await readFile(channel, resolveToolPath(String(call.args.path)), limits, reads));
       case "write_file": {
         const target = resolveToolPath(String(call.args.path));
         const content = Buffer.from(String(call.args.content ?? ""), "utf8");
-        await channel.writeFile(target, content);
-        return { result: `Wrote ${content.length} bytes to ${target}.`, isError: false };
+        await channel.writeFile(target, content, undefined, reads);
+        return withReads({ result: `Wrote ${content.length} bytes to ${target}.`, isError: false });
       }
       case "list_files":
-        return await listFiles(channel, resolveToolPath(String(call.args.path ?? ".")));
+        return withReads(await listFiles(channel, resolveToolPath(String(call.args.path ?? ".")), reads));
       case "delete_file": {
         const target = resolveToolPath(String(call.args.path));
-        await channel.deleteFile(target, call.args.recursive === true);
-        return { result: `Deleted ${target}.`, isError: false };
+        await channel.deleteFile(target, call.args.recursive === true, reads);
+        return withReads({ result: `Deleted ${target}.`, isError: false });
       }
     }
   } catch (error) {
     if (error instanceof SandboxFileError) {
       const full = ["EFBIG", "ENOSPC", "EDQUOT"].includes(error.code) ? diskLimitNote(limits.diskLimitMb) : "";
-      return { result: error.message + full, isError: true, errorText: error.message };
+      return withReads({ result: error.message + full, isError: true, errorText: error.message });
     }
     throw error;
   }
@@ -162,8 +172,8 @@ function truncationNote(stream: string, kept: number, total: number): string {
   return `\n[${stream} truncated: kept ${kept} of ${total} bytes]\n`;
 }
 
-async function readFile(channel: SandboxChannel, target: string, limits: ToolLimits): Promise<ToolExecution> {
-  const file = await channel.readFile(target, limits.maxOutputBytes);
+async function readFile(channel: SandboxChannel, target: string, limits: ToolLimits, reads?: FileOperationReads): Promise<ToolExecution> {
+  const file = await channel.readFile(target, limits.maxOutputBytes, reads);
   const note = file.truncated ? `\n[truncated: showing ${file.content.length} of ${file.size} bytes]` : "";
   // Valid UTF-8 is shown as text (checked in place, not by encoding the text again); binary content as base64.
   // ASCII (most files an agent reads) is decoded as Latin-1: the same text, without UTF-8's decoding work.
@@ -172,8 +182,8 @@ async function readFile(channel: SandboxChannel, target: string, limits: ToolLim
   return { result: `[binary file, ${file.size} bytes, shown as base64]\n${file.content.toString("base64")}${note}`, isError: false };
 }
 
-async function listFiles(channel: SandboxChannel, target: string): Promise<ToolExecution> {
-  const entries = await channel.listFiles(target);
+async function listFiles(channel: SandboxChannel, target: string, reads?: FileOperationReads): Promise<ToolExecution> {
+  const entries = await channel.listFiles(target, reads);
   if (entries.length === 0) return { result: `${target} is empty.`, isError: false };
   const lines = entries.map((entry) =>
     entry.type === "directory"

@@ -12,6 +12,7 @@ import {
   type CommandResult,
   type FileEntry,
   type FileInfo,
+  type FileOperationReads,
   type FreshRead,
   type ReadFileResult,
   type SandboxChannel,
@@ -87,7 +88,21 @@ export class FakeSandboxChannel implements SandboxChannel {
     return commandResult(answer, request.signal?.aborted ? { cancelled: true, exitCode: null, signal: "SIGKILL" } : {});
   }
 
-  async readFile(path: string, maxBytes: number): Promise<ReadFileResult> {
+  /**
+   * File operations take no reads around them: nothing above has a token to confirm (see run), and the
+   * files asked for after are left for the hooks to read themselves, as when the executor cannot.
+   */
+  private refuseTokens(reads: FileOperationReads | undefined): void {
+    if (reads?.unlessChanged) throw new Error("the fake sandbox channel does not implement unlessChanged");
+  }
+
+  async readFile(path: string, maxBytes: number, reads?: FileOperationReads): Promise<ReadFileResult> {
+    this.refuseTokens(reads);
+    return this.readStored(path, maxBytes);
+  }
+
+  /** What readFile answers, for readFiles too (a subclass's readFile is not readFiles' business). */
+  private readStored(path: string, maxBytes: number): ReadFileResult {
     this.checkAlive();
     const text = this.files.get(path);
     if (text === undefined) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, open '${path}'`);
@@ -106,7 +121,7 @@ export class FakeSandboxChannel implements SandboxChannel {
     const reads: FreshRead[] = [];
     for (const path of paths) {
       try {
-        const file = await this.readFile(path, maxBytes);
+        const file = this.readStored(path, maxBytes);
         reads.push({ ok: true, file: file.truncated ? { ...file, content: Buffer.alloc(0) } : file, token: null });
       } catch (error) {
         if (!(error instanceof SandboxFileError)) throw error;
@@ -116,12 +131,14 @@ export class FakeSandboxChannel implements SandboxChannel {
     return reads;
   }
 
-  async writeFile(path: string, content: Buffer): Promise<void> {
+  async writeFile(path: string, content: Buffer, _mode?: number, reads?: FileOperationReads): Promise<void> {
+    this.refuseTokens(reads);
     this.checkAlive();
     this.files.set(path, content.toString("utf8"));
   }
 
-  async listFiles(path: string): Promise<FileEntry[]> {
+  async listFiles(path: string, reads?: FileOperationReads): Promise<FileEntry[]> {
+    this.refuseTokens(reads);
     this.checkAlive();
     const prefix = path.endsWith("/") ? path : `${path}/`;
     return [...this.files.entries()]
@@ -130,7 +147,8 @@ export class FakeSandboxChannel implements SandboxChannel {
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  async deleteFile(path: string): Promise<void> {
+  async deleteFile(path: string, _recursive?: boolean, reads?: FileOperationReads): Promise<void> {
+    this.refuseTokens(reads);
     this.checkAlive();
     if (!this.files.delete(path)) throw new SandboxFileError("ENOENT", `ENOENT: no such file or directory, unlink '${path}'`);
   }

@@ -1,10 +1,17 @@
 // ExecutorClient.readFiles against a scripted executor: what it asks (the token of its last read of
 // each path), how it takes an "unchanged" answer (the content it kept), and that an answer breaking
-// the rules of the op closes the channel like any other protocol violation.
+// the rules of the op closes the channel like any other protocol violation. Then the same files read
+// around a command (run) and around a file operation (readFile, writeFile, listFiles, deleteFile).
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SandboxFilesChangedError, SandboxUnavailableError, type FreshRead } from "../../server/sandbox/runtime.js";
+import {
+  SandboxFileError,
+  SandboxFilesChangedError,
+  SandboxUnavailableError,
+  type FileOperationReads,
+  type FreshRead,
+} from "../../server/sandbox/runtime.js";
 import { CLEAN_EXIT, FakeExecutorPeer } from "../support/fake-executor-peer.js";
 
 const found = (token: string, content: string, extra: Record<string, unknown> = {}) => ({
@@ -183,6 +190,128 @@ describe("ExecutorClient.run with files read around the command", () => {
       for (const [header, body] of answers(request.id)) peer.send(header, body);
       await assert.rejects(
         running,
+        (error: unknown) => error instanceof SandboxUnavailableError && /protocol violation/.test(error.message),
+      );
+      await peer.client.closed;
+    });
+  }
+});
+
+describe("ExecutorClient's file operations with files read around them", () => {
+  const confirming = { paths: PATHS.slice(0, 1), maxBytes: 10, tokens: ["t1"] };
+  const readAfter = { paths: PATHS.slice(0, 1), maxBytes: 10 };
+  /** The reads, with what they told their caller, in order. */
+  function told(): { reads: FileOperationReads; events: string[]; after: FreshRead[][] } {
+    const events: string[] = [];
+    const after: FreshRead[][] = [];
+    return {
+      events,
+      after,
+      reads: {
+        unlessChanged: confirming,
+        readAfter,
+        onStarted: () => events.push("started"),
+        onReadsAfter: (files) => {
+          events.push("read after");
+          after.push(files);
+        },
+      },
+    };
+  }
+
+  it("asks each of the four to confirm the tokens and to read after, and takes the reads before the result", async () => {
+    const peer = new FakeExecutorPeer();
+    const operations: Array<[string, (reads: FileOperationReads) => Promise<unknown>, Record<string, unknown>, Buffer?]> = [
+      [
+        "readFile",
+        (reads) => peer.client.readFile("/workspace/a", 100, reads),
+        { size: 1, truncated: false, realPath: "/workspace/a", readOnlyMount: false },
+        Buffer.from("a"),
+      ],
+      ["writeFile", (reads) => peer.client.writeFile("/workspace/a", Buffer.from("a"), undefined, reads), { size: 1 }],
+      ["listFiles", (reads) => peer.client.listFiles("/workspace", reads), { entries: [] }],
+      ["deleteFile", (reads) => peer.client.deleteFile("/workspace/a", false, reads), {}],
+    ];
+    // Each read after is remembered: the next request asks with its token.
+    let last: string | null = null;
+    for (const [index, [op, start, result, body]] of operations.entries()) {
+      const token = `t${index + 2}`;
+      const { reads, events, after } = told();
+      const doing = start(reads).then(() => events.push("resolved"));
+      const request = await peer.request(op);
+      assert.deepEqual(request.header["readBefore"], { paths: PATHS.slice(0, 1), maxBytes: 10, since: ["t1"] }, op);
+      assert.deepEqual(request.header["readAfter"], { ...readAfter, since: [last] }, op);
+      peer.send({ type: "reads", id: request.id, reads: [found(token, "{}")] }, Buffer.from("{}"));
+      peer.send({ type: "result", id: request.id, result: { op, ...result } }, body);
+      await doing;
+      assert.deepEqual(events, ["started", "read after", "resolved"], op);
+      assert.equal(contentOf(after[0]?.[0]), "{}", op);
+      last = token;
+    }
+  });
+
+  it("tells of the start and the reads of an operation that failed, then rejects with its failure", async () => {
+    const peer = new FakeExecutorPeer();
+    const { reads, events, after } = told();
+    const reading = peer.client.readFile("/workspace/missing", 100, reads);
+    const request = await peer.request("readFile");
+    peer.send({ type: "reads", id: request.id, reads: [found("t2", "{}")] }, Buffer.from("{}"));
+    peer.send({ type: "error", id: request.id, code: "ENOENT", message: "readFile /workspace/missing: no such file or directory" });
+    await assert.rejects(reading, (error: unknown) => error instanceof SandboxFileError && error.code === "ENOENT");
+    assert.deepEqual(events, ["started", "read after"]);
+    assert.equal(after.length, 1);
+  });
+
+  it("rejects with SandboxFilesChangedError when the files changed, telling nothing, and stays open", async () => {
+    const peer = new FakeExecutorPeer();
+    const { reads, events } = told();
+    const deleting = peer.client.deleteFile("/workspace/a", false, reads);
+    const request = await peer.request("deleteFile");
+    peer.send({ type: "error", id: request.id, code: "ECHANGED", message: "deleteFile: not done, /.agents/hooks.json is not as it was" });
+    await assert.rejects(deleting, SandboxFilesChangedError);
+    assert.deepEqual(events, []);
+    const pinging = peer.client.ping();
+    const ping = await peer.request("ping");
+    peer.send({ type: "result", id: ping.id, result: { op: "ping", version: 1, pid: 1, uid: 0 } });
+    await pinging;
+  });
+
+  it("takes ECHANGED for a plain failure when it asked for no confirmation", async () => {
+    const peer = new FakeExecutorPeer();
+    const listing = peer.client.listFiles("/workspace", { readAfter });
+    const request = await peer.request("listFiles");
+    peer.send({ type: "error", id: request.id, code: "ECHANGED", message: "odd" });
+    await assert.rejects(listing, (error: unknown) => error instanceof SandboxFileError && !(error instanceof SandboxFilesChangedError));
+  });
+
+  const violations: Array<[string, FileOperationReads, (id: number) => Array<[unknown, Buffer?]>]> = [
+    ["reads it did not ask for", {}, (id) => [[{ type: "reads", id, reads: [found("t2", "{}")] }, Buffer.from("{}")]]],
+    [
+      "reads twice",
+      { readAfter },
+      (id) => [
+        [{ type: "reads", id, reads: [found("t2", "{}")] }, Buffer.from("{}")],
+        [{ type: "reads", id, reads: [found("t2", "{}")] }, Buffer.from("{}")],
+      ],
+    ],
+    ["reads that do not add up", { readAfter }, (id) => [[{ type: "reads", id, reads: [found("t2", "{}")] }, Buffer.from("{")]]],
+    [
+      "files changed after reading after",
+      { unlessChanged: confirming, readAfter },
+      (id) => [
+        [{ type: "reads", id, reads: [found("t2", "{}")] }, Buffer.from("{}")],
+        [{ type: "error", id, code: "ECHANGED", message: "deleteFile: not done" }],
+      ],
+    ],
+  ];
+  for (const [what, reads, answers] of violations) {
+    it(`closes the channel on ${what}`, async () => {
+      const peer = new FakeExecutorPeer();
+      const deleting = peer.client.deleteFile("/workspace/a", false, reads);
+      const request = await peer.request("deleteFile");
+      for (const [header, body] of answers(request.id)) peer.send(header, body);
+      await assert.rejects(
+        deleting,
         (error: unknown) => error instanceof SandboxUnavailableError && /protocol violation/.test(error.message),
       );
       await peer.client.closed;

@@ -1,6 +1,6 @@
-// A command's hooks read hooks.json through the command's own request: the pre hooks decide on the
-// files as last read and the command starts only if they still read the same; the post hooks take the
-// files as read right after the command. Over a channel that keeps tokens (as the executor's does),
+// A tool's hooks read hooks.json through the tool's own request (a command's, a file operation's): the
+// pre hooks decide on the files as last read and the tool starts only if they still read the same; the
+// post hooks take the files as read right after the tool. Over a channel that keeps tokens (as the executor's does),
 // these tests count what crosses it, and show that a file changed in between (by the call itself, or
 // behind the agent's back) is still seen before the next call.
 
@@ -9,11 +9,20 @@ import { describe, it } from "node:test";
 import type { CallOutcome } from "../../server/agent/conversation.js";
 import { runGuardedCall, type CallContext, type ToolCallHooks } from "../../server/agent/guarded-call.js";
 import { ChannelHookHost } from "../../server/hooks/channel-hook-host.js";
-import { type CommandRequest, type CommandResult, type FreshRead, SandboxFilesChangedError } from "../../server/sandbox/runtime.js";
+import {
+  type CommandRequest,
+  type CommandResult,
+  type FileEntry,
+  type FileOperationReads,
+  type FreshRead,
+  type ReadFileResult,
+  SandboxFileError,
+  SandboxFilesChangedError,
+} from "../../server/sandbox/runtime.js";
 import { codeOf, FakeSandboxChannel } from "../support/fake-sandbox-channel.js";
 import { RecordingStepSink } from "../support/recording-step-sink.js";
 import type { ToolCall } from "../../server/tools/tool-call.js";
-import { bash, read } from "../support/tool-calls.js";
+import { bash, read, remove, write } from "../support/tool-calls.js";
 
 const ROOT = "/.agents/hooks.json";
 const WORKSPACE = "/workspace/.agents/hooks.json";
@@ -50,6 +59,47 @@ class TokenChannel extends FakeSandboxChannel {
     }
     const result = await super.run(command);
     return readAfter ? { ...result, readsAfter: await this.readQuietly(readAfter.paths, readAfter.maxBytes) } : result;
+  }
+
+  override readFile(path: string, maxBytes: number, reads?: FileOperationReads): Promise<ReadFileResult> {
+    return this.aroundFileOperation(`readFile ${path}`, reads, () => super.readFile(path, maxBytes));
+  }
+
+  override writeFile(path: string, content: Buffer, mode?: number, reads?: FileOperationReads): Promise<void> {
+    return this.aroundFileOperation(`writeFile ${path}`, reads, () => super.writeFile(path, content, mode));
+  }
+
+  override listFiles(path: string, reads?: FileOperationReads): Promise<FileEntry[]> {
+    return this.aroundFileOperation(`listFiles ${path}`, reads, () => super.listFiles(path));
+  }
+
+  override deleteFile(path: string, recursive: boolean, reads?: FileOperationReads): Promise<void> {
+    return this.aroundFileOperation(`deleteFile ${path}`, reads, () => super.deleteFile(path, recursive));
+  }
+
+  /** As the executor does a file operation with reads around it: confirmed first, read after, done or failed. */
+  private async aroundFileOperation<T>(name: string, reads: FileOperationReads | undefined, operation: () => Promise<T>): Promise<T> {
+    const { unlessChanged, onStarted, readAfter, onReadsAfter } = reads ?? {};
+    this.crossings.push(`${name}${unlessChanged ? " (confirming)" : ""}${readAfter ? " (reading after)" : ""}`);
+    if (unlessChanged) {
+      await this.beforeConfirming();
+      if (unlessChanged.paths.some((path, index) => this.tokenOf(path) !== unlessChanged.tokens[index])) {
+        throw new SandboxFilesChangedError("ECHANGED", `${name}: not done, a file is not as it was`);
+      }
+    }
+    const ended = async () => {
+      onStarted?.();
+      if (readAfter) onReadsAfter?.(await this.readQuietly(readAfter.paths, readAfter.maxBytes));
+    };
+    let result: T;
+    try {
+      result = await operation();
+    } catch (error) {
+      if (error instanceof SandboxFileError) await ended();
+      throw error;
+    }
+    await ended();
+    return result;
   }
 
   private async readQuietly(paths: string[], maxBytes: number): Promise<FreshRead[]> {
@@ -203,12 +253,79 @@ describe("a command's hooks read through its own request", () => {
     assert.deepEqual(h.hooks[1]?.pre.handlers, []);
   });
 
-  it("reads hooks.json apart around a file tool, and the next command confirms what it read", async () => {
+  it("confirms hooks.json in a file tool's own request too, and takes the files read after it", async () => {
     const h = harness();
     h.channel.files.set("/workspace/a.txt", "a");
     await h.runCall(read("/workspace/a.txt"));
     await h.call("first");
-    assert.deepEqual(h.outcomes[0]?.output, "a");
-    assert.deepEqual(h.channel.crossings, ["readFiles", "readFiles", "run first (confirming) (reading after)"]);
+    await h.runCall(write("/workspace/b.txt", "b"));
+    await h.runCall(read("/workspace/missing.txt"));
+    await h.runCall(remove("/workspace/b.txt"));
+    assert.deepEqual(
+      h.outcomes.map((outcome) => [outcome.status, outcome.output]),
+      [
+        ["ok", "a"],
+        ["ok", "ran first"],
+        ["ok", "Wrote 1 bytes to /workspace/b.txt."],
+        ["error", "ENOENT: no such file or directory, open '/workspace/missing.txt'"],
+        ["ok", "Deleted /workspace/b.txt."],
+      ],
+    );
+    assert.deepEqual(h.channel.crossings, [
+      "readFiles",
+      "readFile /workspace/a.txt (reading after)",
+      "run first (confirming) (reading after)",
+      "writeFile /workspace/b.txt (confirming) (reading after)",
+      "readFile /workspace/missing.txt (confirming) (reading after)",
+      "deleteFile /workspace/b.txt (confirming) (reading after)",
+    ]);
+    // A failed tool's post hooks ran too, on the files read after it.
+    for (const trace of h.hooks) {
+      assert.equal(trace.pre.decision, "allow");
+      assert.equal(trace.post?.files.length, 2);
+    }
+  });
+
+  it("runs the post hooks a file tool wrote, and the pre hooks of the next call", async () => {
+    const h = harness();
+    await h.call("first");
+    const hooks = {
+      gate: JSON.parse(DENY_COMMANDS).gate,
+      seen: { post_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "audit" }] }] },
+    };
+    await h.runCall(write(WORKSPACE, JSON.stringify(hooks)));
+    assert.deepEqual(
+      h.hooks[1]?.post?.handlers.map((handler) => handler.command),
+      ["audit"],
+    );
+    await h.call("denied");
+    assert.equal(h.outcomes[2]?.status, "denied");
+    assert.deepEqual(h.channel.crossings.slice(1), [
+      "run first (reading after)",
+      `writeFile ${WORKSPACE} (confirming) (reading after)`,
+      "run audit",
+      "run gate (confirming)",
+    ]);
+  });
+
+  it("sees a file changed behind the agent's back: the file tool does nothing, and the hooks run", async () => {
+    const h = harness();
+    h.channel.files.set("/workspace/keep.txt", "kept");
+    await h.call("first");
+    h.channel.beforeConfirming = () => {
+      h.channel.files.set(
+        WORKSPACE,
+        JSON.stringify({ gate: { pre_tool_execution: [{ matcher: "delete_file", hooks: [{ type: "command", command: "gate" }] }] } }),
+      );
+    };
+    await h.runCall(remove("/workspace/keep.txt"));
+    assert.equal(h.outcomes[1]?.status, "denied");
+    assert.equal(h.channel.files.get("/workspace/keep.txt"), "kept");
+    assert.deepEqual(h.channel.crossings.slice(2), [
+      "deleteFile /workspace/keep.txt (confirming) (reading after)",
+      "readFiles",
+      "run gate",
+    ]);
+    assert.equal(h.hooks[1]?.pre.decision, "deny");
   });
 });

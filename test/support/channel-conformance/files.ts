@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { describe, it } from "node:test";
-import { SandboxFileError, SandboxFilesChangedError } from "../../../server/sandbox/runtime.js";
+import { type FileOperationReads, type FreshRead, SandboxFileError, SandboxFilesChangedError } from "../../../server/sandbox/runtime.js";
 import { MiB, type ChannelSuite } from "./context.js";
 
 export function fileBehaviours(t: ChannelSuite): void {
@@ -229,6 +229,100 @@ export function fileBehaviours(t: ChannelSuite): void {
       assert.ok(again.readsAfter?.[0]?.ok);
       assert.equal(again.readsAfter[0].file.content.toString(), "after");
       assert.equal(again.readsAfter[0].token, written.token);
+    });
+  });
+
+  describe("a file operation's reads (readBefore, readAfter)", () => {
+    const tokensOf = async (paths: string[]): Promise<string[]> =>
+      (await channel().readFiles(paths, 100)).map((read) => {
+        assert.ok(read.token !== null, "no token");
+        return read.token;
+      });
+    /** What the operation told, in order, with its reads after. */
+    const listen = (unlessChanged?: FileOperationReads["unlessChanged"], readAfter?: FileOperationReads["readAfter"]) => {
+      const told: string[] = [];
+      const after: FreshRead[][] = [];
+      const reads: FileOperationReads = {
+        ...(unlessChanged ? { unlessChanged } : {}),
+        ...(readAfter ? { readAfter } : {}),
+        onStarted: () => told.push("started"),
+        onReadsAfter: (files) => {
+          told.push("read after");
+          after.push(files);
+        },
+      };
+      return { reads, told, after };
+    };
+
+    it("does each of the four when its files still read as their tokens say, and reads them after it", async () => {
+      const folder = await freshFolder("file-op-reads");
+      const hooks = posix.join(folder, "hooks.json");
+      const paths = [hooks, posix.join(folder, "absent.json")];
+      const target = posix.join(folder, "target.txt");
+      await channel().writeFile(hooks, Buffer.from("{}"));
+      const around = async () => listen({ paths, maxBytes: 100, tokens: await tokensOf(paths) }, { paths, maxBytes: 100 });
+      const operations: Array<[string, (reads: FileOperationReads) => Promise<unknown>]> = [
+        ["writeFile", (reads) => channel().writeFile(target, Buffer.from("written"), undefined, reads)],
+        ["readFile", async (reads) => assert.equal((await channel().readFile(target, 100, reads)).content.toString(), "written")],
+        [
+          "listFiles",
+          async (reads) =>
+            assert.deepEqual(
+              (await channel().listFiles(folder, reads)).map((entry) => entry.name),
+              ["hooks.json", "target.txt"],
+            ),
+        ],
+        ["deleteFile", (reads) => channel().deleteFile(target, false, reads)],
+      ];
+      for (const [op, operation] of operations) {
+        const { reads, told, after } = await around();
+        await operation(reads);
+        assert.deepEqual(told, ["started", "read after"], op);
+        const [read, absent] = after[0] ?? [];
+        assert.ok(read?.ok, op);
+        assert.equal(read.file.content.toString(), "{}", op);
+        assert.ok(absent && !absent.ok && absent.code === "ENOENT", op);
+      }
+      assert.equal((await run(["test", "-e", target])).exitCode, 1, "deleteFile left the file");
+    });
+
+    it("does nothing when a file changed, however alike it looks", async () => {
+      const folder = await freshFolder("file-op-changed");
+      const hooks = posix.join(folder, "hooks.json");
+      const target = posix.join(folder, "target.txt");
+      await channel().writeFile(hooks, Buffer.from('{"a": 1}'));
+      await channel().writeFile(target, Buffer.from("kept"));
+      const tokens = await tokensOf([hooks]);
+      await run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", hooks]);
+      const unlessChanged = { paths: [hooks], maxBytes: 100, tokens };
+      for (const [op, operation] of [
+        ["writeFile", (reads: FileOperationReads) => channel().writeFile(target, Buffer.from("overwritten"), undefined, reads)],
+        ["deleteFile", (reads: FileOperationReads) => channel().deleteFile(target, false, reads)],
+        ["readFile", (reads: FileOperationReads) => channel().readFile(target, 100, reads)],
+      ] as const) {
+        const { reads, told } = listen(unlessChanged, { paths: [hooks], maxBytes: 100 });
+        await assert.rejects(operation(reads), SandboxFilesChangedError, op);
+        assert.deepEqual(told, [], op);
+      }
+      assert.equal(await readText(target), "kept");
+    });
+
+    it("reads the files after an operation that failed, and after one that rewrote them", async () => {
+      const folder = await freshFolder("file-op-read-after");
+      const hooks = posix.join(folder, "hooks.json");
+      await channel().writeFile(hooks, Buffer.from("before"));
+      const failing = listen(undefined, { paths: [hooks], maxBytes: 100 });
+      await assert.rejects(
+        channel().readFile(posix.join(folder, "missing"), 100, failing.reads),
+        fileError("ENOENT", posix.join(folder, "missing")),
+      );
+      assert.deepEqual(failing.told, ["started", "read after"]);
+      assert.ok(failing.after[0]?.[0]?.ok);
+      assert.equal(failing.after[0][0].file.content.toString(), "before");
+      const rewriting = listen(undefined, { paths: [hooks], maxBytes: 100 });
+      await channel().writeFile(hooks, Buffer.from("after"), undefined, rewriting.reads);
+      assert.ok(rewriting.after[0]?.[0]?.ok);
+      assert.equal(rewriting.after[0][0].file.content.toString(), "after");
     });
   });
 
