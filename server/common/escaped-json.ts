@@ -20,7 +20,15 @@ export const CACHE_CHARS = 16 * 1024 * 1024;
 
 const cache = new Map<string, Buffer>();
 let cachedChars = 0;
-/** The escape of the entry used last (the cache's last entry). */
+/**
+ * The entry used last (the cache's last entry): the string it was last asked for, and its escape. A
+ * lookup of a long string in the map compares its whole text with a key of its length (V8 hashes a long
+ * string by its length alone) unless the key is that very string; `===` does the same, so a string
+ * asked for again at once (its event's escape, then its answer's) is found with no comparison of text.
+ * That string may be another copy of the entry's text (a file read again): one more string, of an
+ * entry's length at most, is then kept alive beyond CACHE_CHARS until the next lookup.
+ */
+let newestText: string | null = null;
 let newest: Buffer | null = null;
 
 /**
@@ -29,23 +37,25 @@ let newest: Buffer | null = null;
  */
 export function escapedBytes(text: string): Buffer {
   if (text.length < LONG_STRING_CHARS) return Buffer.from(JSON.stringify(text));
+  // Another string of the same text (a file read again) costs one comparison here, as in the map.
+  if (newest !== null && text === newestText) {
+    newestText = text;
+    return newest;
+  }
   const cached = cache.get(text);
   if (cached !== undefined) {
-    // Most recently used last, so the oldest entry is the first to go. Moving it costs two more lookups,
-    // each of which compares the whole text with a key of its length (V8 hashes a long string by its
-    // length alone) unless it is the same string: skipped when it is the last used already (its event,
-    // then its answer), compared by the escape, which is the cache's own buffer.
-    if (cached !== newest) {
-      cache.delete(text);
-      cache.set(text, cached);
-      newest = cached;
-    }
+    // Most recently used last, so the oldest entry is the first to go (two more lookups).
+    cache.delete(text);
+    cache.set(text, cached);
+    newestText = text;
+    newest = cached;
     return cached;
   }
   // JSON.stringify escapes a lone surrogate (\udXXX), so the escape is well-formed and its UTF-8 exact.
   const escaped = Buffer.from(JSON.stringify(text));
   if (text.length + escaped.length > CACHE_CHARS) return escaped;
   cache.set(text, escaped);
+  newestText = text;
   newest = escaped;
   cachedChars += text.length + escaped.length;
   for (const [key, value] of cache) {
@@ -94,6 +104,7 @@ export function jsonPartsReusingEscapes(value: unknown): Array<string | Buffer> 
 /** Forgets every kept escape (tests). */
 export function clearEscapes(): void {
   cache.clear();
+  newestText = null;
   newest = null;
   cachedChars = 0;
 }

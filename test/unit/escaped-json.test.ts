@@ -75,6 +75,27 @@ describe("escaping a long string once", () => {
     );
   });
 
+  it("finds the escape of a copy of a text (a file read again), whether it was used last or earlier", () => {
+    // Built at run time, each its own string object: equal texts, not the same strings.
+    const copy = (letter: string) => [letter.repeat(LONG_STRING_CHARS), "\n"].join("");
+    const [a, b] = [copy("a"), copy("b")];
+    assert.equal(
+      longEscapesDuring(() => {
+        escapedBytes(a);
+        escapedBytes(b);
+      }),
+      2,
+    );
+    for (const text of [copy("b"), copy("a"), copy("a"), copy("b")]) {
+      const escapes: Buffer[] = [];
+      assert.equal(
+        longEscapesDuring(() => escapes.push(escapedBytes(text))),
+        0,
+      );
+      assert.equal(escapes[0]?.toString(), JSON.stringify(text));
+    }
+  });
+
   it("keeps at most CACHE_CHARS of strings and escapes together, dropping the least recently used first", () => {
     // Each entry holds its string and its escape: about CACHE_CHARS / 4 together, so four fit.
     const size = Math.floor(CACHE_CHARS / 8);
