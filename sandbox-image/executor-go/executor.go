@@ -228,11 +228,21 @@ func (executor *Executor) handleFrame(header any, frame Frame, buffered int64) {
 
 func (executor *Executor) handleFileRequest(id int64, op string, request any, frame Frame) {
 	before, after := fileOperationReads(request)
-	// Confirmed first, in the order requests came: files that changed stop everything else (the disk
-	// guard's refusal included), as a pre hook that now denies the call would.
-	if before != nil && !executor.confirmBefore(id, op, before) {
+	if before == nil {
+		executor.doFileRequest(id, op, request, frame, after)
 		return
 	}
+	// Confirmed first, off this loop as an exec's files are (a read the thread cannot make waits for the
+	// worker): files that changed stop everything else, the disk guard's refusal included, as a pre hook
+	// that now denies the call would.
+	go func() {
+		if executor.confirmBefore(id, op, before) {
+			executor.doFileRequest(id, op, request, frame, after)
+		}
+	}()
+}
+
+func (executor *Executor) doFileRequest(id int64, op string, request any, frame Frame, after *ReadAfter) {
 	// With reads after, the answer waits for them, off this loop: the files are read once the operation
 	// has ended, done or failed, and go first.
 	answer := func(send func()) { send() }
