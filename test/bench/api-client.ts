@@ -86,6 +86,11 @@ export function parseAnswer(chunks: readonly Buffer[]): unknown {
 
 /** A `tool_calls` script running `code` with code_execution `count` times. */
 export function commandScript(code: string, count: number): string {
-  const calls = Array.from({ length: count }, () => ({ name: "code_execution", args: { code } }));
+  return toolCallsScript("code_execution", { code }, count);
+}
+
+/** A `tool_calls` script of `count` calls of one tool with the same arguments. */
+export function toolCallsScript(name: string, args: Record<string, unknown>, count: number): string {
+  const calls = Array.from({ length: count }, () => ({ name, args }));
   return `\`\`\`tool_calls\n${JSON.stringify(calls)}\n\`\`\``;
 }

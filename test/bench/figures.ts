@@ -26,6 +26,8 @@ export const FIGURE = {
   noToolCall: "interaction.no_tool_call.p50_ms",
   perCall: "interaction.per_tool_call.ms",
   perCallOneHook: "interaction.per_tool_call_one_command_hook.ms",
+  /** A `read_file` of a 10-byte file inside an interaction (a file tool's hooks confirmed in its own request). */
+  perFileCall: "interaction.per_read_file_call.ms",
   newEnvironmentFromPool: "environment.new_from_pool.p50_ms",
   newEnvironmentWithoutPool: "environment.new_without_pool.p50_ms",
   // What bounds a goal the emulator misses (goals.ts, `bound`): measured in the same run.

@@ -1,6 +1,6 @@
 // Measurements through the emulator's HTTP API, shared by the goals and the series.
 
-import { type ApiClient, commandScript } from "./api-client.js";
+import { type ApiClient, commandScript, toolCallsScript } from "./api-client.js";
 import { type CpuReading, cpuPerUnit } from "./cpu-accounting.js";
 import { elapsedMs, perUnitCost, type Stats, summarize } from "./stats.js";
 
@@ -19,6 +19,19 @@ export async function perCallCost(
   label: string,
 ): Promise<{ perUnitMs: number; few: Stats; many: Stats }> {
   const interaction = (count: number) => () => api.interact({ input: commandScript("true", count), environment: environmentId });
+  return perUnitCost(runs, { units: 1, once: interaction(1) }, { units: MANY_CALLS, once: interaction(MANY_CALLS) }, label);
+}
+
+/** perCallCost for a file tool: `read_file` calls of `path` (a small file) instead of commands. */
+export async function perFileCallCost(
+  api: ApiClient,
+  environmentId: string,
+  path: string,
+  runs: number,
+  label: string,
+): Promise<{ perUnitMs: number; few: Stats; many: Stats }> {
+  const interaction = (count: number) => () =>
+    api.interact({ input: toolCallsScript("read_file", { path }, count), environment: environmentId });
   return perUnitCost(runs, { units: 1, once: interaction(1) }, { units: MANY_CALLS, once: interaction(MANY_CALLS) }, label);
 }
 

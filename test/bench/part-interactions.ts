@@ -10,7 +10,15 @@ import { spawnCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { environmentWithHooks } from "./hooks-files.js";
-import { cpuPerCall, createEnvironment, MANY_CALLS, newEnvironmentCost, perCallCost, perCallCostInTurns } from "./interaction-measures.js";
+import {
+  cpuPerCall,
+  createEnvironment,
+  MANY_CALLS,
+  newEnvironmentCost,
+  perCallCost,
+  perCallCostInTurns,
+  perFileCallCost,
+} from "./interaction-measures.js";
 import { measure } from "./stats.js";
 
 /** Whether this build has a warm-pool setting at all (issue 11, part 1). */
@@ -176,15 +184,21 @@ export async function interactionGoalsPart(
     const hooked = await createEnvironment(api, environmentWithHooks(1));
     await checkHooksRan(api, hooked, 2);
     const hookedCall = await perCallCost(api, hooked, 12, "`true` with one command hook");
+    // A file tool: its hooks' files confirmed and read after in its own request, as a command's.
+    await api.interact({ input: commandScript("printf 0123456789 > /workspace/10b.txt", 1), environment: plain });
+    const fileCall = await perFileCallCost(api, plain, "10b.txt", 12, "`read_file` of 10 bytes");
     book.addTable(`Tool calls inside an interaction (1 call vs ${MANY_CALLS}, in turns)`, [
       call.few,
       call.many,
       { ...call.reference, figure: FIGURE.spawnBesideCall },
       hookedCall.few,
       hookedCall.many,
+      fileCall.few,
+      fileCall.many,
     ]);
     book.add(FIGURE.perCall, "one tool call `true` inside an interaction", call.perUnitMs, "ms");
     book.add(FIGURE.perCallOneHook, "one tool call `true` with one command hook", hookedCall.perUnitMs, "ms");
+    book.add(FIGURE.perFileCall, "one `read_file` call of 10 bytes inside an interaction", fileCall.perUnitMs, "ms");
     await cpuProfileOfCalls(book, emulator, api, plain, hooked);
   } finally {
     await emulator.destroy();
