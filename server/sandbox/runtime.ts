@@ -75,8 +75,8 @@ export interface CommandRequest {
  */
 export interface FileOperationReads extends Pick<CommandRequest, "unlessChanged" | "readAfter"> {
   /**
-   * With unlessChanged: called once the files were found unchanged and the operation went ahead (right
-   * before its outcome, a result or its own failure, is delivered).
+   * Called once the operation went ahead (with unlessChanged: its files found unchanged), right before
+   * its outcome, a result or its own failure, is delivered; never when the files had changed.
    */
   onStarted?: () => void;
   /** Given the readAfter files as read once the operation had ended, done or failed; not called when they could not be read. */
