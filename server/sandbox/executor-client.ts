@@ -209,9 +209,9 @@ export class ExecutorClient implements SandboxChannel {
             if (message.reads !== undefined) {
               if (readAfter === undefined || after === undefined)
                 return this.protocolViolation(`exec request ${id} exited with reads it did not ask for`);
-              const problem = checkReadFiles(message.reads, body, after.since, readAfter.maxBytes);
-              if (problem !== null) return this.protocolViolation(`exec request ${id}'s reads: ${problem}`);
-              readsAfter = this.takeReads(readAfter.paths, after.known, message.reads, body);
+              const taken = this.checkedReads(`exec request ${id}`, readAfter, after, message.reads, body);
+              if (taken === null) return;
+              readsAfter = taken;
             }
             settle();
             if (callbackError !== null) return reject(callbackError);
@@ -286,6 +286,23 @@ export class ExecutorClient implements SandboxChannel {
   private knownReads(paths: string[]): { known: Array<RememberedRead | undefined>; since: Array<string | null> } {
     const known = paths.map((path) => this.lastReads.get(path));
     return { known, since: known.map((read) => read?.token ?? null) };
+  }
+
+  /**
+   * A request's reads after it, checked as a readFiles answer to what it asked, then taken (takeReads);
+   * null when they break the rules, the channel closed for it.
+   */
+  private checkedReads(
+    request: string,
+    readAfter: { paths: string[]; maxBytes: number },
+    after: { known: Array<RememberedRead | undefined>; since: Array<string | null> },
+    entries: ReadFilesEntry[],
+    body: Buffer,
+  ): FreshRead[] | null {
+    const problem = checkReadFiles(entries, body, after.since, readAfter.maxBytes);
+    if (problem === null) return this.takeReads(readAfter.paths, after.known, entries, body);
+    this.protocolViolation(`${request}'s reads: ${problem}`);
+    return null;
   }
 
   /** A checked readFiles answer as reads, keeping what was read for next time. */
@@ -448,9 +465,7 @@ export class ExecutorClient implements SandboxChannel {
                 `${describeMessage(message)} for ${expected} request ${id}, which ${readAfter ? "had its reads already" : "asked for none"}`,
               );
             }
-            const problem = checkReadFiles(message.reads, responseBody, after.since, readAfter.maxBytes);
-            if (problem !== null) return this.protocolViolation(`${expected} request ${id}'s reads: ${problem}`);
-            readsAfter = this.takeReads(readAfter.paths, after.known, message.reads, responseBody);
+            readsAfter = this.checkedReads(`${expected} request ${id}`, readAfter, after, message.reads, responseBody) ?? undefined;
             return;
           }
           if (message.type === "error") {

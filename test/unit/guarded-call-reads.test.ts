@@ -29,6 +29,11 @@ const WORKSPACE = "/workspace/.agents/hooks.json";
 const DENY_COMMANDS = JSON.stringify({
   gate: { pre_tool_execution: [{ matcher: "code_execution", hooks: [{ type: "command", command: "gate" }] }] },
 });
+/** The gate, and a post hook on every tool running "audit": what the tests' calls write as hooks.json. */
+const GATE_AND_AUDIT = {
+  gate: JSON.parse(DENY_COMMANDS).gate,
+  seen: { post_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "audit" }] }] },
+};
 
 /** The fake channel with tokens, as the executor keeps them: what crossed it is in `crossings`. */
 class TokenChannel extends FakeSandboxChannel {
@@ -174,13 +179,7 @@ describe("a command's hooks read through its own request", () => {
       const code = codeOf(request);
       if (code === "gate") return { stdout: '{"decision":"deny","reason":"no commands"}' };
       if (code === "write hooks") {
-        h.channel.files.set(
-          ROOT,
-          JSON.stringify({
-            gate: JSON.parse(DENY_COMMANDS).gate,
-            seen: { post_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "audit" }] }] },
-          }),
-        );
+        h.channel.files.set(ROOT, JSON.stringify(GATE_AND_AUDIT));
       }
       return { stdout: `ran ${code}` };
     };
@@ -289,11 +288,7 @@ describe("a command's hooks read through its own request", () => {
   it("runs the post hooks a file tool wrote, and the pre hooks of the next call", async () => {
     const h = harness();
     await h.call("first");
-    const hooks = {
-      gate: JSON.parse(DENY_COMMANDS).gate,
-      seen: { post_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "audit" }] }] },
-    };
-    await h.runCall(write(WORKSPACE, JSON.stringify(hooks)));
+    await h.runCall(write(WORKSPACE, JSON.stringify(GATE_AND_AUDIT)));
     assert.deepEqual(
       h.hooks[1]?.post?.handlers.map((handler) => handler.command),
       ["audit"],

@@ -9,6 +9,15 @@ import { MiB, type ChannelSuite } from "./context.js";
 
 export function fileBehaviours(t: ChannelSuite): void {
   const { channel, freshFolder, run, bash, readText, fileError } = t;
+  /** The token each path reads with now. */
+  const tokensOf = async (paths: string[]): Promise<string[]> =>
+    (await channel().readFiles(paths, 100)).map((read) => {
+      assert.ok(read.token !== null, "no token");
+      return read.token;
+    });
+  /** Writes `{"b": 2}` over the file at `path` (same inode), then sets its modification time back. */
+  const rewriteKeepingTime = (path: string) =>
+    run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", path]);
   describe("readFile", () => {
     it("reads a whole file with its size", async () => {
       const folder = await freshFolder("read");
@@ -104,7 +113,7 @@ export function fileBehaviours(t: ChannelSuite): void {
       assert.ok(first.token !== null && first.token === second.token, "an unchanged file got a new token");
       // Same inode, same size, and the modification time set back: only the content tells.
       const before = await statLine(path);
-      const rewrite = await run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", path]);
+      const rewrite = await rewriteKeepingTime(path);
       assert.equal(rewrite.exitCode, 0, rewrite.stderr.toString());
       const after = await statLine(path);
       assert.deepEqual(after.split(" ").slice(0, 3), before.split(" ").slice(0, 3), "inode, size or mtime differ: the test proves nothing");
@@ -156,12 +165,6 @@ export function fileBehaviours(t: ChannelSuite): void {
   });
 
   describe("an exec's reads (readBefore, readAfter)", () => {
-    const tokensOf = async (paths: string[]): Promise<string[]> =>
-      (await channel().readFiles(paths, 100)).map((read) => {
-        assert.ok(read.token !== null, "no token");
-        return read.token;
-      });
-
     it("starts a command whose files still read as their tokens say, and says so before its output", async () => {
       const folder = await freshFolder("exec-unless-changed");
       const paths = [posix.join(folder, "hooks.json"), posix.join(folder, "absent.json")];
@@ -182,7 +185,7 @@ export function fileBehaviours(t: ChannelSuite): void {
       const marker = posix.join(folder, "ran");
       await channel().writeFile(path, Buffer.from('{"a": 1}'));
       const tokens = await tokensOf([path]);
-      await run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", path]);
+      await rewriteKeepingTime(path);
       let started = false;
       await assert.rejects(
         bash(`touch ${marker}`, { unlessChanged: { paths: [path], maxBytes: 100, tokens }, onStarted: () => (started = true) }),
@@ -233,11 +236,6 @@ export function fileBehaviours(t: ChannelSuite): void {
   });
 
   describe("a file operation's reads (readBefore, readAfter)", () => {
-    const tokensOf = async (paths: string[]): Promise<string[]> =>
-      (await channel().readFiles(paths, 100)).map((read) => {
-        assert.ok(read.token !== null, "no token");
-        return read.token;
-      });
     /** What the operation told, in order, with its reads after. */
     const listen = (unlessChanged?: FileOperationReads["unlessChanged"], readAfter?: FileOperationReads["readAfter"]) => {
       const told: string[] = [];
@@ -293,7 +291,7 @@ export function fileBehaviours(t: ChannelSuite): void {
       await channel().writeFile(hooks, Buffer.from('{"a": 1}'));
       await channel().writeFile(target, Buffer.from("kept"));
       const tokens = await tokensOf([hooks]);
-      await run(["bash", "-c", `t=$(stat -c %y "$1"); printf '{"b": 2}' > "$1"; touch -d "$t" "$1"`, "rewrite", hooks]);
+      await rewriteKeepingTime(hooks);
       const unlessChanged = { paths: [hooks], maxBytes: 100, tokens };
       for (const [op, operation] of [
         ["writeFile", (reads: FileOperationReads) => channel().writeFile(target, Buffer.from("overwritten"), undefined, reads)],
