@@ -79,10 +79,11 @@ parentPort.once("message", () => { running = false; });
     const start = process.hrtime.bigint();
     const ms = (await once()) ? Number(process.hrtime.bigint() - start) / 1e6 : 30000;
     samples.push([ms, Math.max(0, emulatorWaited() - emulatorBefore), Math.max(0, waited("/proc/thread-self/schedstat") - ownBefore)]);
+    if (samples.length === 1) parentPort.postMessage("ready");
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, everyMs - ms)));
   }
   agent.destroy();
-  parentPort.postMessage(samples);
+  parentPort.postMessage({ samples });
 })();`;
 
 export interface HealthSamples {
@@ -97,15 +98,27 @@ export interface HealthSamples {
 /**
  * `/health` every `everyMs`, on a connection of its own, from a thread of its own (PROBER). With the
  * emulator's `pid`, also how long its main thread (the event loop) waited for a core during each sample:
- * what the machine's cores, not the emulator's work, added to that sample.
+ * what the machine's cores, not the emulator's work, added to that sample. `ready` settles once the
+ * thread has started and taken its first sample: a measurement that starts after it does not count the
+ * thread's own start (a new V8 isolate, tens of ms of CPU) as its work.
  */
-export function sampleHealth(baseUrl: string, pid?: number, everyMs = 50): { stop: () => Promise<HealthSamples> } {
+export function sampleHealth(baseUrl: string, pid?: number, everyMs = 50): { ready: Promise<void>; stop: () => Promise<HealthSamples> } {
   const worker = new Worker(PROBER, { eval: true, workerData: { url: new URL("/health", baseUrl).href, pid: pid ?? 0, everyMs } });
+  let started: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    started = resolve;
+  });
   const samples = new Promise<Array<[number, number, number]>>((resolve, reject) => {
-    worker.once("message", resolve);
+    worker.on("message", (message: "ready" | { samples: Array<[number, number, number]> }) => {
+      if (message === "ready") started();
+      else resolve(message.samples);
+    });
     worker.once("error", reject);
   });
+  // A thread that failed, or was stopped before its first sample, is not waited for.
+  void samples.then(started, started);
   return {
+    ready,
     stop: async () => {
       worker.postMessage("stop");
       const taken = await samples;

@@ -22,6 +22,13 @@ import { elapsedMs, quantile } from "./stats.js";
 export const LEVELS = [1, 10, 50, 200];
 export const CALLS_PER_INTERACTION = 5;
 const DEADLINE_MS = 120_000;
+/**
+ * How long each level runs (each worker starts interactions until then, and at least MIN_ROUNDS). A
+ * level of 3 rounds lasted about 1 s at 50 at once: its start (the prober's thread, the first answers
+ * parsed) and its tail (the last interactions, the cores idle meanwhile) were a fifth of it.
+ */
+const LEVEL_MS = 5_000;
+const MIN_ROUNDS = 3;
 const SPAWNS_PER_LOOP = 300;
 
 export async function concurrencyPart(
@@ -70,18 +77,19 @@ export async function concurrencyPart(
       progress(`${concurrent} interaction${concurrent === 1 ? "" : "s"} at once, each in its own environment…`);
       await grow(concurrent);
       await emulator.poolSettled(DEADLINE_MS);
-      const rounds = Math.max(3, Math.ceil(60 / concurrent));
       const health = sampleHealth(emulator.process.url, emulator.process.pid);
+      await health.ready;
       const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
       const busy = busyCoresWatch();
       // Where the machine's CPU went meanwhile: the emulator, the sandboxes (every container), the engine, this process.
       const used = coresUsedWatch(emulator.process.pid);
       const benchCpuBefore = ownCpuMs();
       const started = process.hrtime.bigint();
+      const until = performance.now() + LEVEL_MS;
       const times: number[] = [];
       await Promise.all(
         environments.slice(0, concurrent).map(async (environment) => {
-          for (let round = 0; round < rounds; round++) {
+          for (let round = 0; round < MIN_ROUNDS || performance.now() < until; round++) {
             const one = process.hrtime.bigint();
             await interact(environment);
             times.push(elapsedMs(one));

@@ -8,13 +8,13 @@ import { once } from "node:events";
 import { describe, it } from "node:test";
 import { sampleHealth } from "../bench/health-sampler.js";
 
-/** A /health server in a process of its own, answering `status`; its URL, and how to stop it. */
-async function healthServer(status: number): Promise<{ url: string; stop: () => Promise<void> }> {
+/** A /health server in a process of its own, answering `status` (after `delayMs`); its URL, and how to stop it. */
+async function healthServer(status: number, delayMs = 0): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
     [
       "-e",
-      `const s = require("node:http").createServer((q, r) => { r.statusCode = ${status}; r.end("{}"); });
+      `const s = require("node:http").createServer((q, r) => { r.statusCode = ${status}; setTimeout(() => r.end("{}"), ${delayMs}); });
        s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
@@ -34,6 +34,7 @@ describe("the /health prober", () => {
     const server = await healthServer(200);
     try {
       const sampler = sampleHealth(server.url, process.pid, 20);
+      await sampler.ready;
       // The main thread blocked for 600 ms: a prober on it would have taken one sample at most.
       const until = Date.now() + 600;
       while (Date.now() < until);
@@ -43,6 +44,21 @@ describe("the /health prober", () => {
       assert.equal(proberWaits.length, times.length);
       for (const ms of times) assert.ok(ms > 0 && ms < 30_000, `a sample of ${ms} ms`);
       for (const wait of [...coreWaits, ...proberWaits]) assert.ok(wait >= 0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("is ready once its thread has taken a first sample, and not before", async () => {
+    const server = await healthServer(200, 300);
+    try {
+      const asked = performance.now();
+      const sampler = sampleHealth(server.url, undefined, 20);
+      await sampler.ready;
+      const waited = performance.now() - asked;
+      const { times } = await sampler.stop();
+      assert.ok(waited >= 300, `ready after ${waited.toFixed(0)} ms, before the first answer (300 ms)`);
+      assert.ok(times[0]! >= 300, `the first sample took ${times[0]} ms`);
     } finally {
       await server.stop();
     }
