@@ -12,6 +12,9 @@ export interface Interaction {
   steps?: Array<{ type: string; is_error?: boolean; result?: string }>;
 }
 
+/** The server closed a kept-alive connection before it read the request sent on it. */
+class ReusedSocketReset extends Error {}
+
 export class ApiClient {
   private readonly agent: http.Agent;
 
@@ -25,8 +28,20 @@ export class ApiClient {
   }
 
   async request<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
-    const url = new URL(path, this.baseUrl);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    try {
+      return await this.send<T>(method, path, payload);
+    } catch (error) {
+      // A kept-alive connection the server closed as idle just as this request went out on it: the server
+      // never read the request (Node.js's documented case for a retry, ClientRequest.reusedSocket). A
+      // part that waits between requests (the pool refilling between bursts) can hit the server's 5 s.
+      if (!(error instanceof ReusedSocketReset)) throw error;
+      return await this.send<T>(method, path, payload);
+    }
+  }
+
+  private send<T>(method: "GET" | "POST" | "DELETE", path: string, payload: Buffer | undefined): Promise<T> {
+    const url = new URL(path, this.baseUrl);
     return new Promise<T>((resolve, reject) => {
       const request = http.request(
         url,
@@ -57,7 +72,10 @@ export class ApiClient {
           });
         },
       );
-      request.on("error", reject);
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        const reset = request.reusedSocket && error.code === "ECONNRESET";
+        reject(reset ? new ReusedSocketReset(`${method} ${path}: ${error.message} (a kept-alive connection)`) : error);
+      });
       request.end(payload);
     });
   }
