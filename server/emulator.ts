@@ -430,6 +430,8 @@ async function startOnLease(
     await runtime.backgroundSettled?.();
     await lease.stop();
     await proxy.close();
+    // Coverage counts held in memory go with the last writes.
+    coverage.release();
     writeBehind.flush();
     await checkpointer.stop();
     db.close();

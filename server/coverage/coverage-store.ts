@@ -10,6 +10,7 @@
 import type { Db } from "../store/database.js";
 import type { CountKey } from "./coverage-counts.js";
 import type { ScopedCount, StoredConfig } from "./coverage-report.js";
+import type { HeldCoverage } from "./pending-counts.js";
 import { inTransaction } from "../store/transactions.js";
 
 /** [choice] Distinct hooks.json contents kept per owner. */
@@ -17,6 +18,11 @@ export const MAX_FILES_PER_OWNER = 64;
 
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
+
+/** The minute bucket a time (ms on the owner's clock) is counted in. */
+export function bucketOf(nowMs: number): number {
+  return Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
+}
 
 export interface CoverageScope {
   environmentId?: string;
@@ -48,25 +54,39 @@ export class CoverageStore {
   constructor(private readonly db: Db) {
     this.increment = db.prepare(
       `INSERT INTO hook_coverage_counts (${COUNT_COLUMNS}, bucket_span_ms, count)
-       VALUES (@owner, @environmentId, @bucketMs, @sha256, @path, @group, @event, @ruleIndex, @handlerIndex, @toolName, @outcome, ${MINUTE_MS}, 1)
-       ON CONFLICT (${COUNT_COLUMNS}) DO UPDATE SET count = count + 1`,
+       VALUES (@owner, @environmentId, @bucketMs, @sha256, @path, @group, @event, @ruleIndex, @handlerIndex, @toolName, @outcome, ${MINUTE_MS}, @count)
+       ON CONFLICT (${COUNT_COLUMNS}) DO UPDATE SET count = count + excluded.count`,
     );
   }
 
   /** Adds one evaluation's counts in one transaction, storing the contents it names that are new. */
   record(owner: string, environmentId: string, nowMs: number, keys: readonly CountKey[], configs: readonly StoredConfig[]): void {
-    const bucketMs = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
+    const bucketMs = bucketOf(nowMs);
     inTransaction(this.db, () => {
-      for (const config of configs) this.keepFile(owner, config, nowMs);
-      for (const key of keys) this.increment.run({ owner, environmentId, bucketMs, ...key });
+      for (const config of configs) this.keepFile(owner, config, nowMs, nowMs);
+      for (const key of keys) this.increment.run({ owner, environmentId, bucketMs, ...key, count: 1 });
+    });
+  }
+
+  /**
+   * Stores what coverage held in memory (pending-counts.ts) in one transaction: the contents first, so
+   * a content that makes room past the cap takes only counts stored before it, then the counts added
+   * up, then the compactions that came due.
+   */
+  storeHeld(held: HeldCoverage): void {
+    inTransaction(this.db, () => {
+      for (const { owner, config, firstSeenMs, lastSeenMs } of held.contents) this.keepFile(owner, config, firstSeenMs, lastSeenMs);
+      for (const { owner, environmentId, bucketMs, key, count } of held.counts)
+        this.increment.run({ owner, environmentId, bucketMs, ...key, count });
+      for (const [owner, nowMs] of held.compactions) this.compactBefore(owner, nowMs - DAY_MS);
     });
   }
 
   /** Stores the content unless known (then only marks it seen), making room past the cap. */
-  private keepFile(owner: string, config: StoredConfig, nowMs: number): void {
+  private keepFile(owner: string, config: StoredConfig, firstSeenMs: number, lastSeenMs: number): void {
     const seen = this.db
       .prepare("UPDATE hook_coverage_files SET last_seen_ms = ? WHERE owner = ? AND sha256 = ?")
-      .run(nowMs, owner, config.sha256);
+      .run(lastSeenMs, owner, config.sha256);
     if (seen.changes > 0) return;
     const { files } = this.db.prepare("SELECT COUNT(*) AS files FROM hook_coverage_files WHERE owner = ?").get(owner) as { files: number };
     if (files >= MAX_FILES_PER_OWNER) {
@@ -80,7 +100,7 @@ export class CoverageStore {
     }
     this.db
       .prepare("INSERT INTO hook_coverage_files (owner, sha256, text, bytes, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(owner, config.sha256, config.text, Buffer.byteLength(config.text), nowMs, nowMs);
+      .run(owner, config.sha256, config.text, Buffer.byteLength(config.text), firstSeenMs, lastSeenMs);
   }
 
   /** The owner's counters in scope, summed over environments and buckets. */

@@ -258,4 +258,12 @@ describe("hook coverage", () => {
     assert.deepEqual((await coverage()).json, before);
     assert.equal((await coverage(`?environment=${gateEnvironment}`)).status, 200);
   });
+
+  it("keeps the counts of calls no report had asked for when the emulator stops (they are held in memory up to a second)", async () => {
+    const matched = gateOf((await coverage()).json).matched;
+    await run(await environmentWith(GATE), [...ls, ...ls]);
+    await emulator.close();
+    await start();
+    assert.equal(gateOf((await coverage()).json).matched, matched + 2);
+  });
 });

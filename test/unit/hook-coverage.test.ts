@@ -167,18 +167,69 @@ describe("hook coverage: counts and report", () => {
   });
 });
 
-describe("hook coverage: counted at the end of the turn", () => {
-  it("a report asked for in the same turn as an evaluation counts it", async () => {
+describe("hook coverage: held in memory, added up, then stored", () => {
+  const NOW = Date.UTC(2026, 0, 1);
+  const CONFIG = { path: PATH, sha256: sha256Of(HOOKS), text: HOOKS };
+  const rows = (db: ReturnType<typeof openMemoryDatabase>) =>
+    db.prepare("SELECT outcome, count FROM hook_coverage_counts ORDER BY outcome").all() as Array<{ outcome: string; count: number }>;
+  const files = (db: ReturnType<typeof openMemoryDatabase>) =>
+    (db.prepare("SELECT COUNT(*) AS n FROM hook_coverage_files").get() as { n: number }).n;
+
+  it("a report asked for in the same turn as an evaluation counts it, though nothing was stored before", async () => {
     const db = openMemoryDatabase();
     const writes = new WriteBehind(db);
-    const service = new CoverageService(new CoverageStore(db), { now: () => Date.UTC(2026, 0, 1) }, () => true, writes);
-    const trace = await pre("ls", allow);
-    service.record("owner-1", trace, [{ path: PATH, sha256: sha256Of(HOOKS), text: HOOKS }]);
-    assert.equal(writes.pending, 1, "the count waits for the end of the turn");
+    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes);
+    service.record("owner-1", await pre("ls", allow), [CONFIG]);
+    assert.equal(writes.pending, 0, "held by the service, not yet handed to the writes");
+    assert.deepEqual(rows(db), []);
     const counted = service.report("owner-1", {});
     const gate = counted.configs[0]?.rules.find((rule) => rule.handler === "gate");
     assert.equal(gate?.state, "deny_never_taken", "matched and allowed once (never_matched had it not been counted)");
     assert.equal(writes.pending, 0);
+    assert.ok(rows(db).length > 0);
+    db.close();
+  });
+
+  it("adds up the evaluations of one configuration into one update of each of their rows", async () => {
+    const db = openMemoryDatabase();
+    const writes = new WriteBehind(db);
+    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes);
+    const trace = await pre("ls", allow);
+    const keys = countsOfTrace(trace).length;
+    for (let call = 0; call < 100; call++) service.record("owner-1", trace, [CONFIG]);
+    service.release();
+    assert.equal(writes.pending, 1, "one write for the hundred");
+    writes.flush();
+    const stored = rows(db);
+    assert.equal(stored.length, keys);
+    for (const row of stored) assert.equal(row.count, 100, `${row.outcome}: ${row.count}`);
+    assert.equal(files(db), 1);
+    db.close();
+  });
+
+  it("stores what it holds once its time is up, without a report", async () => {
+    const db = openMemoryDatabase();
+    const writes = new WriteBehind(db);
+    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes, 20);
+    service.record("owner-1", await pre("ls", allow), [CONFIG]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(writes.pending, 0, "handed to the writes and stored at the end of that turn");
+    assert.ok(rows(db).length > 0, "stored without a report");
+    db.close();
+  });
+
+  it("stores at once when it would hold more than a few hooks.json contents", async () => {
+    const db = openMemoryDatabase();
+    const writes = new WriteBehind(db);
+    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes);
+    const trace = await pre("ls", allow);
+    for (let index = 0; writes.pending === 0; index++) {
+      assert.ok(index < 64, "never handed to the writes");
+      const text = `${HOOKS}\n${" ".repeat(index)}`;
+      service.record("owner-1", trace, [{ path: PATH, sha256: sha256Of(text), text }]);
+    }
+    writes.flush();
+    assert.ok(files(db) > 1 && files(db) <= 16, `${files(db)} contents stored at once`);
     db.close();
   });
 });
