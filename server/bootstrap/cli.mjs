@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildExecutor } from "./build-executor.mjs";
 import { checkBuild, clearBuildStamp, writeBuildStamp } from "./build-stamp.mjs";
-import { engineReady } from "./engine-check.mjs";
+import { engineReady, engineSocket, engineUnanswered, hungEngineAdvice } from "./engine-check.mjs";
 import {
   dependencyDecision,
   NATIVE_MODULES_PROGRAM,
@@ -166,9 +166,24 @@ function runDockerScript() {
   mustRun(["bash", DOCKER_SCRIPT], "the Docker engine check");
 }
 
+/** How long the engine has to answer a container's inspect before it is called hung (a busy one takes under a second). */
+const ENGINE_HANG_MS = 10_000;
+
+/** What of a hung engine did not answer (engine-check.mjs); "" when it answers, or is not on a local socket. */
+async function engineHang() {
+  const socket = engineSocket(process.env.DOCKER_HOST);
+  return socket === null ? "" : engineUnanswered(socket, ENGINE_HANG_MS);
+}
+
+/** The engine, as ensure-docker.sh leaves it; a hung one ends this command at once, saying what to do, rather than every test or step waiting on it. */
 async function ensureDocker() {
   step("checking the Docker engine…");
   if (!(await dockerNeedsNothing())) runDockerScript();
+  const unanswered = await engineHang();
+  if (unanswered !== "") {
+    console.error(`error: ${hungEngineAdvice(unanswered, ENGINE_HANG_MS)}`);
+    process.exit(1);
+  }
 }
 
 /**
@@ -283,6 +298,11 @@ switch (command) {
     process.argv = [process.argv[0], path.join(root, "dist", "server", "main.js"), ...passThrough];
     const serving = import(pathToFileURL(path.join(root, "dist", "server", "serve.js")).href);
     if (!(await engineChecked)) runDockerScript();
+    // A hung engine does not stop the emulator (its /health says so, and it goes on once the engine is
+    // back): a warning, not waited for.
+    void engineHang().then((unanswered) => {
+      if (unanswered !== "") console.warn(`warning: ${hungEngineAdvice(unanswered, ENGINE_HANG_MS)}`);
+    });
     // Not docker-compose's Node.js image: only compose needs it (`npm run image` builds it, as the
     // compose instructions say, and so does the compose test), and checking it took seconds.
     step("starting the emulator (the sandbox image is built on first start)…");

@@ -55,28 +55,60 @@ export function nothingToDo(info, { runscWanted, runscInstalled, runscArgs }) {
   return runscArgs !== null && JSON.stringify(registered ?? null) === JSON.stringify(runscArgs);
 }
 
-/** GET /info over the socket; null when the engine does not answer within `timeoutMs`. */
-export function engineInfo(socketPath, timeoutMs = 3000) {
+/** GET `route` over the socket: its status and JSON body (null when not JSON); null when the engine does not answer within `timeoutMs`. */
+function engineGet(socketPath, route, timeoutMs) {
   return new Promise((resolve) => {
-    const request = http.get({ socketPath, path: "/info", timeout: timeoutMs }, (response) => {
+    const request = http.get({ socketPath, path: route, timeout: timeoutMs }, (response) => {
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk) => {
         body += chunk;
       });
       response.on("end", () => {
-        if (response.statusCode !== 200) return resolve(null);
+        let json = null;
         try {
-          resolve(JSON.parse(body));
+          json = JSON.parse(body);
         } catch {
-          resolve(null);
+          // Not JSON: an answer all the same.
         }
+        resolve({ status: response.statusCode, json });
       });
       response.on("error", () => resolve(null));
     });
     request.on("timeout", () => request.destroy());
     request.on("error", () => resolve(null));
   });
+}
+
+/** GET /info over the socket; null when the engine does not answer within `timeoutMs`. */
+export async function engineInfo(socketPath, timeoutMs = 3000) {
+  const answer = await engineGet(socketPath, "/info", timeoutMs);
+  return answer?.status === 200 && answer.json !== null ? answer.json : null;
+}
+
+/**
+ * What an engine that answers /info did not answer within `timeoutMs`: "" when it answered both (or has
+ * no container to inspect). Docker 20.10 can deadlock in libnetwork under container churn: its version,
+ * /info and the container list still answer, but every inspect, create and removal waits until the
+ * engine is restarted (docs/security.md#availability-faults-of-docker-are-never-the-users-loss). A
+ * container's inspect takes the locks that deadlock holds.
+ */
+export async function engineUnanswered(socketPath, timeoutMs = 10_000) {
+  const list = await engineGet(socketPath, "/containers/json?all=1&limit=1", timeoutMs);
+  if (list === null) return "the list of its containers";
+  const [newest] = Array.isArray(list.json) ? list.json : [];
+  if (typeof newest?.Id !== "string") return "";
+  const inspect = await engineGet(socketPath, `/containers/${encodeURIComponent(newest.Id)}/json`, timeoutMs);
+  return inspect === null ? `an inspect of its newest container (${newest.Id.slice(0, 12)})` : "";
+}
+
+/** What to tell a user whose engine did not answer `what` within `timeoutMs`. */
+export function hungEngineAdvice(what, timeoutMs) {
+  return (
+    `the Docker engine answers, but not ${what} within ${Math.round(timeoutMs / 1000)} s: it is hung ` +
+    "(Docker 20.10 can deadlock in libnetwork when many containers change at once). Restart it " +
+    "(`systemctl restart docker`, or stop and start dockerd), then run this again."
+  );
 }
 
 /** Whether the engine is ready as ensure-docker.sh would leave it, without running it. */

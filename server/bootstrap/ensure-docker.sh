@@ -26,6 +26,8 @@ DOCKERD="${EMULATOR_DOCKERD:-dockerd}"
 DOCKERD_LOG="${EMULATOR_DOCKERD_LOG:-/var/log/emulator-dockerd.log}"
 DOCKERD_PIDFILE="${EMULATOR_DOCKERD_PIDFILE:-/var/run/docker.pid}"
 DOCKERD_CONFIG="${EMULATOR_DOCKERD_CONFIG:-/etc/docker/daemon.json}"
+# How long an engine this set-up started, running but not answering, is waited for before it is called hung.
+ENGINE_WAIT_SECONDS="${EMULATOR_ENGINE_WAIT_SECONDS:-60}"
 RUNSC="${EMULATOR_RUNSC:-runsc}"
 # ptrace: the platform that runs without /dev/kvm (in a VM, in CI). --network=none: sandboxes have no
 # network anyway (NetworkMode "none"), and bookworm's runsc (2022) takes every network namespace of a
@@ -153,6 +155,17 @@ Or unset EMULATOR_SANDBOX_RUNTIME. See docs/setup.md#gvisor.
 MSG
     return 1
   fi
+  # Ours, but it does not say which runtimes it has (`docker info` unanswered within 10 s: hung, or
+  # overloaded): neither rewritten nor signalled. A reload helps nothing there; on this project's machine
+  # one sent to an engine hung in libnetwork's deadlock left even its version unanswered after it.
+  if [ -z "$(engine_runtimes)" ]; then
+    cat >&2 <<MSG
+error: the Docker engine answers its version but not \`docker info\` within 10 s, so whether runsc is
+registered with it is unknown; nothing was changed. An engine that stopped answering (Docker 20.10 can
+deadlock in libnetwork when many containers change at once) needs a restart; then run this again.
+MSG
+    return 1
+  fi
   # Ours: registered as this version of the script registers it (an older one gave other arguments).
   if engine_has_our_runsc; then return 0; fi
 
@@ -197,6 +210,24 @@ ensure_engine() {
 
   if [ -n "${DOCKER_HOST:-}" ]; then
     echo "error: the Docker engine at DOCKER_HOST=$DOCKER_HOST does not answer; start it or unset DOCKER_HOST" >&2
+    return 1
+  fi
+  # The engine this set-up started runs but does not answer: still starting (another `npm start` started
+  # it a moment ago), or hung. Waited for; never a second one started beside it.
+  local pid
+  if pid="$(our_engine_pid)"; then
+    echo "the Docker engine this set-up started (dockerd, pid $pid) runs but does not answer; waiting up to $ENGINE_WAIT_SECONDS s…"
+    local until=$((SECONDS + ENGINE_WAIT_SECONDS))
+    while [ "$SECONDS" -lt "$until" ]; do
+      if engine_answers; then return 0; fi
+      sleep 1
+    done
+    cat >&2 <<MSG
+error: the Docker engine this set-up started (dockerd, pid $pid) runs but has not answered its version
+for $ENGINE_WAIT_SECONDS s: it is hung (Docker 20.10 can deadlock in libnetwork when many containers
+change at once). Restart it: stop it (kill $pid), wait for it to exit, then run this again, which
+starts it. Its log: $DOCKERD_LOG
+MSG
     return 1
   fi
   if [ "$(id -u)" != 0 ]; then

@@ -44,8 +44,8 @@ setInterval(() => undefined, 60_000);
 const FAKE_DOCKER = `#!/bin/sh
 [ -f "$FAKE_DIR/up" ] || exit 1
 case "$1" in
-  version) exit 0 ;;
-  info) cat "$FAKE_DIR/runtimes.json" ;;
+  version) [ -f "$FAKE_DIR/version-unanswered" ] && exit 124; exit 0 ;;
+  info) [ -f "$FAKE_DIR/info-unanswered" ] && exit 124; cat "$FAKE_DIR/runtimes.json" ;;
   *) exit 1 ;;
 esac
 `;
@@ -118,6 +118,28 @@ async function startDaemon(how: "by the set-up" | "elsewhere"): Promise<number> 
 const reloads = () => Number(fs.readFileSync(path.join(dir, "reloads"), "utf8"));
 const configFile = () => path.join(dir, "etc", "daemon.json");
 
+describe("ensure-docker.sh and an engine of its own that runs but does not answer", () => {
+  it("waits for it, and once the wait is over calls it hung: never starts a second one beside it", { timeout: 30_000 }, async () => {
+    const pid = await startDaemon("by the set-up");
+    fs.writeFileSync(path.join(dir, "version-unanswered"), "");
+    const run = await bash("ensure_engine", { EMULATOR_ENGINE_WAIT_SECONDS: "2" });
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, new RegExp(`\\(dockerd, pid ${pid}\\) runs but has not answered its version\\s+for 2 s: it is hung`));
+    assert.doesNotMatch(run.output, /starting /, "no second engine started");
+    assert.equal(Number(fs.readFileSync(path.join(dir, "docker.pid"), "utf8")), pid);
+  });
+
+  it("goes on once it answers within the wait (another `npm start` started it a moment ago)", { timeout: 30_000 }, async () => {
+    const pid = await startDaemon("by the set-up");
+    fs.writeFileSync(path.join(dir, "version-unanswered"), "");
+    setTimeout(() => fs.rmSync(path.join(dir, "version-unanswered")), 1500);
+    const run = await bash("ensure_engine", { EMULATOR_ENGINE_WAIT_SECONDS: "20" });
+    assert.equal(run.code, 0, run.output);
+    assert.match(run.output, /runs but does not answer; waiting up to 20 s/);
+    assert.equal(Number(fs.readFileSync(path.join(dir, "docker.pid"), "utf8")), pid);
+  });
+});
+
 describe("ensure-docker.sh registering gVisor (runsc)", () => {
   it("adds runsc to the config of the engine it started, keeps the rest, and has it reloaded, not restarted", {
     timeout: 30_000,
@@ -172,6 +194,19 @@ describe("ensure-docker.sh registering gVisor (runsc)", () => {
       "--file-access=shared",
     ]);
     assert.equal(reloads(), 1);
+  });
+
+  it("neither rewrites the config nor signals its own engine when `docker info` does not answer", { timeout: 30_000 }, async () => {
+    fs.mkdirSync(path.join(dir, "etc"));
+    fs.writeFileSync(configFile(), JSON.stringify({ "log-level": "warn" }));
+    await startDaemon("by the set-up");
+    // As timeout(1) ends a `docker info` that got no answer (an engine hung in libnetwork answers its version only).
+    fs.writeFileSync(path.join(dir, "info-unanswered"), "");
+    const run = await bash("ensure_runsc", { EMULATOR_SANDBOX_RUNTIME: "runsc" });
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /not `docker info` within 10 s.*nothing was changed/s);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configFile(), "utf8")), { "log-level": "warn" });
+    assert.equal(reloads(), 0);
   });
 
   it("refuses to rewrite a config file that is not JSON", { timeout: 30_000 }, async () => {

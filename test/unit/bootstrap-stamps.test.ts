@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -194,6 +195,9 @@ describe("the install stamp", () => {
 
 interface EngineCheck {
   engineSocket(dockerHost: string | undefined): string | null;
+  engineInfo(socketPath: string, timeoutMs?: number): Promise<unknown>;
+  engineUnanswered(socketPath: string, timeoutMs?: number): Promise<string>;
+  hungEngineAdvice(what: string, timeoutMs: number): string;
   scriptRunscArgs(scriptText: string): unknown;
   nothingToDo(info: unknown, facts: { runscWanted: boolean; runscInstalled: boolean; runscArgs: unknown }): boolean;
 }
@@ -224,5 +228,87 @@ describe("the engine check's fast path (the script is skipped only where it woul
     assert.equal(engineCheck.nothingToDo(older, { ...facts, runscInstalled: true }), false, "registered with other arguments");
     assert.equal(engineCheck.nothingToDo(registered, { ...facts, runscInstalled: true, runscWanted: true }), true);
     assert.equal(engineCheck.nothingToDo(registered, { ...facts, runscInstalled: true, runscArgs: null }), false, "arguments unreadable");
+  });
+});
+
+/**
+ * A fake engine on a Unix socket: each route answers its JSON, or never answers when it maps to
+ * "hang" (as an engine hung in libnetwork's deadlock leaves an inspect); others are 404.
+ */
+async function fakeEngine(routes: Record<string, unknown>): Promise<{ socket: string; close: () => Promise<void> }> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "fake-engine-"));
+  const socket = path.join(folder, "docker.sock");
+  const server = http.createServer((request, response) => {
+    const route = Object.keys(routes).find((prefix) => request.url?.startsWith(prefix));
+    if (route === undefined) {
+      response.statusCode = 404;
+      response.end("{}");
+      return;
+    }
+    if (routes[route] === "hang") return;
+    response.setHeader("content-type", "application/json");
+    response.end(JSON.stringify(routes[route]));
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  return {
+    socket,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          fs.rmSync(folder, { recursive: true, force: true });
+          resolve();
+        });
+      }),
+  };
+}
+
+describe("the engine check's look for a hung engine", () => {
+  const container = { Id: "0123456789abcdef0123" };
+
+  it("finds nothing when the engine lists and inspects, or has no container to inspect", async () => {
+    const engine = await fakeEngine({
+      "/info": { Runtimes: {} },
+      "/containers/json": [container],
+      [`/containers/${container.Id}/json`]: {},
+    });
+    try {
+      assert.equal(await engineCheck.engineUnanswered(engine.socket, 500), "");
+      assert.deepEqual(await engineCheck.engineInfo(engine.socket, 500), { Runtimes: {} });
+    } finally {
+      await engine.close();
+    }
+    const empty = await fakeEngine({ "/containers/json": [], "/containers/": "hang" });
+    try {
+      assert.equal(await engineCheck.engineUnanswered(empty.socket, 500), "");
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it("names what did not answer: a container's inspect (the deadlock's case), or the list itself", async () => {
+    const hung = await fakeEngine({
+      "/info": { Runtimes: {} },
+      "/containers/json": [container],
+      [`/containers/${container.Id}/json`]: "hang",
+    });
+    try {
+      const asked = performance.now();
+      assert.equal(await engineCheck.engineUnanswered(hung.socket, 300), "an inspect of its newest container (0123456789ab)");
+      assert.ok(performance.now() - asked < 5_000, "bounded by its timeout");
+    } finally {
+      await hung.close();
+    }
+    const unlisted = await fakeEngine({ "/containers/json": "hang" });
+    try {
+      assert.equal(await engineCheck.engineUnanswered(unlisted.socket, 300), "the list of its containers");
+      assert.equal(await engineCheck.engineInfo(unlisted.socket, 300), null, "a 404 is no engine info");
+    } finally {
+      await unlisted.close();
+    }
+    assert.match(
+      engineCheck.hungEngineAdvice("an inspect of its newest container (0123456789ab)", 10_000),
+      /not an inspect .* within 10 s: it is hung.*Restart it/,
+    );
   });
 });
