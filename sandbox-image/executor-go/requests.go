@@ -68,30 +68,13 @@ func fillValue(target reflect.Value, value any) error {
 			return err
 		}
 		target.Set(element)
-	case reflect.String:
-		text, ok := value.(string)
-		if !ok {
+	case reflect.String, reflect.Int64, reflect.Float64, reflect.Bool:
+		// The checker gives these kinds exactly (string, int64, float64, bool), never another width.
+		given := reflect.ValueOf(value)
+		if !given.IsValid() || given.Kind() != target.Kind() {
 			return mismatch()
 		}
-		target.SetString(text)
-	case reflect.Int64:
-		number, ok := value.(int64)
-		if !ok {
-			return mismatch()
-		}
-		target.SetInt(number)
-	case reflect.Float64:
-		number, ok := value.(float64)
-		if !ok {
-			return mismatch()
-		}
-		target.SetFloat(number)
-	case reflect.Bool:
-		flag, ok := value.(bool)
-		if !ok {
-			return mismatch()
-		}
-		target.SetBool(flag)
+		target.Set(given.Convert(target.Type()))
 	case reflect.Slice:
 		items, ok := value.([]any)
 		if !ok {
