@@ -62,9 +62,10 @@ export class CoverageStore {
   /** Adds one evaluation's counts in one transaction, storing the contents it names that are new. */
   record(owner: string, environmentId: string, nowMs: number, keys: readonly CountKey[], configs: readonly StoredConfig[]): void {
     const bucketMs = bucketOf(nowMs);
-    inTransaction(this.db, () => {
-      for (const config of configs) this.keepFile(owner, config, nowMs, nowMs);
-      for (const key of keys) this.increment.run({ owner, environmentId, bucketMs, ...key, count: 1 });
+    this.storeHeld({
+      contents: configs.map((config) => ({ owner, config, firstSeenMs: nowMs, lastSeenMs: nowMs })),
+      counts: keys.map((key) => ({ owner, environmentId, bucketMs, key, count: 1 })),
+      compactions: new Map(),
     });
   }
 

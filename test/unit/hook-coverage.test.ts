@@ -174,11 +174,16 @@ describe("hook coverage: held in memory, added up, then stored", () => {
     db.prepare("SELECT outcome, count FROM hook_coverage_counts ORDER BY outcome").all() as Array<{ outcome: string; count: number }>;
   const files = (db: ReturnType<typeof openMemoryDatabase>) =>
     (db.prepare("SELECT COUNT(*) AS n FROM hook_coverage_files").get() as { n: number }).n;
-
-  it("a report asked for in the same turn as an evaluation counts it, though nothing was stored before", async () => {
+  /** The service as the emulator wires it (a write-behind), on an in-memory store, holding for `holdMs` (default: the service's). */
+  const heldCoverage = (holdMs?: number) => {
     const db = openMemoryDatabase();
     const writes = new WriteBehind(db);
-    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes);
+    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes, holdMs);
+    return { db, writes, service };
+  };
+
+  it("a report asked for in the same turn as an evaluation counts it, though nothing was stored before", async () => {
+    const { db, writes, service } = heldCoverage();
     service.record("owner-1", await pre("ls", allow), [CONFIG]);
     assert.equal(writes.pending, 0, "held by the service, not yet handed to the writes");
     assert.deepEqual(rows(db), []);
@@ -191,9 +196,7 @@ describe("hook coverage: held in memory, added up, then stored", () => {
   });
 
   it("adds up the evaluations of one configuration into one update of each of their rows", async () => {
-    const db = openMemoryDatabase();
-    const writes = new WriteBehind(db);
-    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes);
+    const { db, writes, service } = heldCoverage();
     const trace = await pre("ls", allow);
     const keys = countsOfTrace(trace).length;
     for (let call = 0; call < 100; call++) service.record("owner-1", trace, [CONFIG]);
@@ -208,9 +211,7 @@ describe("hook coverage: held in memory, added up, then stored", () => {
   });
 
   it("stores what it holds once its time is up, without a report", async () => {
-    const db = openMemoryDatabase();
-    const writes = new WriteBehind(db);
-    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes, 20);
+    const { db, writes, service } = heldCoverage(20);
     service.record("owner-1", await pre("ls", allow), [CONFIG]);
     await new Promise((resolve) => setTimeout(resolve, 60));
     // The write-behind stores at the end of the turn the hold ended in: one more turn, should both timers
@@ -222,9 +223,7 @@ describe("hook coverage: held in memory, added up, then stored", () => {
   });
 
   it("stores at once when it would hold more than a few hooks.json contents", async () => {
-    const db = openMemoryDatabase();
-    const writes = new WriteBehind(db);
-    const service = new CoverageService(new CoverageStore(db), { now: () => NOW }, () => true, writes);
+    const { db, writes, service } = heldCoverage();
     const trace = await pre("ls", allow);
     for (let index = 0; writes.pending === 0; index++) {
       assert.ok(index < 64, "never handed to the writes");
