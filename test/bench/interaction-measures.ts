@@ -11,28 +11,28 @@ export const MANY_CALLS = 41;
  * What one `true` tool call costs inside an interaction in `environmentId`: interactions of 1 and of
  * 41 calls in turns, the difference of their medians over 40. The HTTP request, the store and the final
  * answer are in both, so what is left is the call: its steps and events, the hooks, the channel, the spawn.
+ * `script` gives the input of `count` calls (default: `true` commands).
  */
 export async function perCallCost(
   api: ApiClient,
   environmentId: string,
   runs: number,
   label: string,
+  script: (count: number) => string = (count) => commandScript("true", count),
 ): Promise<{ perUnitMs: number; few: Stats; many: Stats }> {
-  const interaction = (count: number) => () => api.interact({ input: commandScript("true", count), environment: environmentId });
+  const interaction = (count: number) => () => api.interact({ input: script(count), environment: environmentId });
   return perUnitCost(runs, { units: 1, once: interaction(1) }, { units: MANY_CALLS, once: interaction(MANY_CALLS) }, label);
 }
 
 /** perCallCost for a file tool: `read_file` calls of `path` (a small file) instead of commands. */
-export async function perFileCallCost(
+export function perFileCallCost(
   api: ApiClient,
   environmentId: string,
   path: string,
   runs: number,
   label: string,
 ): Promise<{ perUnitMs: number; few: Stats; many: Stats }> {
-  const interaction = (count: number) => () =>
-    api.interact({ input: toolCallsScript("read_file", { path }, count), environment: environmentId });
-  return perUnitCost(runs, { units: 1, once: interaction(1) }, { units: MANY_CALLS, once: interaction(MANY_CALLS) }, label);
+  return perCallCost(api, environmentId, runs, label, (count) => toolCallsScript("read_file", { path }, count));
 }
 
 /**
