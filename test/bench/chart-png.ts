@@ -14,14 +14,12 @@ export const CHART_DIR = path.join(projectRoot, "docs", "images");
 export async function writeCharts(input: {
   tti: TimeToInteractive | null;
   levels: ConcurrencyLevel[] | null;
-  spawnsPerSecond: number | undefined;
   machine: string;
 }): Promise<string[]> {
   const caption = `npm run bench, ${new Date().toISOString().slice(0, 10)}, ${input.machine}`;
   const charts: Array<{ file: string; svg: string }> = [];
   if (input.tti) charts.push({ file: "bench-time-to-interactive.png", svg: timeToInteractiveSvg(input.tti, caption) });
-  if (input.levels && input.spawnsPerSecond !== undefined)
-    charts.push({ file: "bench-concurrency.png", svg: concurrencySvg(input.levels, input.spawnsPerSecond, caption) });
+  if (input.levels) charts.push({ file: "bench-concurrency.png", svg: concurrencySvg(input.levels, caption) });
   if (charts.length === 0) return [];
   const executable = findChromium();
   if (!executable) return [`charts not drawn: no Chromium found; ${INSTALL_CHROMIUM}`];

@@ -7,6 +7,8 @@
 export interface ConcurrencyLevel {
   concurrent: number;
   callsPerSecond: number;
+  /** The machine's `bash -c true` spawns per second around the level (before and after it, their mean): its reference. */
+  spawnsPerSecond: number;
   /** An interaction's time, ms. */
   p50: number;
   p99: number;
@@ -147,7 +149,7 @@ export function timeToInteractiveSvg(data: TimeToInteractive, caption: string): 
 }
 
 /** Latency (an interaction's p50 and p99) and throughput (tool calls/s) against concurrent interactions. */
-export function concurrencySvg(levels: ConcurrencyLevel[], spawnsPerSecond: number, caption: string): string {
+export function concurrencySvg(levels: ConcurrencyLevel[], caption: string): string {
   const half = (WIDTH - MARGIN.left - MARGIN.right - 60) / 2;
   const left = { from: MARGIN.left, to: MARGIN.left + half };
   const right = { from: left.to + 80, to: left.to + 80 + half - 20 };
@@ -211,13 +213,14 @@ export function concurrencySvg(levels: ConcurrencyLevel[], spawnsPerSecond: numb
   );
   panel(
     right,
-    [{ label: "completed tool calls/s", color: COLORS[2]!, values: levels.map((level) => level.callsPerSecond) }],
-    Math.max(spawnsPerSecond, ...levels.map((level) => level.callsPerSecond)) * 1.1,
-    "throughput, per second",
     [
-      { value: spawnsPerSecond, label: `bash -c true spawns/s ${spawnsPerSecond.toFixed(0)}` },
-      { value: spawnsPerSecond * 0.6, label: "goal: 60% of them" },
+      { label: "completed tool calls/s", color: COLORS[2]!, values: levels.map((level) => level.callsPerSecond) },
+      { label: "bash -c true spawns/s around each level", color: COLORS[4]!, values: levels.map((level) => level.spawnsPerSecond) },
+      { label: "goal: 60% of them", color: COLORS[3]!, values: levels.map((level) => level.spawnsPerSecond * 0.6) },
     ],
+    Math.max(...levels.flatMap((level) => [level.spawnsPerSecond, level.callsPerSecond])) * 1.1,
+    "throughput, per second",
+    [],
   );
   return frame("Latency and throughput against concurrency (5 `true` calls per interaction)", caption, body);
 }

@@ -12,7 +12,7 @@ import type Docker from "dockerode";
 
 /** Linux reports process times in clock ticks; 100 per second on every architecture Docker runs on. */
 const TICKS_PER_SECOND = 100;
-const ENGINE_PROCESSES = new Set(["dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2"]);
+export const ENGINE_PROCESSES = new Set(["dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2"]);
 
 export interface CpuReading {
   emulatorMs: number;
@@ -117,7 +117,16 @@ export function threadCpuMs(pid: number, tid = pid): number {
   return stat ? stat.ownCpuMs : 0;
 }
 
-function readStat(pid: number, tid?: number): { name: string; parentPid: number; cpuMs: number; ownCpuMs: number } | null {
+/** A process's (or thread's) line of /proc: its name, its parent, when it started (clock ticks since boot), its CPU (ms) with and without its reaped children. */
+export interface ProcessStat {
+  name: string;
+  parentPid: number;
+  startTicks: number;
+  cpuMs: number;
+  ownCpuMs: number;
+}
+
+export function readStat(pid: number, tid?: number): ProcessStat | null {
   let text: string;
   try {
     text = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
@@ -128,35 +137,16 @@ function readStat(pid: number, tid?: number): { name: string; parentPid: number;
   const close = text.lastIndexOf(")");
   const name = text.slice(text.indexOf("(") + 1, close);
   const fields = text.slice(close + 2).split(" ");
-  // From the state (field 3): the parent is field 4; utime, stime, cutime, cstime are fields 14 to 17.
+  // From the state (field 3): the parent is field 4; utime, stime, cutime, cstime are fields 14 to 17;
+  // the start time is field 22.
   const ticks = (indexes: number[]) => indexes.reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
   return {
     name,
     parentPid: Number(fields[1]),
+    startTicks: Number(fields[19]),
     cpuMs: (ticks([11, 12, 13, 14]) * 1000) / TICKS_PER_SECOND,
     ownCpuMs: (ticks([11, 12]) * 1000) / TICKS_PER_SECOND,
   };
-}
-
-/**
- * What the machine and this run used so far (ms of CPU): every core's busy time, and this process with
- * its reaped children (the emulators it started), the engine's daemons and every container. Null where
- * /proc/stat or the engine's CPU cgroup cannot be read.
- */
-export function machineCpuSnapshot(): { machineMs: number; oursMs: number } | null {
-  const containers = containersCpuMs();
-  if (containers === null) return null;
-  let line: string | undefined;
-  try {
-    line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0];
-  } catch {
-    return null;
-  }
-  if (!line?.startsWith("cpu ")) return null;
-  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
-  const [user, nice, system, _idle, _iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-  const busyTicks = [user, nice, system, irq, softirq, steal].reduce((sum: number, value) => sum + (value ?? 0), 0);
-  return { machineMs: (busyTicks * 1000) / TICKS_PER_SECOND, oursMs: processCpuMs(process.pid) + engineCpuMs() + containers };
 }
 
 /** The cores (0 … cores, on average) each side used over a watch; `sandboxes` null where the cgroup cannot be read. */

@@ -4,7 +4,6 @@ import { spawnSync } from "node:child_process";
 import os from "node:os";
 import type Docker from "dockerode";
 import { projectRoot } from "../../server/common/paths.js";
-import { machineCpuSnapshot } from "./cpu-accounting.js";
 import type { Machine } from "./results.js";
 
 export async function describeThisMachine(docker: Docker): Promise<Omit<Machine, "loadAtEnd">> {
@@ -18,18 +17,6 @@ export async function describeThisMachine(docker: Docker): Promise<Omit<Machine,
     node: process.versions.node,
     docker: version.Version,
     loadAtStart: os.loadavg()[0] ?? 0,
-  };
-}
-
-/** The CPU used so far, to say at the end how much of it was other work's (othersCores). */
-export function startCpuWatch(): () => number | undefined {
-  const before = machineCpuSnapshot();
-  const started = performance.now();
-  return () => {
-    const after = machineCpuSnapshot();
-    if (!before || !after) return undefined;
-    const others = after.machineMs - before.machineMs - (after.oursMs - before.oursMs);
-    return Math.max(0, others) / (performance.now() - started);
   };
 }
 

@@ -21,10 +21,10 @@ import { loadConfig } from "../../server/common/config.js";
 import { dockerRuntimeFor } from "../../server/emulator.js";
 import type { DockerRuntime } from "../../server/sandbox/docker/docker-runtime.js";
 import { EmulatorUnderTest } from "./emulator-under-test.js";
-import { FIGURE, FigureBook } from "./figures.js";
+import { FigureBook } from "./figures.js";
 import { anyGoalMissed, evaluateGoals, formatGoal } from "./goals.js";
 import { removeLeftovers } from "./leftovers.js";
-import { currentCommit, currentLoad, describeThisMachine, startCpuWatch } from "./machine.js";
+import { currentCommit, currentLoad, describeThisMachine } from "./machine.js";
 import { type BenchOptions, parseOptions, USAGE } from "./options.js";
 import { gvisorPart } from "./part-gvisor.js";
 import { swarmPart } from "./part-swarm.js";
@@ -39,6 +39,7 @@ import { densityPart } from "./part-density.js";
 import { timeToInteractivePart } from "./part-time-to-interactive.js";
 import type { ConcurrencyLevel, TimeToInteractive } from "./charts.js";
 import { writeCharts } from "./chart-png.js";
+import { otherWorkWatch } from "./other-work.js";
 import { describeMachine, formatSeries, formatTable, loadWarning, readmeBlock } from "./report.js";
 import { type BenchDocument, compareFigures, formatComparison, RESULTS_FORMAT, type Series } from "./results.js";
 import { LATEST_RESULTS, readResults, writeResults } from "./results-files.js";
@@ -63,7 +64,7 @@ const startedAt = new Date();
 const started = process.hrtime.bigint();
 const docker = new Docker();
 const machineAtStart = await describeThisMachine(docker);
-const othersCpu = startCpuWatch();
+const othersCpu = otherWorkWatch();
 // Read before this run replaces latest.json.
 const previous = readResults(options.baseline ?? LATEST_RESULTS);
 
@@ -184,7 +185,6 @@ if (options.charts && !failure && (tti || levels)) {
   const charted = await writeCharts({
     tti,
     levels,
-    spawnsPerSecond: book.value(FIGURE.spawnsPerSecond),
     machine: `${describeMachine(machine)}, load ${machine.loadAtStart.toFixed(1)} → ${machine.loadAtEnd.toFixed(1)}`,
   }).catch((error: unknown) => [`charts not drawn: ${error instanceof Error ? error.message : String(error)}`]);
   for (const line of charted) console.log(`\n${line}`);

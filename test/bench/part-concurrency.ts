@@ -1,9 +1,12 @@
 // Throughput under concurrency (issue 31): 1, 10, 50 and 200 interactions at once, each in its own
 // environment, each a few `true` tool calls, run back to back by one worker per environment: completed
 // tool calls per second, an interaction's p50 and p99, and `/health` sampled every 50 ms meanwhile. The
-// reference, in the same run: the machine's `bash -c true` spawns per second, one loop per core, each
-// in a sandbox of its own (timed inside the container). Each level starts once the warm pool, grown by
-// the environments just created, has refilled: its containers' creation is not the interactions' work.
+// reference, taken in turns with the levels: the machine's `bash -c true` spawns per second, one loop
+// per core, each in a sandbox of its own (timed inside the container), just before each level and just
+// after it; the level's reference is their mean (the machine's pace moves ±20% over minutes, so a
+// reference taken once, before the first level, was minutes away from the last). Each level starts once
+// the warm pool, grown by the environments just created, has refilled: its containers' creation is not
+// the interactions' work.
 
 import os from "node:os";
 import Docker from "dockerode";
@@ -57,27 +60,25 @@ export async function concurrencyPart(
     };
 
     const cores = os.cpus().length;
-    progress(`the machine's \`bash -c true\` spawns per second: ${cores} loops at once, each in a sandbox…`);
     await grow(Math.max(cores, LEVELS[0]!));
-    const perSpawn = await Promise.all(
-      environments
-        .slice(0, cores)
-        .map((environment) => loopCostInContainer(docker, containerOf(environment), "bash -c true", SPAWNS_PER_LOOP)),
-    );
-    const spawnsPerSecond = perSpawn.reduce((sum, ms) => sum + 1000 / ms, 0);
-    book.add(
-      FIGURE.spawnsPerSecond,
-      `\`bash -c true\` spawns per second, ${cores} loops at once (one per core)`,
-      spawnsPerSecond,
-      "per s",
-      "higher",
-    );
+    // The machine's `bash -c true` spawns per second: one loop per core at once, each in a sandbox.
+    const spawnsPerSecond = async () => {
+      const perSpawn = await Promise.all(
+        environments
+          .slice(0, cores)
+          .map((environment) => loopCostInContainer(docker, containerOf(environment), "bash -c true", SPAWNS_PER_LOOP)),
+      );
+      return perSpawn.reduce((sum, ms) => sum + 1000 / ms, 0);
+    };
 
     const levels: ConcurrencyLevel[] = [];
     for (const concurrent of LEVELS) {
-      progress(`${concurrent} interaction${concurrent === 1 ? "" : "s"} at once, each in its own environment…`);
+      progress(
+        `${concurrent} interaction${concurrent === 1 ? "" : "s"} at once, each in its own environment, between two readings of the machine's spawns/s…`,
+      );
       await grow(concurrent);
       await emulator.poolSettled(DEADLINE_MS);
+      const spawnsBefore = await spawnsPerSecond();
       const health = sampleHealth(emulator.process.url, emulator.process.pid);
       await health.ready;
       const engine = sampleEngineProbe(docker, containerOf(environments[0]!));
@@ -105,8 +106,10 @@ export async function concurrencyPart(
       const { times: healthTimes, coreWaits, proberWaits } = await health.stop();
       const slowest = healthTimes.indexOf(Math.max(...healthTimes));
       const engineTimes = await engine.stop();
+      const spawnsAfter = await spawnsPerSecond();
       levels.push({
         concurrent,
+        spawnsPerSecond: (spawnsBefore + spawnsAfter) / 2,
         callsPerSecond: (times.length * CALLS_PER_INTERACTION * 1000) / wallMs,
         p50: quantile(times, 0.5),
         p99: quantile(times, 0.99),
@@ -127,9 +130,9 @@ export async function concurrencyPart(
     book.addNote(`Throughput under concurrency (interactions of ${CALLS_PER_INTERACTION} \`true\` calls, each in its own environment)`, [
       ...levels.map(
         (level) =>
-          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
+          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s (${((level.callsPerSecond / level.spawnsPerSecond) * 100).toFixed(0)}% of ${level.spawnsPerSecond.toFixed(0)} spawns/s) · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
       ),
-      `  the machine: ${spawnsPerSecond.toFixed(0)} \`bash -c true\` spawns/s (${cores} loops of ${SPAWNS_PER_LOOP}, one per core)`,
+      `  the machine's \`bash -c true\` spawns/s: ${cores} loops of ${SPAWNS_PER_LOOP} at once (one per core), before and after each level, their mean`,
     ]);
     for (const level of levels) {
       book.add(
@@ -139,12 +142,28 @@ export async function concurrencyPart(
         "per s",
         "higher",
       );
+      book.add(
+        `concurrency.${level.concurrent}.spawns_per_s`,
+        `\`bash -c true\` spawns/s around the level of ${level.concurrent} at once`,
+        level.spawnsPerSecond,
+        "per s",
+        "higher",
+      );
       book.add(`concurrency.${level.concurrent}.interaction.p50_ms`, `interaction, ${level.concurrent} at once, p50`, level.p50, "ms");
       book.add(`concurrency.${level.concurrent}.interaction.p99_ms`, `interaction, ${level.concurrent} at once, p99`, level.p99, "ms");
     }
-    const best = levels.reduce((a, b) => (b.callsPerSecond > a.callsPerSecond ? b : a));
+    // The best level: the most tool calls/s for the spawns/s around it.
+    const share = (level: ConcurrencyLevel) => level.callsPerSecond / level.spawnsPerSecond;
+    const best = levels.reduce((a, b) => (share(b) > share(a) ? b : a));
     const worstTail = levels.reduce((a, b) => (b.p99 / b.p50 > a.p99 / a.p50 ? b : a));
     book.add(FIGURE.concurrencyBestRate, "tool calls/s at the best concurrency", best.callsPerSecond, "per s", "higher");
+    book.add(
+      FIGURE.spawnsPerSecond,
+      `\`bash -c true\` spawns per second, ${cores} loops at once (one per core), around the best level`,
+      best.spawnsPerSecond,
+      "per s",
+      "higher",
+    );
     book.add(FIGURE.concurrencyBestAt, "the concurrency of the best rate", best.concurrent, "count", "higher");
     book.add(FIGURE.concurrencyBusyCores, "cores busy at the best rate (the whole machine)", best.busyCores, "cores");
     book.add(FIGURE.concurrencyWorstTail, "an interaction's p99 ÷ p50, the worst level", worstTail.p99 / worstTail.p50, "×");

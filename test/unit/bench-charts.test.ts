@@ -63,10 +63,11 @@ describe("bench charts", () => {
     assert.ok(svg.includes(">10 ms<") && svg.includes(">100 s<"));
   });
 
-  it("concurrency: latency and throughput at every level, with the spawns/s and the 60% goal", () => {
+  it("concurrency: latency and throughput at every level, with the spawns/s around each and the 60% goal", () => {
     const levels = [1, 10, 50, 200].map((concurrent, index) => ({
       concurrent,
       callsPerSecond: 100 * (index + 1),
+      spawnsPerSecond: 1000 + 100 * index,
       p50: 20 * (index + 1),
       p99: 40 * (index + 1),
       healthMax: 5,
@@ -81,14 +82,14 @@ describe("bench charts", () => {
       benchCores: 0.05,
       engineProbeMax: 4,
     }));
-    const svg = concurrencySvg(levels, 1000, "caption");
-    assert.equal((svg.match(/<path /g) ?? []).length, 4, "p50, p99, /health max, tool calls/s");
-    assert.equal((svg.match(/<circle /g) ?? []).length, 16);
+    const svg = concurrencySvg(levels, "caption");
+    assert.equal((svg.match(/<path /g) ?? []).length, 6, "p50, p99, /health max, tool calls/s, spawns/s, the goal");
+    assert.equal((svg.match(/<circle /g) ?? []).length, 24);
     for (const label of [
       "interaction p50",
       "interaction p99",
       "completed tool calls/s",
-      "bash -c true spawns/s 1000",
+      "bash -c true spawns/s around each level",
       "goal: 60% of them",
       ">200<",
     ])
