@@ -9,6 +9,11 @@ export interface ConcurrencyLevel {
   callsPerSecond: number;
   /** The machine's `bash -c true` spawns per second around the level (before and after it, their mean): its reference. */
   spawnsPerSecond: number;
+  /** The two readings of it, just before the level and just after. */
+  spawnsBefore: number;
+  spawnsAfter: number;
+  /** How long the level waited for the machine's cores to be quiet before its first reading, ms. */
+  settledMs: number;
   /** An interaction's time, ms. */
   p50: number;
   p99: number;

@@ -11,7 +11,7 @@
 import os from "node:os";
 import Docker from "dockerode";
 import { commandScript } from "./api-client.js";
-import { inBatches, withDeadline } from "./bounded.js";
+import { inBatches, sleep, withDeadline } from "./bounded.js";
 import type { ConcurrencyLevel } from "./charts.js";
 import { loopCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
@@ -78,6 +78,7 @@ export async function concurrencyPart(
       );
       await grow(concurrent);
       await emulator.poolSettled(DEADLINE_MS);
+      const settledMs = await machineQuiet();
       const spawnsBefore = await spawnsPerSecond();
       const health = sampleHealth(emulator.process.url, emulator.process.pid);
       await health.ready;
@@ -110,6 +111,9 @@ export async function concurrencyPart(
       levels.push({
         concurrent,
         spawnsPerSecond: (spawnsBefore + spawnsAfter) / 2,
+        spawnsBefore,
+        spawnsAfter,
+        settledMs,
         callsPerSecond: (times.length * CALLS_PER_INTERACTION * 1000) / wallMs,
         p50: quantile(times, 0.5),
         p99: quantile(times, 0.99),
@@ -130,7 +134,7 @@ export async function concurrencyPart(
     book.addNote(`Throughput under concurrency (interactions of ${CALLS_PER_INTERACTION} \`true\` calls, each in its own environment)`, [
       ...levels.map(
         (level) =>
-          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s (${((level.callsPerSecond / level.spawnsPerSecond) * 100).toFixed(0)}% of ${level.spawnsPerSecond.toFixed(0)} spawns/s) · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
+          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s (${((level.callsPerSecond / level.spawnsPerSecond) * 100).toFixed(0)}% of ${level.spawnsPerSecond.toFixed(0)} spawns/s: ${level.spawnsBefore.toFixed(0)} before, ${level.spawnsAfter.toFixed(0)} after; the cores quiet after ${(level.settledMs / 1000).toFixed(1)} s) · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
       ),
       `  the machine's \`bash -c true\` spawns/s: ${cores} loops of ${SPAWNS_PER_LOOP} at once (one per core), before and after each level, their mean`,
     ]);
@@ -217,6 +221,26 @@ export async function concurrencyPart(
     await emulator.destroy();
   }
 }
+
+/**
+ * Waits until the machine's cores are quiet (under QUIET_CORES busy over QUIET_WINDOW_MS) or QUIET_MAX_MS
+ * has passed; how long it waited (ms). New sandboxes go on working after their environments are answered
+ * (the engine, the kernel and their own start: 150 of them at the last level kept the cores busy for
+ * seconds), and a level or a reference read meanwhile measured that too.
+ */
+async function machineQuiet(): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < QUIET_MAX_MS) {
+    const busy = busyCoresWatch();
+    await sleep(QUIET_WINDOW_MS);
+    if (busy() < QUIET_CORES) break;
+  }
+  return performance.now() - started;
+}
+
+const QUIET_CORES = 0.3;
+const QUIET_WINDOW_MS = 250;
+const QUIET_MAX_MS = 30_000;
 
 /** This process's own CPU so far (ms): the benchmark's client, without the emulator it started. */
 function ownCpuMs(): number {
