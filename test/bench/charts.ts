@@ -165,7 +165,7 @@ export function concurrencySvg(levels: ConcurrencyLevel[], caption: string): str
   const body: string[] = [];
   const panel = (
     range: { from: number; to: number },
-    series: Array<{ label: string; color: string; values: number[] }>,
+    series: Array<{ label: string; color: string; values: number[]; dashed?: boolean }>,
     yMax: number,
     unit: string,
     lines: Array<{ value: number; label: string }>,
@@ -197,7 +197,7 @@ export function concurrencySvg(levels: ConcurrencyLevel[], caption: string): str
     }
     series.forEach((one, index) => {
       const path = one.values.map((value, at) => `${at === 0 ? "M" : "L"}${x(counts[at]!).toFixed(1)},${y(value).toFixed(1)}`).join(" ");
-      body.push(`<path d="${path}" fill="none" stroke="${one.color}" stroke-width="2"/>`);
+      body.push(`<path d="${path}" fill="none" stroke="${one.color}" stroke-width="2"${one.dashed ? ' stroke-dasharray="6 4"' : ""}/>`);
       for (const [at, value] of one.values.entries())
         body.push(`<circle cx="${x(counts[at]!).toFixed(1)}" cy="${y(value).toFixed(1)}" r="3.5" fill="${one.color}"/>`);
       body.push(text(range.from + 14, MARGIN.top + 44 + index * 15, one.label, `fill="${one.color}"`));
@@ -221,9 +221,10 @@ export function concurrencySvg(levels: ConcurrencyLevel[], caption: string): str
     [
       { label: "completed tool calls/s", color: COLORS[2]!, values: levels.map((level) => level.callsPerSecond) },
       { label: "bash -c true spawns/s around each level", color: COLORS[4]!, values: levels.map((level) => level.spawnsPerSecond) },
-      { label: "goal: 60% of them", color: COLORS[3]!, values: levels.map((level) => level.spawnsPerSecond * 0.6) },
+      { label: "goal: 60% of them", color: COLORS[4]!, values: levels.map((level) => level.spawnsPerSecond * 0.6), dashed: true },
     ],
-    Math.max(...levels.flatMap((level) => [level.spawnsPerSecond, level.callsPerSecond])) * 1.1,
+    // Room above the highest line for the legend.
+    Math.max(...levels.flatMap((level) => [level.spawnsPerSecond, level.callsPerSecond])) * 1.45,
     "throughput, per second",
     [],
   );

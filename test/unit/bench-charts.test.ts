@@ -88,6 +88,7 @@ describe("bench charts", () => {
     const svg = concurrencySvg(levels, "caption");
     assert.equal((svg.match(/<path /g) ?? []).length, 6, "p50, p99, /health max, tool calls/s, spawns/s, the goal");
     assert.equal((svg.match(/<circle /g) ?? []).length, 24);
+    assert.equal((svg.match(/<path [^>]*stroke-dasharray/g) ?? []).length, 1, "the goal's line is dashed");
     for (const label of [
       "interaction p50",
       "interaction p99",
