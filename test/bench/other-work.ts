@@ -8,8 +8,8 @@
 // machine in a full run.
 //
 // Linux only (/proc). A process is compared with itself by its pid and start time; one born since the
-// first reading counts in full; one that ended meanwhile counts in its parent's reaped time, if its
-// parent is other work and still there.
+// first reading counts in full; one that ended meanwhile counts in its parent's reaped time (with what
+// it had used before the first reading), if its parent is other work and still there.
 
 import fs from "node:fs";
 import { ENGINE_PROCESSES, type ProcessStat, readStat } from "./cpu-accounting.js";

@@ -5,8 +5,8 @@
 // per core, each in a sandbox of its own (timed inside the container), just before each level and just
 // after it; the level's reference is their mean (the machine's pace moves ±20% over minutes, so a
 // reference taken once, before the first level, was minutes away from the last). Each level starts once
-// the warm pool, grown by the environments just created, has refilled: its containers' creation is not
-// the interactions' work.
+// the warm pool, grown by the environments just created, has refilled and the machine's cores are quiet:
+// its containers' creation, and the new sandboxes' own start, are not the interactions' work.
 
 import os from "node:os";
 import Docker from "dockerode";
