@@ -4,6 +4,7 @@
 
 import fs from "node:fs";
 import os from "node:os";
+import { sleep } from "./bounded.js";
 
 const read = (file: string) => fs.readFileSync(file, "utf8");
 
@@ -45,3 +46,23 @@ export function busyCoresWatch(): () => number {
   const started = performance.now();
   return () => ((busyTicks() - ticks) * 10) / (performance.now() - started);
 }
+
+/**
+ * Waits until the machine's cores are quiet (under QUIET_CORES busy over QUIET_WINDOW_MS) or QUIET_MAX_MS
+ * has passed; how long it waited (ms). New sandboxes go on working after their environments are answered
+ * (the engine, the kernel and their own start: the 150 of the concurrency part's last level kept the
+ * cores busy for 1–2 s), and a measure taken meanwhile measures that too.
+ */
+export async function untilCoresQuiet(): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < QUIET_MAX_MS) {
+    const busy = busyCoresWatch();
+    await sleep(QUIET_WINDOW_MS);
+    if (busy() < QUIET_CORES) break;
+  }
+  return performance.now() - started;
+}
+
+const QUIET_CORES = 0.3;
+const QUIET_WINDOW_MS = 250;
+const QUIET_MAX_MS = 30_000;

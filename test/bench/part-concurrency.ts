@@ -11,7 +11,7 @@
 import os from "node:os";
 import Docker from "dockerode";
 import { commandScript } from "./api-client.js";
-import { inBatches, sleep, withDeadline } from "./bounded.js";
+import { inBatches, withDeadline } from "./bounded.js";
 import type { ConcurrencyLevel } from "./charts.js";
 import { loopCostInContainer } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
@@ -19,7 +19,7 @@ import { FIGURE, type FigureBook } from "./figures.js";
 import { sampleEngineProbe, sampleHealth } from "./health-sampler.js";
 import { coresUsedWatch } from "./cpu-accounting.js";
 import { createEnvironment } from "./interaction-measures.js";
-import { busyCoresWatch } from "./machine-limits.js";
+import { busyCoresWatch, untilCoresQuiet } from "./machine-limits.js";
 import { elapsedMs, quantile } from "./stats.js";
 
 export const LEVELS = [1, 10, 50, 200];
@@ -78,7 +78,7 @@ export async function concurrencyPart(
       );
       await grow(concurrent);
       await emulator.poolSettled(DEADLINE_MS);
-      const settledMs = await machineQuiet();
+      const settledMs = await untilCoresQuiet();
       const spawnsBefore = await spawnsPerSecond();
       const health = sampleHealth(emulator.process.url, emulator.process.pid);
       await health.ready;
@@ -221,26 +221,6 @@ export async function concurrencyPart(
     await emulator.destroy();
   }
 }
-
-/**
- * Waits until the machine's cores are quiet (under QUIET_CORES busy over QUIET_WINDOW_MS) or QUIET_MAX_MS
- * has passed; how long it waited (ms). New sandboxes go on working after their environments are answered
- * (the engine, the kernel and their own start: 150 of them at the last level kept the cores busy for
- * seconds), and a level or a reference read meanwhile measured that too.
- */
-async function machineQuiet(): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < QUIET_MAX_MS) {
-    const busy = busyCoresWatch();
-    await sleep(QUIET_WINDOW_MS);
-    if (busy() < QUIET_CORES) break;
-  }
-  return performance.now() - started;
-}
-
-const QUIET_CORES = 0.3;
-const QUIET_WINDOW_MS = 250;
-const QUIET_MAX_MS = 30_000;
 
 /** This process's own CPU so far (ms): the benchmark's client, without the emulator it started. */
 function ownCpuMs(): number {

@@ -14,7 +14,15 @@ import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { FIGURE, type FigureBook } from "./figures.js";
 import { DENSITY_MEMORY_RESERVE_MIB, DENSITY_STOP, DENSITY_TASK_RESERVE_SHARE } from "./goals-scale.js";
 import { createEnvironment, perCallCost } from "./interaction-measures.js";
-import { busyCoresWatch, descriptorLimitOf, descriptorsOf, memoryAvailableMiB, taskLimit, tasksNow } from "./machine-limits.js";
+import {
+  busyCoresWatch,
+  descriptorLimitOf,
+  descriptorsOf,
+  memoryAvailableMiB,
+  taskLimit,
+  tasksNow,
+  untilCoresQuiet,
+} from "./machine-limits.js";
 import { pidsOf } from "./engine-pids.js";
 
 const PARALLEL = 4;
@@ -61,6 +69,9 @@ export async function densityPart(
   const api = emulator.client("bench-density");
   try {
     const measured = await createEnvironment(api);
+    // The pool's refill and the new sandbox's own start are not the call's work.
+    await emulator.poolSettled(60_000);
+    await untilCoresQuiet();
     progress(`density: a tool call with 1 live environment…`);
     const atOne = await perCallCost(api, measured, PER_CALL_RUNS, "`true`, 1 live environment");
     // The emulator's memory is read at BASELINE live, not at 1: until then its RSS still holds what its
