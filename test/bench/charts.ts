@@ -29,6 +29,8 @@ export interface ConcurrencyLevel {
   emulatorCores: number;
   /** The same for every container (the sandboxes), the engine's daemons and shims, and the benchmark's own process (its client). */
   sandboxesCores: number;
+  /** Of the sandboxes' cores, the executors' own processes' (without the commands they started). */
+  executorsCores: number;
   engineCores: number;
   benchCores: number;
   /** The engine's answer to what /health asks it (its version, a container's inspect), the slowest meanwhile. */

@@ -86,6 +86,20 @@ export function executorCpuMs(initPid: number): number {
 }
 
 /**
+ * CPU time (ms) of every executor process on the machine (in every sandbox: keep-alives, executors, file
+ * workers), each without the commands it started and reaped. 0 where the host does not see them (gVisor).
+ */
+export function executorsCpuMs(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat?.name === EXECUTOR_PROCESS_NAME) total += stat.ownCpuMs;
+  }
+  return total;
+}
+
+/**
  * A reading now: the emulator (pid), the sandbox (container; of it, the executor's own processes) and the
  * engine (its daemons and that container's shim).
  */
@@ -153,6 +167,8 @@ export function readStat(pid: number, tid?: number): ProcessStat | null {
 export interface CoresUsed {
   emulator: number;
   sandboxes: number | null;
+  /** Of the sandboxes', the executors' own processes (without the commands they started). */
+  executors: number;
   engine: number;
 }
 
@@ -165,6 +181,7 @@ export function coresUsedWatch(emulatorPid: number): () => CoresUsed {
   const started = performance.now();
   const emulator = processCpuMs(emulatorPid);
   const sandboxes = containersCpuMs();
+  const executors = executorsCpuMs();
   const engine = engineCpuMs();
   return () => {
     const elapsedMs = performance.now() - started;
@@ -172,6 +189,7 @@ export function coresUsedWatch(emulatorPid: number): () => CoresUsed {
     return {
       emulator: (processCpuMs(emulatorPid) - emulator) / elapsedMs,
       sandboxes: sandboxes === null || sandboxesNow === null ? null : (sandboxesNow - sandboxes) / elapsedMs,
+      executors: (executorsCpuMs() - executors) / elapsedMs,
       engine: (engineCpuMs() - engine) / elapsedMs,
     };
   };

@@ -137,6 +137,7 @@ export const FIGURE = {
   concurrencyHealthProberWait: "concurrency.health_slowest.prober_core_wait_ms",
   concurrencyBestEmulatorCores: "concurrency.best.emulator.cores",
   concurrencyBestSandboxesCores: "concurrency.best.sandboxes.cores",
+  concurrencyBestExecutorsCores: "concurrency.best.executors.cores",
   concurrencyBestEngineCores: "concurrency.best.engine.cores",
   concurrencyBestBenchCores: "concurrency.best.bench_client.cores",
   concurrencyHealthMax: "concurrency.health.max_ms",

@@ -186,16 +186,17 @@ export const CONCURRENCY_GOALS: Goal[] = [
         FIGURE.spawnsPerSecond,
         FIGURE.concurrencyBestEmulatorCores,
         FIGURE.concurrencyBestSandboxesCores,
+        FIGURE.concurrencyBestExecutorsCores,
         FIGURE.concurrencyBestEngineCores,
         FIGURE.concurrencyBestBenchCores,
       ],
-      explain: (busy, rate, spawns, emulator, sandboxes, engine, bench) => {
+      explain: (busy, rate, spawns, emulator, sandboxes, executors, engine, bench) => {
         const perCall = (cores: number) => ms((cores * 1000) / rate);
         const other = Math.max(0, busy - sandboxes - emulator - engine - bench);
         // The line if a call cost only part of what it did, the cores as busy: the rate grows as the CPU per call shrinks.
         const without = (cores: number) => share((rate / spawns) * (busy / Math.max(busy - cores, 1e-9)));
         const onlySandboxes = share((rate / spawns) * (busy / Math.max(sandboxes, 1e-9)));
-        return `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${perCall(busy)} of CPU in all, where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores: the sandboxes ${perCall(sandboxes)} (the command's spawn, the executor and its file worker), the emulator ${perCall(emulator)}, the engine ${perCall(engine)} (with this benchmark's own probe of it every ${ENGINE_PROBE_EVERY_MS} ms), this benchmark's client ${perCall(bench)}, other work ${perCall(other)}; with the emulator's CPU at nothing (the cores as busy) the line would read ${without(emulator)}, with the sandboxes' CPU alone ${onlySandboxes}`;
+        return `the machine's cores were ${busy.toFixed(2)} busy at that rate: a completed tool call cost ${perCall(busy)} of CPU in all, where a \`bash -c true\` spawn costs ${ms((busy * 1000) / spawns)} on the same cores: the sandboxes ${perCall(sandboxes)} (the executors' own processes ${perCall(executors)}, the commands they started ${perCall(Math.max(0, sandboxes - executors))}), the emulator ${perCall(emulator)}, the engine ${perCall(engine)} (with this benchmark's own probe of it every ${ENGINE_PROBE_EVERY_MS} ms), this benchmark's client ${perCall(bench)}, other work ${perCall(other)}; with the emulator's CPU at nothing (the cores as busy) the line would read ${without(emulator)}, with the sandboxes' CPU alone ${onlySandboxes}`;
       },
     },
   },

@@ -101,7 +101,7 @@ export async function concurrencyPart(
       );
       const wallMs = elapsedMs(started);
       const busyCores = busy();
-      const { emulator: emulatorCores, sandboxes, engine: engineCores } = used();
+      const { emulator: emulatorCores, sandboxes, executors: executorsCores, engine: engineCores } = used();
       const sandboxesCores = sandboxes ?? 0;
       const benchCores = (ownCpuMs() - benchCpuBefore) / wallMs;
       const { times: healthTimes, coreWaits, proberWaits } = await health.stop();
@@ -125,6 +125,7 @@ export async function concurrencyPart(
         busyCores,
         emulatorCores,
         sandboxesCores,
+        executorsCores,
         engineCores,
         benchCores,
         engineProbeMax: Math.max(...engineTimes),
@@ -175,6 +176,12 @@ export async function concurrencyPart(
     const slowestHealth = levels.reduce((a, b) => (b.healthMax > a.healthMax ? b : a));
     book.add(FIGURE.concurrencyBestEmulatorCores, "the emulator's cores at the best rate", best.emulatorCores, "cores");
     book.add(FIGURE.concurrencyBestSandboxesCores, "the sandboxes' cores at the best rate (every container)", best.sandboxesCores, "cores");
+    book.add(
+      FIGURE.concurrencyBestExecutorsCores,
+      "of the sandboxes' cores at the best rate, the executors' own (without their commands)",
+      best.executorsCores,
+      "cores",
+    );
     book.add(FIGURE.concurrencyBestEngineCores, "the engine's cores at the best rate (daemons and shims)", best.engineCores, "cores");
     book.add(FIGURE.concurrencyBestBenchCores, "this benchmark's own cores at the best rate (its client)", best.benchCores, "cores");
     book.add(FIGURE.concurrencyWorstTailEmulatorCores, "the emulator's cores at the worst tail", worstTail.emulatorCores, "cores");

@@ -81,6 +81,7 @@ describe("bench charts", () => {
       busyCores: 1.5,
       emulatorCores: 0.9,
       sandboxesCores: 0.5,
+      executorsCores: 0.2,
       engineCores: 0.01,
       benchCores: 0.05,
       engineProbeMax: 4,

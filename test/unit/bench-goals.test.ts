@@ -407,6 +407,7 @@ describe("bench goals", () => {
         concurrencyBusyCores: 1.95,
         concurrencyBestEmulatorCores: 0.3,
         concurrencyBestSandboxesCores: 1.2,
+        concurrencyBestExecutorsCores: 0.3,
         concurrencyBestEngineCores: 0.03,
         concurrencyBestBenchCores: 0.12,
         concurrencyHealthMax: 420,
@@ -491,7 +492,7 @@ describe("bench goals", () => {
     assert.equal(throughput.value, 30);
     assert.equal(
       throughput.bound,
-      "the machine's cores were 1.95 busy at that rate: a completed tool call cost 6.50 ms of CPU in all, where a `bash -c true` spawn costs 1.95 ms on the same cores: the sandboxes 4.00 ms (the command's spawn, the executor and its file worker), the emulator 1.00 ms, the engine 0.10 ms (with this benchmark's own probe of it every 250 ms), this benchmark's client 0.40 ms, other work 1.00 ms; with the emulator's CPU at nothing (the cores as busy) the line would read 35%, with the sandboxes' CPU alone 49%",
+      "the machine's cores were 1.95 busy at that rate: a completed tool call cost 6.50 ms of CPU in all, where a `bash -c true` spawn costs 1.95 ms on the same cores: the sandboxes 4.00 ms (the executors' own processes 1.00 ms, the commands they started 3.00 ms), the emulator 1.00 ms, the engine 0.10 ms (with this benchmark's own probe of it every 250 ms), this benchmark's client 0.40 ms, other work 1.00 ms; with the emulator's CPU at nothing (the cores as busy) the line would read 35%, with the sandboxes' CPU alone 49%",
     );
     assert.equal(
       byId(missed, "concurrency-health").bound,
