@@ -185,7 +185,12 @@ if (options.charts && !failure && (tti || levels)) {
   const charted = await writeCharts({
     tti,
     levels,
-    machine: `${describeMachine(machine)}, load ${machine.loadAtStart.toFixed(1)} → ${machine.loadAtEnd.toFixed(1)}`,
+    // Other work's share of the cores says whether the machine was busy; the load average counts this run's own work.
+    machine: `${describeMachine(machine)}, ${
+      machine.othersCores !== undefined
+        ? `other work ${machine.othersCores.toFixed(2)} of ${machine.cpus} cores`
+        : `load ${machine.loadAtStart.toFixed(1)} → ${machine.loadAtEnd.toFixed(1)}`
+    }`,
   }).catch((error: unknown) => [`charts not drawn: ${error instanceof Error ? error.message : String(error)}`]);
   for (const line of charted) console.log(`\n${line}`);
 }
