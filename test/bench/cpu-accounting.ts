@@ -34,11 +34,9 @@ export function processCpuMs(pid: number): number {
  */
 export function engineCpuMs(shimPid?: number): number {
   let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (!stat || !ENGINE_PROCESSES.has(stat.name)) continue;
-    if (shimPid !== undefined && stat.name.startsWith("containerd-shim") && Number(entry) !== shimPid) continue;
+  for (const [pid, stat] of readProcesses() ?? []) {
+    if (!ENGINE_PROCESSES.has(stat.name)) continue;
+    if (shimPid !== undefined && stat.name.startsWith("containerd-shim") && pid !== shimPid) continue;
     total += stat.cpuMs;
   }
   return total;
@@ -65,15 +63,11 @@ const EXECUTOR_PROCESS_NAME = "sandbox-executor".slice(0, 15);
  */
 export function executorCpuMs(initPid: number): number {
   const children = new Map<number, number[]>();
-  const stats = new Map<number, { name: string; ownCpuMs: number }>();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (!stat) continue;
-    stats.set(Number(entry), stat);
+  const stats = readProcesses() ?? new Map<number, ProcessStat>();
+  for (const [pid, stat] of stats) {
     const siblings = children.get(stat.parentPid);
-    if (siblings) siblings.push(Number(entry));
-    else children.set(stat.parentPid, [Number(entry)]);
+    if (siblings) siblings.push(pid);
+    else children.set(stat.parentPid, [pid]);
   }
   let total = 0;
   const pending = [...(children.get(initPid) ?? [])];
@@ -91,11 +85,7 @@ export function executorCpuMs(initPid: number): number {
  */
 export function executorsCpuMs(): number {
   let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (stat?.name === EXECUTOR_PROCESS_NAME) total += stat.ownCpuMs;
-  }
+  for (const stat of readProcesses()?.values() ?? []) if (stat.name === EXECUTOR_PROCESS_NAME) total += stat.ownCpuMs;
   return total;
 }
 
@@ -138,6 +128,23 @@ export interface ProcessStat {
   startTicks: number;
   cpuMs: number;
   ownCpuMs: number;
+}
+
+/** Every process's line of /proc, by pid; null where /proc cannot be read. */
+export function readProcesses(): Map<number, ProcessStat> | null {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  const all = new Map<number, ProcessStat>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) all.set(Number(entry), stat);
+  }
+  return all.size > 0 ? all : null;
 }
 
 export function readStat(pid: number, tid?: number): ProcessStat | null {

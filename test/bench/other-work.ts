@@ -11,27 +11,9 @@
 // first reading counts in full; one that ended meanwhile counts in its parent's reaped time (with what
 // it had used before the first reading), if its parent is other work and still there.
 
-import fs from "node:fs";
-import { ENGINE_PROCESSES, type ProcessStat, readStat } from "./cpu-accounting.js";
+import { ENGINE_PROCESSES, type ProcessStat, readProcesses } from "./cpu-accounting.js";
 
 const KERNEL_THREADS_PARENT = 2;
-
-/** Every process's line of /proc, by pid; null where /proc cannot be read. */
-export function readProcesses(): Map<number, ProcessStat> | null {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync("/proc");
-  } catch {
-    return null;
-  }
-  const all = new Map<number, ProcessStat>();
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (stat) all.set(Number(entry), stat);
-  }
-  return all.size > 0 ? all : null;
-}
 
 /** Of `all`, the processes of other work: each with its CPU so far (ms, with its reaped children) and its start. */
 export function otherWork(all: Map<number, ProcessStat>, runPid: number): Map<number, ProcessStat> {

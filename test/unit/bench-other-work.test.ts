@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
-import type { ProcessStat } from "../bench/cpu-accounting.js";
-import { otherWork, otherWorkCpuMs, readProcesses } from "../bench/other-work.js";
+import { type ProcessStat, readProcesses } from "../bench/cpu-accounting.js";
+import { otherWork, otherWorkCpuMs } from "../bench/other-work.js";
 
 const RUN = 500;
 
