@@ -30,11 +30,12 @@ export function processCpuMs(pid: number): number {
 
 /**
  * CPU time (ms) of the Docker engine (as processCpuMs): its daemons, and the shims of every container,
- * or, given `shimPid`, of that one container only (other work's containers have shims of their own).
+ * or, given `shimPid`, of that one container only (other work's containers have shims of their own);
+ * from `processes`, a reading of /proc taken for other figures too.
  */
-export function engineCpuMs(shimPid?: number): number {
+export function engineCpuMs(shimPid?: number, processes = readProcesses()): number {
   let total = 0;
-  for (const [pid, stat] of readProcesses() ?? []) {
+  for (const [pid, stat] of processes ?? []) {
     if (!ENGINE_PROCESSES.has(stat.name)) continue;
     if (shimPid !== undefined && stat.name.startsWith("containerd-shim") && pid !== shimPid) continue;
     total += stat.cpuMs;
@@ -61,9 +62,9 @@ const EXECUTOR_PROCESS_NAME = "sandbox-executor".slice(0, 15);
  * that run the executor's binary, each without its reaped children. 0 when the container is not running,
  * or where the host does not see a container's processes as its own (gVisor's sandboxes).
  */
-export function executorCpuMs(initPid: number): number {
+export function executorCpuMs(initPid: number, processes = readProcesses()): number {
   const children = new Map<number, number[]>();
-  const stats = readProcesses() ?? new Map<number, ProcessStat>();
+  const stats = processes ?? new Map<number, ProcessStat>();
   for (const [pid, stat] of stats) {
     const siblings = children.get(stat.parentPid);
     if (siblings) siblings.push(pid);
@@ -83,9 +84,9 @@ export function executorCpuMs(initPid: number): number {
  * CPU time (ms) of every executor process on the machine (in every sandbox: keep-alives, executors, file
  * workers), each without the commands it started and reaped. 0 where the host does not see them (gVisor).
  */
-export function executorsCpuMs(): number {
+export function executorsCpuMs(processes = readProcesses()): number {
   let total = 0;
-  for (const stat of readProcesses()?.values() ?? []) if (stat.name === EXECUTOR_PROCESS_NAME) total += stat.ownCpuMs;
+  for (const stat of processes?.values() ?? []) if (stat.name === EXECUTOR_PROCESS_NAME) total += stat.ownCpuMs;
   return total;
 }
 
@@ -96,10 +97,12 @@ export function executorsCpuMs(): number {
 export async function readCpu(docker: Docker, emulatorPid: number, containerId: string): Promise<CpuReading> {
   const initPid = (await docker.getContainer(containerId).inspect()).State.Pid;
   const sandboxMs = await containerCpuMs(docker, containerId);
-  const executorMs = initPid > 0 ? executorCpuMs(initPid) : 0;
+  // One reading of /proc for the executor's processes and the engine's.
+  const processes = readProcesses();
+  const executorMs = initPid > 0 ? executorCpuMs(initPid, processes) : 0;
   // The container's shim: the parent of its first process.
-  const shim = initPid > 0 ? readStat(initPid)?.parentPid : undefined;
-  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, executorMs, engineMs: engineCpuMs(shim) };
+  const shim = initPid > 0 ? processes?.get(initPid)?.parentPid : undefined;
+  return { emulatorMs: processCpuMs(emulatorPid), sandboxMs, executorMs, engineMs: engineCpuMs(shim, processes) };
 }
 
 /** What each used between two readings, per unit of work. */
@@ -147,7 +150,7 @@ export function readProcesses(): Map<number, ProcessStat> | null {
   return all.size > 0 ? all : null;
 }
 
-export function readStat(pid: number, tid?: number): ProcessStat | null {
+function readStat(pid: number, tid?: number): ProcessStat | null {
   let text: string;
   try {
     text = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
@@ -188,16 +191,19 @@ export function coresUsedWatch(emulatorPid: number): () => CoresUsed {
   const started = performance.now();
   const emulator = processCpuMs(emulatorPid);
   const sandboxes = containersCpuMs();
-  const executors = executorsCpuMs();
-  const engine = engineCpuMs();
+  // One reading of /proc for the executors' processes and the engine's, at each end.
+  const processes = readProcesses();
+  const executors = executorsCpuMs(processes);
+  const engine = engineCpuMs(undefined, processes);
   return () => {
     const elapsedMs = performance.now() - started;
     const sandboxesNow = containersCpuMs();
+    const processesNow = readProcesses();
     return {
       emulator: (processCpuMs(emulatorPid) - emulator) / elapsedMs,
       sandboxes: sandboxes === null || sandboxesNow === null ? null : (sandboxesNow - sandboxes) / elapsedMs,
-      executors: (executorsCpuMs() - executors) / elapsedMs,
-      engine: (engineCpuMs() - engine) / elapsedMs,
+      executors: (executorsCpuMs(processesNow) - executors) / elapsedMs,
+      engine: (engineCpuMs(undefined, processesNow) - engine) / elapsedMs,
     };
   };
 }

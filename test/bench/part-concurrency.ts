@@ -132,10 +132,12 @@ export async function concurrencyPart(
       });
     }
 
+    // A level's tool calls/s for the spawns/s around it: what the throughput line reads.
+    const share = (level: ConcurrencyLevel) => level.callsPerSecond / level.spawnsPerSecond;
     book.addNote(`Throughput under concurrency (interactions of ${CALLS_PER_INTERACTION} \`true\` calls, each in its own environment)`, [
       ...levels.map(
         (level) =>
-          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s (${((level.callsPerSecond / level.spawnsPerSecond) * 100).toFixed(0)}% of ${level.spawnsPerSecond.toFixed(0)} spawns/s: ${level.spawnsBefore.toFixed(0)} before, ${level.spawnsAfter.toFixed(0)} after; the cores quiet after ${(level.settledMs / 1000).toFixed(1)} s) · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
+          `  ${String(level.concurrent).padStart(3)} at once: ${level.callsPerSecond.toFixed(0).padStart(5)} tool calls/s (${(share(level) * 100).toFixed(0)}% of ${level.spawnsPerSecond.toFixed(0)} spawns/s: ${level.spawnsBefore.toFixed(0)} before, ${level.spawnsAfter.toFixed(0)} after; the cores quiet after ${(level.settledMs / 1000).toFixed(1)} s) · interaction p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms · /health max ${level.healthMax.toFixed(1)} ms, p99 ${level.healthP99.toFixed(1)} ms (${level.healthSamples} samples; the engine's answer to its probe, max ${level.engineProbeMax.toFixed(1)} ms) · cores busy ${level.busyCores.toFixed(2)}, of which the emulator ${level.emulatorCores.toFixed(2)}`,
       ),
       `  the machine's \`bash -c true\` spawns/s: ${cores} loops of ${SPAWNS_PER_LOOP} at once (one per core), before and after each level, their mean`,
     ]);
@@ -158,7 +160,6 @@ export async function concurrencyPart(
       book.add(`concurrency.${level.concurrent}.interaction.p99_ms`, `interaction, ${level.concurrent} at once, p99`, level.p99, "ms");
     }
     // The best level: the most tool calls/s for the spawns/s around it.
-    const share = (level: ConcurrencyLevel) => level.callsPerSecond / level.spawnsPerSecond;
     const best = levels.reduce((a, b) => (share(b) > share(a) ? b : a));
     const worstTail = levels.reduce((a, b) => (b.p99 / b.p50 > a.p99 / a.p50 ? b : a));
     book.add(FIGURE.concurrencyBestRate, "tool calls/s at the best concurrency", best.callsPerSecond, "per s", "higher");
