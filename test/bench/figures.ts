@@ -79,6 +79,9 @@ export const FIGURE = {
   readFileSmallInteraction: "interaction.read_file_10b.p50_ms",
   /** This benchmark's client joining, decoding and parsing the 1 MiB read's answer (api-client.ts parseAnswer). */
   readFileClientParse: "client.read_file_1mib_answer_parse.p50_ms",
+  /** A bare Node.js server answering the 1 MiB read's answer, and the 10-byte one's: request to parsed answer. */
+  readFileBareAnswer: "floor.bare_server_read_file_1mib_answer.p50_ms",
+  readFileBareSmallAnswer: "floor.bare_server_read_file_10b_answer.p50_ms",
   // The emulator's CPU per read_file: its event loop's thread, and its other threads (V8's, the store's checkpoint).
   readFile1MiBLoopCpu: "cpu.read_file_1mib.emulator_loop_ms",
   readFile1MiBOtherCpu: "cpu.read_file_1mib.emulator_other_ms",

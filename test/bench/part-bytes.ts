@@ -5,14 +5,18 @@
 
 import os from "node:os";
 import Docker from "dockerode";
-import { commandScript, type Interaction, parseAnswer } from "./api-client.js";
+import fs from "node:fs";
+import path from "node:path";
+import { AGENT, commandScript } from "./api-client.js";
+import { type AnswerClientOutcome, runAnswerClient } from "./answer-client.js";
+import { startAnswerServer } from "./answer-server.js";
 import { type CpuReading, processCpuMs, readCpu, threadCpuMs } from "./cpu-accounting.js";
 import { dockerExec } from "./docker-floor.js";
 import type { EmulatorUnderTest } from "./emulator-under-test.js";
 import { download as downloadFile, downloadMs, type Transfer, upload as uploadFile, uploadMs } from "./files-api.js";
 import { FIGURE, type FigureBook, megabytesPerSecond } from "./figures.js";
 import { createEnvironment } from "./interaction-measures.js";
-import { measure, summarize } from "./stats.js";
+import { summarize } from "./stats.js";
 import { catOverUnixSocket, scratchFile } from "./unix-socket-cat.js";
 
 const MIB = 1024 * 1024;
@@ -133,30 +137,72 @@ export async function bytesPart(
       input: `\`\`\`tool_calls\n${JSON.stringify([{ name: "read_file", args: { path } }])}\n\`\`\``,
       environment: reader,
     });
-    let largeAnswer: Interaction | null = null;
-    const readLarge = async () => {
-      const interaction = await api.interact(readBody("1mib.txt"));
-      const longest = Math.max(0, ...(interaction.steps ?? []).map((step) => step.result?.length ?? 0));
-      if (longest < MIB) throw new Error(`read_file of a 1 MiB file answered a result of ${longest} characters`);
-      largeAnswer = interaction;
-    };
-    const readSmall = () => api.interact(readBody("10b.txt"));
-    const readFile = await measure("interaction reading a 1 MiB file with `read_file` (request to answer)", 20, readLarge);
-    const readFileSmall = await measure("interaction reading a 10-byte file with `read_file` (request to answer)", 20, readSmall);
-    // What the client does with that answer within the time measured (its bytes, in the 64 KiB chunks a
-    // socket hands over, joined, decoded and parsed): the client's part of the line, not the emulator's.
-    const answerBytes = Buffer.from(JSON.stringify(largeAnswer));
-    const answerChunks = Array.from({ length: Math.ceil(answerBytes.length / (64 * 1024)) }, (_, index) =>
-      answerBytes.subarray(index * 64 * 1024, (index + 1) * 64 * 1024),
+    // Timed by a client in a process of its own (answer-client-child.ts says why), then the same two
+    // answers from a bare Node.js server to the same client on the same request: what handing over an
+    // answer of that size costs any server on this machine (the line's floor has the difference).
+    const answers = path.join(path.dirname(scratch.file), "answers");
+    fs.mkdirSync(answers);
+    const largeFile = path.join(answers, "1mib.json");
+    const smallFile = path.join(answers, "10b.json");
+    const reads = await runAnswerClient(
+      {
+        baseUrl: url,
+        apiKey,
+        runs: 20,
+        parseRuns: 20,
+        requests: [
+          { path: "/v1beta/interactions", body: { agent: AGENT, ...readBody("1mib.txt") }, answerFile: largeFile },
+          { path: "/v1beta/interactions", body: { agent: AGENT, ...readBody("10b.txt") }, answerFile: smallFile },
+        ],
+      },
+      "the 1 MiB and 10-byte reads' client",
     );
-    const clientParse = await measure("this benchmark's client decoding and parsing that 1 MiB read's answer", 20, async () =>
-      parseAnswer(answerChunks),
+    const [largeReads, smallReads] = reads.requests;
+    if (largeReads === undefined || smallReads === undefined) throw new Error("the reads' client answered no times");
+    if (largeReads.longestResult < MIB)
+      throw new Error(`read_file of a 1 MiB file answered a result of ${largeReads.longestResult} characters`);
+    const readFile = summarize("interaction reading a 1 MiB file with `read_file` (request to answer)", largeReads.times);
+    const readFileSmall = summarize("interaction reading a 10-byte file with `read_file` (request to answer)", smallReads.times);
+    const clientParse = summarize("that client decoding and parsing the 1 MiB read's answer", reads.parseTimes);
+    const bare = await startAnswerServer({ "/large": fs.readFileSync(largeFile), "/small": fs.readFileSync(smallFile) });
+    let bareReads: AnswerClientOutcome;
+    try {
+      bareReads = await runAnswerClient(
+        {
+          baseUrl: bare.baseUrl,
+          apiKey,
+          runs: 20,
+          parseRuns: 0,
+          requests: [
+            { path: "/large", body: { agent: AGENT, ...readBody("1mib.txt") } },
+            { path: "/small", body: { agent: AGENT, ...readBody("10b.txt") } },
+          ],
+        },
+        "the bare server's client",
+      );
+    } finally {
+      bare.stop();
+    }
+    const [bareLargeReads, bareSmallReads] = bareReads.requests;
+    if (bareLargeReads?.bytes !== largeReads.bytes || bareSmallReads?.bytes !== smallReads.bytes)
+      throw new Error("the bare server's answers are not the emulator's");
+    const bareLarge = summarize(
+      "a bare Node.js server answering that 1 MiB read's answer (request to parsed answer)",
+      bareLargeReads.times,
+    );
+    const bareSmall = summarize(
+      "a bare Node.js server answering the 10-byte read's answer (request to parsed answer)",
+      bareSmallReads.times,
     );
     book.addTable("A 1 MiB file through `read_file` inside an interaction", [
       { ...readFile, figure: FIGURE.readFile1MiBInteraction },
       { ...readFileSmall, figure: FIGURE.readFileSmallInteraction },
       { ...clientParse, figure: FIGURE.readFileClientParse },
+      { ...bareLarge, figure: FIGURE.readFileBareAnswer },
+      { ...bareSmall, figure: FIGURE.readFileBareSmallAnswer },
     ]);
+    const readLarge = () => api.interact(readBody("1mib.txt"));
+    const readSmall = () => api.interact(readBody("10b.txt"));
     // The emulator's CPU per read, its event loop apart from its other threads (V8's collector's helpers,
     // the store's checkpoint): what the 1 MiB costs it beyond any read. In blocks, in turns, twice.
     const large = { loopMs: 0, processMs: 0, reads: 0 };
