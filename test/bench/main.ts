@@ -32,7 +32,8 @@ import { interactionGoalsPart } from "./part-interactions.js";
 import { sandboxPart } from "./part-sandbox.js";
 import { seriesPart } from "./part-series.js";
 import { tablePart } from "./part-table.js";
-import { warmStartPart } from "./part-warm-start.js";
+import { stopGroup, warmStartPart } from "./part-warm-start.js";
+import { removeSwarmCluster } from "../support/swarm-teardown.js";
 import { bytesPart } from "./part-bytes.js";
 import { concurrencyPart } from "./part-concurrency.js";
 import { densityPart } from "./part-density.js";
@@ -79,6 +80,10 @@ const series: Series[] = [];
 const instances: string[] = [];
 const dataDirs: string[] = [];
 const emulatorPids: number[] = [];
+/** Process groups a part started (the warm start's `npm start`s) and has not yet stopped. */
+const groups = new Set<number>();
+/** Whether the swarm part began bringing its test cluster up (its engines run outside this process group). */
+let swarmBegun = false;
 
 const startEmulator = async (settings: Record<string, string>, startOptions: { memoryProbe?: boolean } = {}) => {
   const emulator = await EmulatorUnderTest.start(settings, startOptions);
@@ -107,18 +112,26 @@ const isRunning = (pid: number) => {
 };
 
 /**
- * Ctrl-C: the emulators (in this process group) get the signal too. Each is asked to stop and given up to
- * 15 s to do so (so that none creates a container after the sweep), then what they leave is removed.
+ * Ctrl-C (the emulators, in this process group, get the signal too) or a SIGTERM to this process alone
+ * (`timeout`, a CI runner, `kill`): each emulator is asked to stop and given up to 15 s to do so (so that
+ * none creates a container after the sweep), then what they leave is removed; the exit status is the
+ * signal's (128 + its number), as a shell reports a process it ended.
  */
-process.once("SIGINT", () => {
-  console.error("\ninterrupted: stopping the emulators and removing what this run created…");
+const interrupted = (signal: "SIGINT" | "SIGTERM") => {
+  console.error(`\n${signal === "SIGINT" ? "interrupted" : "terminated"}: stopping the emulators and removing what this run created…`);
   const stopping = async () => {
     for (const pid of emulatorPids.filter(isRunning)) process.kill(pid, "SIGTERM");
+    await Promise.all([...groups].map((pgid) => stopGroup(pgid)));
     for (let wait = 0; wait < 150 && emulatorPids.some(isRunning); wait++) await new Promise((resolve) => setTimeout(resolve, 100));
     await sweep();
+    if (swarmBegun) await removeSwarmCluster().catch((error: Error) => console.error(`the swarm's test cluster: ${error.message}`));
   };
-  void stopping().finally(() => process.exit(130));
-});
+  interruption = stopping().finally(() => process.exit(128 + os.constants.signals[signal]));
+};
+/** Set once a signal came: the run's own ending (its parts fail as their emulators stop) waits for it. */
+let interruption: Promise<void> | null = null;
+process.once("SIGINT", () => interrupted("SIGINT"));
+process.once("SIGTERM", () => interrupted("SIGTERM"));
 
 console.log(`▸ npm run bench: ${parts.join(", ")} on ${describeMachine({ ...machineAtStart, loadAtEnd: 0 })}`);
 let failure: unknown = null;
@@ -138,7 +151,7 @@ try {
   }
   if (options.parts.has("goals")) await interactionGoalsPart(book, reasons, notes, startEmulator, progress);
   if (options.parts.has("goals")) await bytesPart(book, startEmulator, progress);
-  if (options.parts.has("goals")) await warmStartPart(book, { instances, dataDirs }, progress);
+  if (options.parts.has("goals")) await warmStartPart(book, { instances, dataDirs, groups }, progress);
   if (options.parts.has("tti")) tti = await timeToInteractivePart(book, startEmulator, options.pool, progress);
   if (options.parts.has("concurrency")) levels = await concurrencyPart(book, startEmulator, progress);
   if (options.parts.has("density")) await densityPart(book, notes, startEmulator, options.density, progress);
@@ -151,13 +164,18 @@ try {
     dataDirs.push(dataDir);
     await gvisorPart(book, notes, instance, dataDir, progress);
   }
-  if (options.parts.has("swarm")) await swarmPart(book, reasons, progress);
+  if (options.parts.has("swarm")) {
+    swarmBegun = true;
+    await swarmPart(book, reasons, progress);
+  }
 } catch (error) {
   failure = error;
 } finally {
   if (runtime) for (const handle of await runtime.list().catch(() => [])) await runtime.remove(handle).catch(() => undefined);
   await sweep();
 }
+// An interrupted run reports nothing and saves nothing: the signal's handler ends it once it has cleaned up.
+if (interruption) await interruption;
 
 const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 const othersCores = othersCpu();

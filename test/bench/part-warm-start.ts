@@ -31,12 +31,20 @@ export interface WarmStartBookkeeping {
   /** Instance labels and data folders to sweep at the end of the run. */
   instances: string[];
   dataDirs: string[];
+  /** The process groups started and not yet ended: an interrupted run stops them (stopGroup) before its sweep. */
+  groups: Set<number>;
 }
 
 /** Spawns `argv` in a group of its own; resolves with the ms until http://127.0.0.1:port/health answers 200. */
-async function timeToHealthy(argv: string[], env: NodeJS.ProcessEnv, port: number): Promise<{ ms: number; child: ChildProcess }> {
+async function timeToHealthy(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  port: number,
+  groups: Set<number>,
+): Promise<{ ms: number; child: ChildProcess }> {
   const started = process.hrtime.bigint();
   const child = spawn(argv[0]!, argv.slice(1), { cwd: projectRoot, env, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+  if (child.pid !== undefined) groups.add(child.pid);
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);
@@ -54,7 +62,7 @@ async function timeToHealthy(argv: string[], env: NodeJS.ProcessEnv, port: numbe
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  await stop(child);
+  await stop(child, groups);
   throw new Error(`${argv.join(" ")} did not answer /health within ${START_DEADLINE_MS / 1000} s:\n${stderr}`);
 }
 
@@ -73,8 +81,7 @@ function groupAlive(pgid: number): boolean {
  * the signal at once, the emulator it started only once its shutdown has removed its pool's sandboxes
  * and its lease, which must be over before the run's sweep.
  */
-async function stop(child: ChildProcess): Promise<void> {
-  const pgid = child.pid!;
+export async function stopGroup(pgid: number): Promise<void> {
   if (groupAlive(pgid)) process.kill(-pgid, "SIGINT");
   for (let waited = 0; groupAlive(pgid); waited += 50) {
     if (waited === 30_000) process.kill(-pgid, "SIGKILL");
@@ -82,18 +89,23 @@ async function stop(child: ChildProcess): Promise<void> {
   }
 }
 
-async function warmStart(dataDir: string): Promise<number> {
+async function stop(child: ChildProcess, groups: Set<number>): Promise<void> {
+  await stopGroup(child.pid!);
+  groups.delete(child.pid!);
+}
+
+async function warmStart(dataDir: string, groups: Set<number>): Promise<number> {
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), EMULATOR_DATA_DIR: dataDir };
-  const { ms, child } = await timeToHealthy([process.execPath, path.join("server", "bootstrap", "cli.mjs"), "start"], env, port);
-  await stop(child);
+  const { ms, child } = await timeToHealthy([process.execPath, path.join("server", "bootstrap", "cli.mjs"), "start"], env, port, groups);
+  await stop(child, groups);
   return ms;
 }
 
-async function bareExpress(): Promise<number> {
+async function bareExpress(groups: Set<number>): Promise<number> {
   const port = await freePort();
-  const { ms, child } = await timeToHealthy([process.execPath, "-e", BARE_SERVER], { ...process.env, PORT: String(port) }, port);
-  await stop(child);
+  const { ms, child } = await timeToHealthy([process.execPath, "-e", BARE_SERVER], { ...process.env, PORT: String(port) }, port, groups);
+  await stop(child, groups);
   return ms;
 }
 
@@ -105,17 +117,18 @@ export async function warmStartPart(book: FigureBook, bookkeeping: WarmStartBook
   bookkeeping.instances.push(loadConfig({ EMULATOR_DATA_DIR: dataDir }).EMULATOR_INSTANCE);
   // The uncounted first start makes the store and the CA, and builds whatever is not built (it should
   // be nothing: the bench was built).
-  await warmStart(dataDir);
-  await bareExpress();
+  const { groups } = bookkeeping;
+  await warmStart(dataDir, groups);
+  await bareExpress(groups);
   const warm: number[] = [];
   const bare: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2 === 0) {
-      warm.push(await warmStart(dataDir));
-      bare.push(await bareExpress());
+      warm.push(await warmStart(dataDir, groups));
+      bare.push(await bareExpress(groups));
     } else {
-      bare.push(await bareExpress());
-      warm.push(await warmStart(dataDir));
+      bare.push(await bareExpress(groups));
+      warm.push(await warmStart(dataDir, groups));
     }
   }
   book.addTable("Warm start: from the spawn to the first /health that answers 200", [
