@@ -166,7 +166,7 @@ try {
   }
   if (options.parts.has("swarm")) {
     swarmBegun = true;
-    await swarmPart(book, reasons, progress);
+    await swarmPart(book, reasons, dataDirs, progress);
   }
 } catch (error) {
   failure = error;

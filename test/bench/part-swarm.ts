@@ -32,7 +32,12 @@ interface Side {
   channel: SandboxChannel;
 }
 
-export async function swarmPart(book: FigureBook, reasons: Record<string, string>, progress: (line: string) => void): Promise<void> {
+export async function swarmPart(
+  book: FigureBook,
+  reasons: Record<string, string>,
+  dataDirs: string[],
+  progress: (line: string) => void,
+): Promise<void> {
   const why = swarmUnavailable();
   if (why) {
     reasons[FIGURE.swarmCallOtherNode] = `not measured: ${why}`;
@@ -40,6 +45,8 @@ export async function swarmPart(book: FigureBook, reasons: Record<string, string
   }
   progress("swarm: a three-node test swarm, a sandbox on the emulator's node and one on another…");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "emu-bench-swarm-"));
+  // Also the run's to remove: an interrupted run never reaches this part's own clean-up below.
+  dataDirs.push(dataDir);
   let cluster: SwarmCluster | null = null;
   let relay: OverlayRelay | null = null;
   const sides: Side[] = [];
