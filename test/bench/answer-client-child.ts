@@ -5,7 +5,7 @@
 // reason). argv[2]: an AnswerClientJob as JSON; the outcome (AnswerClientOutcome) on stdout as JSON.
 
 import fs from "node:fs";
-import { ApiClient, parseAnswer } from "./api-client.js";
+import { ApiClient, completed, type Interaction, parseAnswer } from "./api-client.js";
 import type { AnswerClientJob, AnswerClientOutcome } from "./answer-client.js";
 
 const job = JSON.parse(process.argv[2] ?? "{}") as AnswerClientJob;
@@ -16,19 +16,15 @@ const outcome: AnswerClientOutcome = { requests: [], parseTimes: [] };
 let firstAnswer: Buffer | null = null;
 for (const request of job.requests) {
   const times: number[] = [];
-  let answer: unknown = null;
+  let answer: Interaction | null = null;
   // One uncounted request first (the connection, the server's first answer of the kind).
   for (let run = -1; run < job.runs; run++) {
     const start = process.hrtime.bigint();
-    answer = await client.request("POST", request.path, request.body);
+    answer = completed(await client.request<Interaction>("POST", request.path, request.body));
     if (run >= 0) times.push(elapsedMs(start));
   }
   const text = JSON.stringify(answer);
-  const { status, steps = [] } = answer as { status?: string; steps?: Array<{ result?: unknown; is_error?: boolean }> };
-  // A failed run must not pass for a fast one (ApiClient.interact's check).
-  if (status !== "completed" || steps.some((step) => step.is_error === true))
-    throw new Error(`POST ${request.path} answered an interaction that did not complete: ${text.slice(0, 300)}`);
-  const longestResult = Math.max(0, ...steps.map((step) => (typeof step.result === "string" ? step.result.length : 0)));
+  const longestResult = Math.max(0, ...(answer?.steps ?? []).map((step) => step.result?.length ?? 0));
   if (request.answerFile !== undefined) fs.writeFileSync(request.answerFile, text);
   firstAnswer ??= Buffer.from(text);
   outcome.requests.push({ times, bytes: Buffer.byteLength(text), longestResult });

@@ -1,8 +1,7 @@
 // Runs answer-client-child.ts: requests timed by a client in a process of its own (that file says why).
 
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { withDeadline } from "./bounded.js";
+import { runJsonChild } from "./json-child.js";
 
 const CHILD = fileURLToPath(new URL("./answer-client-child.js", import.meta.url));
 const DEADLINE_MS = 300_000;
@@ -31,17 +30,5 @@ export interface AnswerClientOutcome {
 }
 
 export function runAnswerClient(job: AnswerClientJob, what: string): Promise<AnswerClientOutcome> {
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(job)], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const ended = new Promise<AnswerClientOutcome>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`${what}: the client exited ${code}: ${stderr.slice(0, 500)}`));
-      resolve(JSON.parse(stdout) as AnswerClientOutcome);
-    });
-  });
-  return withDeadline(ended, DEADLINE_MS, what).finally(() => child.kill("SIGKILL"));
+  return runJsonChild<AnswerClientOutcome>(CHILD, job, what, DEADLINE_MS);
 }

@@ -82,16 +82,20 @@ export class ApiClient {
 
   /** Creates an interaction and checks that it completed (a failed run must not pass for a fast one). */
   async interact(body: Record<string, unknown>): Promise<Interaction> {
-    const interaction = await this.request<Interaction>("POST", "/v1beta/interactions", { agent: AGENT, ...body });
-    if (interaction.status !== "completed") throw new Error(`interaction ${interaction.id} ended ${interaction.status}`);
-    const failed = interaction.steps?.find((step) => step.is_error === true);
-    if (failed) throw new Error(`interaction ${interaction.id}: a tool call failed: ${failed.result?.slice(0, 300)}`);
-    return interaction;
+    return completed(await this.request<Interaction>("POST", "/v1beta/interactions", { agent: AGENT, ...body }));
   }
 
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** The interaction, once checked that it completed and no tool call of it failed (a failed run must not pass for a fast one). */
+export function completed(interaction: Interaction): Interaction {
+  if (interaction.status !== "completed") throw new Error(`interaction ${interaction.id} ended ${interaction.status}`);
+  const failed = interaction.steps?.find((step) => step.is_error === true);
+  if (failed) throw new Error(`interaction ${interaction.id}: a tool call failed: ${failed.result?.slice(0, 300)}`);
+  return interaction;
 }
 
 /**

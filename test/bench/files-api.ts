@@ -6,9 +6,8 @@
 // client spend 230 ms of CPU per 100 MiB (one fresh MiB after another against a large heap) instead of
 // about 40, on the two cores the emulator and the sandbox need.
 
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { withDeadline } from "./bounded.js";
+import { runJsonChild } from "./json-child.js";
 
 const DEADLINE_MS = 120_000;
 const CHILD = fileURLToPath(new URL("./http-transfer-child.js", import.meta.url));
@@ -31,19 +30,7 @@ export interface TransferRequest {
 }
 
 function transfer(request: TransferRequest, what: string): Promise<Transfer> {
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(request)], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const ended = new Promise<Transfer>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`${what}: the client exited ${code}: ${stderr.slice(0, 500)}`));
-      resolve(JSON.parse(stdout) as Transfer);
-    });
-  });
-  return withDeadline(ended, DEADLINE_MS, what).finally(() => child.kill("SIGKILL"));
+  return runJsonChild<Transfer>(CHILD, request, what, DEADLINE_MS);
 }
 
 /** Uploads `file` (`bytes` long) to `apiPath` in the environment with one PUT, until its answer. */
